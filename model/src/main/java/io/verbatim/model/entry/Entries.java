@@ -1,0 +1,114 @@
+package io.verbatim.model.entry;
+
+import io.verbatim.model.KeyHash;
+import io.verbatim.model.Stamp;
+import io.verbatim.model.entry.EntryFormatException.Problem;
+import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.proto.MessageMetadata;
+import io.verbatim.model.proto.SingleMessageMetadata;
+import java.nio.ByteBuffer;
+import java.util.List;
+
+/** Building entries from messages as a PIP-486 producer does, and opening them again. */
+public final class Entries {
+    private Entries() {
+    }
+
+    /**
+     * A batch entry of {@code messages}, compressed with {@code codec} and stamped with the smallest
+     * and largest {@code hashB} present. The caller picks messages of one bucket.
+     *
+     * @param template the outer metadata: producer name, sequence id, publish time and whatever else
+     *        the batch carries; batch count, compression, sizes and the stamp are set here
+     */
+    public static Entry batch(MessageMetadata template, List<Message> messages, CompressionType codec) {
+        if (messages.isEmpty()) {
+            throw new IllegalArgumentException("a batch needs at least one message");
+        }
+        ByteBuffer uncompressed = Batch.encode(messages);
+        Stamp stamp = Stamp.of(messages.get(0).hashB());
+        for (Message m : messages) {
+            stamp = stamp.including(m.hashB());
+        }
+        MessageMetadata md = template.toBuilder()
+                .setNumMessagesInBatch(messages.size())
+                .setCompression(codec)
+                .setUncompressedSize(uncompressed.remaining())
+                .setEntryHashMin(stamp.hashMin())
+                .setEntryHashMax(stamp.hashMax())
+                .build();
+        return Entry.of(md, Codec.of(codec).compress(uncompressed));
+    }
+
+    /**
+     * A single-message entry, compressed with {@code codec} and stamped with its {@code hashB} (the
+     * ordering key's if set, else the key's, else 0).
+     */
+    public static Entry single(MessageMetadata template, ByteBuffer payload, CompressionType codec) {
+        String key = template.hasPartitionKey() ? template.getPartitionKey() : null;
+        byte[] orderingKey = template.hasOrderingKey() ? template.getOrderingKey().toByteArray() : null;
+        int hashB = KeyHash.hashBOf(KeyHash.ofMessage(key, orderingKey));
+        MessageMetadata md = template.toBuilder()
+                .clearNumMessagesInBatch()
+                .setCompression(codec)
+                .setUncompressedSize(payload.remaining())
+                .setEntryHashMin(hashB)
+                .setEntryHashMax(hashB)
+                .build();
+        return Entry.of(md, Codec.of(codec).compress(payload));
+    }
+
+    /** The decompressed payload, checked against the declared size and the limits. */
+    public static ByteBuffer uncompressedPayload(Entry entry, EntryLimits limits) {
+        MessageMetadata md = entry.metadata();
+        ByteBuffer payload = entry.payload();
+        int size = md.hasUncompressedSize() || md.getCompression() != CompressionType.NONE
+                ? md.getUncompressedSize() : payload.remaining();
+        if (size > limits.maxUncompressedBytes()) {
+            throw new EntryFormatException(Problem.OVERSIZED_PAYLOAD, "uncompressed_size " + size
+                    + " is above the limit of " + limits.maxUncompressedBytes() + " bytes");
+        }
+        return Codec.of(md.getCompression()).decompress(payload, size);
+    }
+
+    /**
+     * The messages of an entry, decompressed: a batch's own messages, or the single message with
+     * its metadata lifted from the outer metadata.
+     */
+    public static List<Message> messages(Entry entry, EntryLimits limits) {
+        ByteBuffer uncompressed = uncompressedPayload(entry, limits);
+        MessageMetadata md = entry.metadata();
+        if (entry.isBatch()) {
+            return Batch.decode(uncompressed, md.getNumMessagesInBatch());
+        }
+        return List.of(new Message(singleOf(md, uncompressed.remaining()), uncompressed));
+    }
+
+    public static List<Message> messages(Entry entry) {
+        return messages(entry, EntryLimits.DEFAULT);
+    }
+
+    private static SingleMessageMetadata singleOf(MessageMetadata md, int payloadSize) {
+        SingleMessageMetadata.Builder single = SingleMessageMetadata.newBuilder()
+                .addAllProperties(md.getPropertiesList())
+                .setPayloadSize(payloadSize)
+                .setSequenceId(md.getSequenceId());
+        if (md.hasPartitionKey()) {
+            single.setPartitionKey(md.getPartitionKey());
+            single.setPartitionKeyB64Encoded(md.getPartitionKeyB64Encoded());
+        }
+        if (md.hasOrderingKey()) {
+            single.setOrderingKey(md.getOrderingKey());
+        }
+        if (md.hasEventTime()) {
+            single.setEventTime(md.getEventTime());
+        }
+        if (md.hasNullValue()) {
+            single.setNullValue(md.getNullValue());
+        }
+        if (md.hasNullPartitionKey()) {
+            single.setNullPartitionKey(md.getNullPartitionKey());
+        }
+        return single.build();
+    }
+}
