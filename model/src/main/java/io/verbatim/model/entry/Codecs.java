@@ -164,6 +164,9 @@ final class Codecs {
                     }
                     n += step;
                 }
+                if (n == uncompressedSize && inflater.inflate(new byte[1]) > 0) {
+                    throw corrupt(type(), uncompressedSize, "the stream holds more");
+                }
                 return exactly(type(), out, n, uncompressedSize);
             } catch (DataFormatException e) {
                 throw corrupt(type(), uncompressedSize, e.getMessage());

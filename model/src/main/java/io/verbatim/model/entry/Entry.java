@@ -75,13 +75,8 @@ public final class Entry {
         }
         int storedChecksum = in.getInt();
         ByteBuffer checksummed = in.slice();
-        int metadataSize = in.getInt();
-        if (metadataSize < 0 || metadataSize > limits.maxMetadataBytes()) {
-            throw new EntryFormatException(Problem.OVERSIZED_METADATA, "metadata size " + metadataSize
-                    + " is outside 0.." + limits.maxMetadataBytes());
-        }
-        requireRemaining(in, metadataSize, "the " + metadataSize + "-byte metadata");
         if (verifyChecksum) {
+            // Before any size is believed: a flipped bit in a size field is corruption, not a huge entry.
             int actual = Crc32c.of(checksummed);
             if (actual != storedChecksum) {
                 throw new EntryFormatException(Problem.CHECKSUM_MISMATCH, String.format(
@@ -89,6 +84,12 @@ public final class Entry {
                         checksummed.remaining()));
             }
         }
+        int metadataSize = in.getInt();
+        if (metadataSize < 0 || metadataSize > limits.maxMetadataBytes()) {
+            throw new EntryFormatException(Problem.OVERSIZED_METADATA, "metadata size " + metadataSize
+                    + " is outside 0.." + limits.maxMetadataBytes());
+        }
+        requireRemaining(in, metadataSize, "the " + metadataSize + "-byte metadata");
         ByteBuffer header = checksummed.slice().limit(4 + metadataSize);
         MessageMetadata metadata = parseMetadata(in.slice().limit(metadataSize));
         EntryChecks.metadata(metadata);
