@@ -1,8 +1,6 @@
 package io.verbatim.model.entry;
 
 import com.github.luben.zstd.Zstd;
-import com.github.luben.zstd.ZstdException;
-import io.airlift.compress.MalformedInputException;
 import io.airlift.compress.snappy.SnappyCompressor;
 import io.airlift.compress.snappy.SnappyDecompressor;
 import io.verbatim.model.entry.EntryFormatException.Problem;
@@ -15,7 +13,6 @@ import java.util.zip.DataFormatException;
 import java.util.zip.Deflater;
 import java.util.zip.Inflater;
 import net.jpountz.lz4.LZ4Compressor;
-import net.jpountz.lz4.LZ4Exception;
 import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
 
@@ -88,7 +85,41 @@ final class Codecs {
         }
     }
 
-    static final class Lz4 implements Codec {
+    /**
+     * A codec over array slices: compress into a buffer of the worst-case size, decompress into exactly
+     * the declared size. The subclasses say only how to call their library.
+     */
+    abstract static class ArrayCodec implements Codec {
+        abstract int maxCompressedLength(int length);
+
+        /** Compresses {@code in} into {@code out}; returns the compressed length. */
+        abstract int compress(Slice in, byte[] out);
+
+        /** Decompresses {@code in} into {@code out}; returns how many bytes it produced. */
+        abstract int decompress(Slice in, byte[] out) throws Exception;
+
+        @Override
+        public final ByteBuffer compress(ByteBuffer input) {
+            Slice in = Slice.of(input);
+            byte[] out = new byte[maxCompressedLength(in.length())];
+            return ByteBuffer.wrap(out, 0, compress(in, out)).slice();
+        }
+
+        @Override
+        public final ByteBuffer decompress(ByteBuffer input, int uncompressedSize) {
+            byte[] out = new byte[uncompressedSize];
+            try {
+                return exactly(type(), out, decompress(Slice.of(input), out), uncompressedSize);
+            } catch (EntryFormatException e) {
+                throw e;
+            } catch (Exception e) {
+                // The libraries signal bad input with their own exceptions, some unchecked.
+                throw corrupt(type(), uncompressedSize, e.getMessage());
+            }
+        }
+    }
+
+    static final class Lz4 extends ArrayCodec {
         private static final LZ4Factory FACTORY = LZ4Factory.fastestInstance();
         private final LZ4Compressor compressor = FACTORY.fastCompressor();
         private final LZ4SafeDecompressor decompressor = FACTORY.safeDecompressor();
@@ -99,23 +130,18 @@ final class Codecs {
         }
 
         @Override
-        public ByteBuffer compress(ByteBuffer input) {
-            Slice in = Slice.of(input);
-            byte[] out = new byte[compressor.maxCompressedLength(in.length())];
-            int n = compressor.compress(in.array(), in.offset(), in.length(), out, 0, out.length);
-            return ByteBuffer.wrap(out, 0, n).slice();
+        int maxCompressedLength(int length) {
+            return compressor.maxCompressedLength(length);
         }
 
         @Override
-        public ByteBuffer decompress(ByteBuffer input, int uncompressedSize) {
-            Slice in = Slice.of(input);
-            byte[] out = new byte[uncompressedSize];
-            try {
-                int n = decompressor.decompress(in.array(), in.offset(), in.length(), out, 0, uncompressedSize);
-                return exactly(type(), out, n, uncompressedSize);
-            } catch (LZ4Exception e) {
-                throw corrupt(type(), uncompressedSize, e.getMessage());
-            }
+        int compress(Slice in, byte[] out) {
+            return compressor.compress(in.array(), in.offset(), in.length(), out, 0, out.length);
+        }
+
+        @Override
+        int decompress(Slice in, byte[] out) {
+            return decompressor.decompress(in.array(), in.offset(), in.length(), out, 0, out.length);
         }
     }
 
@@ -174,7 +200,7 @@ final class Codecs {
         }
     }
 
-    static final class Zstandard implements Codec {
+    static final class Zstandard extends ArrayCodec {
         /** Pulsar's default ({@code pulsar.compression.zstdCompressionLevel}). */
         static final int LEVEL = 3;
 
@@ -184,27 +210,22 @@ final class Codecs {
         }
 
         @Override
-        public ByteBuffer compress(ByteBuffer input) {
-            Slice in = Slice.of(input);
-            byte[] out = new byte[(int) Zstd.compressBound(in.length())];
-            long n = Zstd.compressByteArray(out, 0, out.length, in.array(), in.offset(), in.length(), LEVEL);
-            return ByteBuffer.wrap(out, 0, (int) n).slice();
+        int maxCompressedLength(int length) {
+            return (int) Zstd.compressBound(length);
         }
 
         @Override
-        public ByteBuffer decompress(ByteBuffer input, int uncompressedSize) {
-            Slice in = Slice.of(input);
-            byte[] out = new byte[uncompressedSize];
-            try {
-                long n = Zstd.decompressByteArray(out, 0, uncompressedSize, in.array(), in.offset(), in.length());
-                return exactly(type(), out, (int) n, uncompressedSize);
-            } catch (ZstdException e) {
-                throw corrupt(type(), uncompressedSize, e.getMessage());
-            }
+        int compress(Slice in, byte[] out) {
+            return (int) Zstd.compressByteArray(out, 0, out.length, in.array(), in.offset(), in.length(), LEVEL);
+        }
+
+        @Override
+        int decompress(Slice in, byte[] out) {
+            return (int) Zstd.decompressByteArray(out, 0, out.length, in.array(), in.offset(), in.length());
         }
     }
 
-    static final class Snappy implements Codec {
+    static final class Snappy extends ArrayCodec {
         private final SnappyCompressor compressor = new SnappyCompressor();
         private final SnappyDecompressor decompressor = new SnappyDecompressor();
 
@@ -214,27 +235,22 @@ final class Codecs {
         }
 
         @Override
-        public ByteBuffer compress(ByteBuffer input) {
-            Slice in = Slice.of(input);
-            byte[] out = new byte[compressor.maxCompressedLength(in.length())];
-            int n = compressor.compress(in.array(), in.offset(), in.length(), out, 0, out.length);
-            return ByteBuffer.wrap(out, 0, n).slice();
+        int maxCompressedLength(int length) {
+            return compressor.maxCompressedLength(length);
         }
 
         @Override
-        public ByteBuffer decompress(ByteBuffer input, int uncompressedSize) {
-            Slice in = Slice.of(input);
-            try {
-                long declared = SnappyDecompressor.getUncompressedLength(in.array(), in.offset());
-                if (declared != uncompressedSize) {
-                    throw corrupt(type(), uncompressedSize, "the Snappy preamble declares " + declared);
-                }
-                byte[] out = new byte[uncompressedSize];
-                int n = decompressor.decompress(in.array(), in.offset(), in.length(), out, 0, uncompressedSize);
-                return exactly(type(), out, n, uncompressedSize);
-            } catch (MalformedInputException | IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
-                throw corrupt(type(), uncompressedSize, e.getMessage());
+        int compress(Slice in, byte[] out) {
+            return compressor.compress(in.array(), in.offset(), in.length(), out, 0, out.length);
+        }
+
+        @Override
+        int decompress(Slice in, byte[] out) {
+            long declared = SnappyDecompressor.getUncompressedLength(in.array(), in.offset());
+            if (declared != out.length) {
+                throw corrupt(type(), out.length, "the Snappy preamble declares " + declared);
             }
+            return decompressor.decompress(in.array(), in.offset(), in.length(), out, 0, out.length);
         }
     }
 }
