@@ -1,0 +1,38 @@
+package io.verbatim.pipeline;
+
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/** Counts units whose sends are under way, and tells when none are. */
+final class InFlight {
+    private int count;
+    private Sinks.Empty<Void> idle;
+
+    synchronized void begin() {
+        count++;
+    }
+
+    void end() {
+        Sinks.Empty<Void> done = null;
+        synchronized (this) {
+            count--;
+            if (count == 0 && idle != null) {
+                done = idle;
+                idle = null;
+            }
+        }
+        if (done != null) {
+            done.tryEmitEmpty();
+        }
+    }
+
+    synchronized Mono<Void> whenIdle() {
+        if (count == 0) {
+            return Mono.empty();
+        }
+        if (idle == null) {
+            idle = Sinks.empty();
+        }
+        return idle.asMono();
+    }
+}

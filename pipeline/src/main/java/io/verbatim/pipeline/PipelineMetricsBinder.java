@@ -1,0 +1,61 @@
+package io.verbatim.pipeline;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.function.LongSupplier;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Shows a replicator's counters to Micrometer (R-F): replicated entries and bytes by path, parts,
+ * skipped entries, send failures and rewinds, and the cursor backlog. Names are dotted constants;
+ * tags name the local cluster, the remote and the source segment.
+ */
+public final class PipelineMetricsBinder implements MeterBinder {
+    public static final String ENTRIES = "verbatim.replication.entries";
+    public static final String BYTES = "verbatim.replication.bytes";
+    public static final String PARTS = "verbatim.replication.rebatched.parts";
+    public static final String SKIPPED = "verbatim.replication.skipped";
+    public static final String SEND_FAILURES = "verbatim.replication.send.failures";
+    public static final String REWINDS = "verbatim.replication.rewinds";
+    public static final String BACKLOG = "verbatim.replication.backlog";
+
+    private final ReplicatorMetrics metrics;
+    private final Tags tags;
+    private final LongSupplier backlog;
+
+    /**
+     * @param backlog the replication cursor's backlog in entries (read when scraped)
+     */
+    public PipelineMetricsBinder(ReplicatorMetrics metrics, String localCluster, String remoteCluster,
+            String segment, LongSupplier backlog) {
+        this.metrics = metrics;
+        this.tags = Tags.of("cluster", localCluster, "remote_cluster", remoteCluster, "segment", segment);
+        this.backlog = backlog;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        counter(registry, ENTRIES, "path", "verbatim", ReplicatorMetrics::verbatimEntries);
+        counter(registry, ENTRIES, "path", "rebatched", ReplicatorMetrics::rebatchedEntries);
+        counter(registry, BYTES, "path", "verbatim", ReplicatorMetrics::verbatimBytes);
+        counter(registry, BYTES, "path", "rebatched", ReplicatorMetrics::rebatchedBytes);
+        counter(registry, PARTS, null, null, ReplicatorMetrics::rebatchedParts);
+        counter(registry, SKIPPED, "reason", "replicated", ReplicatorMetrics::skippedReplicated);
+        counter(registry, SKIPPED, "reason", "expired", ReplicatorMetrics::expired);
+        counter(registry, SKIPPED, "reason", "unroutable", ReplicatorMetrics::unroutable);
+        counter(registry, SEND_FAILURES, null, null, ReplicatorMetrics::sendFailures);
+        counter(registry, REWINDS, null, null, ReplicatorMetrics::rewinds);
+        // A supplier gauge holds its function strongly (the object form keeps only a weak reference).
+        Gauge.builder(BACKLOG, backlog::getAsLong).tags(tags).baseUnit("entries")
+                .description("entries of the source segment not yet replicated to the remote").register(registry);
+    }
+
+    private void counter(MeterRegistry registry, String name, String tagKey, String tagValue,
+            ToDoubleFunction<ReplicatorMetrics> value) {
+        Tags all = tagKey == null ? tags : tags.and(tagKey, tagValue);
+        FunctionCounter.builder(name, metrics, value).tags(all).register(registry);
+    }
+}

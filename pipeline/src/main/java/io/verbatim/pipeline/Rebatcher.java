@@ -1,0 +1,68 @@
+package io.verbatim.pipeline;
+
+import io.verbatim.model.HashRange;
+import io.verbatim.model.KeyHash;
+import io.verbatim.model.Layout;
+import io.verbatim.model.Segment;
+import io.verbatim.model.entry.Entries;
+import io.verbatim.model.entry.Entry;
+import io.verbatim.model.entry.EntryLimits;
+import io.verbatim.model.entry.Message;
+import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.proto.MessageMetadata;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The slow path's plan for one entry: its messages regrouped by (destination segment, bucket), each
+ * group one stamped single-bucket entry. Pure: same entry and layout, same parts in the same order, so
+ * a part's index is stable across re-sends as long as the layout is.
+ */
+final class Rebatcher {
+    private Rebatcher() {
+    }
+
+    /** One re-batched part: the entry to send to {@code destination} as part {@code index}. */
+    record Part(Segment destination, Entry entry, int index) {
+    }
+
+    static List<Part> plan(Entry entry, HashRange source, Layout destination, PartsCodec partsCodec,
+            EntryLimits limits) {
+        List<Message> messages = Entries.messages(entry, limits);
+        Map<Long, Group> groups = new TreeMap<>();
+        for (Message m : messages) {
+            KeyHash routing = m.routingHash();
+            Segment d = destination.activeSegmentFor(routing == null ? source.start() : routing.segmentHash());
+            int bucket = d.buckets().bucketOf(m.hashB());
+            long order = (long) d.range().start() << 32 | bucket;
+            groups.computeIfAbsent(order, k -> new Group(d)).messages.add(m);
+        }
+        MessageMetadata template = templateOf(entry.metadata());
+        CompressionType codec = partsCodec == PartsCodec.NONE ? CompressionType.NONE : entry.metadata().getCompression();
+        List<Part> parts = new ArrayList<>(groups.size());
+        for (Group g : groups.values()) {
+            Entry part = entry.isBatch() ? Entries.batch(template, g.messages, codec)
+                    : Entries.single(template, g.messages.get(0).payload(), codec);
+            parts.add(new Part(g.destination, part, parts.size()));
+        }
+        return parts;
+    }
+
+    /** The outer metadata a part keeps: everything but the batch and compression facts it recomputes. */
+    private static MessageMetadata templateOf(MessageMetadata md) {
+        return md.toBuilder().clearNumMessagesInBatch().clearCompression().clearUncompressedSize()
+                .clearEntryHashMin().clearEntryHashMax().build();
+    }
+
+    private static final class Group {
+        final Segment destination;
+        final List<Message> messages = new ArrayList<>();
+
+        Group(Segment destination) {
+            this.destination = destination;
+        }
+    }
+
+}

@@ -1,0 +1,113 @@
+package io.verbatim.pipeline;
+
+import java.time.Duration;
+
+/**
+ * How a segment replicator behaves. Every value is checked when the record is built; a bad one is
+ * named with its value.
+ *
+ * @param localCluster this cluster's name: stamped as {@code replicated_from} and in producer names
+ * @param maxInFlight entries sent and not yet acknowledged by the remote (Pulsar's
+ *        {@code replicationProducerQueueSize}, 1000)
+ * @param sendTimeout how long one send may take before the replicator rewinds and re-sends
+ * @param retryBackoffMin first delay after a failed attempt
+ * @param retryBackoffMax largest delay between attempts
+ * @param retryJitter jitter factor of the backoff, {@code 0..1}
+ * @param startAt where a new replication cursor starts
+ * @param messageTtl entries older than this are skipped; {@link Duration#ZERO} keeps them forever
+ * @param partsCodec how re-batched parts are compressed
+ * @param sealWait after a destination was sealed, how long to wait for the remote's next layout
+ */
+public record ReplicatorConfig(
+        String localCluster,
+        int maxInFlight,
+        Duration sendTimeout,
+        Duration retryBackoffMin,
+        Duration retryBackoffMax,
+        double retryJitter,
+        StartAt startAt,
+        Duration messageTtl,
+        PartsCodec partsCodec,
+        Duration sealWait) {
+
+    public static final int DEFAULT_MAX_IN_FLIGHT = 1000;
+
+    public ReplicatorConfig {
+        if (localCluster == null || localCluster.isBlank()) {
+            throw new IllegalArgumentException("localCluster must name this cluster");
+        }
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("maxInFlight " + maxInFlight + " must be at least 1");
+        }
+        requirePositive("sendTimeout", sendTimeout);
+        requirePositive("retryBackoffMin", retryBackoffMin);
+        requirePositive("retryBackoffMax", retryBackoffMax);
+        requirePositive("sealWait", sealWait);
+        if (retryBackoffMax.compareTo(retryBackoffMin) < 0) {
+            throw new IllegalArgumentException("retryBackoffMax " + retryBackoffMax + " is below retryBackoffMin "
+                    + retryBackoffMin);
+        }
+        if (!(retryJitter >= 0 && retryJitter <= 1)) {
+            throw new IllegalArgumentException("retryJitter " + retryJitter + " is outside 0..1");
+        }
+        if (messageTtl == null || messageTtl.isNegative()) {
+            throw new IllegalArgumentException("messageTtl " + messageTtl + " must be zero (none) or positive");
+        }
+        if (startAt == null || partsCodec == null) {
+            throw new IllegalArgumentException("startAt and partsCodec must be set");
+        }
+    }
+
+    /** The defaults, for the cluster {@code localCluster}. */
+    public static ReplicatorConfig defaults(String localCluster) {
+        return new ReplicatorConfig(localCluster, DEFAULT_MAX_IN_FLIGHT, Duration.ofSeconds(30),
+                Duration.ofMillis(100), Duration.ofMinutes(1), 0.5, StartAt.LATEST, Duration.ZERO,
+                PartsCodec.SOURCE, Duration.ofSeconds(30));
+    }
+
+    public ReplicatorConfig withMaxInFlight(int value) {
+        return new ReplicatorConfig(localCluster, value, sendTimeout, retryBackoffMin, retryBackoffMax, retryJitter,
+                startAt, messageTtl, partsCodec, sealWait);
+    }
+
+    public ReplicatorConfig withStartAt(StartAt value) {
+        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, retryBackoffMin, retryBackoffMax,
+                retryJitter, value, messageTtl, partsCodec, sealWait);
+    }
+
+    public ReplicatorConfig withMessageTtl(Duration value) {
+        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, retryBackoffMin, retryBackoffMax,
+                retryJitter, startAt, value, partsCodec, sealWait);
+    }
+
+    public ReplicatorConfig withPartsCodec(PartsCodec value) {
+        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, retryBackoffMin, retryBackoffMax,
+                retryJitter, startAt, messageTtl, value, sealWait);
+    }
+
+    public ReplicatorConfig withRetry(Duration min, Duration max, double jitter) {
+        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, min, max, jitter, startAt, messageTtl,
+                partsCodec, sealWait);
+    }
+
+    public ReplicatorConfig withSendTimeout(Duration value) {
+        return new ReplicatorConfig(localCluster, maxInFlight, value, retryBackoffMin, retryBackoffMax, retryJitter,
+                startAt, messageTtl, partsCodec, sealWait);
+    }
+
+    /** The durable cursor a replicator toward {@code remote} reads through: {@code pulsar.repl.<remote>}. */
+    public static String cursorName(String remote) {
+        return "pulsar.repl." + remote;
+    }
+
+    /** The producer name per source segment: {@code pulsar.repl.<sourceCluster>.<segmentId>}. */
+    public static String producerName(String sourceCluster, long segmentId) {
+        return "pulsar.repl." + sourceCluster + "." + segmentId;
+    }
+
+    private static void requirePositive(String name, Duration d) {
+        if (d == null || d.isZero() || d.isNegative()) {
+            throw new IllegalArgumentException(name + " " + d + " must be a positive duration");
+        }
+    }
+}

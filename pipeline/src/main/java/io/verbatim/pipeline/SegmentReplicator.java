@@ -1,0 +1,414 @@
+package io.verbatim.pipeline;
+
+import io.verbatim.model.Fit;
+import io.verbatim.model.Layout;
+import io.verbatim.model.Segment;
+import io.verbatim.model.entry.Entry;
+import io.verbatim.model.entry.EntryFormatException;
+import io.verbatim.model.entry.EntryLimits;
+import io.verbatim.model.entry.ReplicationStamp;
+import io.verbatim.model.entry.SourcePosition;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+import reactor.util.retry.Retry;
+
+/**
+ * Replicates one source segment to one remote cluster (PIP-495): a backpressured {@code Flux} from the
+ * durable cursor {@code pulsar.repl.<remote>}, through the fit decision against the remote's latest
+ * layout, to the remote's segments, with the cursor acknowledged in cursor order.
+ *
+ * <p>Entries that fit go verbatim: re-stamped, never decompressed. The others are re-batched on the
+ * CPU scheduler after the slow-path budget granted a permit, one at a time. Up to
+ * {@link ReplicatorConfig#maxInFlight()} entries are in flight; a failure anywhere rewinds to the
+ * cursor and re-sends (the destination deduplicates on the source position). When the remote's layout
+ * changes, nothing is sent under the new layout until everything sent under the old one is settled:
+ * an entry re-routed after a failed send can then never arrive behind a later one, nor be taken for
+ * a duplicate of it.
+ *
+ * <p>{@link #run()} is cold: subscribe to start, dispose to stop (a crash loses nothing but the work
+ * since the last acknowledgement). It completes once a sealed source segment is fully replicated.
+ */
+public final class SegmentReplicator {
+    private static final Logger LOG = Loggers.getLogger(SegmentReplicator.class);
+
+    /** What a replicator is doing, for status pages. */
+    public enum State {
+        CREATED,
+        WAITING_FOR_EXCHANGE,
+        WAITING_FOR_PARENTS,
+        REPLICATING,
+        BACKING_OFF,
+        DONE,
+        UNSUPPORTED
+    }
+
+    private final ReplicatorConfig config;
+    private final Segment source;
+    private final SourceSegmentLog log;
+    private final DrainGate drainGate;
+    private final RemoteCluster remote;
+    private final ExchangeGate exchangeGate;
+    private final SlowPathBudget budget;
+    private final Scheduler timer;
+    private final Scheduler cpu;
+    private final ReplicatorMetrics metrics;
+    private final EntryLimits limits;
+    private final String id;
+    private final String cursorName;
+    private final String producerName;
+    private final AtomicReference<Layout> latest = new AtomicReference<>();
+    private final AtomicReference<State> state = new AtomicReference<>(State.CREATED);
+    /** Parts of partly sent slow-path entries that the remote already took, by entry and layout epoch. */
+    private final Map<SourcePosition, SentParts> sentParts = new ConcurrentHashMap<>();
+
+    private SegmentReplicator(Builder b) {
+        this.config = Objects.requireNonNull(b.config, "config");
+        this.source = Objects.requireNonNull(b.source, "source segment");
+        this.log = Objects.requireNonNull(b.log, "source log");
+        this.remote = Objects.requireNonNull(b.remote, "remote");
+        this.drainGate = Objects.requireNonNull(b.drainGate, "drain gate");
+        this.exchangeGate = Objects.requireNonNull(b.exchangeGate, "exchange gate");
+        this.budget = Objects.requireNonNull(b.budget, "slow-path budget");
+        this.timer = Objects.requireNonNull(b.timer, "timer scheduler");
+        this.cpu = Objects.requireNonNull(b.cpu, "cpu scheduler");
+        this.metrics = Objects.requireNonNull(b.metrics, "metrics");
+        this.limits = b.limits;
+        this.id = config.localCluster() + ":" + source.descriptor() + "-->" + remote.name();
+        this.cursorName = ReplicatorConfig.cursorName(remote.name());
+        this.producerName = ReplicatorConfig.producerName(config.localCluster(), source.id());
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public State state() {
+        return state.get();
+    }
+
+    public ReplicatorMetrics metrics() {
+        return metrics;
+    }
+
+    /** Runs the replicator; see the class comment. */
+    public Mono<Void> run() {
+        return Mono.defer(() -> {
+            Disposable layoutWatch = remote.layouts().subscribe(latest::set,
+                    e -> LOG.warn("{}: layout stream of {} failed: {}", id, remote.name(), e.toString()));
+            // The cursor first: entries written while the gates are closed must wait for us.
+            return log.cursor(cursorName, config.startAt())
+                    .flatMap(cursor -> exchangeAnswered().then(parentsDrained()).then(firstLayout())
+                            .then(Mono.defer(() -> replicate(cursor))))
+                    .doOnSuccess(v -> state.set(State.DONE))
+                    .doFinally(s -> layoutWatch.dispose());
+        });
+    }
+
+    private Mono<Void> exchangeAnswered() {
+        return Mono.defer(() -> {
+            state.set(State.WAITING_FOR_EXCHANGE);
+            return exchangeGate.awaitAnswer(remote.name());
+        }).flatMap(answer -> {
+            if (answer == ExchangeGate.Readiness.UNSUPPORTED) {
+                state.set(State.UNSUPPORTED);
+                return Mono.error(new RemoteException(RemoteException.Kind.UNSUPPORTED, -1, "remote "
+                        + remote.name() + " does not implement the layout exchange; nothing is sent to it"));
+            }
+            return Mono.empty();
+        });
+    }
+
+    private Mono<Void> parentsDrained() {
+        return Mono.defer(() -> {
+            state.set(State.WAITING_FOR_PARENTS);
+            return Flux.fromIterable(source.parentIds()).flatMap(p -> drainGate.drained(p, cursorName)).then();
+        });
+    }
+
+    private Mono<Void> firstLayout() {
+        return remote.layouts().next().doOnNext(l -> latest.accumulateAndGet(l, SegmentReplicator::newer)).then();
+    }
+
+    private static Layout newer(Layout current, Layout candidate) {
+        return current == null || candidate.epoch() > current.epoch() ? candidate : current;
+    }
+
+    private Mono<Void> replicate(ReplicationCursor cursor) {
+        state.set(State.REPLICATING);
+        return Flux.defer(() -> attempt(cursor))
+                .retryWhen(Retry.from(signals -> signals.concatMap(signal -> afterFailure(signal.failure(),
+                        signal.totalRetriesInARow()))))
+                .then();
+    }
+
+    /** One pass from the cursor: emits each unit once the cursor moved past it. */
+    private Flux<Unit> attempt(ReplicationCursor cursor) {
+        Sessions sessions = new Sessions(remote, producerName);
+        InFlight inFlight = new InFlight();
+        long[] plannedEpoch = {-1};
+        return cursor.read()
+                .concatMap(stored -> prepare(stored, inFlight, plannedEpoch), 0)
+                .flatMapSequential(unit -> send(unit, sessions, inFlight), config.maxInFlight(), 1)
+                .concatMap(unit -> cursor.acknowledge(unit.position()).then(Mono.fromCallable(() -> acknowledged(unit))),
+                        0)
+                .doFinally(s -> sessions.closeAll());
+    }
+
+    private Unit acknowledged(Unit unit) {
+        sentParts.remove(unit.position());
+        metrics.count(unit);
+        state.set(State.REPLICATING);
+        return unit;
+    }
+
+    private Mono<Long> afterFailure(Throwable failure, long inARow) {
+        if (!isRetryable(failure)) {
+            return Mono.error(failure);
+        }
+        metrics.rewinds.increment();
+        state.set(State.BACKING_OFF);
+        LOG.debug("{}: rewinding to the cursor after {}", id, failure.toString());
+        if (RemoteException.isSealed(failure)) {
+            long sealed = ((RemoteException) failure).segmentId();
+            return remote.layouts().filter(l -> l.segment(sealed).map(s -> !s.isActive()).orElse(true)).next()
+                    .timeout(config.sealWait(), Mono.empty(), timer)
+                    .then(Mono.just(inARow));
+        }
+        return Mono.delay(backoff(inARow), timer).thenReturn(inARow);
+    }
+
+    private Duration backoff(long inARow) {
+        long min = config.retryBackoffMin().toNanos();
+        long max = config.retryBackoffMax().toNanos();
+        long nanos = inARow >= 62 ? max : Math.min(max, min << Math.min(inARow, 30));
+        if (config.retryJitter() > 0) {
+            double spread = nanos * config.retryJitter();
+            nanos += (long) ((java.util.concurrent.ThreadLocalRandom.current().nextDouble() * 2 - 1) * spread);
+        }
+        return Duration.ofNanos(Math.max(min, Math.min(max, nanos)));
+    }
+
+    private static boolean isRetryable(Throwable t) {
+        return t instanceof TimeoutException
+                || t instanceof RemoteException e && e.kind() != RemoteException.Kind.UNSUPPORTED;
+    }
+
+    /** Turns one stored entry into a unit. Runs one entry at a time, in cursor order. */
+    private Mono<Unit> prepare(StoredEntry stored, InFlight inFlight, long[] plannedEpoch) {
+        long bytes = stored.bytes().remaining();
+        Entry entry;
+        try {
+            entry = Entry.parseUnverified(stored.bytes());
+        } catch (EntryFormatException e) {
+            LOG.error("{}: entry {} cannot be read and is not replicated: {}", id, stored.position(), e.getMessage());
+            return Mono.just(Unit.skipped(stored.position(), Unit.Path.SKIPPED_UNROUTABLE, bytes));
+        }
+        if (entry.isReplicated()) {
+            return Mono.just(Unit.skipped(stored.position(), Unit.Path.SKIPPED_REPLICATED, bytes));
+        }
+        if (isExpired(entry)) {
+            return Mono.just(Unit.skipped(stored.position(), Unit.Path.SKIPPED_EXPIRED, bytes));
+        }
+        Layout layout = latest.get();
+        if (plannedEpoch[0] != -1 && layout.epoch() != plannedEpoch[0]) {
+            // The remote's layout changed: settle everything sent under the old one first.
+            return inFlight.whenIdle().then(Mono.defer(() -> plan(stored, entry, latest.get(), inFlight,
+                    plannedEpoch)));
+        }
+        return plan(stored, entry, layout, inFlight, plannedEpoch);
+    }
+
+    private Mono<Unit> plan(StoredEntry stored, Entry entry, Layout layout, InFlight inFlight, long[] plannedEpoch) {
+        plannedEpoch[0] = layout.epoch();
+        Fit fit = Fit.classify(source.range(), entry.facts(), layout);
+        Mono<Unit> unit;
+        if (fit instanceof Fit.Verbatim verbatim) {
+            SourcePosition position = stored.position();
+            Entry stamped = entry.restamp(new ReplicationStamp(config.localCluster(), position));
+            unit = Mono.just(new Unit(position, Unit.Path.VERBATIM,
+                    List.of(new Unit.Outgoing(verbatim.destination().id(), stamped, position)),
+                    stored.bytes().remaining(), layout.epoch()));
+        } else if (((Fit.Rebatch) fit).reason() == Fit.Reason.ENCRYPTED_BATCH) {
+            LOG.error("{}: entry {} is an encrypted batch that does not fit {} and cannot be split; not replicated",
+                    id, stored.position(), remote.name());
+            unit = Mono.just(Unit.skipped(stored.position(), Unit.Path.SKIPPED_UNROUTABLE, stored.bytes().remaining()));
+        } else {
+            unit = rebatch(stored, entry, layout);
+        }
+        return unit.doOnNext(u -> {
+            if (!u.sends().isEmpty()) {
+                inFlight.begin();
+            }
+        });
+    }
+
+    private Mono<Unit> rebatch(StoredEntry stored, Entry entry, Layout layout) {
+        long bytes = stored.bytes().remaining();
+        return budget.acquire(id, bytes).flatMap(permit -> Mono.fromCallable(() -> rebatchNow(stored, entry, layout))
+                .subscribeOn(cpu)
+                .doFinally(s -> permit.release()));
+    }
+
+    private Unit rebatchNow(StoredEntry stored, Entry entry, Layout layout) {
+        long bytes = stored.bytes().remaining();
+        List<Rebatcher.Part> parts;
+        try {
+            parts = Rebatcher.plan(entry, source.range(), layout, config.partsCodec(), limits);
+        } catch (EntryFormatException e) {
+            LOG.error("{}: entry {} cannot be opened for re-batching and is not replicated: {}", id,
+                    stored.position(), e.getMessage());
+            return Unit.skipped(stored.position(), Unit.Path.SKIPPED_UNROUTABLE, bytes);
+        }
+        List<Unit.Outgoing> sends = new ArrayList<>(parts.size());
+        for (Rebatcher.Part part : parts) {
+            SourcePosition position = stored.position().withPart(part.index());
+            sends.add(new Unit.Outgoing(part.destination().id(),
+                    part.entry().restamp(new ReplicationStamp(config.localCluster(), position)), position));
+        }
+        return new Unit(stored.position(), Unit.Path.REBATCHED, sends, bytes, layout.epoch());
+    }
+
+    private boolean isExpired(Entry entry) {
+        if (config.messageTtl().isZero()) {
+            return false;
+        }
+        long nowMs = timer.now(TimeUnit.MILLISECONDS);
+        return entry.metadata().getPublishTime() + config.messageTtl().toMillis() < nowMs;
+    }
+
+    /** Sends every part of a unit not already taken; the unit comes back once all are acknowledged. */
+    private Mono<Unit> send(Unit unit, Sessions sessions, InFlight inFlight) {
+        if (unit.sends().isEmpty()) {
+            return Mono.just(unit);
+        }
+        SentParts taken = unit.path() == Unit.Path.REBATCHED
+                ? sentParts.compute(unit.position(), (p, old) -> old != null && old.epoch == unit.epoch() ? old
+                        : new SentParts(unit.epoch()))
+                : null;
+        return Flux.fromIterable(unit.sends())
+                .filter(o -> taken == null || !taken.contains(o.position().part()))
+                .flatMap(o -> sessions.to(o.segmentId()).send(o.entry(), o.position())
+                        .timeout(config.sendTimeout(), timer)
+                        .doOnNext(receipt -> {
+                            if (receipt == ProducerSession.Receipt.DUPLICATE) {
+                                metrics.duplicateReceipts.increment();
+                            }
+                            if (taken != null) {
+                                taken.add(o.position().part());
+                            }
+                        })
+                        .doOnError(e -> metrics.sendFailures.increment()), Math.max(1, unit.sends().size()))
+                .then(Mono.just(unit))
+                .doFinally(s -> inFlight.end());
+    }
+
+    /** Builds a {@link SegmentReplicator}; every collaborator is required unless said otherwise. */
+    public static final class Builder {
+        private ReplicatorConfig config;
+        private Segment source;
+        private SourceSegmentLog log;
+        private DrainGate drainGate;
+        private RemoteCluster remote;
+        private ExchangeGate exchangeGate = ExchangeGate.alwaysReady();
+        private SlowPathBudget budget = SlowPathBudget.unlimited();
+        private Scheduler timer;
+        private Scheduler cpu;
+        private ReplicatorMetrics metrics = new ReplicatorMetrics();
+        private EntryLimits limits = EntryLimits.DEFAULT;
+
+        public Builder config(ReplicatorConfig value) {
+            config = value;
+            return this;
+        }
+
+        /** The source segment as the local layout has it (its range and parents matter). */
+        public Builder source(Segment value, SourceSegmentLog segmentLog) {
+            source = value;
+            log = segmentLog;
+            return this;
+        }
+
+        public Builder drainGate(DrainGate value) {
+            drainGate = value;
+            return this;
+        }
+
+        public Builder remote(RemoteCluster value) {
+            remote = value;
+            return this;
+        }
+
+        /** Default: every remote is ready. */
+        public Builder exchangeGate(ExchangeGate value) {
+            exchangeGate = value;
+            return this;
+        }
+
+        /** Default: unlimited. */
+        public Builder budget(SlowPathBudget value) {
+            budget = value;
+            return this;
+        }
+
+        /** The one clock: backoff, send timeouts and the message TTL read it. */
+        public Builder timer(Scheduler value) {
+            timer = value;
+            return this;
+        }
+
+        /** Where the slow path decompresses and re-compresses: a bounded scheduler, never an I/O thread. */
+        public Builder cpu(Scheduler value) {
+            cpu = value;
+            return this;
+        }
+
+        public Builder metrics(ReplicatorMetrics value) {
+            metrics = value;
+            return this;
+        }
+
+        public Builder limits(EntryLimits value) {
+            limits = value;
+            return this;
+        }
+
+        public SegmentReplicator build() {
+            return new SegmentReplicator(this);
+        }
+    }
+
+    /** Part indices of one slow-path entry the remote has taken, valid for one layout epoch. */
+    private static final class SentParts {
+        final long epoch;
+        private final java.util.BitSet parts = new java.util.BitSet();
+
+        SentParts(long epoch) {
+            this.epoch = epoch;
+        }
+
+        synchronized boolean contains(int part) {
+            return parts.get(part);
+        }
+
+        synchronized void add(int part) {
+            parts.set(part);
+        }
+    }
+}

@@ -1,0 +1,298 @@
+package io.verbatim.pipeline.memory;
+
+import io.verbatim.model.KeyHash;
+import io.verbatim.model.Layout;
+import io.verbatim.model.Mutation;
+import io.verbatim.model.Outcome;
+import io.verbatim.model.Segment;
+import io.verbatim.model.entry.Entries;
+import io.verbatim.model.entry.Entry;
+import io.verbatim.model.entry.Message;
+import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.proto.MessageMetadata;
+import io.verbatim.pipeline.DrainGate;
+import io.verbatim.pipeline.ProducerSession;
+import io.verbatim.pipeline.RemoteCluster;
+import io.verbatim.pipeline.ReplicatorConfig;
+import io.verbatim.pipeline.StartAt;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * A whole cluster in memory: its layout, a log per segment, the replication cursors toward its peers,
+ * a producer that routes like a PIP-486 client, and the destination side replicators from other
+ * clusters write to (deduplication and session order per {@link Destination}). Faults on the way in
+ * are injected with {@link #faults(SendFaults)}.
+ */
+public final class MemoryCluster {
+    private final String name;
+    private final Scheduler scheduler;
+    private final Map<Long, MemorySegmentLog> logs = new ConcurrentHashMap<>();
+    private final Map<String, Destination> destinations = new ConcurrentHashMap<>();
+    private final Set<String> peers = new CopyOnWriteArraySet<>();
+    private final Sinks.Many<Layout> layouts = Sinks.many().replay().latest();
+    private final AtomicLong sessionIds = new AtomicLong();
+    private final AtomicLong roundRobin = new AtomicLong();
+    private final AtomicLong sequence = new AtomicLong();
+    private volatile Layout layout;
+    private volatile SendFaults faults = SendFaults.NONE;
+    private volatile boolean sessionOrder = true;
+
+    public MemoryCluster(String name, Layout initial, Scheduler scheduler) {
+        this.name = name;
+        this.scheduler = scheduler;
+        this.layout = initial;
+        for (Segment s : initial.segments().values()) {
+            MemorySegmentLog log = new MemorySegmentLog(s.id());
+            if (s.isSealed()) {
+                log.seal();
+            }
+            logs.put(s.id(), log);
+        }
+        layouts.tryEmitNext(initial);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Layout layout() {
+        return layout;
+    }
+
+    public Flux<Layout> layouts() {
+        return layouts.asFlux();
+    }
+
+    public MemorySegmentLog log(long segmentId) {
+        MemorySegmentLog log = logs.get(segmentId);
+        if (log == null) {
+            throw new IllegalArgumentException("cluster " + name + " has no segment " + segmentId);
+        }
+        return log;
+    }
+
+    /** Replicates toward {@code peer}: every segment gets the cursor {@code pulsar.repl.<peer>}. */
+    public MemoryCluster replicateTo(String peer, StartAt startAt) {
+        peers.add(peer);
+        for (MemorySegmentLog log : logs.values()) {
+            log.openCursor(ReplicatorConfig.cursorName(peer), startAt);
+        }
+        return this;
+    }
+
+    public MemoryCluster faults(SendFaults value) {
+        faults = value;
+        return this;
+    }
+
+    /**
+     * Whether the destination side checks session order (default). Off, it deduplicates as Pulsar's
+     * V2 does and has the #26113 silent-loss hole: only for tests that show the hole.
+     */
+    public MemoryCluster sessionOrder(boolean value) {
+        sessionOrder = value;
+        return this;
+    }
+
+    /**
+     * Applies a layout mutation the way PIP-468's controller does: the new segments (and their
+     * replication cursors, at their first entry) first, then the predecessors sealed, then the layout
+     * published.
+     */
+    public synchronized Outcome apply(Mutation mutation) {
+        Layout current = layout;
+        Outcome outcome = current.apply(mutation, current.epoch(), scheduler.now(TimeUnit.MILLISECONDS));
+        if (outcome instanceof Outcome.Applied applied) {
+            for (long id : applied.createdIds()) {
+                MemorySegmentLog log = new MemorySegmentLog(id);
+                for (String peer : peers) {
+                    log.openCursor(ReplicatorConfig.cursorName(peer), StartAt.EARLIEST);
+                }
+                logs.put(id, log);
+                inheritDeduplication(applied.layout().segment(id).orElseThrow());
+            }
+            for (Segment s : applied.layout().segments().values()) {
+                if (s.isSealed() && !logs.get(s.id()).isSealed()) {
+                    logs.get(s.id()).seal();
+                }
+            }
+            layout = applied.layout();
+            layouts.emitNext(applied.layout(), Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(1)));
+        }
+        return outcome;
+    }
+
+    private void inheritDeduplication(Segment child) {
+        if (child.parentIds().size() != 1) {
+            return;
+        }
+        String parentPrefix = child.parentIds().get(0) + "/";
+        for (Map.Entry<String, Destination> d : Map.copyOf(destinations).entrySet()) {
+            if (d.getKey().startsWith(parentPrefix)) {
+                String producer = d.getKey().substring(parentPrefix.length());
+                destinations.put(child.id() + "/" + producer, d.getValue().inheritedBy(child.id()));
+            }
+        }
+    }
+
+    /**
+     * Produces {@code messages} as a PIP-486 producer: each keyed message to the active segment of its
+     * key, unkeyed ones round-robin, batched per (segment, bucket), each batch stamped.
+     *
+     * @return the position of each entry written
+     */
+    public List<SourcePosition> produce(List<Message> messages, CompressionType codec) {
+        while (true) {
+            Layout current = layout;
+            Map<Long, List<Message>> batches = new LinkedHashMap<>();
+            for (Message m : messages) {
+                KeyHash routing = m.routingHash();
+                Segment s = routing == null
+                        ? current.activeSegments().get((int) (roundRobin.getAndIncrement() % current.activeSegments()
+                                .size()))
+                        : current.activeSegmentFor(routing.segmentHash());
+                long group = s.id() << 16 | s.buckets().bucketOf(m.hashB());
+                batches.computeIfAbsent(group, g -> new ArrayList<>()).add(m);
+            }
+            List<SourcePosition> written = tryWrite(batches, codec);
+            if (written != null) {
+                return written;
+            }
+            // A segment was sealed under us: route again with the new layout (the client's re-route).
+        }
+    }
+
+    private synchronized List<SourcePosition> tryWrite(Map<Long, List<Message>> batches, CompressionType codec) {
+        List<SourcePosition> written = new ArrayList<>();
+        for (Map.Entry<Long, List<Message>> batch : batches.entrySet()) {
+            if (logs.get(batch.getKey() >>> 16).isSealed()) {
+                return null;
+            }
+        }
+        for (Map.Entry<Long, List<Message>> batch : batches.entrySet()) {
+            MessageMetadata md = MessageMetadata.newBuilder().setProducerName(name + "-producer")
+                    .setSequenceId(sequence.getAndIncrement())
+                    .setPublishTime(scheduler.now(TimeUnit.MILLISECONDS)).build();
+            Entry entry = Entries.batch(md, batch.getValue(), codec);
+            written.add(logs.get(batch.getKey() >>> 16).append(ByteBuffer.wrap(entry.toByteArray())));
+        }
+        return written;
+    }
+
+    /** Appends raw entry bytes to a segment, as a producer that does its own batching would. */
+    public SourcePosition append(long segmentId, Entry entry) {
+        return log(segmentId).append(ByteBuffer.wrap(entry.toByteArray()));
+    }
+
+    /** This cluster as a remote that replicators of other clusters write to. */
+    public RemoteCluster asRemote() {
+        return new RemoteCluster() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public Flux<Layout> layouts() {
+                return layouts.asFlux();
+            }
+
+            @Override
+            public ProducerSession open(long segmentId, String producerName) {
+                return new MemoryProducerSession(MemoryCluster.this, segmentId, producerName,
+                        sessionIds.incrementAndGet());
+            }
+        };
+    }
+
+    /** The parent-drain gate over this cluster's cursors: drained once sealed and acknowledged to the end. */
+    public DrainGate drainGate() {
+        return (segmentId, cursorName) -> Mono.create(sink -> {
+            MemorySegmentLog log = logs.get(segmentId);
+            if (log == null) {
+                sink.success(); // pruned: drained by definition
+                return;
+            }
+            Runnable check = () -> {
+                MemoryCursor cursor = log.existingCursor(cursorName);
+                if (log.isSealed() && (cursor == null || cursor.backlog() == 0)) {
+                    sink.success();
+                }
+            };
+            sink.onDispose(log.onChange(check));
+            check.run();
+        });
+    }
+
+    /**
+     * Deletes a sealed segment if GC may (PIP-495's gating: no replication backlog, unless all of it is
+     * older than {@code messageTtlMs}; 0 means no TTL).
+     *
+     * @return whether the segment was pruned
+     */
+    public synchronized boolean prune(long segmentId, long messageTtlMs) {
+        MemorySegmentLog log = log(segmentId);
+        if (!log.isSealed() || GcGate.pinned(log, peers, messageTtlMs, scheduler.now(TimeUnit.MILLISECONDS))) {
+            return false;
+        }
+        logs.remove(segmentId);
+        return true;
+    }
+
+    /** Sealed segments that replication backlog keeps from being deleted (a metric of R-F). */
+    public long sealedSegmentsPinned(long messageTtlMs) {
+        long now = scheduler.now(TimeUnit.MILLISECONDS);
+        return logs.values().stream().filter(l -> l.isSealed() && GcGate.pinned(l, peers, messageTtlMs, now)).count();
+    }
+
+    /** Every entry this cluster stores, by segment id. */
+    public Map<Long, List<io.verbatim.pipeline.StoredEntry>> contents() {
+        Map<Long, List<io.verbatim.pipeline.StoredEntry>> contents = new java.util.TreeMap<>();
+        logs.forEach((id, log) -> contents.put(id, log.entries()));
+        return contents;
+    }
+
+    Scheduler scheduler() {
+        return scheduler;
+    }
+
+    SendFaults currentFaults() {
+        return faults;
+    }
+
+    /** An arriving replicated entry: admitted by the destination's rules, then appended. */
+    synchronized ProducerSession.Receipt ingest(long segmentId, String producerName, long session, long seq,
+            SourcePosition position, Entry entry) {
+        MemorySegmentLog log = logs.get(segmentId);
+        if (log == null) {
+            throw new io.verbatim.pipeline.RemoteException(io.verbatim.pipeline.RemoteException.Kind.SEALED, segmentId,
+                    "segment was deleted");
+        }
+        Destination d = destinations.computeIfAbsent(segmentId + "/" + producerName, k -> new Destination(segmentId));
+        ProducerSession.Receipt receipt = d.admit(session, seq, position, log.isSealed(), sessionOrder);
+        if (receipt != null) {
+            return receipt;
+        }
+        log.append(ByteBuffer.wrap(entry.toByteArray()));
+        d.persisted(position);
+        return ProducerSession.Receipt.PERSISTED;
+    }
+
+    synchronized void poison(long segmentId, String producerName, long session) {
+        destinations.computeIfAbsent(segmentId + "/" + producerName, k -> new Destination(segmentId)).poison(session);
+    }
+}
