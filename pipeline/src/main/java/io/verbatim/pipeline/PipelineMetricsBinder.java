@@ -21,6 +21,8 @@ public final class PipelineMetricsBinder implements MeterBinder {
     public static final String SEND_FAILURES = "verbatim.replication.send.failures";
     public static final String REWINDS = "verbatim.replication.rewinds";
     public static final String BACKLOG = "verbatim.replication.backlog";
+    /** Per source cluster: sealed segments that replication backlog keeps from deletion. */
+    public static final String SEALED_PINNED = "verbatim.replication.sealed.pinned";
 
     private final ReplicatorMetrics metrics;
     private final Tags tags;

@@ -71,7 +71,7 @@ class CrashCampaignTest {
             }
             world.advance(Duration.ofMillis(r.nextInt(120)));
             // Crash points: every replicator of one link, or of the whole mesh, at a random moment.
-            int crashKind = r.nextInt(4);
+            int crashKind = r.nextInt(5);
             if (crashKind == 0) {
                 MemoryReplicationLink link = world.links.get(r.nextInt(world.links.size()));
                 link.crash();
@@ -83,6 +83,8 @@ class CrashCampaignTest {
                 world.advance(Duration.ofMillis(r.nextInt(50)));
                 world.restartAll();
                 crashes++;
+            } else if (crashKind == 2) {
+                world.cluster(names[r.nextInt(names.length)]).disconnectAll();
             }
         }
         for (MemoryCluster c : world.clusters.values()) {

@@ -329,6 +329,38 @@ class SegmentReplicatorTest {
         assertThat(f.deliveredToB()).hasSize(400).doesNotHaveDuplicates();
     }
 
+    @Test
+    void aDroppedConnectionLosesReceiptsButNoEntries() {
+        Fixture f = new Fixture(ONE);
+        f.b.faults(SendFaults.roundTrip(Duration.ofMillis(40)));
+        f.produce(0, 400, 40, CompressionType.SNAPPY);
+        f.a.log(0).seal();
+        Disposable run = f.replicator(0).run().subscribe();
+        for (int i = 0; i < 5; i++) {
+            f.advance(Duration.ofMillis(25));
+            f.b.disconnectAll();
+        }
+        f.advance(Duration.ofSeconds(5));
+        assertThat(run.isDisposed()).isTrue();
+        assertThat(f.deliveredToB()).hasSize(400).doesNotHaveDuplicates();
+        assertThat(f.metrics.rewinds()).isPositive();
+        assertThat(f.metrics.duplicateReceipts()).as("entries whose receipts were lost come back as duplicates")
+                .isPositive();
+    }
+
+    @Test
+    void sealedSegmentsPinnedByBacklogAreAGauge() {
+        Fixture f = new Fixture(ONE);
+        var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        f.a.pinnedSegmentsMetric(0).bindTo(registry);
+        f.produce(0, 10, 5, CompressionType.NONE);
+        f.a.apply(Mutation.split(0)).layoutOrThrow();
+        assertThat(registry.get(PipelineMetricsBinder.SEALED_PINNED).gauge().value()).isEqualTo(1);
+        f.replicator(0).run().subscribe();
+        f.advance(Duration.ofSeconds(1));
+        assertThat(registry.get(PipelineMetricsBinder.SEALED_PINNED).gauge().value()).isZero();
+    }
+
     private static World singleOrigin(Fixture f) {
         World w = new World(ONE);
         w.clusters.put("a", f.a);

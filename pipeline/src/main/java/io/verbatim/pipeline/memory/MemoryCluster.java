@@ -11,7 +11,10 @@ import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.verbatim.pipeline.DrainGate;
+import io.verbatim.pipeline.PipelineMetricsBinder;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteCluster;
 import io.verbatim.pipeline.ReplicatorConfig;
@@ -45,6 +48,7 @@ public final class MemoryCluster {
     private final Set<String> peers = new CopyOnWriteArraySet<>();
     private final Sinks.Many<Layout> layouts = Sinks.many().replay().latest();
     private final AtomicLong sessionIds = new AtomicLong();
+    private final Set<MemoryProducerSession> sessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final AtomicLong roundRobin = new AtomicLong();
     private final AtomicLong sequence = new AtomicLong();
     private volatile Layout layout;
@@ -213,10 +217,34 @@ public final class MemoryCluster {
 
             @Override
             public ProducerSession open(long segmentId, String producerName) {
-                return new MemoryProducerSession(MemoryCluster.this, segmentId, producerName,
+                MemoryProducerSession session = new MemoryProducerSession(MemoryCluster.this, segmentId, producerName,
                         sessionIds.incrementAndGet());
+                sessions.add(session);
+                return session;
             }
         };
+    }
+
+    /**
+     * Drops every connection replicators have into this cluster: receipts under way are lost and every
+     * open session fails from now on (what a broker restart or a network cut does).
+     */
+    public void disconnectAll() {
+        for (MemoryProducerSession s : sessions) {
+            s.disconnect();
+        }
+        sessions.removeIf(s -> true);
+    }
+
+    void closed(MemoryProducerSession session) {
+        sessions.remove(session);
+    }
+
+    /** Shows {@link #sealedSegmentsPinned} to Micrometer as {@link PipelineMetricsBinder#SEALED_PINNED}. */
+    public MeterBinder pinnedSegmentsMetric(long messageTtlMs) {
+        return registry -> Gauge.builder(PipelineMetricsBinder.SEALED_PINNED, () -> sealedSegmentsPinned(messageTtlMs))
+                .tag("cluster", name).description("sealed segments kept from deletion by replication backlog")
+                .register(registry);
     }
 
     /** The parent-drain gate over this cluster's cursors: drained once sealed and acknowledged to the end. */

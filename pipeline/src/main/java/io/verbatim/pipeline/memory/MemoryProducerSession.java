@@ -6,6 +6,7 @@ import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.RemoteException.Kind;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /** A send session into a {@link MemoryCluster}, with the faults its cluster injects. */
 final class MemoryProducerSession implements ProducerSession {
@@ -16,6 +17,7 @@ final class MemoryProducerSession implements ProducerSession {
     private long nextSequence;
     private volatile boolean broken;
     private volatile boolean disposed;
+    private final Sinks.Empty<Void> connectionLost = Sinks.empty();
 
     MemoryProducerSession(MemoryCluster cluster, long segmentId, String producerName, long sessionId) {
         this.cluster = cluster;
@@ -35,7 +37,10 @@ final class MemoryProducerSession implements ProducerSession {
                 seq = nextSequence++;
             }
             SendFault fault = cluster.currentFaults().onSend(segmentId, producerName, position);
-            return deliver(fault, seq, entry, position).doOnError(e -> broken = true);
+            // A receipt still under way when the connection drops never arrives.
+            return deliver(fault, seq, entry, position)
+                    .or(connectionLost.asMono().then(Mono.error(() -> unavailable("connection lost"))))
+                    .doOnError(e -> broken = true);
         });
     }
 
@@ -68,9 +73,16 @@ final class MemoryProducerSession implements ProducerSession {
         return new RemoteException(Kind.UNAVAILABLE, segmentId, why);
     }
 
+    /** The connection under this session drops: every pending and later send fails. */
+    void disconnect() {
+        broken = true;
+        connectionLost.tryEmitEmpty();
+    }
+
     @Override
     public void dispose() {
         disposed = true;
+        cluster.closed(this);
     }
 
     @Override
