@@ -1,5 +1,6 @@
 package io.verbatim.pipeline;
 
+import io.verbatim.budget.SlowPathBudget;
 import io.verbatim.model.Fit;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
@@ -261,9 +262,14 @@ public final class SegmentReplicator {
 
     private Mono<Unit> rebatch(StoredEntry stored, Entry entry, Layout layout) {
         long bytes = stored.bytes().remaining();
-        return budget.acquire(id, bytes).flatMap(permit -> Mono.fromCallable(() -> rebatchNow(stored, entry, layout))
-                .subscribeOn(cpu)
-                .doFinally(s -> permit.release()));
+        return budget.acquire(id, bytes, entry.metadata().getCompression())
+                .flatMap(permit -> Mono.fromCallable(() -> {
+                    try {
+                        return rebatchNow(stored, entry, layout);
+                    } finally {
+                        permit.release(); // the parts are serialized: the slot is free before we ask again
+                    }
+                }).subscribeOn(cpu).doOnCancel(permit::release));
     }
 
     private Unit rebatchNow(StoredEntry stored, Entry entry, Layout layout) {

@@ -1,5 +1,6 @@
 package io.verbatim.pipeline;
 
+import io.verbatim.budget.SlowPathBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.model.Layout;
@@ -57,7 +58,9 @@ class CrashCampaignTest {
         World world = new World(Layout.initial(1 + r.nextInt(2), 1 << (1 + r.nextInt(3)), 0), names);
         ReplicatorConfig config = World.testConfig().withMaxInFlight(1 + r.nextInt(64))
                 .withSendTimeout(Duration.ofMillis(200 + r.nextInt(300)));
-        world.link(config, SlowPathBudget.unlimited());
+        long rate = 20_000 + r.nextInt(200_000);
+        world.link(config, cluster -> new io.verbatim.budget.BrokerBudget(io.verbatim.budget.BudgetConfig.of(rate)
+                .withMaxConcurrentRebatches(1 + r.nextInt(3)), world.clock));
         for (MemoryCluster c : world.clusters.values()) {
             c.faults(SendFaults.seeded(r.nextLong(), 0.02 + r.nextDouble() * 0.08, Duration.ofMillis(r.nextInt(30))));
         }

@@ -1,5 +1,6 @@
 package io.verbatim.pipeline;
 
+import io.verbatim.budget.SlowPathBudget;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
 import io.verbatim.model.entry.Message;

@@ -1,5 +1,6 @@
 package io.verbatim.pipeline;
 
+import io.verbatim.budget.SlowPathBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.model.Layout;

@@ -1,5 +1,6 @@
 package io.verbatim.pipeline;
 
+import io.verbatim.budget.SlowPathBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.model.Layout;
@@ -32,7 +33,7 @@ class SegmentReplicatorTest {
     void fastPathForwardsEntriesVerbatimAndNeverAsksTheBudget() {
         Fixture f = new Fixture(ONE);
         PublisherProbe<SlowPathBudget.Permit> probe = PublisherProbe.of(Mono.just(() -> { }));
-        f.budget = (id, bytes) -> probe.mono();
+        f.budget = (id, bytes, codec) -> probe.mono();
         f.produce(0, 200, 50, CompressionType.LZ4);
         f.a.log(0).seal();
         StepVerifier.withVirtualTime(() -> f.replicator(0).run(), () -> f.clock, Long.MAX_VALUE)
@@ -56,7 +57,7 @@ class SegmentReplicatorTest {
     void slowPathRebatchesTowardAFinerRemoteThroughTheBudget() {
         Fixture f = new Fixture(ONE, SPLIT);
         PublisherProbe<SlowPathBudget.Permit> probe = PublisherProbe.of(Mono.just(() -> { }));
-        f.budget = (id, bytes) -> probe.mono();
+        f.budget = (id, bytes, codec) -> probe.mono();
         f.produce(0, 300, 80, CompressionType.ZSTD);
         f.a.log(0).seal();
         StepVerifier.withVirtualTime(() -> f.replicator(0).run(), () -> f.clock, Long.MAX_VALUE)
@@ -298,7 +299,7 @@ class SegmentReplicatorTest {
         Fixture f = new Fixture(ONE, SPLIT);
         AtomicInteger held = new AtomicInteger();
         AtomicInteger maxHeld = new AtomicInteger();
-        f.budget = (id, bytes) -> Mono.delay(Duration.ofMillis(5), f.clock).map(t -> {
+        f.budget = (id, bytes, codec) -> Mono.delay(Duration.ofMillis(5), f.clock).map(t -> {
             maxHeld.accumulateAndGet(held.incrementAndGet(), Math::max);
             return held::decrementAndGet;
         });
@@ -359,6 +360,44 @@ class SegmentReplicatorTest {
         f.replicator(0).run().subscribe();
         f.advance(Duration.ofSeconds(1));
         assertThat(registry.get(PipelineMetricsBinder.SEALED_PINNED).gauge().value()).isZero();
+    }
+
+    @Test
+    void theFastPathKeepsItsPaceWhileTheSlowPathSaturatesTheBudget() {
+        Duration alone = fastSegmentTime(false);
+        Duration beside = fastSegmentTime(true);
+        assertThat(beside).isEqualTo(alone);
+    }
+
+    /** How long segment 1 (fast path) takes, with or without segment 0 re-batching on a tiny budget. */
+    private static Duration fastSegmentTime(boolean slowPathBusy) {
+        Layout source = Layout.initial(2, 4, 0);
+        Layout remote = source.apply(Mutation.split(0), 0, 0).layoutOrThrow(); // finer under segment 0 only
+        Fixture f = new Fixture(source, remote);
+        io.verbatim.budget.BrokerBudget budget = new io.verbatim.budget.BrokerBudget(
+                io.verbatim.budget.BudgetConfig.of(200), f.clock);
+        f.budget = budget;
+        f.b.faults(SendFaults.roundTrip(Duration.ofMillis(10)));
+        for (int i = 0; i < 40; i++) {
+            f.produce(i * 50, 50, 200, CompressionType.LZ4);
+        }
+        f.a.log(0).seal();
+        f.a.log(1).seal();
+        Disposable slow = slowPathBusy ? f.replicator(0).run().subscribe() : null;
+        long start = f.clock.now(java.util.concurrent.TimeUnit.MILLISECONDS);
+        Disposable fast = f.replicator(1).run().subscribe();
+        while (!fast.isDisposed()) {
+            f.advance(Duration.ofMillis(10));
+        }
+        Duration took = Duration.ofMillis(f.clock.now(java.util.concurrent.TimeUnit.MILLISECONDS) - start);
+        if (slowPathBusy) {
+            assertThat(slow.isDisposed()).as("the slow path is still throttled").isFalse();
+            assertThat(budget.metrics().grants()).isPositive();
+            f.advance(Duration.ofMinutes(10));
+            assertThat(slow.isDisposed()).as("and gets there").isTrue();
+            assertThat(f.deliveredToB()).hasSize(2000).doesNotHaveDuplicates();
+        }
+        return took;
     }
 
     private static World singleOrigin(Fixture f) {

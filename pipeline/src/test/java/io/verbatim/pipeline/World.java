@@ -1,5 +1,6 @@
 package io.verbatim.pipeline;
 
+import io.verbatim.budget.SlowPathBudget;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
@@ -39,7 +40,13 @@ final class World {
     }
 
     World link(ReplicatorConfig base, SlowPathBudget budget) {
+        return link(base, cluster -> budget);
+    }
+
+    /** Links every pair, each source cluster's replicators sharing that cluster's budget. */
+    World link(ReplicatorConfig base, java.util.function.Function<String, SlowPathBudget> budgets) {
         for (MemoryCluster from : clusters.values()) {
+            SlowPathBudget budget = budgets.apply(from.name());
             for (MemoryCluster to : clusters.values()) {
                 if (from != to) {
                     ReplicatorConfig config = new ReplicatorConfig(from.name(), base.maxInFlight(), base.sendTimeout(),

@@ -1,12 +1,12 @@
 package io.verbatim.pipeline.memory;
 
+import io.verbatim.budget.SlowPathBudget;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
 import io.verbatim.pipeline.ExchangeGate;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.SegmentReplicator;
-import io.verbatim.pipeline.SlowPathBudget;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.Disposable;

@@ -1,0 +1,68 @@
+package io.verbatim.budget;
+
+import io.verbatim.model.proto.CompressionType;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * The slow-path budget's settings. Every check names the configuration key it guards.
+ *
+ * @param bytesPerSecond the sustained rate, in weighted bytes per second; never zero
+ * @param burstBytes the bucket's capacity: how much may go at once after a quiet spell
+ * @param maxConcurrentRebatches slots: re-batches that may hold a decompressed batch at the same time
+ * @param codecWeights cost per compressed byte, by codec (1 when absent): budget CPU, not bytes
+ */
+public record BudgetConfig(long bytesPerSecond, long burstBytes, int maxConcurrentRebatches,
+        Map<CompressionType, Double> codecWeights) {
+    public static final String PREFIX = "slowPath.";
+
+    public BudgetConfig {
+        if (bytesPerSecond < 1) {
+            throw new IllegalArgumentException(PREFIX + "bytesPerSecond is " + bytesPerSecond
+                    + ": the rate must be at least 1 (a zero budget would stall convergence forever)");
+        }
+        if (burstBytes < 1) {
+            throw new IllegalArgumentException(PREFIX + "burstBytes is " + burstBytes + ": must be at least 1");
+        }
+        if (maxConcurrentRebatches < 1) {
+            throw new IllegalArgumentException(PREFIX + "maxConcurrentRebatches is " + maxConcurrentRebatches
+                    + ": must be at least 1");
+        }
+        EnumMap<CompressionType, Double> weights = new EnumMap<>(CompressionType.class);
+        for (Map.Entry<CompressionType, Double> w : codecWeights.entrySet()) {
+            Double value = w.getValue();
+            if (value == null || !(value > 0) || value.isInfinite()) {
+                throw new IllegalArgumentException(PREFIX + "codecWeights." + w.getKey() + " is " + value
+                        + ": a weight must be a positive finite number");
+            }
+            weights.put(w.getKey(), value);
+        }
+        codecWeights = Map.copyOf(weights);
+    }
+
+    /** {@code bytesPerSecond} with a one-second burst, 4 slots, every codec weighing 1. */
+    public static BudgetConfig of(long bytesPerSecond) {
+        return new BudgetConfig(bytesPerSecond, bytesPerSecond, 4, Map.of());
+    }
+
+    public BudgetConfig withMaxConcurrentRebatches(int value) {
+        return new BudgetConfig(bytesPerSecond, burstBytes, value, codecWeights);
+    }
+
+    public BudgetConfig withBurstBytes(long value) {
+        return new BudgetConfig(bytesPerSecond, value, maxConcurrentRebatches, codecWeights);
+    }
+
+    public BudgetConfig withCodecWeights(Map<CompressionType, Double> value) {
+        return new BudgetConfig(bytesPerSecond, burstBytes, maxConcurrentRebatches, value);
+    }
+
+    public double weight(CompressionType codec) {
+        return codecWeights.getOrDefault(codec, 1.0);
+    }
+
+    /** The tokens a re-batch of {@code bytes} compressed bytes of {@code codec} costs: at least 1. */
+    public long cost(long bytes, CompressionType codec) {
+        return Math.max(1, (long) Math.ceil(bytes * weight(codec)));
+    }
+}
