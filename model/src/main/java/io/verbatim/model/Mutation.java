@@ -31,6 +31,17 @@ public sealed interface Mutation {
         return new Rebucket(segmentId, bucketCount);
     }
 
+    /**
+     * Remove a sealed segment from the DAG (garbage collection, as Pulsar's {@code pruneSegment}): it
+     * disappears from its neighbours' parent and child lists; the epoch advances.
+     */
+    static Mutation prune(long segmentId) {
+        return new Prune(segmentId);
+    }
+
+    record Prune(long segmentId) implements Mutation {
+    }
+
     record Split(long segmentId) implements Mutation {
     }
 

@@ -27,6 +27,9 @@ final class Mutator {
         if (mutation instanceof Mutation.Merge merge) {
             return merge(merge);
         }
+        if (mutation instanceof Mutation.Prune prune) {
+            return prune(prune.segmentId());
+        }
         Mutation.Rebucket rebucket = (Mutation.Rebucket) mutation;
         return activeSegment(rebucket.segmentId(), s -> rebucket(s, rebucket.bucketCount()));
     }
@@ -101,6 +104,25 @@ final class Mutator {
         next.put(s.id(), s.sealed(newEpoch, nowMs, List.of(successorId)));
         next.put(successorId, successor);
         return applied(successorId + 1, next, List.of(successorId));
+    }
+
+    private Outcome prune(long id) {
+        Segment s = layout.segments().get(id);
+        if (s == null) {
+            return refused(Refusal.UNKNOWN_SEGMENT, "segment " + id + " is not in the layout at epoch "
+                    + layout.epoch());
+        }
+        if (s.isActive()) {
+            return refused(Refusal.SEGMENT_ACTIVE, "segment " + s.descriptor() + " is active and cannot be pruned");
+        }
+        Map<Long, Segment> next = copy();
+        next.remove(id);
+        for (Segment other : layout.segments().values()) {
+            if (other.parentIds().contains(id) || other.childIds().contains(id)) {
+                next.put(other.id(), other.without(id));
+            }
+        }
+        return applied(layout.nextSegmentId(), next, List.of());
     }
 
     private Map<Long, Segment> copy() {

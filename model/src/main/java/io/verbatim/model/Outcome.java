@@ -22,6 +22,8 @@ public sealed interface Outcome {
         STALE_EPOCH,
         UNKNOWN_SEGMENT,
         SEGMENT_SEALED,
+        /** Only a sealed segment can be pruned. */
+        SEGMENT_ACTIVE,
         /** The boundary does not cut the segment's range (or the range is a single hash). */
         BOUNDARY_OUTSIDE_RANGE,
         NOT_ADJACENT,

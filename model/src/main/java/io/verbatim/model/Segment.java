@@ -61,6 +61,14 @@ public record Segment(
                 nowMs, buckets);
     }
 
+    /** This segment with {@code neighbour} dropped from its parents and children (after a prune). */
+    Segment without(long neighbour) {
+        return new Segment(id, range, state,
+                parentIds.stream().filter(p -> p != neighbour).toList(),
+                childIds.stream().filter(c -> c != neighbour).toList(),
+                createdAtEpoch, sealedAtEpoch, createdAtMs, sealedAtMs, buckets);
+    }
+
     public boolean isActive() {
         return state == SegmentState.ACTIVE;
     }

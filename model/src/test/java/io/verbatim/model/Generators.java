@@ -51,6 +51,12 @@ public final class Generators {
     public static Mutation randomMutation(Random r, Layout layout) {
         List<Segment> active = layout.activeSegments();
         Segment s = active.get(r.nextInt(active.size()));
+        if (r.nextInt(8) == 0) {
+            List<Segment> sealed = layout.segments().values().stream().filter(Segment::isSealed).toList();
+            if (!sealed.isEmpty()) {
+                return Mutation.prune(sealed.get(r.nextInt(sealed.size())).id());
+            }
+        }
         switch (r.nextInt(6)) {
             case 0:
             case 1:

@@ -76,6 +76,18 @@ class LayoutTest {
     }
 
     @Test
+    void pruneRemovesASealedSegmentAndItsReferences() {
+        Layout split = Layout.initial(1, 4, 0).apply(Mutation.split(0), 0, 0).layoutOrThrow();
+        assertRefused(split.apply(Mutation.prune(1), 1, 0), Refusal.SEGMENT_ACTIVE, "0000-7fff-1");
+        Layout pruned = split.apply(Mutation.prune(0), 1, 0).layoutOrThrow();
+        assertThat(pruned.epoch()).isEqualTo(2);
+        assertThat(pruned.nextSegmentId()).isEqualTo(3);
+        assertThat(pruned.segment(0)).isEmpty();
+        assertThat(pruned.activeSegments()).allMatch(s -> s.parentIds().isEmpty());
+        assertThat(Layout.of(pruned.epoch(), pruned.nextSegmentId(), pruned.segments().values())).isEqualTo(pruned);
+    }
+
+    @Test
     void mutationsAreCompareAndSetOnTheEpoch() {
         Layout layout = Layout.initial(1, 4, 0);
         Outcome stale = layout.apply(Mutation.split(0), 3, 0);

@@ -111,7 +111,7 @@ public final class SegmentReplicator {
     /** Runs the replicator; see the class comment. */
     public Mono<Void> run() {
         return Mono.defer(() -> {
-            Disposable layoutWatch = remote.layouts().subscribe(latest::set,
+            Disposable layoutWatch = remote.layouts().subscribe(l -> latest.accumulateAndGet(l, SegmentReplicator::newer),
                     e -> LOG.warn("{}: layout stream of {} failed: {}", id, remote.name(), e.toString()));
             // The cursor first: entries written while the gates are closed must wait for us.
             return log.cursor(cursorName, config.startAt())

@@ -277,7 +277,9 @@ public final class MemoryCluster {
         if (!log.isSealed() || GcGate.pinned(log, peers, messageTtlMs, scheduler.now(TimeUnit.MILLISECONDS))) {
             return false;
         }
+        apply(Mutation.prune(segmentId)).layoutOrThrow();
         logs.remove(segmentId);
+        destinations.keySet().removeIf(k -> k.startsWith(segmentId + "/"));
         return true;
     }
 
