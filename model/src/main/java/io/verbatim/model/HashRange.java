@@ -63,6 +63,22 @@ public record HashRange(int start, int end) implements Comparable<HashRange> {
         return boundary > start && boundary <= end;
     }
 
+    /**
+     * The range of the midpoint-split tree (grown from the whole ring) whose midpoint split creates
+     * {@code boundary}, or {@code null} when no midpoint split ever creates it.
+     */
+    public static HashRange splitTreeRange(int boundary) {
+        HashRange r = FULL;
+        while (r.size() >= 2) {
+            int mid = r.midpointBoundary();
+            if (mid == boundary) {
+                return r;
+            }
+            r = boundary < mid ? r.lowerPart(mid) : r.upperPart(mid);
+        }
+        return null;
+    }
+
     /** The part below {@code boundary}. */
     public HashRange lowerPart(int boundary) {
         requireSplittable(boundary);

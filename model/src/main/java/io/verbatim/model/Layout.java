@@ -138,15 +138,23 @@ public final class Layout {
     }
 
     /**
-     * True when the two segments are the two halves of one split: each traces back, through
-     * same-range rebucket rollovers, to a child of the same split parent, and their ranges together
-     * are that parent's range. Merging only such pairs keeps layouts that started equal nesting.
+     * True when the two segments are the two halves of one split: together they are a node of the
+     * midpoint-split tree, cut at its midpoint; or each traces back, through same-range rebucket
+     * rollovers, to a child of the same split parent whose range they make up together (an
+     * explicit-boundary split). Merging only such pairs keeps layouts that started equal nesting.
      */
     public boolean areSiblings(long firstId, long secondId) {
         Segment a = segments.get(firstId);
         Segment b = segments.get(secondId);
         if (a == null || b == null || a.id() == b.id() || !a.range().isAdjacentTo(b.range())) {
             return false;
+        }
+        HashRange union = a.range().merge(b.range());
+        int boundary = Math.max(a.range().start(), b.range().start());
+        if (union.equals(HashRange.splitTreeRange(boundary))) {
+            // The two halves of a node of the midpoint-split tree: siblings whatever the DAG still holds
+            // of their history (a pruned parent, a merge that restored a range).
+            return true;
         }
         Segment parentA = splitParent(a);
         Segment parentB = splitParent(b);

@@ -79,8 +79,13 @@ final class Mutator {
                     + " are not the two halves of one split");
         }
         long mergedId = layout.nextSegmentId();
+        // Pulsar gives a merge N1 + N2 (its per-topic bucket budget). Merging siblings on a replicated
+        // topic keeps max(N1, N2): the peers' halves already have those counts, so the join does not
+        // raise them, and N stays a power of two.
+        Buckets buckets = siblingsOnly ? Buckets.of(Math.max(a.buckets().count(), b.buckets().count()))
+                : a.buckets().mergedWith(b.buckets());
         Segment merged = Segment.active(mergedId, a.range().merge(b.range()), List.of(a.id(), b.id()), newEpoch,
-                nowMs, a.buckets().mergedWith(b.buckets()));
+                nowMs, buckets);
         Map<Long, Segment> next = copy();
         next.put(a.id(), a.sealed(newEpoch, nowMs, List.of(mergedId)));
         next.put(b.id(), b.sealed(newEpoch, nowMs, List.of(mergedId)));

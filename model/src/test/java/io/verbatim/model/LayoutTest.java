@@ -122,14 +122,19 @@ class LayoutTest {
         assertThat(layout.areSiblings(3, 4)).isFalse();
         assertRefused(layout.apply(Mutation.mergeSiblings(3, 4), 3, 0), Refusal.NOT_SIBLINGS, "two halves");
         layout = layout.apply(Mutation.mergeSiblings(4, 5), 3, 0).layoutOrThrow(); // 6
-        assertThat(layout.areSiblings(3, 6)).isFalse(); // 6 is a merge child, not a split child
+        assertThat(layout.areSiblings(3, 6)).as("6 restored 2's range: the halves of the ring again").isTrue();
         assertThat(layout.apply(Mutation.merge(3, 6), 4, 0)).isInstanceOf(Outcome.Applied.class);
     }
 
     @Test
-    void initialSegmentsAreNotSiblings() {
-        Layout layout = Layout.initial(2, 4, 0);
-        assertRefused(layout.apply(Mutation.mergeSiblings(0, 1), 0, 0), Refusal.NOT_SIBLINGS, "0000-7fff-0");
+    void segmentsThatAreNotTheHalvesOfOneSplitAreNotSiblings() {
+        Layout three = Layout.initial(3, 4, 0); // 0000-5554, 5555-aaa9, aaaa-ffff: no split made them
+        assertRefused(three.apply(Mutation.mergeSiblings(0, 1), 0, 0), Refusal.NOT_SIBLINGS, "0000-5554-0");
+        Layout explicit = Layout.initial(1, 4, 0).apply(Mutation.splitAt(0, 0x1234), 0, 0).layoutOrThrow();
+        assertThat(explicit.areSiblings(1, 2)).as("the two sides of an explicit split").isTrue();
+        Layout two = Layout.initial(2, 4, 0);
+        assertThat(two.areSiblings(0, 1)).as("initial halves of the ring are the halves of its midpoint split")
+                .isTrue();
     }
 
     @Test

@@ -1,0 +1,49 @@
+package io.verbatim.exchange;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.verbatim.exchange.proto.ExchangeRequest;
+import io.verbatim.exchange.proto.ExchangeResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import reactor.core.publisher.Mono;
+import reactor.netty.ByteBufFlux;
+import reactor.netty.http.client.HttpClient;
+
+/** Pushes over HTTP with the broker role's bearer token, following the peer's redirect to its leader. */
+public final class HttpTransport implements ExchangeTransport {
+    private final Map<String, String> peerUrls;
+    private final HttpClient client;
+
+    /** @param peerUrls each peer's base URL (any of its controllers: a non-leader redirects) */
+    public HttpTransport(Map<String, String> peerUrls, String bearerToken) {
+        this.peerUrls = Map.copyOf(peerUrls);
+        this.client = HttpClient.create().followRedirect(true)
+                .headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + bearerToken)
+                        .set(HttpHeaderNames.CONTENT_TYPE, "application/x-protobuf"));
+    }
+
+    @Override
+    public Mono<ExchangeResponse> send(String peer, ExchangeRequest request) {
+        String base = peerUrls.get(peer);
+        if (base == null) {
+            return Mono.error(new ExchangeException(400, "no URL for peer '" + peer + "'"));
+        }
+        byte[] body = request.toByteArray();
+        return client.post().uri(base + ExchangeServer.EXCHANGE_PATH)
+                .send(ByteBufFlux.fromInbound(Mono.just(body)))
+                .responseSingle((response, content) -> content.asByteArray().defaultIfEmpty(new byte[0]).flatMap(bytes -> {
+                    int status = response.status().code();
+                    if (status != 200) {
+                        return Mono.error(new ExchangeException(status, peer + " answered " + status + ": "
+                                + new String(bytes, StandardCharsets.UTF_8)));
+                    }
+                    try {
+                        return Mono.just(ExchangeResponse.parseFrom(bytes));
+                    } catch (InvalidProtocolBufferException e) {
+                        return Mono.error(new ExchangeException(502, peer + " answered with a malformed body: "
+                                + e.getMessage()));
+                    }
+                }));
+    }
+}

@@ -1,0 +1,81 @@
+package io.verbatim.store;
+
+import io.verbatim.model.Layout;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/** A {@link LayoutStore} in memory: the default until the metadata log provides the Raft-backed one. */
+public final class InMemoryLayoutStore implements LayoutStore {
+    private final Map<String, Entry> topics = new ConcurrentHashMap<>();
+
+    private static final class Entry {
+        Layout layout;
+        final Sinks.Many<Layout> changes = Sinks.many().replay().latest();
+    }
+
+    @Override
+    public Mono<Layout> get(String topic) {
+        return Mono.fromCallable(() -> {
+            Entry e = topics.get(topic);
+            if (e == null) {
+                return null;
+            }
+            synchronized (e) {
+                return e.layout;
+            }
+        });
+    }
+
+    @Override
+    public Mono<Layout> create(String topic, Layout initial) {
+        return Mono.fromCallable(() -> {
+            Entry fresh = new Entry();
+            fresh.layout = initial;
+            Entry existing = topics.putIfAbsent(topic, fresh);
+            if (existing != null) {
+                throw new StaleEpochException(topic, -1, existing.layout.epoch());
+            }
+            fresh.changes.tryEmitNext(initial);
+            return initial;
+        });
+    }
+
+    @Override
+    public Mono<Layout> compareAndSet(String topic, long expectedEpoch, Layout next) {
+        return Mono.fromCallable(() -> {
+            Entry e = topics.get(topic);
+            if (e == null) {
+                throw new IllegalArgumentException("topic " + topic + " does not exist in this store");
+            }
+            synchronized (e) {
+                if (e.layout.epoch() != expectedEpoch) {
+                    throw new StaleEpochException(topic, expectedEpoch, e.layout.epoch());
+                }
+                if (next.epoch() <= expectedEpoch) {
+                    throw new IllegalArgumentException("the new layout of " + topic + " has epoch " + next.epoch()
+                            + ", not above " + expectedEpoch);
+                }
+                e.layout = next;
+                e.changes.emitNext(next, Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(1)));
+            }
+            return next;
+        });
+    }
+
+    @Override
+    public Flux<Layout> watch(String topic) {
+        return Flux.defer(() -> {
+            Entry e = topics.get(topic);
+            return e == null ? Flux.error(new IllegalArgumentException("topic " + topic + " does not exist"))
+                    : e.changes.asFlux();
+        });
+    }
+
+    @Override
+    public Flux<String> topics() {
+        return Flux.defer(() -> Flux.fromIterable(topics.keySet()).sort());
+    }
+}
