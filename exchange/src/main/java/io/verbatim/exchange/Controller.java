@@ -219,8 +219,9 @@ public final class Controller {
 
     /** Folds the held peer states of {@code topic} into the local layout and commits the result. */
     public Mono<Void> fold(String topic) {
-        return store.get(topic).flatMap(current -> store.update(topic, layout -> planFor(topic, layout).mutations(),
-                clock.now(TimeUnit.MILLISECONDS))).doOnNext(after -> afterFold(topic, after)).then();
+        return store.get(topic).flatMap(before -> store.update(topic, layout -> planFor(topic, layout).mutations(),
+                clock.now(TimeUnit.MILLISECONDS)).doOnNext(after -> afterFold(topic, after,
+                        after.epoch() != before.epoch()))).then();
     }
 
     FoldPlan planFor(String topic, Layout layout) {
@@ -230,7 +231,7 @@ public final class Controller {
         return plan;
     }
 
-    private void afterFold(String topic, Layout after) {
+    private void afterFold(String topic, Layout after, boolean changed) {
         Collection<PeerState> states = peerStates.getOrDefault(topic, Map.of()).values();
         int diverged = 0;
         for (PeerState s : states) {
@@ -248,7 +249,9 @@ public final class Controller {
             divergedSinceNanos.putIfAbsent(topic, now);
         }
         forgetSettledColdMarks(topic, after, states);
-        localChanges.tryEmitNext(topic);
+        if (changed) {
+            localChanges.tryEmitNext(topic); // our layout moved: every peer hears of it at once
+        }
     }
 
     /** A peer's shape with the boundaries everyone agreed to merge taken out (those we do not follow). */

@@ -57,10 +57,7 @@ public final class Fold {
             working = next;
         }
         if (!deferOwn) {
-            // Deepest first: merging two halves can make their parent's halves siblings.
-            List<Integer> order = new ArrayList<>(agreed);
-            order.sort(java.util.Comparator.comparingInt(b -> HashRange.splitTreeRange(b).size()));
-            for (int boundary : order) {
+            for (int boundary : agreed) {
                 Mutation merge = siblingMerge(working, boundary);
                 if (merge != null) {
                     steps.add(merge);
@@ -73,33 +70,33 @@ public final class Fold {
 
     /**
      * Boundaries that may go: the local policy marks them cold and every peer marks them cold or no
-     * longer has them. Two more conditions keep every cluster able to reach the result by merging
-     * siblings: the boundary must be a midpoint of the split tree (one an explicit-boundary split made
-     * is never merged automatically), and nothing inside the range its merge would produce may stay.
+     * longer has them. And every cluster must be able to remove it by merging siblings: wherever the
+     * boundary still stands, the cells on its two sides must be the two halves of one node of the
+     * midpoint-split tree. (So a boundary an explicit-boundary split made is never merged
+     * automatically, and nor is one with a finer cut still standing next to it.)
      */
     static NavigableSet<Integer> agreedToRemove(Layout local, Set<Integer> coldMarks, Collection<PeerState> peers) {
-        NavigableSet<Integer> all = new TreeSet<>(Shape.of(local).boundaries());
-        peers.forEach(p -> all.addAll(p.shape().boundaries()));
+        Shape mine = Shape.of(local);
         NavigableSet<Integer> agreed = new TreeSet<>();
         for (int b : coldMarks) {
-            if (HashRange.splitTreeRange(b) != null && peers.stream().allMatch(p -> p.agreesToRemove(b))) {
+            boolean everyoneAgrees = peers.stream().allMatch(p -> p.agreesToRemove(b));
+            boolean mergeable = halvesOfATreeNode(mine, b)
+                    && peers.stream().allMatch(p -> halvesOfATreeNode(p.shape(), b));
+            if (everyoneAgrees && mergeable) {
                 agreed.add(b);
             }
         }
-        boolean changed = true;
-        while (changed) {
-            changed = false;
-            for (Integer b : List.copyOf(agreed)) {
-                HashRange merged = HashRange.splitTreeRange(b);
-                boolean keepsInside = all.subSet(merged.start(), false, merged.end(), true).stream()
-                        .anyMatch(c -> c != b && !agreed.contains(c));
-                if (keepsInside) {
-                    agreed.remove(b);
-                    changed = true;
-                }
-            }
-        }
         return agreed;
+    }
+
+    /** True when {@code shape} lacks {@code b}, or its cells on both sides of {@code b} halve a tree node. */
+    static boolean halvesOfATreeNode(Shape shape, int b) {
+        if (!shape.boundaries().contains(b)) {
+            return true;
+        }
+        HashRange lower = shape.cellAt(b - 1).range();
+        HashRange upper = shape.cellAt(b).range();
+        return lower.merge(upper).equals(HashRange.splitTreeRange(b));
     }
 
     private static Shape target(Layout local, Collection<PeerState> peers, NavigableSet<Integer> agreed) {

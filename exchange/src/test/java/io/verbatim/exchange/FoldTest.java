@@ -68,15 +68,20 @@ class FoldTest {
     }
 
     @Test
-    void nothingInsideAMergeMayStay() {
+    void aBoundaryGoesOnlyWhereEveryClusterCanMergeIt() {
         Layout deep = split(split(ONE, 0), 1); // cuts 0x4000, 0x8000
         PeerState peerCold = peer("b", deep, Set.of(0x8000), CAPS);
         // 0x4000 is hot, and lies inside the range merging 0x8000 would produce: 0x8000 stays.
         assertThat(Fold.plan("a", deep, Set.of(0x8000), CAPS, List.of(peerCold), false).mutations()).isEmpty();
-        PeerState allCold = peer("b", deep, Set.of(0x4000, 0x8000), CAPS);
-        List<Mutation> merges = Fold.plan("a", deep, Set.of(0x4000, 0x8000), CAPS, List.of(allCold), false)
-                .mutations();
-        assertThat(Shape.of(applyAll(deep, merges))).isEqualTo(Shape.of(ONE));
+        // All cold: the finer cut goes first; the coarser one once no cluster has the finer one left.
+        Set<Integer> bothCold = Set.of(0x4000, 0x8000);
+        Layout once = applyAll(deep, Fold.plan("a", deep, bothCold, CAPS, List.of(peer("b", deep, bothCold, CAPS)),
+                false).mutations());
+        assertThat(Shape.of(once).boundaries()).containsExactly(0x8000);
+        Layout peerOnce = split(ONE, 0);
+        Layout twice = applyAll(once, Fold.plan("a", once, bothCold, CAPS, List.of(peer("b", peerOnce, bothCold,
+                CAPS)), false).mutations());
+        assertThat(Shape.of(twice)).isEqualTo(Shape.of(ONE));
     }
 
     @Test

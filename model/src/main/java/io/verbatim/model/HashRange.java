@@ -64,8 +64,9 @@ public record HashRange(int start, int end) implements Comparable<HashRange> {
     }
 
     /**
-     * The range of the midpoint-split tree (grown from the whole ring) whose midpoint split creates
-     * {@code boundary}, or {@code null} when no midpoint split ever creates it.
+     * The node of the midpoint-split tree (grown from the whole ring) whose midpoint split creates
+     * {@code boundary}, or {@code null} for 0. Every hash is some node's midpoint; what matters is
+     * whether the two segments around a boundary make up exactly that node.
      */
     public static HashRange splitTreeRange(int boundary) {
         HashRange r = FULL;
