@@ -46,6 +46,7 @@ public final class Controller {
     private final Map<String, Long> lastHeardNanos = new ConcurrentHashMap<>();
     private final Set<String> heardSinceLeadership = ConcurrentHashMap.newKeySet();
     private final Set<String> unsupported = ConcurrentHashMap.newKeySet();
+    private final Map<String, Sinks.One<Boolean>> answers = new ConcurrentHashMap<>();
     /** topic → when a peer state we do not yet refine arrived (for the convergence lag). */
     private final Map<String, Long> divergedSinceNanos = new ConcurrentHashMap<>();
     private final Map<String, List<String>> capMismatches = new ConcurrentHashMap<>();
@@ -155,6 +156,7 @@ public final class Controller {
 
     private void heard(String peer) {
         lastHeardNanos.put(peer, clock.now(TimeUnit.NANOSECONDS));
+        answerSink(peer).tryEmitValue(true);
         heardSinceLeadership.add(peer);
         if (deferOwn && heardSinceLeadership.containsAll(peers)) {
             deferOwn = false;
@@ -202,12 +204,26 @@ public final class Controller {
         metrics.failure(peer);
         if (error instanceof ExchangeException e && e.isUnsupported()) {
             unsupported.add(peer);
+            answerSink(peer).tryEmitValue(false);
         }
     }
 
     /** Whether {@code peer} has answered since this controller started: the replicators' gate (R-C11). */
     public boolean hasAnswered(String peer) {
         return lastHeardNanos.containsKey(peer);
+    }
+
+    /**
+     * Completes once {@code peer} has taken part in the exchange ({@code true}: replicators may start
+     * toward it) or answered that it has no exchange endpoint ({@code false}: report it unsupported and
+     * never write to it). The gate of R-C11.
+     */
+    public Mono<Boolean> awaitAnswer(String peer) {
+        return answerSink(peer).asMono();
+    }
+
+    private Sinks.One<Boolean> answerSink(String peer) {
+        return answers.computeIfAbsent(peer, p -> Sinks.one());
     }
 
     /** Whether {@code peer} answered that it has no exchange endpoint: never to be written to (R-C11). */

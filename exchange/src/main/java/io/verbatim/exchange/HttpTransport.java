@@ -18,8 +18,12 @@ public final class HttpTransport implements ExchangeTransport {
     /** @param peerUrls each peer's base URL (any of its controllers: a non-leader redirects) */
     public HttpTransport(Map<String, String> peerUrls, String bearerToken) {
         this.peerUrls = Map.copyOf(peerUrls);
-        this.client = HttpClient.create().followRedirect(true)
-                .headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + bearerToken)
+        String authorization = "Bearer " + bearerToken;
+        // Reactor Netty drops the credentials when a redirect leads to another host or port; the leader
+        // a peer redirects to is as much that peer as the follower was, so they go along again.
+        this.client = HttpClient.create()
+                .followRedirect(true, redirected -> redirected.header(HttpHeaderNames.AUTHORIZATION, authorization))
+                .headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, authorization)
                         .set(HttpHeaderNames.CONTENT_TYPE, "application/x-protobuf"));
     }
 

@@ -1,0 +1,167 @@
+package io.verbatim.exchange;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.verbatim.exchange.proto.ExchangeRequest;
+import io.verbatim.model.Join;
+import io.verbatim.model.Layout;
+import io.verbatim.model.Mutation;
+import io.verbatim.model.Shape;
+import io.verbatim.store.InMemoryLayoutStore;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.ByteBufFlux;
+import reactor.netty.http.client.HttpClient;
+
+/** Three clusters exchanging over real HTTP on loopback. */
+class HttpExchangeTest {
+    private static final String TOKEN = "broker-secret";
+    private static final Map<String, String> ROLES = Map.of(TOKEN, "broker", "operator-secret", "operator");
+    private static final ExchangeConfig CONFIG = ExchangeConfig.defaults().withAntiEntropyInterval(Duration.ofSeconds(1))
+            .withRetry(Duration.ofMillis(50), Duration.ofSeconds(1), 0.5).withMaxBodyBytes(64 * 1024);
+
+    private final Map<String, InMemoryLayoutStore> stores = new LinkedHashMap<>();
+    private final Map<String, Controller> controllers = new LinkedHashMap<>();
+    private final Map<String, ExchangeServer> servers = new LinkedHashMap<>();
+    private final List<Pusher> pushers = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        pushers.forEach(Pusher::dispose);
+        servers.values().forEach(ExchangeServer::stop);
+    }
+
+    private void start(Map<String, Layout> initial) {
+        for (var e : initial.entrySet()) {
+            InMemoryLayoutStore store = new InMemoryLayoutStore();
+            store.create("t", e.getValue()).block();
+            stores.put(e.getKey(), store);
+            Set<String> peers = new java.util.HashSet<>(initial.keySet());
+            peers.remove(e.getKey());
+            Controller c = new Controller(e.getKey(), peers, Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
+            controllers.put(e.getKey(), c);
+            servers.put(e.getKey(), new ExchangeServer(c, CONFIG, ROLES, () -> null,
+                    (topic, remote) -> Map.of("0000-ffff-0", 0L)).start(0));
+        }
+        Map<String, String> urls = new HashMap<>();
+        servers.forEach((name, server) -> urls.put(name, server.baseUrl()));
+        for (Controller c : controllers.values()) {
+            pushers.add(new Pusher(c, new HttpTransport(urls, TOKEN), CONFIG, Schedulers.parallel()).start());
+        }
+    }
+
+    private void awaitShape(String cluster, Shape expected) {
+        Layout reached = stores.get(cluster).watch("t").filter(l -> Shape.of(l).equals(expected)).next()
+                .block(Duration.ofSeconds(20));
+        assertThat(reached).as("%s converged", cluster).isNotNull();
+    }
+
+    @Test
+    void layoutsThatEvolvedApartConvergeOverHttpInOnePass() throws Exception {
+        Layout a = Layout.initial(3, 3, 0);
+        Layout b = Layout.initial(4, 8, 0);
+        Layout c = Layout.initial(1, 2, 0).apply(Mutation.split(0), 0, 0).layoutOrThrow();
+        Shape join = Join.of(Shape.of(a), Shape.of(b), Shape.of(c));
+        start(Map.of("a", a, "b", b, "c", c));
+        for (String name : stores.keySet()) {
+            awaitShape(name, join);
+        }
+        // One pass: each cluster only ever added boundaries and buckets; nothing was merged and split again.
+        for (InMemoryLayoutStore store : stores.values()) {
+            assertThat(store.get("t").block().segments().values()).noneMatch(s -> s.parentIds().size() > 1);
+        }
+
+        JsonNode status = new ObjectMapper().readTree(get(servers.get("a").baseUrl() + ExchangeServer.STATUS_PATH));
+        JsonNode remote = status.path("topics").path("t").path("remotes").path("b");
+        assertThat(remote.path("divergedRanges")).isEmpty();
+        assertThat(remote.path("convergedRanges").size()).isEqualTo(join.cells().size());
+        assertThat(remote.path("lastStateAgeMillis").asLong()).isGreaterThanOrEqualTo(0);
+        assertThat(remote.path("replicationBacklog").path("0000-ffff-0").asLong()).isZero();
+        assertThat(status.path("topics").path("t").path("capMismatches")).isEmpty();
+
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new ExchangeMetricsBinder(controllers.get("a")).bindTo(registry);
+        assertThat(registry.get(ExchangeMetricsBinder.CALLS).tags("peer", "b", "outcome", "success").functionCounter()
+                .count()).isPositive();
+        assertThat(registry.get(ExchangeMetricsBinder.DIVERGED_RANGES).gauge().value()).isZero();
+    }
+
+    @Test
+    void theEndpointRefusesBadCallsWithTheProblemNamedAndChangesNothing() {
+        start(Map.of("a", Layout.initial(1, 1, 0), "b", Layout.initial(1, 1, 0)));
+        pushers.forEach(Pusher::dispose);
+        String url = servers.get("a").baseUrl() + ExchangeServer.EXCHANGE_PATH;
+        Layout split = Layout.initial(2, 1, 0);
+        byte[] valid = ExchangeRequest.newBuilder().setCluster("b").addTopics(States.toProto(PeerState.of("b", "t",
+                split, Set.of(), Caps.PULSAR_DEFAULTS))).build().toByteArray();
+
+        assertThat(post(url, null, valid)).startsWith("401:").contains("bearer token");
+        assertThat(post(url, "nope", valid)).startsWith("403:").contains("not valid");
+        assertThat(post(url, "operator-secret", valid)).startsWith("403:").contains("role 'operator'");
+        assertThat(post(url, TOKEN, new byte[] {(byte) 0xff, 0x01})).startsWith("400:")
+                .contains("not an ExchangeRequest");
+        assertThat(post(url, TOKEN, new byte[100_000])).startsWith("413:").contains("above the limit");
+        byte[] stranger = ExchangeRequest.newBuilder().setCluster("mallory").build().toByteArray();
+        assertThat(post(url, TOKEN, stranger)).startsWith("403:").contains("not in the replication set");
+        assertThat(stores.get("a").get("t").block().epoch()).as("nothing changed").isZero();
+
+        assertThat(post(url, TOKEN, valid)).startsWith("200:");
+        assertThat(stores.get("a").get("t").block().activeSegments()).hasSize(2);
+    }
+
+    @Test
+    void aFollowerRedirectsToTheControllerLeader() {
+        start(Map.of("a", Layout.initial(1, 1, 0), "b", Layout.initial(1, 1, 0)));
+        pushers.forEach(Pusher::dispose);
+        String leader = servers.get("a").baseUrl();
+        ExchangeServer follower = new ExchangeServer(controllers.get("a"), CONFIG, ROLES, () -> leader,
+                Controller.BacklogSource.NONE).start(0);
+        try {
+            String answer = HttpClient.create().headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + TOKEN))
+                    .post().uri(follower.baseUrl() + ExchangeServer.EXCHANGE_PATH)
+                    .send(ByteBufFlux.fromInbound(Mono.just(new byte[0])))
+                    .response((r, body) -> Mono.just(r.status().code() + " " + r.responseHeaders().get("Location")))
+                    .blockLast(Duration.ofSeconds(5));
+            assertThat(answer).isEqualTo("307 " + leader + ExchangeServer.EXCHANGE_PATH);
+            // A pusher that only knows the follower's address still gets through.
+            Layout split = Layout.initial(2, 1, 0);
+            stores.get("b").compareAndSet("t", 0, Layout.of(1, split.nextSegmentId(), split.segments().values()))
+                    .block();
+            Pusher viaFollower = new Pusher(controllers.get("b"), new HttpTransport(Map.of("a", follower.baseUrl()),
+                    TOKEN), CONFIG, Schedulers.parallel());
+            viaFollower.pushUntilAcknowledged("a").block(Duration.ofSeconds(10));
+            assertThat(stores.get("a").get("t").block().activeSegments()).hasSize(2);
+        } finally {
+            follower.stop();
+        }
+    }
+
+    private static String post(String url, String token, byte[] body) {
+        return HttpClient.create().headers(h -> {
+            if (token != null) {
+                h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + token);
+            }
+        }).post().uri(url).send(ByteBufFlux.fromInbound(Mono.just(body)))
+                .responseSingle((r, content) -> content.asString(StandardCharsets.UTF_8).defaultIfEmpty("")
+                        .map(text -> r.status().code() + ": " + text))
+                .block(Duration.ofSeconds(5));
+    }
+
+    private static String get(String url) {
+        return HttpClient.create().get().uri(url).responseContent().aggregate().asString().block(Duration.ofSeconds(5));
+    }
+}
