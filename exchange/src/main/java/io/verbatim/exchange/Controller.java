@@ -391,7 +391,8 @@ public final class Controller {
                     r.put("convergedRanges", d.converged());
                     r.put("divergedRanges", d.diverged());
                     Long heard = lastHeardNanos.get(peer);
-                    r.put("lastStateAgeMillis", heard == null ? -1 : (now - heard) / 1_000_000);
+                    // A state may land between reading the clock and here: an age is never negative.
+                    r.put("lastStateAgeMillis", heard == null ? -1 : Math.max(0, now - heard) / 1_000_000);
                     r.put("capMismatch", !s.caps().equals(caps));
                 }
                 r.put("replicationBacklog", backlog.backlog(topic, peer));
