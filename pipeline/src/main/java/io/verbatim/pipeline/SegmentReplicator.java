@@ -304,25 +304,29 @@ public final class SegmentReplicator {
         if (unit.sends().isEmpty()) {
             return Mono.just(unit);
         }
-        SentParts taken = unit.path() == Unit.Path.REBATCHED
-                ? sentParts.compute(unit.position(), (p, old) -> old != null && old.epoch == unit.epoch() ? old
-                        : new SentParts(unit.epoch()))
-                : null;
+        if (unit.path() == Unit.Path.VERBATIM) {
+            // The fast path: one send, no part bookkeeping, no inner Flux.
+            return sendOne(unit.sends().get(0), sessions).thenReturn(unit).doFinally(s -> inFlight.end());
+        }
+        SentParts taken = sentParts.compute(unit.position(), (p, old) -> old != null && old.epoch == unit.epoch() ? old
+                : new SentParts(unit.epoch()));
         return Flux.fromIterable(unit.sends())
-                .filter(o -> taken == null || !taken.contains(o.position().part()))
-                .flatMap(o -> sessions.to(o.segmentId()).send(o.entry(), o.position())
-                        .timeout(config.sendTimeout(), timer)
-                        .doOnNext(receipt -> {
-                            if (receipt == ProducerSession.Receipt.DUPLICATE) {
-                                metrics.duplicateReceipts.increment();
-                            }
-                            if (taken != null) {
-                                taken.add(o.position().part());
-                            }
-                        })
-                        .doOnError(e -> metrics.sendFailures.increment()), Math.max(1, unit.sends().size()))
+                .filter(o -> !taken.contains(o.position().part()))
+                .flatMap(o -> sendOne(o, sessions).doOnNext(receipt -> taken.add(o.position().part())),
+                        unit.sends().size())
                 .then(Mono.just(unit))
                 .doFinally(s -> inFlight.end());
+    }
+
+    private Mono<ProducerSession.Receipt> sendOne(Unit.Outgoing o, Sessions sessions) {
+        return sessions.to(o.segmentId()).send(o.entry(), o.position())
+                .timeout(config.sendTimeout(), timer)
+                .doOnNext(receipt -> {
+                    if (receipt == ProducerSession.Receipt.DUPLICATE) {
+                        metrics.duplicateReceipts.increment();
+                    }
+                })
+                .doOnError(e -> metrics.sendFailures.increment());
     }
 
     /** Builds a {@link SegmentReplicator}; every collaborator is required unless said otherwise. */
