@@ -51,6 +51,7 @@ class ConvergenceSimulationTest {
         final Map<String, Pusher> pushers = new HashMap<>();
         final Map<String, Set<Integer>> coldEver = new HashMap<>();
         final Map<String, Map<String, Set<Integer>>> lastBoundaries = new HashMap<>();
+        final Map<String, Set<Integer>> everSeen = new HashMap<>();
         final ExchangeConfig config = ExchangeConfig.defaults().withAntiEntropyInterval(Duration.ofSeconds(5))
                 .withRetry(Duration.ofMillis(100), Duration.ofSeconds(2), 0);
         Caps globalMin;
@@ -107,6 +108,12 @@ class ConvergenceSimulationTest {
                 for (String name : names) {
                     assertThat(Shape.of(stores.get(name).get(topic).block())).as("%s of %s vs %s", topic, name,
                             names.get(0)).isEqualTo(expected);
+                }
+                // Nothing is lost without agreement: a boundary no cluster ever marked cold is still there.
+                for (int b : everSeen.getOrDefault(topic, Set.of())) {
+                    if (coldEver.values().stream().noneMatch(marks -> marks.contains(b))) {
+                        assertThat(expected.boundaries()).as("boundary %s of %s", b, topic).contains(b);
+                    }
                 }
             }
             pushers.values().forEach(Pusher::dispose);
@@ -168,7 +175,9 @@ class ConvergenceSimulationTest {
             stores.forEach((name, store) -> {
                 Map<String, Set<Integer>> m = new HashMap<>();
                 for (String topic : TOPICS) {
-                    m.put(topic, Shape.of(store.get(topic).block()).boundaries());
+                    Set<Integer> boundaries = Shape.of(store.get(topic).block()).boundaries();
+                    m.put(topic, boundaries);
+                    everSeen.computeIfAbsent(topic, t -> new HashSet<>()).addAll(boundaries);
                 }
                 lastBoundaries.put(name, m);
             });
