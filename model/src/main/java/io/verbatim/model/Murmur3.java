@@ -16,6 +16,7 @@ final class Murmur3 {
         return hash32(data, 0, data.length);
     }
 
+    @SuppressWarnings("fallthrough") // the tail bytes accumulate, as in the reference implementation
     static int hash32(byte[] data, int offset, int length) {
         int h = 0;
         int blockEnd = offset + (length & ~3);

@@ -17,14 +17,17 @@ import io.verbatim.pipeline.DrainGate;
 import io.verbatim.pipeline.PipelineMetricsBinder;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteCluster;
+import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.StartAt;
+import io.verbatim.pipeline.StoredEntry;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.TimeUnit;
@@ -290,8 +293,8 @@ public final class MemoryCluster {
     }
 
     /** Every entry this cluster stores, by segment id. */
-    public Map<Long, List<io.verbatim.pipeline.StoredEntry>> contents() {
-        Map<Long, List<io.verbatim.pipeline.StoredEntry>> contents = new java.util.TreeMap<>();
+    public Map<Long, List<StoredEntry>> contents() {
+        Map<Long, List<StoredEntry>> contents = new TreeMap<>();
         logs.forEach((id, log) -> contents.put(id, log.entries()));
         return contents;
     }
@@ -309,7 +312,7 @@ public final class MemoryCluster {
             SourcePosition position, Entry entry) {
         MemorySegmentLog log = logs.get(segmentId);
         if (log == null) {
-            throw new io.verbatim.pipeline.RemoteException(io.verbatim.pipeline.RemoteException.Kind.SEALED, segmentId,
+            throw new RemoteException(RemoteException.Kind.SEALED, segmentId,
                     "segment was deleted");
         }
         Destination d = destinations.computeIfAbsent(segmentId + "/" + producerName, k -> new Destination(segmentId));
