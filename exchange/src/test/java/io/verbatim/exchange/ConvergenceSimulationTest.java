@@ -30,7 +30,7 @@ class ConvergenceSimulationTest {
     @Test
     void everyClusterConvergesOnTheSameLayoutAndNoInvariantBreaks() {
         long first = Long.getLong("verbatim.seed", 0xE8C4_0001L);
-        int count = Integer.getInteger("verbatim.simulations", 1000);
+        int count = Integer.getInteger("verbatim.simulations", 1000 * Integer.getInteger("verbatim.scale", 1));
         for (int i = 0; i < count; i++) {
             long seed = first + i;
             try {

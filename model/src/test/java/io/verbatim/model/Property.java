@@ -4,8 +4,9 @@ import java.util.Random;
 
 /**
  * Seeded property checks in plain JUnit 5. Each property runs {@code cases} generated cases from a
- * fixed default seed, so CI is deterministic; {@code -Dverbatim.seed=N} replays a printed seed and
- * {@code -Dverbatim.cases=N} runs longer campaigns. A failure names the seed and case to replay.
+ * fixed default seed, so CI is deterministic; {@code -Dverbatim.seed=N} replays a printed seed,
+ * {@code -Dverbatim.cases=N} sets the number of cases and {@code -Dverbatim.scale=K} multiplies every
+ * default (the {@code long} profile uses 10). A failure names the seed and case to replay.
  */
 public final class Property {
     private Property() {
@@ -19,7 +20,7 @@ public final class Property {
 
     public static void forAll(String name, long defaultSeed, int defaultCases, Case property) {
         long seed = Long.getLong("verbatim.seed", defaultSeed);
-        int cases = Integer.getInteger("verbatim.cases", defaultCases);
+        int cases = Integer.getInteger("verbatim.cases", defaultCases * Integer.getInteger("verbatim.scale", 1));
         Random seeds = new Random(seed);
         for (int i = 0; i < cases; i++) {
             long caseSeed = seeds.nextLong();

@@ -38,7 +38,8 @@ class CrashCampaignTest {
     /** Runs the seeds; returns how many crash points were exercised. */
     private static int campaign(long defaultSeed, boolean layoutChanges) {
         long first = Long.getLong("verbatim.seed", defaultSeed);
-        int count = Integer.getInteger("verbatim.campaigns", layoutChanges ? 300 : 600);
+        int count = Integer.getInteger("verbatim.campaigns", (layoutChanges ? 300 : 600)
+                * Integer.getInteger("verbatim.scale", 1));
         int crashes = 0;
         for (int i = 0; i < count; i++) {
             long seed = first + i;
