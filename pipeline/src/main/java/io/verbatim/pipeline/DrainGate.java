@@ -11,7 +11,8 @@ public interface DrainGate {
 
     /**
      * Completes once the sealed segment {@code segmentId} has no backlog on cursor {@code cursorName}
-     * (a pruned segment counts as drained).
+     * and its own parents are drained the same way (a pruned segment counts as drained). The check is
+     * transitive: an empty parent must not open a child's gate while a grandparent still has backlog.
      */
     Mono<Void> drained(long segmentId, String cursorName);
 }

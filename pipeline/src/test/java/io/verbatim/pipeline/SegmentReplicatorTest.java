@@ -155,6 +155,24 @@ class SegmentReplicatorTest {
     }
 
     @Test
+    void anEmptyParentDoesNotOpenTheGateWhileAGrandparentHasBacklog() {
+        Fixture f = new Fixture(ONE);
+        f.produce(0, 40, 10, CompressionType.NONE); // into 0
+        f.a.apply(Mutation.split(0)).layoutOrThrow(); // 1, 2
+        f.a.apply(Mutation.split(1)).layoutOrThrow(); // 1 was empty: 3, 4
+        f.produce(40, 40, 10, CompressionType.NONE); // into 2, 3 and 4
+        for (long id = 1; id <= 4; id++) {
+            f.replicator(id).run().subscribe();
+        }
+        f.advance(Duration.ofSeconds(5));
+        assertThat(f.b.log(0).entries()).as("no grandchild goes ahead of the grandparent").isEmpty();
+        f.replicator(0).run().subscribe();
+        f.advance(Duration.ofSeconds(1));
+        assertThat(f.deliveredToB()).hasSize(80);
+        Invariants.checkDelivery(singleOrigin(f), false);
+    }
+
+    @Test
     void aSealedSegmentWithReplicationBacklogIsNotDeletedUntilDrainedOrExpired() {
         Fixture f = new Fixture(ONE);
         f.produce(0, 10, 5, CompressionType.NONE);

@@ -250,9 +250,24 @@ public final class MemoryCluster {
                 .register(registry);
     }
 
-    /** The parent-drain gate over this cluster's cursors: drained once sealed and acknowledged to the end. */
+    /**
+     * The parent-drain gate over this cluster's cursors: a segment counts as drained once it is sealed,
+     * its cursor has acknowledged everything, and its own parents count as drained. Transitively: an
+     * empty segment between a child and a grandparent with backlog must not open the child's gate.
+     */
     public DrainGate drainGate() {
-        return (segmentId, cursorName) -> Mono.create(sink -> {
+        return new DrainGate() {
+            @Override
+            public Mono<Void> drained(long segmentId, String cursorName) {
+                List<Long> parents = layout.segment(segmentId).map(Segment::parentIds).orElse(List.of());
+                return Flux.fromIterable(parents).flatMap(p -> drained(p, cursorName))
+                        .then(selfDrained(segmentId, cursorName));
+            }
+        };
+    }
+
+    private Mono<Void> selfDrained(long segmentId, String cursorName) {
+        return Mono.create(sink -> {
             MemorySegmentLog log = logs.get(segmentId);
             if (log == null) {
                 sink.success(); // pruned: drained by definition
