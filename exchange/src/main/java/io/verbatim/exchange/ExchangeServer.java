@@ -77,7 +77,7 @@ public final class ExchangeServer {
                     .header(HttpHeaderNames.LOCATION, leader + EXCHANGE_PATH).send();
         }
         String length = request.requestHeaders().get(HttpHeaderNames.CONTENT_LENGTH);
-        if (length != null && Long.parseLong(length) > config.maxBodyBytes()) {
+        if (length != null && declaredLength(length) > config.maxBodyBytes()) {
             return text(response, 413, "body of " + length + " bytes is above the limit of " + config.maxBodyBytes());
         }
         return request.receive().aggregate().asByteArray().defaultIfEmpty(new byte[0]).flatMap(body -> {
@@ -96,6 +96,15 @@ public final class ExchangeServer {
                             .sendByteArray(Mono.just(answer.toByteArray())).then())
                     .onErrorResume(ExchangeException.class, e -> text(response, e.status(), e.getMessage()));
         });
+    }
+
+    /** A Content-Length that is not a number is treated as too large: the body is not read. */
+    private static long declaredLength(String header) {
+        try {
+            return Long.parseLong(header.trim());
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE;
+        }
     }
 
     /** Null when the call carries a bearer token of the broker role; otherwise why not. */
