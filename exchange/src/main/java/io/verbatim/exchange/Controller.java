@@ -249,9 +249,11 @@ public final class Controller {
 
     private void afterFold(String topic, Layout after, boolean changed) {
         Collection<PeerState> states = peerStates.getOrDefault(topic, Map.of()).values();
+        Set<Integer> agreed = agreed(topic, after);
+        Shape local = Shape.of(after);
         int diverged = 0;
         for (PeerState s : states) {
-            diverged += divergence(Shape.of(after), withoutAgreed(s, topic, after)).diverged().size();
+            diverged += divergence(local, Fold.without(s.shape(), agreed)).diverged().size();
         }
         divergedByTopic.put(topic, diverged);
         boolean refinesAll = diverged == 0;
@@ -270,26 +272,10 @@ public final class Controller {
         }
     }
 
-    /** A peer's shape with the boundaries everyone agreed to merge taken out (those we do not follow). */
-    private Shape withoutAgreed(PeerState s, String topic, Layout local) {
-        var agreed = Fold.agreedToRemove(local, coldMarks.getOrDefault(topic, Set.of()),
+    /** The boundaries every cluster agreed to merge: taken out of peers' shapes before comparing. */
+    private Set<Integer> agreed(String topic, Layout local) {
+        return Fold.agreedToRemove(local, coldMarks.getOrDefault(topic, Set.of()),
                 peerStates.getOrDefault(topic, Map.of()).values());
-        if (agreed.isEmpty()) {
-            return s.shape();
-        }
-        var cuts = new java.util.TreeSet<>(s.shape().boundaries());
-        cuts.removeAll(agreed);
-        List<Shape.Cell> cells = new ArrayList<>();
-        for (Shape.Cell c : Shape.ofBoundaries(cuts, io.verbatim.model.Buckets.ONE).cells()) {
-            int n = 1;
-            for (Shape.Cell original : s.shape().cells()) {
-                if (original.range().overlaps(c.range())) {
-                    n = Math.max(n, original.buckets().count());
-                }
-            }
-            cells.add(new Shape.Cell(c.range(), io.verbatim.model.Buckets.of(n)));
-        }
-        return new Shape(cells);
     }
 
     /** A cold mark is kept until neither this cluster nor any peer has the boundary any more. */
@@ -385,7 +371,7 @@ public final class Controller {
                 if (s == null) {
                     r.put("state", "no state received");
                 } else {
-                    Divergence d = divergence(Shape.of(layout), withoutAgreed(s, topic, layout));
+                    Divergence d = divergence(Shape.of(layout), Fold.without(s.shape(), agreed(topic, layout)));
                     r.put("peerEpoch", s.epoch());
                     r.put("acknowledgedEpoch", acknowledged.getOrDefault(peer, Map.of()).getOrDefault(topic, -1L));
                     r.put("convergedRanges", d.converged());

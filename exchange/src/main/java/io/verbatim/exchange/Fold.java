@@ -103,13 +103,17 @@ public final class Fold {
         List<Shape> shapes = new ArrayList<>();
         shapes.add(Shape.of(local));
         peers.forEach(p -> shapes.add(p.shape()));
-        Shape join = Join.of(shapes);
-        if (agreed.isEmpty()) {
-            return join;
+        return without(Join.of(shapes), agreed);
+    }
+
+    /** {@code shape} with the {@code removed} boundaries merged away; a merged cell keeps the largest count. */
+    static Shape without(Shape shape, Set<Integer> removed) {
+        if (removed.isEmpty()) {
+            return shape;
         }
         List<Shape.Cell> cells = new ArrayList<>();
-        for (Shape.Cell c : join.cells()) {
-            if (!cells.isEmpty() && agreed.contains(c.range().start())) {
+        for (Shape.Cell c : shape.cells()) {
+            if (!cells.isEmpty() && removed.contains(c.range().start())) {
                 Shape.Cell previous = cells.remove(cells.size() - 1);
                 cells.add(new Shape.Cell(previous.range().merge(c.range()),
                         Buckets.of(Math.max(previous.buckets().count(), c.buckets().count()))));

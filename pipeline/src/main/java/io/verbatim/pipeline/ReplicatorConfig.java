@@ -65,6 +65,11 @@ public record ReplicatorConfig(
                 PartsCodec.SOURCE, Duration.ofSeconds(30));
     }
 
+    public ReplicatorConfig withLocalCluster(String value) {
+        return new ReplicatorConfig(value, maxInFlight, sendTimeout, retryBackoffMin, retryBackoffMax, retryJitter,
+                startAt, messageTtl, partsCodec, sealWait);
+    }
+
     public ReplicatorConfig withMaxInFlight(int value) {
         return new ReplicatorConfig(localCluster, value, sendTimeout, retryBackoffMin, retryBackoffMax, retryJitter,
                 startAt, messageTtl, partsCodec, sealWait);

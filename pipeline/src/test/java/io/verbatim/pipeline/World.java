@@ -49,9 +49,7 @@ final class World {
             SlowPathBudget budget = budgets.apply(from.name());
             for (MemoryCluster to : clusters.values()) {
                 if (from != to) {
-                    ReplicatorConfig config = new ReplicatorConfig(from.name(), base.maxInFlight(), base.sendTimeout(),
-                            base.retryBackoffMin(), base.retryBackoffMax(), base.retryJitter(), base.startAt(),
-                            base.messageTtl(), base.partsCodec(), base.sealWait());
+                    ReplicatorConfig config = base.withLocalCluster(from.name());
                     links.add(new MemoryReplicationLink(from, to, config, budget, ExchangeGate.alwaysReady(), clock,
                             clock).start());
                 }
