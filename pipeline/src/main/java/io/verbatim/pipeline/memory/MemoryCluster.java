@@ -124,23 +124,48 @@ public final class MemoryCluster {
         Layout current = layout;
         Outcome outcome = current.apply(mutation, current.epoch(), scheduler.now(TimeUnit.MILLISECONDS));
         if (outcome instanceof Outcome.Applied applied) {
-            for (long id : applied.createdIds()) {
-                MemorySegmentLog log = new MemorySegmentLog(id);
+            adopt(applied.layout());
+        }
+        return outcome;
+    }
+
+    /**
+     * Takes a layout decided elsewhere (the controller committed it to the layout store; brokers watch
+     * the store), in the same order as {@link #apply}: segments that are new get their log and their
+     * replication cursors first, then the sealed ones are sealed, then the layout is published. A layout
+     * not newer than the one held is ignored (a watch may repeat itself).
+     *
+     * @return whether the layout was taken
+     */
+    public synchronized boolean adopt(Layout next) {
+        if (next.epoch() <= layout.epoch()) {
+            return false;
+        }
+        for (Segment s : next.segments().values()) {
+            if (!logs.containsKey(s.id()) && s.createdAtEpoch() > layout.epoch()) {
+                MemorySegmentLog log = new MemorySegmentLog(s.id());
                 for (String peer : peers) {
                     log.openCursor(ReplicatorConfig.cursorName(peer), StartAt.EARLIEST);
                 }
-                logs.put(id, log);
-                inheritDeduplication(applied.layout().segment(id).orElseThrow());
+                logs.put(s.id(), log);
+                inheritDeduplication(s);
             }
-            for (Segment s : applied.layout().segments().values()) {
-                if (s.isSealed() && !logs.get(s.id()).isSealed()) {
-                    logs.get(s.id()).seal();
-                }
-            }
-            layout = applied.layout();
-            layouts.emitNext(applied.layout(), Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(1)));
         }
-        return outcome;
+        for (Segment s : next.segments().values()) {
+            MemorySegmentLog log = logs.get(s.id());
+            if (s.isSealed() && log != null && !log.isSealed()) {
+                log.seal();
+            }
+        }
+        for (Long id : Set.copyOf(logs.keySet())) {
+            if (next.segment(id).isEmpty()) {
+                logs.remove(id); // pruned by the controller
+                destinations.keySet().removeIf(k -> k.startsWith(id + "/"));
+            }
+        }
+        layout = next;
+        layouts.emitNext(next, Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(1)));
+        return true;
     }
 
     private void inheritDeduplication(Segment child) {
@@ -296,8 +321,6 @@ public final class MemoryCluster {
             return false;
         }
         apply(Mutation.prune(segmentId)).layoutOrThrow();
-        logs.remove(segmentId);
-        destinations.keySet().removeIf(k -> k.startsWith(segmentId + "/"));
         return true;
     }
 
@@ -322,8 +345,22 @@ public final class MemoryCluster {
         return faults;
     }
 
-    /** An arriving replicated entry: admitted by the destination's rules, then appended. */
-    synchronized ProducerSession.Receipt ingest(long segmentId, String producerName, long session, long seq,
+    /**
+     * A new session id for a replicator connecting from elsewhere (an ingest endpoint): higher than every
+     * id handed out before, so the session fences every older one of the same producer.
+     */
+    public long newSessionId() {
+        return sessionIds.incrementAndGet();
+    }
+
+    /**
+     * An arriving replicated entry: admitted by the destination's rules (deduplication on the source
+     * position, the session's sequence numbers, sealed segments refused), then appended. What an ingest
+     * endpoint calls for each entry of a session, in the order the session carries them.
+     *
+     * @throws RemoteException naming why the entry was not taken
+     */
+    public synchronized ProducerSession.Receipt ingest(long segmentId, String producerName, long session, long seq,
             SourcePosition position, Entry entry) {
         MemorySegmentLog log = logs.get(segmentId);
         if (log == null) {

@@ -4,11 +4,13 @@ import io.verbatim.budget.SlowPathBudget;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
 import io.verbatim.pipeline.ExchangeGate;
+import io.verbatim.pipeline.RemoteCluster;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.SegmentReplicator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
@@ -23,7 +25,8 @@ public final class MemoryReplicationLink {
     private static final Logger LOG = Loggers.getLogger(MemoryReplicationLink.class);
 
     private final MemoryCluster local;
-    private final MemoryCluster remote;
+    private final RemoteCluster remote;
+    private final Predicate<Segment> owned;
     private final ReplicatorConfig config;
     private final SlowPathBudget budget;
     private final ExchangeGate exchangeGate;
@@ -38,8 +41,19 @@ public final class MemoryReplicationLink {
 
     public MemoryReplicationLink(MemoryCluster local, MemoryCluster remote, ReplicatorConfig config,
             SlowPathBudget budget, ExchangeGate exchangeGate, Scheduler timer, Scheduler cpu) {
+        this(local, remote.asRemote(), s -> true, config, budget, exchangeGate, timer, cpu);
+    }
+
+    /**
+     * Replication toward any {@link RemoteCluster} (one across a network, say) of the local segments
+     * {@code owned} selects: a broker runs the replicators of the segments it owns.
+     */
+    public MemoryReplicationLink(MemoryCluster local, RemoteCluster remote, Predicate<Segment> owned,
+            ReplicatorConfig config, SlowPathBudget budget, ExchangeGate exchangeGate, Scheduler timer,
+            Scheduler cpu) {
         this.local = local;
         this.remote = remote;
+        this.owned = owned;
         this.config = config;
         this.budget = budget;
         this.exchangeGate = exchangeGate;
@@ -79,6 +93,9 @@ public final class MemoryReplicationLink {
     /** True when every segment's replicator finished or is idle with no backlog. */
     public boolean caughtUp() {
         for (Segment s : local.layout().segments().values()) {
+            if (!owned.test(s)) {
+                continue;
+            }
             MemoryCursor cursor = local.log(s.id()).existingCursor(ReplicatorConfig.cursorName(remote.name()));
             if (cursor != null && cursor.backlog() > 0) {
                 return false;
@@ -92,14 +109,15 @@ public final class MemoryReplicationLink {
             return;
         }
         for (Segment s : layout.segments().values()) {
-            if (running.containsKey(s.id()) || done.containsKey(s.id()) || failed.containsKey(s.id())) {
+            if (!owned.test(s) || running.containsKey(s.id()) || done.containsKey(s.id())
+                    || failed.containsKey(s.id())) {
                 continue;
             }
             SegmentReplicator replicator = SegmentReplicator.builder()
                     .config(config)
                     .source(s, local.log(s.id()))
                     .drainGate(local.drainGate())
-                    .remote(remote.asRemote())
+                    .remote(remote)
                     .exchangeGate(exchangeGate)
                     .budget(budget)
                     .timer(timer)
