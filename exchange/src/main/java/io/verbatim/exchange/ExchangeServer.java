@@ -8,12 +8,14 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.verbatim.exchange.proto.ExchangeRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
+import reactor.netty.http.server.HttpServerRoutes;
 
 /**
  * The broker-to-broker exchange endpoint (Reactor Netty, Protobuf bodies) and the status endpoint
@@ -49,8 +51,19 @@ public final class ExchangeServer {
 
     /** Binds to {@code 127.0.0.1:port} ({@code 0} picks a free port). */
     public ExchangeServer start(int port) {
+        return start(port, routes -> { });
+    }
+
+    /**
+     * Binds to {@code 127.0.0.1:port} with {@code more} routes beside the exchange and status ones (a
+     * runtime adds its metrics and status page to the same admin port).
+     */
+    public ExchangeServer start(int port, Consumer<HttpServerRoutes> more) {
         server = HttpServer.create().host("127.0.0.1").port(port)
-                .route(routes -> routes.post(EXCHANGE_PATH, this::exchange).get(STATUS_PATH, this::status))
+                .route(routes -> {
+                    routes.post(EXCHANGE_PATH, this::exchange).get(STATUS_PATH, this::status);
+                    more.accept(routes);
+                })
                 .bindNow();
         return this;
     }

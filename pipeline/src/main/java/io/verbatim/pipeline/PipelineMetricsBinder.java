@@ -33,8 +33,16 @@ public final class PipelineMetricsBinder implements MeterBinder {
      */
     public PipelineMetricsBinder(ReplicatorMetrics metrics, String localCluster, String remoteCluster,
             String segment, LongSupplier backlog) {
+        this(metrics, Tags.of("cluster", localCluster, "remote_cluster", remoteCluster, "segment", segment), backlog);
+    }
+
+    /**
+     * Counters summed over whatever {@code metrics} counts (a runtime sums every segment of a topic, tagged
+     * {@code topic} instead of {@code segment}).
+     */
+    public PipelineMetricsBinder(ReplicatorMetrics metrics, Tags tags, LongSupplier backlog) {
         this.metrics = metrics;
-        this.tags = Tags.of("cluster", localCluster, "remote_cluster", remoteCluster, "segment", segment);
+        this.tags = tags;
         this.backlog = backlog;
     }
 

@@ -32,7 +32,7 @@ public final class MemoryReplicationLink {
     private final ExchangeGate exchangeGate;
     private final Scheduler timer;
     private final Scheduler cpu;
-    private final ReplicatorMetrics metrics = new ReplicatorMetrics();
+    private final ReplicatorMetrics metrics;
     private final Map<Long, Disposable> running = new ConcurrentHashMap<>();
     private final Map<Long, Boolean> done = new ConcurrentHashMap<>();
     private final Map<Long, Throwable> failed = new ConcurrentHashMap<>();
@@ -41,16 +41,18 @@ public final class MemoryReplicationLink {
 
     public MemoryReplicationLink(MemoryCluster local, MemoryCluster remote, ReplicatorConfig config,
             SlowPathBudget budget, ExchangeGate exchangeGate, Scheduler timer, Scheduler cpu) {
-        this(local, remote.asRemote(), s -> true, config, budget, exchangeGate, timer, cpu);
+        this(local, remote.asRemote(), s -> true, config, budget, exchangeGate, timer, cpu, new ReplicatorMetrics());
     }
 
     /**
      * Replication toward any {@link RemoteCluster} (one across a network, say) of the local segments
-     * {@code owned} selects: a broker runs the replicators of the segments it owns.
+     * {@code owned} selects: a broker runs the replicators of the segments it owns. Its replicators count
+     * into {@code metrics}, which several links may share.
      */
     public MemoryReplicationLink(MemoryCluster local, RemoteCluster remote, Predicate<Segment> owned,
             ReplicatorConfig config, SlowPathBudget budget, ExchangeGate exchangeGate, Scheduler timer,
-            Scheduler cpu) {
+            Scheduler cpu, ReplicatorMetrics metrics) {
+        this.metrics = metrics;
         this.local = local;
         this.remote = remote;
         this.owned = owned;

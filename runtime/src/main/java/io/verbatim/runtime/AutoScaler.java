@@ -1,0 +1,162 @@
+package io.verbatim.runtime;
+
+import io.verbatim.config.AutoScaleConfig;
+import io.verbatim.config.AutoScaleConfig.Rates;
+import io.verbatim.exchange.Caps;
+import io.verbatim.model.Layout;
+import io.verbatim.model.Segment;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The local policy of PIP-483 as a pure function: from a layout, each active segment's load, the
+ * subscriptions' consumer count and the clocks of the last changes, at most one decision. A replicated
+ * topic does not merge on its own: the policy marks the boundary between two cold siblings cold, and
+ * the exchange merges it once every peer agrees (PIP-495).
+ */
+public final class AutoScaler {
+    private AutoScaler() {
+    }
+
+    /** What the policy decided, with the reason PIP-483 would give. */
+    public sealed interface Decision {
+        record Split(long segmentId, String reason) implements Decision {
+        }
+
+        record Rebucket(List<Long> segmentIds, int bucketCount, String reason) implements Decision {
+        }
+
+        /** Offer the boundary between two cold siblings for merging (a cold mark in the exchange). */
+        record MarkCold(int boundary, String reason) implements Decision {
+        }
+
+        record NoAction(String reason) implements Decision {
+        }
+    }
+
+    /**
+     * One segment's load.
+     *
+     * @param coldSinceMs since when every rate has been below the merge thresholds, {@code -1} if not now
+     */
+    public record Sample(Rates rates, long coldSinceMs) {
+    }
+
+    /** When each kind of change last happened ({@link Long#MIN_VALUE}: never). */
+    public record Clocks(long lastSplitMs, long lastMergeMs, long lastRebucketMs) {
+        public static final Clocks NEVER = new Clocks(Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE);
+    }
+
+    public static Decision decide(Layout layout, Map<Long, Sample> load, int consumers, AutoScaleConfig config,
+            Caps caps, long nowMs, Clocks clocks) {
+        List<Segment> active = layout.activeSegments();
+        boolean splitCooling = within(clocks.lastSplitMs(), config.splitCooldown().toMillis(), nowMs);
+
+        // 1. More consumers than segments: split the busiest, or raise the bucket count.
+        if (consumers > active.size()) {
+            Segment busiest = active.stream().max(Comparator.comparingDouble((Segment s) -> rates(load, s).msgRateIn())
+                    .thenComparing(Segment::id, Comparator.reverseOrder())).orElseThrow();
+            if (active.size() < caps.maxSegments()
+                    && rates(load, busiest).msgRateIn() >= config.splitVsRebucketMinMsgRateIn()) {
+                if (!splitCooling) {
+                    return new Decision.Split(busiest.id(), "consumer-count");
+                }
+            } else {
+                int capacity = active.stream().mapToInt(s -> s.buckets().count()).sum();
+                if (consumers > capacity
+                        && !within(clocks.lastRebucketMs(), config.rebucketCooldown().toMillis(), nowMs)) {
+                    int target = Math.min(nextPowerOfTwo((consumers + active.size() - 1) / active.size()),
+                            caps.maxEntryBucketsPerSegment());
+                    List<Long> ids = active.stream().filter(s -> s.buckets().count() < target).map(Segment::id)
+                            .sorted().toList();
+                    if (!ids.isEmpty()) {
+                        return new Decision.Rebucket(ids, target, active.size() >= caps.maxSegments()
+                                ? "at-max-segments" : "below-split-rate-floor");
+                    }
+                }
+            }
+        }
+
+        // 2. Load split: the segment with the highest score above 1.
+        if (active.size() < caps.maxSegments() && !splitCooling) {
+            Segment hottest = null;
+            double best = 1.0;
+            for (Segment s : active) {
+                double score = rates(load, s).score(config.split());
+                if (score > best) {
+                    best = score;
+                    hottest = s;
+                }
+            }
+            if (hottest != null) {
+                return new Decision.Split(hottest.id(), dominant(rates(load, hottest), config.split()));
+            }
+        }
+
+        // 3. Merge: two cold siblings, the pair with the lowest load, offered to the exchange.
+        if (active.size() > config.minSegments()
+                && !within(clocks.lastMergeMs(), config.mergeCooldown().toMillis(), nowMs)) {
+            int totalCap = active.stream().mapToInt(s -> s.buckets().count()).sum();
+            Segment[] pick = null;
+            double lowest = Double.MAX_VALUE;
+            for (int i = 0; i + 1 < active.size(); i++) {
+                Segment a = active.get(i);
+                Segment b = active.get(i + 1);
+                if (!layout.areSiblings(a.id(), b.id()) || !cold(load, a, config, nowMs) || !cold(load, b, config, nowMs)) {
+                    continue;
+                }
+                int pairCap = a.buckets().count() + b.buckets().count();
+                if (totalCap - pairCap + Math.min(pairCap, caps.maxEntryBucketsPerSegment())
+                        < Math.min(consumers, totalCap)) {
+                    continue;
+                }
+                double combined = total(rates(load, a)) + total(rates(load, b));
+                if (combined < lowest) {
+                    lowest = combined;
+                    pick = new Segment[] {a, b};
+                }
+            }
+            if (pick != null) {
+                return new Decision.MarkCold(pick[1].range().start(), "cold");
+            }
+        }
+        return new Decision.NoAction(splitCooling ? "split cooldown" : "within thresholds");
+    }
+
+    private static boolean cold(Map<Long, Sample> load, Segment s, AutoScaleConfig config, long nowMs) {
+        Sample sample = load.get(s.id());
+        return sample != null && sample.coldSinceMs() >= 0 && nowMs - sample.coldSinceMs() >= config.mergeWindow().toMillis()
+                && sample.rates().below(config.merge());
+    }
+
+    private static Rates rates(Map<Long, Sample> load, Segment s) {
+        Sample sample = load.get(s.id());
+        return sample == null ? new Rates(0, 0, 0, 0) : sample.rates();
+    }
+
+    private static double total(Rates r) {
+        return r.msgRateIn() + r.bytesRateIn() + r.msgRateOut() + r.bytesRateOut();
+    }
+
+    private static String dominant(Rates r, Rates t) {
+        double[] scores = {r.msgRateIn() / t.msgRateIn(), r.bytesRateIn() / t.bytesRateIn(),
+            r.msgRateOut() / t.msgRateOut(), r.bytesRateOut() / t.bytesRateOut()};
+        String[] names = {"msgRateIn", "bytesRateIn", "msgRateOut", "bytesRateOut"};
+        int best = 0;
+        for (int i = 1; i < scores.length; i++) {
+            if (scores[i] > scores[best]) {
+                best = i;
+            }
+        }
+        return names[best];
+    }
+
+    private static boolean within(long lastMs, long cooldownMs, long nowMs) {
+        return lastMs != Long.MIN_VALUE && nowMs - lastMs < cooldownMs;
+    }
+
+    static int nextPowerOfTwo(int n) {
+        return n <= 1 ? 1 : Integer.highestOneBit(n - 1) << 1;
+    }
+}

@@ -1,0 +1,387 @@
+package io.verbatim.runtime;
+
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.verbatim.budget.BrokerBudget;
+import io.verbatim.budget.BudgetMetricsBinder;
+import io.verbatim.config.ClusterConfig;
+import io.verbatim.config.TopicConfig;
+import io.verbatim.config.VerbatimConfig;
+import io.verbatim.exchange.Controller;
+import io.verbatim.exchange.ExchangeMetricsBinder;
+import io.verbatim.exchange.ExchangeServer;
+import io.verbatim.exchange.HttpTransport;
+import io.verbatim.exchange.Pusher;
+import io.verbatim.model.Layout;
+import io.verbatim.model.Outcome;
+import io.verbatim.model.Segment;
+import io.verbatim.model.proto.CompressionType;
+import io.verbatim.pipeline.ExchangeGate;
+import io.verbatim.pipeline.PipelineMetricsBinder;
+import io.verbatim.pipeline.ReplicatorConfig;
+import io.verbatim.pipeline.ReplicatorMetrics;
+import io.verbatim.pipeline.memory.MemoryCluster;
+import io.verbatim.pipeline.memory.MemoryCursor;
+import io.verbatim.pipeline.memory.MemoryReplicationLink;
+import io.verbatim.store.InMemoryLayoutStore;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.netty.http.server.HttpServerRoutes;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * One cluster of the embedded runtime: a controller (its layout store, the exchange endpoint, the
+ * status JSON and page, the Prometheus scrape), brokers (each with an ingest endpoint and its own
+ * slow-path budget, running the replicators of the segments it owns toward every peer), the segment
+ * logs of every topic, and the local PIP-483 policy.
+ *
+ * <p>Layouts flow one way: the controller commits to the layout store (its own changes, and what the
+ * exchange folds in), the brokers watch the store and adopt each new layout (new segments and their
+ * replication cursors first, then seals, then publication). The store is the seam the Raft-backed
+ * metadata log replaces.
+ */
+public final class ClusterNode implements AutoCloseable {
+    private static final Logger LOG = Loggers.getLogger(ClusterNode.class);
+    static final int MAX_FRAME_BYTES = 8 << 20;
+
+    /** Where a peer is reached: its controller's admin URL and its brokers' ingest URLs. */
+    public record Address(String adminUrl, List<String> brokerUrls) {
+    }
+
+    /** One broker: its budget, its ingest endpoint, the replication links it runs. */
+    private record Broker(int index, BrokerBudget budget, IngestServer ingest, int port) {
+    }
+
+    private final VerbatimConfig config;
+    private final ClusterConfig self;
+    private final Scheduler timer;
+    private final Scheduler cpu;
+    private final InMemoryLayoutStore store = new InMemoryLayoutStore();
+    private final Controller controller;
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Map<String, MemoryCluster> topics = new LinkedHashMap<>();
+    private final Map<String, LoadTracker> load = new ConcurrentHashMap<>();
+    private final Map<String, AutoScaler.Clocks> clocks = new ConcurrentHashMap<>();
+    private final Map<String, List<Subscription>> subscriptions = new ConcurrentHashMap<>();
+    private final List<Broker> brokers = new ArrayList<>();
+    /** topic → remote → counters summed over every broker's link. */
+    private final Map<String, Map<String, ReplicatorMetrics>> replication = new ConcurrentHashMap<>();
+    private final List<MemoryReplicationLink> links = new ArrayList<>();
+    private final Disposable.Composite running = Disposables.composite();
+    private final RateWindow rates;
+    private final List<String> decisions = new ArrayList<>();
+    private ExchangeServer admin;
+    private Pusher pusher;
+
+    public ClusterNode(VerbatimConfig config, String name, Scheduler timer, Scheduler cpu) {
+        this.config = config;
+        this.self = config.cluster(name);
+        this.timer = timer;
+        this.cpu = cpu;
+        List<String> peers = peers();
+        this.controller = new Controller(name, java.util.Set.copyOf(peers), config.caps(), store, timer);
+        this.rates = new RateWindow(timer);
+        registry.config().commonTags("cluster", name);
+    }
+
+    public String name() {
+        return self.name();
+    }
+
+    /** Every other cluster of the configuration: the replication set. */
+    public List<String> peers() {
+        return config.clusters().stream().map(ClusterConfig::name).filter(n -> !n.equals(self.name())).toList();
+    }
+
+    /** Creates the topics, starts the brokers' ingest endpoints and the controller's admin endpoint. */
+    public synchronized ClusterNode start() {
+        for (TopicConfig t : config.topics()) {
+            // The same initial layout on every cluster (PIP-495: a replicated namespace's topic starts alike).
+            Layout initial = Layout.initial(t.initialSegments(), t.bucketBudget(), 0);
+            store.create(t.name(), initial).block();
+            MemoryCluster storage = new MemoryCluster(name(), initial, timer);
+            for (String peer : peers()) {
+                storage.replicateTo(peer, config.replication().startAt());
+            }
+            topics.put(t.name(), storage);
+            load.put(t.name(), new LoadTracker());
+            clocks.put(t.name(), AutoScaler.Clocks.NEVER);
+            running.add(store.watch(t.name()).subscribe(storage::adopt));
+            registry.gauge("verbatim.topic.active.segments", Tags.of("topic", t.name()), storage,
+                    s -> s.layout().activeSegments().size());
+            storage.pinnedSegmentsMetric(config.replication().messageTtl().toMillis()).bindTo(registry);
+        }
+        controller.becomeLeader();
+        for (int i = 0; i < self.brokers(); i++) {
+            BrokerBudget budget = new BrokerBudget(config.slowPath(), timer);
+            new BudgetMetricsBinder(budget, Tags.of("broker", Integer.toString(i))).bindTo(registry);
+            IngestServer ingest = new IngestServer(name(), i, topics::get, this::brokerUrls, config.brokerToken(),
+                    MAX_FRAME_BYTES, registry).start(0);
+            brokers.add(new Broker(i, budget, ingest, ingest.port()));
+        }
+        admin = new ExchangeServer(controller, config.exchange(),
+                Map.of(config.brokerToken(), ExchangeServer.BROKER_ROLE), () -> null, this::backlog)
+                .start(self.adminPort(), this::adminRoutes);
+        new ExchangeMetricsBinder(controller).bindTo(registry);
+        return this;
+    }
+
+    /** Connects to the peers: pushes layouts to their controllers and replicates into their brokers. */
+    public synchronized ClusterNode connect(Map<String, Address> peers) {
+        Map<String, String> adminUrls = new TreeMap<>();
+        peers.forEach((peer, address) -> adminUrls.put(peer, address.adminUrl()));
+        pusher = new Pusher(controller, new HttpTransport(adminUrls, config.brokerToken()), config.exchange(), timer)
+                .start();
+        ReplicatorConfig replicator = config.replication().forCluster(name());
+        // R-C11: a replicator starts toward a remote only once the remote answered the exchange.
+        ExchangeGate gate = remote -> controller.awaitAnswer(remote)
+                .map(ok -> ok ? ExchangeGate.Readiness.READY : ExchangeGate.Readiness.UNSUPPORTED);
+        for (var topic : topics.entrySet()) {
+            for (String peer : peers()) {
+                Address address = peers.get(peer);
+                if (address == null) {
+                    throw new IllegalArgumentException("no address for peer " + peer + " of " + name());
+                }
+                ReplicatorMetrics counters = new ReplicatorMetrics();
+                replication.computeIfAbsent(topic.getKey(), t -> new ConcurrentHashMap<>()).put(peer, counters);
+                NetworkRemote remote = new NetworkRemote(peer, topic.getKey(), address.brokerUrls(),
+                        config.brokerToken(), MAX_FRAME_BYTES, config.rtt(), timer);
+                for (Broker broker : brokers) {
+                    links.add(new MemoryReplicationLink(topic.getValue(), remote,
+                            s -> owner(s.id()) == broker.index(), replicator, broker.budget(), gate, timer, cpu,
+                            counters).start());
+                }
+                new PipelineMetricsBinder(counters, Tags.of("remote_cluster", peer, "topic", topic.getKey()),
+                        () -> backlog(topic.getKey(), peer).values().stream().mapToLong(Long::longValue).sum())
+                        .bindTo(registry);
+            }
+        }
+        rates.start(this::replicatedTotals);
+        if (config.autoScale().enabled()) {
+            running.add(Flux.interval(config.autoScale().interval(), timer)
+                    .concatMap(tick -> Flux.fromIterable(topics.keySet()).concatMap(this::evaluatePolicy))
+                    .subscribe(v -> { }, e -> LOG.error("{}: the auto-scale loop stopped: {}", name(), e.toString())));
+        }
+        return this;
+    }
+
+    private int owner(long segmentId) {
+        return (int) Math.floorMod(segmentId, (long) brokers.size());
+    }
+
+    public Address address() {
+        return new Address(adminUrl(), brokerUrls());
+    }
+
+    public String adminUrl() {
+        return admin.baseUrl();
+    }
+
+    public List<String> brokerUrls() {
+        return brokers.stream().map(b -> "http://127.0.0.1:" + b.port()).toList();
+    }
+
+    public Controller controller() {
+        return controller;
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /** The segment logs of {@code topic} on this cluster (what its brokers store). */
+    public MemoryCluster storage(String topic) {
+        MemoryCluster storage = topics.get(topic);
+        if (storage == null) {
+            throw new IllegalArgumentException("cluster " + name() + " has no topic '" + topic + "'");
+        }
+        return storage;
+    }
+
+    public List<String> topics() {
+        return List.copyOf(topics.keySet());
+    }
+
+    public Layout layout(String topic) {
+        return storage(topic).layout();
+    }
+
+    public Producer producer(String topic, CompressionType codec) {
+        return new Producer(storage(topic), load.get(topic), codec);
+    }
+
+    /** A PIP-486 subscription of {@code consumers} consumers, reading every segment from its start. */
+    public Subscription subscribe(String topic, String subscription, int consumers) {
+        Subscription s = new Subscription(storage(topic), subscription, consumers, load.get(topic));
+        subscriptions.computeIfAbsent(topic, t -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(s);
+        running.add(s);
+        return s;
+    }
+
+    // ---- admin operations (what Pulsar's /admin/v2/scalable split / rebucket / merge calls do) ------
+
+    public Mono<Outcome> split(String topic, long segmentId) {
+        return controller.split(topic, segmentId).doOnNext(o -> recordManual(topic, o, "split"));
+    }
+
+    public Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount) {
+        return controller.rebucket(topic, segmentId, bucketCount).doOnNext(o -> recordManual(topic, o, "rebucket"));
+    }
+
+    /** A manual merge of a replicated topic is a cold mark: merged once every peer agrees (PIP-495). */
+    public Mono<Void> markCold(String topic, int boundary) {
+        return controller.markCold(topic, boundary);
+    }
+
+    private void recordManual(String topic, Outcome o, String kind) {
+        if (o instanceof Outcome.Applied) {
+            long now = timer.now(TimeUnit.MILLISECONDS);
+            AutoScaler.Clocks c = clocks.get(topic);
+            clocks.put(topic, kind.equals("split") ? new AutoScaler.Clocks(now, c.lastMergeMs(), c.lastRebucketMs())
+                    : new AutoScaler.Clocks(c.lastSplitMs(), c.lastMergeMs(), now));
+        }
+    }
+
+    // ---- the local policy ---------------------------------------------------------------------
+
+    private Mono<Void> evaluatePolicy(String topic) {
+        Layout layout = storage(topic).layout();
+        long now = timer.now(TimeUnit.MILLISECONDS);
+        Map<Long, AutoScaler.Sample> samples = load.get(topic).sample(
+                layout.activeSegments().stream().map(Segment::id).toList(), config.autoScale(), now);
+        int consumers = subscriptions.getOrDefault(topic, List.of()).stream().filter(s -> !s.isDisposed())
+                .mapToInt(Subscription::consumers).max().orElse(0);
+        AutoScaler.Decision d = AutoScaler.decide(layout, samples, consumers, config.autoScale(),
+                controller.effectiveCaps(topic), now, clocks.get(topic));
+        AutoScaler.Clocks c = clocks.get(topic);
+        Mono<?> action;
+        if (d instanceof AutoScaler.Decision.Split s) {
+            action = controller.split(topic, s.segmentId()).doOnNext(o -> {
+                if (o instanceof Outcome.Applied) {
+                    clocks.put(topic, new AutoScaler.Clocks(now, c.lastMergeMs(), c.lastRebucketMs()));
+                }
+            });
+        } else if (d instanceof AutoScaler.Decision.Rebucket r) {
+            action = Flux.fromIterable(r.segmentIds()).concatMap(id -> controller.rebucket(topic, id, r.bucketCount()))
+                    .then(Mono.fromRunnable(() -> clocks.put(topic,
+                            new AutoScaler.Clocks(c.lastSplitMs(), c.lastMergeMs(), now))));
+        } else if (d instanceof AutoScaler.Decision.MarkCold m) {
+            action = controller.markCold(topic, m.boundary()).then(Mono.fromRunnable(() -> clocks.put(topic,
+                    new AutoScaler.Clocks(c.lastSplitMs(), now, c.lastRebucketMs()))));
+        } else {
+            action = Mono.empty();
+        }
+        if (!(d instanceof AutoScaler.Decision.NoAction)) {
+            synchronized (decisions) {
+                decisions.add(topic + ": " + d);
+            }
+            LOG.info("{}: auto-scale {}: {}", name(), topic, d);
+        }
+        return action.then().onErrorResume(e -> {
+            LOG.warn("{}: auto-scale of {} failed: {}", name(), topic, e.toString());
+            return Mono.empty();
+        });
+    }
+
+    /** What the local policy decided so far, oldest first. */
+    public List<String> policyDecisions() {
+        synchronized (decisions) {
+            return List.copyOf(decisions);
+        }
+    }
+
+    // ---- progress and status ------------------------------------------------------------------
+
+    /** Replication counters toward {@code remote} for {@code topic}, summed over every broker. */
+    public ReplicatorMetrics replication(String topic, String remote) {
+        return replication.getOrDefault(topic, Map.of()).getOrDefault(remote, new ReplicatorMetrics());
+    }
+
+    private Map<String, long[]> replicatedTotals() {
+        Map<String, long[]> out = new TreeMap<>();
+        replication.forEach((topic, byRemote) -> byRemote.forEach((remote, m) -> out.computeIfAbsent(remote,
+                r -> new long[2])[0] += m.verbatimEntries()));
+        replication.forEach((topic, byRemote) -> byRemote.forEach((remote, m) -> out.get(remote)[1]
+                += m.rebatchedEntries()));
+        return out;
+    }
+
+    /** True when every replication cursor of every topic toward every peer has nothing left. */
+    public boolean caughtUp() {
+        return links.stream().allMatch(MemoryReplicationLink::caughtUp);
+    }
+
+    /** Replicator failures that stopped a replicator for good, by link. */
+    public List<Throwable> replicationFailures() {
+        return links.stream().flatMap(l -> l.failures().values().stream()).toList();
+    }
+
+    /** Replication backlog per segment of {@code topic} toward {@code remote} (the status of E11). */
+    public Map<String, Long> backlog(String topic, String remote) {
+        MemoryCluster storage = topics.get(topic);
+        Map<String, Long> out = new TreeMap<>();
+        if (storage == null) {
+            return out;
+        }
+        for (Segment s : storage.layout().segments().values()) {
+            MemoryCursor cursor = storage.log(s.id()).existingCursor(ReplicatorConfig.cursorName(remote));
+            out.put(s.descriptor(), cursor == null ? 0 : cursor.backlog());
+        }
+        return out;
+    }
+
+    public Mono<Map<String, Object>> status() {
+        return controller.status(this::backlog);
+    }
+
+    /** Stops every broker's ingest endpoint: connections into this cluster drop, new ones are refused. */
+    public synchronized void stopIngest() {
+        brokers.forEach(b -> b.ingest().stop());
+    }
+
+    /** Restarts the ingest endpoints on their ports. */
+    public synchronized void restartIngest() {
+        for (Broker b : brokers) {
+            if (!b.ingest().isRunning()) {
+                b.ingest().start(b.port());
+            }
+        }
+    }
+
+    private void adminRoutes(HttpServerRoutes routes) {
+        routes.get("/metrics", (request, response) -> response
+                .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
+                .sendString(Mono.fromCallable(registry::scrape), StandardCharsets.UTF_8))
+                .get("/", (request, response) -> response.header(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8")
+                        .sendString(status().map(s -> StatusPage.render(s, rates.snapshot())), StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public synchronized void close() {
+        if (pusher != null) {
+            pusher.dispose();
+        }
+        links.forEach(MemoryReplicationLink::crash);
+        running.dispose();
+        rates.dispose();
+        brokers.forEach(b -> b.ingest().stop());
+        if (admin != null) {
+            admin.stop();
+        }
+        registry.close();
+    }
+}

@@ -1,0 +1,101 @@
+package io.verbatim.runtime;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.verbatim.model.Layout;
+import io.verbatim.pipeline.ProducerSession;
+import io.verbatim.pipeline.RemoteCluster;
+import io.verbatim.runtime.proto.LayoutRecord;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.http.client.WebsocketClientSpec;
+import reactor.util.retry.Retry;
+
+/**
+ * A remote cluster as one topic's replicators see it across the network: its layouts streamed from its
+ * brokers' ingest endpoints (reconnecting with backoff, the last one kept), and ordered sessions opened
+ * to the broker that owns the destination segment.
+ */
+final class NetworkRemote implements RemoteCluster {
+    private final String name;
+    private final String topic;
+    private final List<String> seedUrls;
+    private final HttpClient client;
+    private final int maxFrameBytes;
+    private final Duration halfRtt;
+    private final Scheduler timer;
+    private final Flux<LayoutRecord> records;
+    private final AtomicInteger attempts = new AtomicInteger();
+    private volatile LayoutRecord latest;
+
+    /**
+     * @param seedUrls the remote's broker ingest URLs (any of them serves its layouts)
+     * @param rtt a simulated round trip added to every session's traffic (half each way), or zero
+     */
+    NetworkRemote(String name, String topic, List<String> seedUrls, String token, int maxFrameBytes, Duration rtt,
+            Scheduler timer) {
+        this.name = name;
+        this.topic = topic;
+        this.seedUrls = List.copyOf(seedUrls);
+        this.maxFrameBytes = maxFrameBytes;
+        this.halfRtt = rtt.dividedBy(2);
+        this.timer = timer;
+        this.client = HttpClient.create().headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + token));
+        this.records = Flux.defer(this::streamOnce)
+                .concatWith(Mono.error(() -> new IOException("layout stream of " + name + " ended")))
+                .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(50)).maxBackoff(Duration.ofSeconds(2))
+                        .scheduler(timer))
+                .doOnNext(r -> latest = r)
+                .replay(1).autoConnect();
+    }
+
+    private Flux<LayoutRecord> streamOnce() {
+        String base = seedUrls.get(Math.floorMod(attempts.getAndIncrement(), seedUrls.size()));
+        return client.websocket(spec()).uri(base + IngestServer.LAYOUTS_PATH + "?topic=" + encode(topic))
+                .handle((in, out) -> in.aggregateFrames(maxFrameBytes).receive().asByteArray().map(bytes -> {
+                    try {
+                        return LayoutRecord.parseFrom(bytes);
+                    } catch (InvalidProtocolBufferException e) {
+                        throw new IllegalStateException(name + " sent a layout that does not parse: " + e.getMessage(), e);
+                    }
+                }));
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Flux<Layout> layouts() {
+        // Reconnects may repeat a layout: only newer ones go on.
+        return records.map(LayoutCodec::fromProto).scan((held, next) -> next.epoch() > held.epoch() ? next : held)
+                .distinctUntilChanged(Layout::epoch);
+    }
+
+    @Override
+    public ProducerSession open(long segmentId, String producerName) {
+        LayoutRecord known = latest;
+        List<String> brokers = known == null || known.getBrokerUrlsCount() == 0 ? seedUrls : known.getBrokerUrlsList();
+        String owner = brokers.get((int) Math.floorMod(segmentId, (long) brokers.size()));
+        String uri = owner + IngestServer.SESSION_PATH + "?topic=" + encode(topic) + "&segment=" + segmentId
+                + "&producer=" + encode(producerName);
+        return new WebSocketSession(client, spec(), uri, segmentId, halfRtt, timer);
+    }
+
+    private WebsocketClientSpec spec() {
+        return WebsocketClientSpec.builder().maxFramePayloadLength(maxFrameBytes).build();
+    }
+
+    private static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+}

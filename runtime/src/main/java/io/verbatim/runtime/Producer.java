@@ -1,0 +1,53 @@
+package io.verbatim.runtime;
+
+import io.verbatim.model.KeyHash;
+import io.verbatim.model.Layout;
+import io.verbatim.model.entry.Message;
+import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.model.proto.CompressionType;
+import io.verbatim.pipeline.memory.MemoryCluster;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import reactor.core.publisher.Mono;
+
+/**
+ * Produces to one topic of one cluster as a PIP-486 client: each keyed message to the active segment
+ * of its key's segment hash, unkeyed ones round-robin, batched per (segment, bucket), each entry
+ * stamped with the {@code hashB} range it holds. A segment sealed under a send is re-routed with the
+ * new layout.
+ */
+public final class Producer {
+    private final MemoryCluster storage;
+    private final LoadTracker load;
+    private final CompressionType codec;
+
+    Producer(MemoryCluster storage, LoadTracker load, CompressionType codec) {
+        this.storage = storage;
+        this.load = load;
+        this.codec = codec;
+    }
+
+    /** Sends {@code messages} as one produce call; completes with each written entry's position. */
+    public Mono<List<SourcePosition>> send(List<Message> messages) {
+        return Mono.fromCallable(() -> {
+            count(messages);
+            return storage.produce(messages, codec);
+        });
+    }
+
+    private void count(List<Message> messages) {
+        Layout layout = storage.layout();
+        Map<Long, long[]> bySegment = new HashMap<>();
+        int unkeyed = 0;
+        for (Message m : messages) {
+            KeyHash h = m.routingHash();
+            long id = h == null ? layout.activeSegments().get(unkeyed++ % layout.activeSegments().size()).id()
+                    : layout.activeSegmentFor(h.segmentHash()).id();
+            long[] c = bySegment.computeIfAbsent(id, k -> new long[2]);
+            c[0]++;
+            c[1] += m.payload().remaining();
+        }
+        bySegment.forEach((id, c) -> load.produced(id, c[0], c[1]));
+    }
+}

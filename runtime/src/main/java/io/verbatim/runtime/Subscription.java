@@ -1,0 +1,116 @@
+package io.verbatim.runtime;
+
+import io.verbatim.model.Layout;
+import io.verbatim.model.Segment;
+import io.verbatim.model.entry.Entries;
+import io.verbatim.model.entry.Entry;
+import io.verbatim.model.entry.Message;
+import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.pipeline.StartAt;
+import io.verbatim.pipeline.StoredEntry;
+import io.verbatim.pipeline.memory.MemoryCluster;
+import io.verbatim.pipeline.memory.MemoryCursor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
+
+/**
+ * A subscription of {@code k} consumers to one topic, dispatching as PIP-486 does: whole entries, each
+ * to the consumer that owns its bucket in its segment (bucket {@code b} of {@code N} goes to consumer
+ * {@code b·k/N} when {@code N ≥ k}, else {@code b mod k}), so a key stays with one consumer while its
+ * segment lives. A segment is read only after every parent is drained for this subscription, so a
+ * key's messages are delivered in order across splits and merges.
+ */
+public final class Subscription implements Disposable {
+    /** One entry delivered to one consumer. */
+    public record Delivery(int consumer, long segmentId, int bucket, SourcePosition position, List<Message> messages) {
+    }
+
+    private final MemoryCluster storage;
+    private final String name;
+    private final int consumers;
+    private final LoadTracker load;
+    private final List<Sinks.Many<Delivery>> sinks = new ArrayList<>();
+    private final Sinks.Many<Delivery> all = Sinks.many().replay().all();
+    private final Map<Long, Disposable> readers = new ConcurrentHashMap<>();
+    private final Disposable.Composite running = Disposables.composite();
+
+    Subscription(MemoryCluster storage, String name, int consumers, LoadTracker load) {
+        if (consumers < 1) {
+            throw new IllegalArgumentException("a subscription needs at least one consumer, not " + consumers);
+        }
+        this.storage = storage;
+        this.name = name;
+        this.consumers = consumers;
+        this.load = load;
+        for (int i = 0; i < consumers; i++) {
+            sinks.add(Sinks.many().replay().all());
+        }
+        running.add(storage.layouts().subscribe(this::readNewSegments));
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int consumers() {
+        return consumers;
+    }
+
+    /** What consumer {@code index} receives, in delivery order (replayed from the start to a late subscriber). */
+    public Flux<Delivery> consumer(int index) {
+        return sinks.get(index).asFlux();
+    }
+
+    /** What every consumer received, in the order it was dispatched (replayed from the start). */
+    public Flux<Delivery> deliveries() {
+        return all.asFlux();
+    }
+
+    private synchronized void readNewSegments(Layout layout) {
+        for (Segment s : layout.segments().values()) {
+            if (readers.containsKey(s.id()) || running.isDisposed()) {
+                continue;
+            }
+            MemoryCursor cursor = storage.log(s.id()).openCursor(name, StartAt.EARLIEST);
+            // Parents first: a segment is read once every parent is sealed and read to its end.
+            Disposable reader = Flux.fromIterable(s.parentIds()).flatMap(p -> storage.drainGate().drained(p, name))
+                    .thenMany(Flux.defer(cursor::read))
+                    .subscribe(stored -> deliver(s, cursor, stored));
+            readers.put(s.id(), reader);
+            running.add(reader);
+        }
+    }
+
+    private void deliver(Segment segment, MemoryCursor cursor, StoredEntry stored) {
+        Entry entry = Entry.parse(stored.bytes());
+        int bucket = entry.facts().isStamped() ? segment.buckets().bucketOf(entry.facts().stamp().hashMin()) : 0;
+        int n = segment.buckets().count();
+        int consumer = n >= consumers ? (int) ((long) bucket * consumers / n) : bucket % consumers;
+        List<Message> messages = Entries.messages(entry);
+        load.dispatched(segment.id(), messages.size(), entry.payload().remaining());
+        synchronized (this) {
+            Delivery d = new Delivery(consumer, segment.id(), bucket, stored.position(), messages);
+            sinks.get(consumer).tryEmitNext(d);
+            all.tryEmitNext(d);
+        }
+        cursor.acknowledge(stored.position()).subscribe(); // synchronous in memory
+    }
+
+    @Override
+    public void dispose() {
+        running.dispose();
+        sinks.forEach(Sinks.Many::tryEmitComplete);
+        all.tryEmitComplete();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return running.isDisposed();
+    }
+}

@@ -1,0 +1,75 @@
+package io.verbatim.runtime;
+
+import io.verbatim.model.entry.Message;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Keyed traffic for the demo and the end-to-end tests: per origin cluster, batches of messages with
+ * keys drawn from a fixed key space (a few unkeyed), each message's payload naming its origin and
+ * counter ({@link DeliveryChecks#payload}) so the checks can find every one of them.
+ */
+public final class Traffic {
+    private final Map<String, Producer> producers;
+    private final int keys;
+    private final double unkeyedShare;
+    private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
+    private final Map<String, SplittableRandom> randoms = new ConcurrentHashMap<>();
+
+    /**
+     * @param producers one producer per origin cluster
+     * @param keys how many distinct keys
+     * @param unkeyedShare the share of messages without a key
+     */
+    public Traffic(Map<String, Producer> producers, int keys, double unkeyedShare, long seed) {
+        this.producers = new LinkedHashMap<>(producers);
+        this.keys = keys;
+        this.unkeyedShare = unkeyedShare;
+        SplittableRandom root = new SplittableRandom(seed);
+        producers.keySet().forEach(origin -> {
+            counters.put(origin, new AtomicLong());
+            randoms.put(origin, root.split());
+        });
+    }
+
+    /** One produce call of {@code size} messages on {@code origin}; returns the entries written. */
+    public int send(String origin, int size) {
+        AtomicLong counter = counters.get(origin);
+        SplittableRandom random = randoms.get(origin);
+        List<Message> batch = new ArrayList<>(size);
+        synchronized (counter) {
+            for (int i = 0; i < size; i++) {
+                long n = counter.getAndIncrement();
+                String key = random.nextDouble() < unkeyedShare ? null : "key-" + random.nextInt(keys);
+                batch.add(Message.of(key, DeliveryChecks.payload(origin, n)));
+            }
+            // Inside the lock: counters reach the log in order, so per-origin order is the produce order.
+            return producers.get(origin).send(batch).block().size();
+        }
+    }
+
+    /** One produce call on every origin. */
+    public int round(int size) {
+        int entries = 0;
+        for (String origin : producers.keySet()) {
+            entries += send(origin, size);
+        }
+        return entries;
+    }
+
+    /** Messages produced so far per origin. */
+    public Map<String, Long> produced() {
+        Map<String, Long> out = new LinkedHashMap<>();
+        producers.keySet().forEach(o -> out.put(o, counters.get(o).get()));
+        return out;
+    }
+
+    public long total() {
+        return counters.values().stream().mapToLong(AtomicLong::get).sum();
+    }
+}

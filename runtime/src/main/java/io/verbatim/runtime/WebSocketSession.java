@@ -1,0 +1,125 @@
+package io.verbatim.runtime;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.netty.buffer.Unpooled;
+import io.verbatim.model.entry.Entry;
+import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.pipeline.ProducerSession;
+import io.verbatim.pipeline.RemoteException;
+import io.verbatim.pipeline.RemoteException.Kind;
+import io.verbatim.runtime.proto.IngestReply;
+import io.verbatim.runtime.proto.IngestSend;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.http.client.WebsocketClientSpec;
+
+/**
+ * One ordered replication session over one WebSocket: sends go out in call order with their sequence
+ * number, replies come back in order and complete the matching send. Any failure breaks the session
+ * (later sends fail at once; the replicator opens a new one): a refused send, a lost connection, or a
+ * connection that never opened.
+ */
+final class WebSocketSession implements ProducerSession {
+    private final long segmentId;
+    private final Sinks.Many<IngestSend> outbound = Sinks.many().unicast().onBackpressureBuffer();
+    private final Map<Long, Sinks.One<Receipt>> pending = new ConcurrentHashMap<>();
+    private final Disposable connection;
+    private long nextSequence;
+    private volatile boolean broken;
+    private volatile boolean disposed;
+
+    WebSocketSession(HttpClient client, WebsocketClientSpec spec, String uri, long segmentId, Duration halfRtt,
+            Scheduler timer) {
+        this.segmentId = segmentId;
+        this.connection = client.websocket(spec).uri(uri).handle((in, out) -> {
+            Flux<IngestSend> sends = halfRtt.isZero() ? outbound.asFlux()
+                    : outbound.asFlux().delaySequence(halfRtt, timer);
+            Mono<Void> sending = out.send(sends.map(s -> Unpooled.wrappedBuffer(s.toByteArray()))).then();
+            Flux<byte[]> replies = in.aggregateFrames(spec.maxFramePayloadLength()).receive().asByteArray();
+            Mono<Void> receiving = (halfRtt.isZero() ? replies : replies.delaySequence(halfRtt, timer))
+                    .doOnNext(this::onReply).then();
+            return Mono.firstWithSignal(sending, receiving);
+        }).subscribe(v -> { }, e -> lost("connection failed: " + e.getMessage()), () -> lost("connection closed"));
+    }
+
+    @Override
+    public Mono<Receipt> send(Entry entry, SourcePosition position) {
+        return Mono.defer(() -> {
+            Sinks.One<Receipt> reply = Sinks.one();
+            synchronized (this) {
+                if (broken || disposed) {
+                    return Mono.error(new RemoteException(Kind.SESSION_BROKEN, segmentId, "an earlier send failed"));
+                }
+                long seq = nextSequence++;
+                pending.put(seq, reply);
+                outbound.emitNext(IngestSend.newBuilder().setSequence(seq).setLedgerId(position.ledgerId())
+                        .setEntryId(position.entryId()).setPart(position.part())
+                        .setEntry(ByteString.copyFrom(entry.toByteArray())).build(),
+                        Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1)));
+            }
+            return reply.asMono().doOnError(e -> broken = true);
+        });
+    }
+
+    private void onReply(byte[] bytes) {
+        IngestReply reply;
+        try {
+            reply = IngestReply.parseFrom(bytes);
+        } catch (InvalidProtocolBufferException e) {
+            lost("the remote sent a reply that does not parse");
+            return;
+        }
+        Sinks.One<Receipt> waiting = pending.remove(reply.getSequence());
+        if (waiting == null) {
+            return;
+        }
+        switch (reply.getResult()) {
+            case PERSISTED -> waiting.tryEmitValue(Receipt.PERSISTED);
+            case DUPLICATE -> waiting.tryEmitValue(Receipt.DUPLICATE);
+            default -> {
+                broken = true;
+                waiting.tryEmitError(new RemoteException(kind(reply.getResult()), segmentId, reply.getDetail()));
+            }
+        }
+    }
+
+    private static Kind kind(IngestReply.Result result) {
+        return switch (result) {
+            case SEALED -> Kind.SEALED;
+            case OUT_OF_ORDER -> Kind.OUT_OF_ORDER;
+            case IN_FLIGHT -> Kind.IN_FLIGHT;
+            default -> Kind.REJECTED;
+        };
+    }
+
+    private synchronized void lost(String why) {
+        broken = true;
+        for (Long seq : pending.keySet()) {
+            Sinks.One<Receipt> waiting = pending.remove(seq);
+            if (waiting != null) {
+                waiting.tryEmitError(new RemoteException(Kind.UNAVAILABLE, segmentId, why));
+            }
+        }
+    }
+
+    @Override
+    public void dispose() {
+        disposed = true;
+        outbound.tryEmitComplete();
+        connection.dispose();
+        lost("session closed");
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return disposed;
+    }
+}

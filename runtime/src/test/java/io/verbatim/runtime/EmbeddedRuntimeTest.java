@@ -1,0 +1,118 @@
+package io.verbatim.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Outcome;
+import io.verbatim.model.Segment;
+import io.verbatim.model.proto.CompressionType;
+import io.verbatim.pipeline.ReplicatorMetrics;
+import io.verbatim.pipeline.memory.MemoryCluster;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Three clusters on loopback: traffic everywhere, layout changes and an outage on the way, then checks. */
+class EmbeddedRuntimeTest {
+    static final String TOPIC = "persistent://public/default/orders";
+    static final String CONFIG = """
+            clusters:
+              - {name: a, brokers: 2}
+              - {name: b}
+              - {name: c}
+            topics:
+              - {name: %s, initialSegments: 2, bucketBudget: 4}
+            replication:
+              startAt: earliest
+              sendTimeout: 5s
+              retry: {initial: 20ms, max: 500ms, jitter: 0.5}
+              sealWait: 2s
+            exchange:
+              antiEntropyInterval: 500ms
+              retry: {initial: 20ms, max: 500ms}
+            security: {brokerToken: e2e-token}
+            """.formatted(TOPIC);
+
+    private EmbeddedRuntime runtime;
+
+    @AfterEach
+    void stop() {
+        if (runtime != null) {
+            runtime.close();
+        }
+    }
+
+    @Test
+    void replicatesInEveryDirectionThroughSplitsARebucketAndAnOutage() throws Exception {
+        runtime = EmbeddedRuntime.start(VerbatimConfig.parse(CONFIG));
+        Map<String, Subscription> subscriptions = new LinkedHashMap<>();
+        Map<String, Producer> producers = new LinkedHashMap<>();
+        runtime.clusters().forEach((name, node) -> {
+            producers.put(name, node.producer(TOPIC, CompressionType.LZ4));
+            subscriptions.put(name, node.subscribe(TOPIC, "checks", 3));
+        });
+        Traffic traffic = new Traffic(producers, 300, 0.05, 42);
+        ClusterNode a = runtime.cluster("a");
+        for (int round = 0; round < 90; round++) {
+            traffic.round(40);
+            if (round == 20) {
+                Segment first = a.layout(TOPIC).activeSegments().get(0);
+                assertThat(a.split(TOPIC, first.id()).block()).isInstanceOf(Outcome.Applied.class);
+            }
+            if (round == 30) {
+                runtime.cluster("c").stopIngest(); // replication into c fails for real
+            }
+            if (round == 45) {
+                runtime.cluster("c").restartIngest();
+            }
+            if (round == 60) {
+                Segment last = a.layout(TOPIC).activeSegments().get(a.layout(TOPIC).activeSegments().size() - 1);
+                assertThat(a.rebucket(TOPIC, last.id(), 8).block()).isInstanceOf(Outcome.Applied.class);
+            }
+        }
+        runtime.awaitQuiet(Duration.ofSeconds(60)).block();
+
+        Map<String, MemoryCluster> storage = new LinkedHashMap<>();
+        runtime.clusters().forEach((name, node) -> storage.put(name, node.storage(TOPIC)));
+        List<DeliveryChecks.Check> checks = new ArrayList<>(DeliveryChecks.run(storage, traffic.produced()));
+        subscriptions.forEach((name, s) -> checks.addAll(DeliveryChecks.consumers(name,
+                s.deliveries().take(Duration.ofMillis(200)).collectList().block())));
+        checks.forEach(c -> System.out.println("check " + c));
+        runtime.clusters().forEach((n, node) -> node.peers().forEach(p -> System.out.println(n + "->" + p + " verbatim "
+                + node.replication(TOPIC, p).verbatimEntries() + " rebatched " + node.replication(TOPIC, p).rebatchedEntries()
+                + " failures " + node.replication(TOPIC, p).sendFailures() + " rewinds " + node.replication(TOPIC, p).rewinds())));
+        assertThat(checks).allSatisfy(c -> assertThat(c.passed()).as(c.name() + ": " + c.detail()).isTrue());
+
+        // Every cluster took the split and the rebucket (the finer layout won everywhere).
+        for (ClusterNode node : runtime.clusters().values()) {
+            assertThat(node.layout(TOPIC).activeSegments()).hasSize(3);
+            assertThat(node.layout(TOPIC).activeSegments()).anyMatch(s -> s.buckets().count() == 8);
+            assertThat(node.replicationFailures()).isEmpty();
+        }
+        long verbatim = 0;
+        for (ClusterNode node : runtime.clusters().values()) {
+            for (String peer : node.peers()) {
+                ReplicatorMetrics m = node.replication(TOPIC, peer);
+                verbatim += m.verbatimEntries();
+            }
+        }
+        assertThat(verbatim).isPositive();
+        // The outage made replicators into c fail and resume.
+        assertThat(a.replication(TOPIC, "c").sendFailures() + runtime.cluster("b").replication(TOPIC, "c")
+                .sendFailures()).isPositive();
+    }
+
+    static String get(String url) throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        return r.statusCode() + ":" + r.body();
+    }
+}
