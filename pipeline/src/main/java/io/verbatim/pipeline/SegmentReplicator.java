@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -164,12 +165,19 @@ public final class SegmentReplicator {
         Sessions sessions = new Sessions(remote, producerName);
         InFlight inFlight = new InFlight();
         long[] plannedEpoch = {-1};
+        // Once a send failed the pass is over (it rewinds to the cursor); a unit still arriving from the
+        // cursor's thread is then not sent, so no error of it lands after the pass ended (dropped errors).
+        AtomicBoolean over = new AtomicBoolean();
         return cursor.read()
                 .concatMap(stored -> prepare(stored, inFlight, plannedEpoch), 0)
-                .flatMapSequential(unit -> send(unit, sessions, inFlight), config.maxInFlight(), 1)
+                .flatMapSequential(unit -> over.get() ? Mono.<Unit>never() : send(unit, sessions, inFlight)
+                        .doOnError(e -> over.set(true)), config.maxInFlight(), 1)
                 .concatMap(unit -> cursor.acknowledge(unit.position()).then(Mono.fromCallable(() -> acknowledged(unit))),
                         0)
-                .doFinally(s -> sessions.closeAll());
+                .doFinally(s -> {
+                    over.set(true);
+                    sessions.closeAll();
+                });
     }
 
     private Unit acknowledged(Unit unit) {
