@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
+import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerRequest;
@@ -53,6 +54,7 @@ final class IngestServer {
     private final Counter persisted;
     private final Counter duplicates;
     private final Map<IngestReply.Result, Counter> refusals = new java.util.EnumMap<>(IngestReply.Result.class);
+    private final java.util.Set<Connection> connections = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private DisposableServer server;
 
     /**
@@ -81,6 +83,10 @@ final class IngestServer {
 
     IngestServer start(int port) {
         server = HttpServer.create().host("127.0.0.1").port(port)
+                .doOnConnection(c -> {
+                    connections.add(c);
+                    c.onDispose(() -> connections.remove(c));
+                })
                 .route(routes -> routes.get(SESSION_PATH, this::session).get(LAYOUTS_PATH, this::layouts))
                 .bindNow();
         return this;
@@ -94,9 +100,11 @@ final class IngestServer {
         return server.port();
     }
 
+    /** Stops as a crashed broker would: every open connection drops at once, nothing more is answered. */
     void stop() {
         if (server != null) {
             server.disposeNow();
+            connections.forEach(Connection::dispose);
             server = null;
         }
     }

@@ -69,6 +69,11 @@ public final class Traffic {
         return out;
     }
 
+    /** Messages produced so far on {@code origin}. */
+    public long produced(String origin) {
+        return counters.get(origin).get();
+    }
+
     public long total() {
         return counters.values().stream().mapToLong(AtomicLong::get).sum();
     }

@@ -17,8 +17,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 
 /** Three clusters on loopback: traffic everywhere, layout changes and an outage on the way, then checks. */
 class EmbeddedRuntimeTest {
@@ -85,10 +88,6 @@ class EmbeddedRuntimeTest {
         List<DeliveryChecks.Check> checks = new ArrayList<>(DeliveryChecks.run(storage, traffic.produced()));
         subscriptions.forEach((name, s) -> checks.addAll(DeliveryChecks.consumers(name,
                 s.deliveries().take(Duration.ofMillis(200)).collectList().block())));
-        checks.forEach(c -> System.out.println("check " + c));
-        runtime.clusters().forEach((n, node) -> node.peers().forEach(p -> System.out.println(n + "->" + p + " verbatim "
-                + node.replication(TOPIC, p).verbatimEntries() + " rebatched " + node.replication(TOPIC, p).rebatchedEntries()
-                + " failures " + node.replication(TOPIC, p).sendFailures() + " rewinds " + node.replication(TOPIC, p).rewinds())));
         assertThat(checks).allSatisfy(c -> assertThat(c.passed()).as(c.name() + ": " + c.detail()).isTrue());
 
         // Every cluster took the split and the rebucket (the finer layout won everywhere).
@@ -108,6 +107,63 @@ class EmbeddedRuntimeTest {
         // The outage made replicators into c fail and resume.
         assertThat(a.replication(TOPIC, "c").sendFailures() + runtime.cluster("b").replication(TOPIC, "c")
                 .sendFailures()).isPositive();
+    }
+
+    @Test
+    void theLocalPolicySplitsAHotSegmentAndTheStatusPageAndMetricsShowIt() throws Exception {
+        runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
+                clusters: [{name: a}, {name: b}]
+                topics: [{name: t, initialSegments: 1, bucketBudget: 2}]
+                replication: {startAt: earliest, retry: {initial: 20ms, max: 500ms}}
+                exchange: {antiEntropyInterval: 500ms, retry: {initial: 20ms, max: 500ms}}
+                autoScale:
+                  enabled: true
+                  interval: 200ms
+                  splitCooldown: 10s
+                  split: {msgRateIn: 300}
+                  merge: {msgRateIn: 1}
+                caps: {maxSegments: 2}
+                security: {brokerToken: policy-token}
+                """));
+        ClusterNode a = runtime.cluster("a");
+        Traffic traffic = new Traffic(Map.of("a", a.producer("t", CompressionType.ZSTD)), 100, 0, 7);
+        Flux.interval(Duration.ofMillis(20)).takeUntil(t -> a.layout("t").activeSegments().size() == 2)
+                .doOnNext(t -> traffic.send("a", 20)).blockLast(Duration.ofSeconds(30));
+        runtime.awaitQuiet(Duration.ofSeconds(30)).block();
+        assertThat(a.policyDecisions()).first().asString().contains("Split[segmentId=0, reason=msgRateIn]");
+        assertThat(runtime.cluster("b").layout("t").activeSegments()).hasSize(2); // the exchange carried it over
+
+        String page = get(a.adminUrl() + "/");
+        assertThat(page).startsWith("200:").contains("<span id=\"cluster\">a</span>");
+        Matcher row = Pattern.compile("<table class=\"remotes\" data-topic=\"t\">.*?<tr data-remote=\"b\">"
+                + "<td>b</td><td class=\"converged\">([^<]*)</td><td class=\"diverged\">([^<]*)</td>", Pattern.DOTALL)
+                .matcher(page);
+        assertThat(row.find()).as(page).isTrue();
+        // The split children start with N/2 = 1, but b still held the parent's N = 2 over their ranges when
+        // it answered: the join (max N per range) rebuckets them back to 2.
+        assertThat(row.group(1)).isEqualTo("0000-7fff/N2 8000-ffff/N2");
+        assertThat(row.group(2)).isEmpty();
+        // Rates appear once the node has two samples a second apart.
+        String withRates = Flux.interval(Duration.ofMillis(100)).map(t -> uncheckedGet(a.adminUrl() + "/"))
+                .filter(p -> p.contains("<td class=\"verbatim\">")).blockFirst(Duration.ofSeconds(10));
+        assertThat(withRates).containsPattern("<tr data-remote=\"b\"><td>b</td><td class=\"verbatim\">[0-9.]+</td>");
+
+        String metrics = get(a.adminUrl() + "/metrics");
+        assertThat(metrics).startsWith("200:")
+                .containsPattern("verbatim_replication_entries_total\\{[^}]*path=\"verbatim\"[^}]*remote_cluster=\"b\"")
+                .contains("verbatim_exchange_diverged_ranges{cluster=\"a\"}")
+                .contains("verbatim_budget_utilization{broker=\"0\",cluster=\"a\"}")
+                .contains("verbatim_topic_active_segments{cluster=\"a\",topic=\"t\"} 2.0")
+                .contains("verbatim_ingest_entries_total");
+        assertThat(get(a.adminUrl() + "/admin/v2/scalable/status")).startsWith("200:").contains("\"convergedRanges\"");
+    }
+
+    private static String uncheckedGet(String url) {
+        try {
+            return get(url);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     static String get(String url) throws Exception {
