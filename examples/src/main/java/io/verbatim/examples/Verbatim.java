@@ -1,0 +1,409 @@
+package io.verbatim.examples;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.verbatim.config.ConfigException;
+import io.verbatim.config.Samples;
+import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Buckets;
+import io.verbatim.model.HashRange;
+import io.verbatim.model.Join;
+import io.verbatim.model.KeyHash;
+import io.verbatim.model.Layout;
+import io.verbatim.model.Mutation;
+import io.verbatim.model.Segment;
+import io.verbatim.model.Shape;
+import io.verbatim.model.Stamp;
+import io.verbatim.model.entry.Entries;
+import io.verbatim.model.entry.Entry;
+import io.verbatim.model.entry.EntryFormatException;
+import io.verbatim.model.entry.Message;
+import io.verbatim.model.proto.MessageMetadata;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** The {@code verbatim} command line. */
+@Command(name = "verbatim", mixinStandardHelpOptions = true, version = "verbatim 0.1.0",
+        description = "Geo-replication of Pulsar scalable topics, verbatim.",
+        subcommands = {Verbatim.DemoCommand.class, Verbatim.HashCommand.class, Verbatim.InspectCommand.class,
+            Verbatim.LayoutCommand.class, Verbatim.StatusCommand.class})
+public final class Verbatim implements Runnable {
+    /** A check of the demo failed. */
+    static final int CHECKS_FAILED = 1;
+    /** The input was unusable (configuration, file, argument). */
+    static final int BAD_INPUT = 2;
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the command line with its output on {@code out} and {@code err}; returns the exit code. */
+    static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new Verbatim()).setOut(out).setErr(err)
+                .setExecutionExceptionHandler((e, commandLine, parsed) -> {
+                    commandLine.getErr().println("verbatim: " + e.getMessage());
+                    return BAD_INPUT;
+                });
+        cli.setExitCodeExceptionMapper(e -> BAD_INPUT);
+        return cli.execute(args);
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    @Command(name = "demo", mixinStandardHelpOptions = true,
+            description = "Runs clusters on loopback replicating a topic in every direction while one cluster "
+                    + "splits and rebuckets; prints progress, a summary and the checks. Exit code 1 when a check "
+                    + "fails, 2 when the input is unusable.")
+    static final class DemoCommand implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--config", paramLabel = "FILE",
+                description = "a YAML configuration (default: the bundled config/samples/demo.yaml)")
+        Path config;
+
+        @Option(names = "--duration", defaultValue = "20s", paramLabel = "TIME",
+                description = "how long traffic runs (default ${DEFAULT-VALUE})")
+        String duration;
+
+        @Option(names = "--rate", defaultValue = "2000", description = "messages per second per cluster (default ${DEFAULT-VALUE})")
+        int rate;
+
+        @Option(names = "--batch", defaultValue = "20", description = "messages per produce call (default ${DEFAULT-VALUE})")
+        int batch;
+
+        @Option(names = "--keys", defaultValue = "1000", description = "distinct keys (default ${DEFAULT-VALUE})")
+        int keys;
+
+        @Option(names = "--seed", defaultValue = "1", description = "the traffic's random seed (default ${DEFAULT-VALUE})")
+        long seed;
+
+        @Option(names = "--rtt", paramLabel = "TIME",
+                description = "a simulated round trip on replication traffic between clusters, e.g. 80ms")
+        String rtt;
+
+        @Option(names = "--json", description = "print one JSON object with the figures and checks as the last line")
+        boolean json;
+
+        @Option(names = "--report", paramLabel = "FILE.html", description = "write an HTML report with a rate chart")
+        Path report;
+
+        @Override
+        public Integer call() throws IOException {
+            PrintWriter out = spec.commandLine().getOut();
+            VerbatimConfig base;
+            try {
+                base = config == null ? Samples.demo() : VerbatimConfig.load(config);
+                if (rtt != null) {
+                    base = base.withRtt(durationOf("--rtt", rtt));
+                }
+            } catch (ConfigException e) {
+                spec.commandLine().getErr().println("verbatim demo: configuration " + (config == null ? "(bundled)"
+                        : config) + ": " + e.getMessage());
+                return BAD_INPUT;
+            }
+            Duration d = durationOf("--duration", duration);
+            if (rate < 1 || batch < 1 || keys < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--rate, --batch and --keys must be at least 1");
+            }
+            // With --json, stdout carries only the JSON line: people's output goes to stderr.
+            PrintWriter progress = json ? spec.commandLine().getErr() : out;
+            Demo.Result result = new Demo(new Demo.Options(base, d, rate, batch, keys, seed), progress).run();
+            PrintWriter summaryTo = progress;
+            DemoOutput.summary(result, summaryTo);
+            if (report != null) {
+                Files.writeString(report, DemoOutput.html(result));
+                summaryTo.println("report written to " + report.toAbsolutePath());
+            }
+            if (json) {
+                out.println(DemoOutput.jsonLine(result));
+            }
+            out.flush();
+            return result.passed() ? 0 : CHECKS_FAILED;
+        }
+
+        private Duration durationOf(String option, String text) {
+            try {
+                return VerbatimConfig.parse("clusters: [{name: a}, {name: b}]\nsecurity: {brokerToken: x}\n"
+                        + "network: {rtt: '" + text.replace("'", "") + "'}").rtt();
+            } catch (ConfigException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), option + " '" + text
+                        + "' is not a duration (expected e.g. 500ms, 20s, 2m)");
+            }
+        }
+    }
+
+    @Command(name = "hash", mixinStandardHelpOptions = true,
+            description = "Pulsar's routing hash of a key: Murmur3_32, segment hash (high 16 bits), hashB (low 16 "
+                    + "bits) and the entry bucket for each bucket count.")
+    static final class HashCommand implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(paramLabel = "KEY", description = "the message key (UTF-8)")
+        String key;
+
+        @Option(names = {"-n", "--buckets"}, split = ",", paramLabel = "N",
+                description = "bucket counts to place hashB in (default 1,2,4,8,16)")
+        List<Integer> buckets;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            KeyHash h = KeyHash.of(key);
+            out.printf("key          %s%n", key);
+            out.printf("murmur3_32   0x%08x (%d)%n", h.raw(), Integer.toUnsignedLong(h.raw()));
+            out.printf("segment hash 0x%04x (%d)%n", h.segmentHash(), h.segmentHash());
+            out.printf("hashB        0x%04x (%d)%n", h.hashB(), h.hashB());
+            for (int n : buckets == null ? List.of(1, 2, 4, 8, 16) : buckets) {
+                Buckets b;
+                try {
+                    b = Buckets.of(n);
+                } catch (IllegalArgumentException e) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "--buckets " + n + ": " + e.getMessage());
+                }
+                int i = b.bucketOf(h.hashB());
+                out.printf("N=%-5d      bucket %d %s%n", n, i, b.range(i).toHexString());
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "inspect", mixinStandardHelpOptions = true,
+            description = "Reads one entry in Pulsar's format (CRC32C framing, MessageMetadata, payload) and prints "
+                    + "its metadata, stamp, codec, replication stamp and messages.")
+    static final class InspectCommand implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(paramLabel = "ENTRY-FILE", description = "a file holding one entry's bytes")
+        Path file;
+
+        @Option(names = "--max-messages", defaultValue = "20", description = "messages to list (default ${DEFAULT-VALUE})")
+        int maxMessages;
+
+        @Override
+        public Integer call() throws IOException {
+            PrintWriter out = spec.commandLine().getOut();
+            if (!Files.isRegularFile(file)) {
+                spec.commandLine().getErr().println("verbatim inspect: " + file + " is not a readable file");
+                return BAD_INPUT;
+            }
+            byte[] bytes = Files.readAllBytes(file);
+            Entry entry;
+            List<Message> messages;
+            try {
+                entry = Entry.parse(ByteBuffer.wrap(bytes));
+                messages = Entries.messages(entry);
+            } catch (EntryFormatException e) {
+                spec.commandLine().getErr().println("verbatim inspect: " + file + " is not a usable entry: "
+                        + e.getMessage());
+                return BAD_INPUT;
+            }
+            MessageMetadata md = entry.metadata();
+            out.printf("entry        %s (%,d bytes, checksum 0x%08x verified)%n", file, bytes.length, entry.checksum());
+            out.printf("producer     %s, sequence %d, published %d%n", md.getProducerName(), md.getSequenceId(),
+                    md.getPublishTime());
+            out.printf("codec        %s, payload %,d bytes compressed, %,d uncompressed%n", md.getCompression(),
+                    entry.payload().remaining(), md.getUncompressedSize());
+            out.printf("messages     %d%s%n", messages.size(), entry.isBatch() ? " (batch)" : " (single)");
+            Stamp stamp = entry.facts().stamp();
+            out.printf("stamp        %s%n", stamp == null ? "none (legacy entry: always re-batched)"
+                    : String.format("entry_hash_min 0x%04x, entry_hash_max 0x%04x", stamp.hashMin(), stamp.hashMax()));
+            out.printf("replicated   %s%n", entry.isReplicated() ? "from " + md.getReplicatedFrom() + " at "
+                    + entry.sourcePosition().map(Object::toString).orElse("?") : "no (produced here)");
+            for (int i = 0; i < Math.min(maxMessages, messages.size()); i++) {
+                Message m = messages.get(i);
+                byte[] p = m.payloadBytes();
+                String preview = new String(p, 0, Math.min(p.length, 32), StandardCharsets.UTF_8)
+                        .replaceAll("\\p{Cntrl}", ".");
+                out.printf("  #%-4d key %-20s hashB 0x%04x  %,d bytes  %s%n", i, m.key() == null ? "(none)" : m.key(),
+                        m.hashB(), p.length, preview);
+            }
+            if (messages.size() > maxMessages) {
+                out.printf("  ... %d more%n", messages.size() - maxMessages);
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "layout", mixinStandardHelpOptions = true, description = "Layout algebra.",
+            subcommands = {JoinCommand.class})
+    static final class LayoutCommand implements Runnable {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            spec.commandLine().usage(spec.commandLine().getOut());
+        }
+    }
+
+    @Command(name = "join", mixinStandardHelpOptions = true,
+            description = "The join of two layouts (union of boundaries, larger bucket count per range) and the "
+                    + "mutations each side applies to reach it. A layout is written as its cells in ring order, "
+                    + "hex ranges with bucket counts: 0000-7fff/4,8000-ffff/2")
+    static final class JoinCommand implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "A", description = "the first layout")
+        String a;
+
+        @Parameters(index = "1", paramLabel = "B", description = "the second layout")
+        String b;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            Layout first = layout("A", a);
+            Layout second = layout("B", b);
+            Shape join = Join.of(Shape.of(first), Shape.of(second));
+            out.println("join  " + notation(join));
+            plan(out, "A", first, join);
+            plan(out, "B", second, join);
+            return 0;
+        }
+
+        private static void plan(PrintWriter out, String name, Layout layout, Shape target) {
+            List<Mutation> plan = Join.toReach(layout, target);
+            out.printf("%s reaches it in %d step(s)%s%n", name, plan.size(), plan.isEmpty() ? " (it already refines it)" : ":");
+            Layout current = layout;
+            for (Mutation m : plan) {
+                current = current.apply(m, current.epoch(), 0).layoutOrThrow();
+                out.printf("  %-34s -> %s%n", describe(m, layout), notation(Shape.of(current)));
+            }
+        }
+
+        private static String describe(Mutation m, Layout start) {
+            if (m instanceof Mutation.Split s) {
+                return "split segment " + s.segmentId() + " at its midpoint";
+            }
+            if (m instanceof Mutation.SplitAt s) {
+                return String.format("split segment %d at 0x%04x", s.segmentId(), s.boundary());
+            }
+            if (m instanceof Mutation.Rebucket r) {
+                return "rebucket segment " + r.segmentId() + " to N=" + r.bucketCount();
+            }
+            return m.toString();
+        }
+
+        private Layout layout(String name, String text) {
+            List<Segment> segments = new ArrayList<>();
+            String[] cells = text.trim().split("\\s*,\\s*");
+            try {
+                for (int i = 0; i < cells.length; i++) {
+                    String[] parts = cells[i].split("/");
+                    if (parts.length != 2) {
+                        throw new IllegalArgumentException("cell '" + cells[i] + "' is not start-end/N");
+                    }
+                    HashRange range = HashRange.fromHexString(parts[0]);
+                    int n = Integer.parseInt(parts[1].replaceFirst("^[Nn]", ""));
+                    segments.add(Segment.active(i, range, List.of(), 0, 0, Buckets.of(n)));
+                }
+                return Layout.of(0, segments.size(), segments);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "layout " + name + " '" + text
+                        + "' is unusable: " + e.getMessage() + " (expected cells tiling 0000-ffff, e.g. "
+                        + "0000-7fff/4,8000-ffff/2)");
+            }
+        }
+
+        static String notation(Shape shape) {
+            StringBuilder b = new StringBuilder();
+            for (Shape.Cell c : shape.cells()) {
+                b.append(b.length() == 0 ? "" : ",").append(c.range().toHexString()).append('/').append(c.buckets().count());
+            }
+            return b.toString();
+        }
+    }
+
+    @Command(name = "status", mixinStandardHelpOptions = true,
+            description = "A running node's status: per topic its layout, per remote the converged and diverged "
+                    + "ranges, the last state's age and the replication backlog.")
+    static final class StatusCommand implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(paramLabel = "URL", description = "the node's admin URL, e.g. http://127.0.0.1:8080")
+        String url;
+
+        @Option(names = "--json", description = "print the status JSON as received")
+        boolean json;
+
+        @Override
+        public Integer call() throws Exception {
+            PrintWriter out = spec.commandLine().getOut();
+            String base = url.replaceAll("/+$", "");
+            HttpResponse<String> response;
+            try {
+                response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().send(
+                        HttpRequest.newBuilder(URI.create(base + "/admin/v2/scalable/status"))
+                                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            } catch (IOException | IllegalArgumentException e) {
+                spec.commandLine().getErr().println("verbatim status: cannot reach " + base + ": " + e.getMessage());
+                return BAD_INPUT;
+            }
+            if (response.statusCode() != 200) {
+                spec.commandLine().getErr().println("verbatim status: " + base + " answered " + response.statusCode()
+                        + ": " + response.body().trim());
+                return BAD_INPUT;
+            }
+            if (json) {
+                out.println(response.body());
+                return 0;
+            }
+            JsonNode status = new ObjectMapper().readTree(response.body());
+            out.printf("cluster %s%s%n", status.path("cluster").asText(),
+                    status.path("deferringOwnChanges").asBoolean() ? " (deferring its own changes)" : "");
+            status.path("topics").fields().forEachRemaining(t -> {
+                JsonNode topic = t.getValue();
+                out.printf("topic %s  epoch %d  convergence lag %d ms%n  layout %s%n", t.getKey(),
+                        topic.path("epoch").asLong(), topic.path("convergenceLagMillis").asLong(),
+                        join(topic.path("layout")));
+                topic.path("remotes").fields().forEachRemaining(r -> {
+                    JsonNode remote = r.getValue();
+                    long backlog = 0;
+                    for (JsonNode v : remote.path("replicationBacklog")) {
+                        backlog += v.asLong();
+                    }
+                    out.printf(Locale.ROOT, "  → %-10s diverged [%s]  converged [%s]  last state %s  backlog %d%n",
+                            r.getKey(), join(remote.path("divergedRanges")), join(remote.path("convergedRanges")),
+                            remote.has("lastStateAgeMillis") ? remote.path("lastStateAgeMillis").asLong() + " ms ago"
+                                    : remote.path("state").asText(), backlog);
+                });
+            });
+            return 0;
+        }
+
+        private static String join(JsonNode array) {
+            List<String> items = new ArrayList<>();
+            array.forEach(n -> items.add(n.asText()));
+            return String.join(" ", items);
+        }
+    }
+}
