@@ -1,0 +1,147 @@
+package io.verbatim.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.KeyHash;
+import io.verbatim.model.entry.Entries;
+import io.verbatim.model.entry.Entry;
+import io.verbatim.model.entry.Message;
+import io.verbatim.model.entry.ReplicationStamp;
+import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.proto.MessageMetadata;
+import io.verbatim.runtime.EmbeddedRuntime;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every command of the command line, as a user runs it. */
+class VerbatimCliTest {
+    @TempDir
+    Path dir;
+
+    /** Exit code, standard output, standard error. */
+    record Run(int code, String out, String err) {
+        String lastLine() {
+            String[] lines = out.strip().split("\n");
+            return lines[lines.length - 1];
+        }
+    }
+
+    static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Verbatim.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void hashPrintsPulsarsHashSplitIntoItsTwoRingsAndTheBuckets() {
+        KeyHash h = KeyHash.of("customer-42");
+        Run r = run("hash", "customer-42", "--buckets", "4,16");
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).contains(String.format("murmur3_32   0x%08x", h.raw()))
+                .contains(String.format("segment hash 0x%04x", h.segmentHash()))
+                .contains(String.format("hashB        0x%04x", h.hashB()))
+                .contains("N=4     ").contains("bucket " + h.hashB() * 4 / 65536)
+                .contains("N=16    ").contains("bucket " + h.hashB() * 16 / 65536);
+        Run bad = run("hash", "k", "--buckets", "0");
+        assertThat(bad.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(bad.err()).contains("--buckets 0");
+    }
+
+    @Test
+    void inspectShowsMetadataStampCodecAndMessagesAndNamesWhatIsWrongWithABadFile() throws Exception {
+        MessageMetadata md = MessageMetadata.newBuilder().setProducerName("orders-producer").setSequenceId(7)
+                .setPublishTime(1_700_000_000_000L).build();
+        Entry entry = Entries.batch(md, List.of(Message.of("a", "first".getBytes()), Message.of("a", "second".getBytes())),
+                CompressionType.ZSTD).restamp(new ReplicationStamp("us-east", SourcePosition.of(3, 9)));
+        Path file = dir.resolve("entry.bin");
+        Files.write(file, entry.toByteArray());
+        Run r = run("inspect", file.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        int hashB = KeyHash.of("a").hashB();
+        assertThat(r.out()).contains("producer     orders-producer, sequence 7").contains("codec        ZSTD")
+                .contains("messages     2 (batch)")
+                .contains(String.format("entry_hash_min 0x%04x, entry_hash_max 0x%04x", hashB, hashB))
+                .contains("replicated   from us-east at 3:9").contains("key a").contains("second");
+
+        byte[] corrupt = entry.toByteArray();
+        corrupt[corrupt.length - 2] ^= 1;
+        Files.write(file, corrupt);
+        Run bad = run("inspect", file.toString());
+        assertThat(bad.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(bad.err()).contains("is not a usable entry").containsIgnoringCase("checksum");
+        assertThat(run("inspect", dir.resolve("none").toString()).err()).contains("is not a readable file");
+    }
+
+    @Test
+    void layoutJoinPrintsTheJoinAndEachSidesPlan() {
+        Run r = run("layout", "join", "0000-7fff/4,8000-ffff/2", "0000-3fff/1,4000-ffff/1");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("join  0000-3fff/4,4000-7fff/4,8000-ffff/2")
+                .contains("A reaches it in 3 step(s):").contains("split segment 0 at its midpoint")
+                .contains("B reaches it in").contains("split segment 1 at 0x8000")
+                .contains("-> 0000-3fff/4,4000-7fff/4,8000-ffff/2");
+        Run bad = run("layout", "join", "0000-7fff/4", "0000-ffff/1");
+        assertThat(bad.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(bad.err()).contains("layout A '0000-7fff/4' is unusable");
+    }
+
+    @Test
+    void statusReadsARunningNode() {
+        try (EmbeddedRuntime runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
+                clusters: [{name: east}, {name: west}]
+                topics: [{name: t, initialSegments: 2, bucketBudget: 4}]
+                exchange: {antiEntropyInterval: 500ms}
+                security: {brokerToken: s}
+                """))) {
+            runtime.awaitQuiet(Duration.ofSeconds(20)).block();
+            Run r = run("status", runtime.cluster("east").adminUrl());
+            assertThat(r.code()).as(r.err()).isZero();
+            assertThat(r.out()).contains("cluster east").contains("topic t  epoch 0")
+                    .contains("layout 0000-7fff/N2 8000-ffff/N2")
+                    .containsPattern("→ west +diverged \\[\\]  converged \\[0000-7fff/N2 8000-ffff/N2\\]");
+            assertThat(run("status", runtime.cluster("east").adminUrl(), "--json").out()).contains("\"cluster\" : \"east\"");
+        }
+        Run down = run("status", "http://127.0.0.1:1");
+        assertThat(down.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(down.err()).contains("cannot reach http://127.0.0.1:1");
+    }
+
+    @Test
+    void theDemoRunsItsChecksAndEndsWithOneJsonLine() throws Exception {
+        Path report = dir.resolve("report.html");
+        Run r = run("demo", "--duration", "4s", "--rate", "600", "--keys", "200", "--json", "--report", report.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        JsonNode json = new ObjectMapper().readTree(r.lastLine());
+        assertThat(json.path("checks_passed").asBoolean()).as(r.err()).isTrue();
+        assertThat(json.path("produced").path("us-east").asLong()).isGreaterThan(1_000);
+        assertThat(json.path("replicated").path("eu-west").path("verbatim_entries").asLong()).isPositive();
+        assertThat(json.path("verbatim_share").asDouble()).isGreaterThan(0.5);
+        assertThat(json.path("layout_changes").size()).isEqualTo(3);
+        assertThat(json.path("checks").size()).isGreaterThanOrEqualTo(8);
+        assertThat(r.err()).contains("[").contains("verbatim/s").contains("== checks");
+        String html = Files.readString(report);
+        assertThat(html).contains("<svg id=\"chart\"").contains("<polyline id=\"verbatim\"")
+                .contains("<polyline id=\"rebatched\"").contains("class=\"change\"").contains("all passed");
+    }
+
+    @Test
+    void aBadConfigurationStopsTheDemoNamingTheKey() throws Exception {
+        Path config = dir.resolve("bad.yaml");
+        Files.writeString(config, "clusters: [{name: a}, {name: b}]\nsecurity: {brokerToken: t}\nslowPath: {bytesPerSecond: 0}\n");
+        Run r = run("demo", "--config", config.toString());
+        assertThat(r.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(r.err()).contains("slowPath.bytesPerSecond: 0 is out of range");
+        assertThat(run("demo", "--duration", "soon").err()).contains("--duration 'soon' is not a duration");
+    }
+}
