@@ -12,6 +12,7 @@ import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.Controller;
 import io.verbatim.exchange.ExchangeMetricsBinder;
 import io.verbatim.exchange.ExchangeServer;
+import io.verbatim.exchange.ExchangeTransport;
 import io.verbatim.exchange.HttpTransport;
 import io.verbatim.exchange.Pusher;
 import io.verbatim.model.Layout;
@@ -27,6 +28,7 @@ import io.verbatim.pipeline.memory.MemoryCursor;
 import io.verbatim.pipeline.memory.MemoryReplicationLink;
 import io.verbatim.store.InMemoryLayoutStore;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -144,8 +146,12 @@ public final class ClusterNode implements AutoCloseable {
     public synchronized ClusterNode connect(Map<String, Address> peers) {
         Map<String, String> adminUrls = new TreeMap<>();
         peers.forEach((peer, address) -> adminUrls.put(peer, address.adminUrl()));
-        pusher = new Pusher(controller, new HttpTransport(adminUrls, config.brokerToken()), config.exchange(), timer)
-                .start();
+        ExchangeTransport http = new HttpTransport(adminUrls, config.brokerToken());
+        Duration half = config.rtt().dividedBy(2);
+        // The simulated WAN delays the exchange as it delays replication: half the round trip each way.
+        ExchangeTransport transport = half.isZero() ? http : (peer, request) -> Mono.delay(half, timer)
+                .then(http.send(peer, request)).delayElement(half, timer);
+        pusher = new Pusher(controller, transport, config.exchange(), timer).start();
         ReplicatorConfig replicator = config.replication().forCluster(name());
         // R-C11: a replicator starts toward a remote only once the remote answered the exchange.
         ExchangeGate gate = remote -> controller.awaitAnswer(remote)

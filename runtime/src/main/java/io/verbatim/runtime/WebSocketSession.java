@@ -40,8 +40,11 @@ final class WebSocketSession implements ProducerSession {
             Scheduler timer) {
         this.segmentId = segmentId;
         this.connection = client.websocket(spec).uri(uri).handle((in, out) -> {
+            // The simulated wire holds everything sent within the last half round trip: the delay stage must
+            // not wait for the socket's demand (Reactor Netty asks for 128 frames at a time), or the link
+            // would carry at most 128 frames per half round trip whatever the window.
             Flux<IngestSend> sends = halfRtt.isZero() ? outbound.asFlux()
-                    : outbound.asFlux().delaySequence(halfRtt, timer);
+                    : outbound.asFlux().delaySequence(halfRtt, timer).onBackpressureBuffer();
             Mono<Void> sending = out.send(sends.map(s -> Unpooled.wrappedBuffer(s.toByteArray()))).then();
             Flux<byte[]> replies = in.aggregateFrames(spec.maxFramePayloadLength()).receive().asByteArray();
             Mono<Void> receiving = (halfRtt.isZero() ? replies : replies.delaySequence(halfRtt, timer))
