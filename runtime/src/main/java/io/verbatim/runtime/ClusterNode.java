@@ -27,6 +27,7 @@ import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.pipeline.memory.MemoryCursor;
 import io.verbatim.pipeline.memory.MemoryReplicationLink;
 import io.verbatim.store.InMemoryLayoutStore;
+import io.verbatim.store.LayoutStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -72,7 +73,7 @@ public final class ClusterNode implements AutoCloseable {
     private final ClusterConfig self;
     private final Scheduler timer;
     private final Scheduler cpu;
-    private final InMemoryLayoutStore store = new InMemoryLayoutStore();
+    private final LayoutStore store;
     private final Controller controller;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Map<String, MemoryCluster> topics = new LinkedHashMap<>();
@@ -83,6 +84,7 @@ public final class ClusterNode implements AutoCloseable {
     /** topic → remote → counters summed over every broker's link. */
     private final Map<String, Map<String, ReplicatorMetrics>> replication = new ConcurrentHashMap<>();
     private final List<MemoryReplicationLink> links = new ArrayList<>();
+    private final List<NetworkRemote> remotes = new ArrayList<>();
     private final Disposable.Composite running = Disposables.composite();
     private final RateWindow rates;
     private final List<String> decisions = new ArrayList<>();
@@ -90,6 +92,15 @@ public final class ClusterNode implements AutoCloseable {
     private Pusher pusher;
 
     public ClusterNode(VerbatimConfig config, String name, Scheduler timer, Scheduler cpu) {
+        this(config, name, new InMemoryLayoutStore(), timer, cpu);
+    }
+
+    /**
+     * @param store where the controller commits the cluster's layouts and the brokers watch them (the
+     *        in-memory store; the Raft-backed metadata log, whose brokers are listeners, later)
+     */
+    public ClusterNode(VerbatimConfig config, String name, LayoutStore store, Scheduler timer, Scheduler cpu) {
+        this.store = store;
         this.config = config;
         this.self = config.cluster(name);
         this.timer = timer;
@@ -112,10 +123,11 @@ public final class ClusterNode implements AutoCloseable {
     /** Creates the topics, starts the brokers' ingest endpoints and the controller's admin endpoint. */
     public synchronized ClusterNode start() {
         for (TopicConfig t : config.topics()) {
-            // The same initial layout on every cluster (PIP-495: a replicated namespace's topic starts alike).
+            // The same initial layout on every cluster (PIP-495: a replicated namespace's topic starts alike);
+            // a store that already holds the topic (a restart) keeps what it holds.
             Layout initial = Layout.initial(t.initialSegments(), t.bucketBudget(), 0);
-            store.create(t.name(), initial).block();
-            MemoryCluster storage = new MemoryCluster(name(), initial, timer);
+            Layout held = store.get(t.name()).switchIfEmpty(Mono.defer(() -> store.create(t.name(), initial))).block();
+            MemoryCluster storage = new MemoryCluster(name(), held, timer);
             for (String peer : peers()) {
                 storage.replicateTo(peer, config.replication().startAt());
             }
@@ -166,6 +178,7 @@ public final class ClusterNode implements AutoCloseable {
                 replication.computeIfAbsent(topic.getKey(), t -> new ConcurrentHashMap<>()).put(peer, counters);
                 NetworkRemote remote = new NetworkRemote(peer, topic.getKey(), address.brokerUrls(),
                         config.brokerToken(), MAX_FRAME_BYTES, config.rtt(), timer);
+                remotes.add(remote);
                 for (Broker broker : brokers) {
                     links.add(new MemoryReplicationLink(topic.getValue(), remote,
                             s -> owner(s.id()) == broker.index(), replicator, broker.budget(), gate, timer, cpu,
@@ -292,6 +305,8 @@ public final class ClusterNode implements AutoCloseable {
             action = Mono.empty();
         }
         if (!(d instanceof AutoScaler.Decision.NoAction)) {
+            registry.counter("verbatim.autoscale.decisions", "topic", topic, "kind",
+                    d.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT)).increment();
             synchronized (decisions) {
                 decisions.add(topic + ": " + d);
             }
@@ -382,6 +397,7 @@ public final class ClusterNode implements AutoCloseable {
             pusher.dispose();
         }
         links.forEach(MemoryReplicationLink::crash);
+        remotes.forEach(NetworkRemote::close);
         running.dispose();
         rates.dispose();
         brokers.forEach(b -> b.ingest().stop());

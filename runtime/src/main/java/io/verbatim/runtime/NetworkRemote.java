@@ -12,6 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -34,6 +36,7 @@ final class NetworkRemote implements RemoteCluster {
     private final Scheduler timer;
     private final Flux<LayoutRecord> records;
     private final AtomicInteger attempts = new AtomicInteger();
+    private final Disposable.Swap stream = Disposables.swap();
     private volatile LayoutRecord latest;
 
     /**
@@ -54,7 +57,7 @@ final class NetworkRemote implements RemoteCluster {
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(50)).maxBackoff(Duration.ofSeconds(2))
                         .scheduler(timer))
                 .doOnNext(r -> latest = r)
-                .replay(1).autoConnect();
+                .replay(1).autoConnect(1, stream::update);
     }
 
     private Flux<LayoutRecord> streamOnce() {
@@ -89,6 +92,11 @@ final class NetworkRemote implements RemoteCluster {
         String uri = owner + IngestServer.SESSION_PATH + "?topic=" + encode(topic) + "&segment=" + segmentId
                 + "&producer=" + encode(producerName);
         return new WebSocketSession(client, spec(), uri, segmentId, halfRtt, timer);
+    }
+
+    /** Stops following the remote's layouts (and reconnecting to do so). */
+    void close() {
+        stream.dispose();
     }
 
     private WebsocketClientSpec spec() {
