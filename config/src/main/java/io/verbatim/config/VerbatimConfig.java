@@ -166,30 +166,35 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         Duration ttl = s.duration("messageTtl", d.messageTtl(), Duration.ZERO);
         int window = s.integer("maxInFlight", d.maxInFlight(), 1, 1_000_000);
         Duration sendTimeout = s.duration("sendTimeout", d.sendTimeout(), Duration.ofMillis(1));
-        Section retry = s.section("retry");
-        Duration initial = retry.duration("initial", d.retryInitial(), Duration.ofMillis(1));
-        Duration max = retry.duration("max", d.retryMax(), Duration.ofMillis(1));
-        double jitter = retry.number("jitter", d.retryJitter(), 0, 1);
-        retry.done();
+        Backoff retry = backoff(s.section("retry"), new Backoff(d.retryInitial(), d.retryMax(), d.retryJitter()), 1);
         PartsCodec parts = s.choice("partsCodec", d.partsCodec(), PartsCodec.class);
         Duration sealWait = s.duration("sealWait", d.sealWait(), Duration.ofMillis(1));
         s.done();
-        return build(s, () -> new ReplicationConfig(startAt, ttl, window, sendTimeout, initial, max, jitter, parts,
-                sealWait));
+        return build(s, () -> new ReplicationConfig(startAt, ttl, window, sendTimeout, retry.initial(), retry.max(),
+                retry.jitter(), parts, sealWait));
     }
 
     private static ExchangeConfig exchange(Section s) {
         ExchangeConfig d = ExchangeConfig.defaults();
         Duration antiEntropy = s.duration("antiEntropyInterval", d.antiEntropyInterval(), Duration.ofMillis(1));
-        Section retry = s.section("retry");
-        Duration initial = retry.duration("initial", d.retryInitial(), Duration.ofMillis(1));
-        Duration max = retry.duration("max", d.retryMax(), Duration.ofMillis(1));
-        double jitter = retry.number("jitter", d.retryJitter(), 0, 0.999);
-        retry.done();
+        Backoff retry = backoff(s.section("retry"), new Backoff(d.retryInitial(), d.retryMax(), d.retryJitter()), 0.999);
         Duration timeout = s.duration("requestTimeout", d.requestTimeout(), Duration.ofMillis(1));
         int maxBody = (int) s.bytes("maxBodyBytes", d.maxBodyBytes(), 1024, Integer.MAX_VALUE);
         s.done();
-        return build(s, () -> new ExchangeConfig(antiEntropy, initial, max, jitter, timeout, maxBody));
+        return build(s, () -> new ExchangeConfig(antiEntropy, retry.initial(), retry.max(), retry.jitter(), timeout,
+                maxBody));
+    }
+
+    /** A {@code retry} mapping: exponential backoff from {@code initial} to {@code max}, with jitter. */
+    private record Backoff(Duration initial, Duration max, double jitter) {
+    }
+
+    private static Backoff backoff(Section s, Backoff defaults, double maxJitter) {
+        Duration initial = s.duration("initial", defaults.initial(), Duration.ofMillis(1));
+        Duration max = s.duration("max", defaults.max(), Duration.ofMillis(1));
+        double jitter = s.number("jitter", defaults.jitter(), 0, maxJitter);
+        s.done();
+        return new Backoff(initial, max, jitter);
     }
 
     private static BudgetConfig slowPath(Section s) {

@@ -8,6 +8,7 @@ import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.runtime.ClusterNode;
+import io.verbatim.pipeline.memory.ReplicationChecks;
 import io.verbatim.runtime.DeliveryChecks;
 import io.verbatim.runtime.EmbeddedRuntime;
 import io.verbatim.runtime.Producer;
@@ -46,10 +47,10 @@ final class Demo {
     }
 
     record Result(Options options, String topic, Map<String, Flow> flows, List<Tick> ticks, List<Change> changes,
-            List<DeliveryChecks.Check> checks, double catchUpSeconds, Map<String, String> layouts,
+            List<ReplicationChecks.Check> checks, double catchUpSeconds, Map<String, String> layouts,
             Map<String, String> statusPages) {
         boolean passed() {
-            return checks.stream().allMatch(DeliveryChecks.Check::passed);
+            return checks.stream().allMatch(ReplicationChecks.Check::passed);
         }
 
         double verbatimShare() {
@@ -135,12 +136,12 @@ final class Demo {
 
             Map<String, MemoryCluster> storage = new LinkedHashMap<>();
             runtime.clusters().forEach((name, node) -> storage.put(name, node.storage(topic)));
-            List<DeliveryChecks.Check> checks = new ArrayList<>(DeliveryChecks.run(storage, traffic.produced()));
+            List<ReplicationChecks.Check> checks = new ArrayList<>(DeliveryChecks.run(storage, traffic.produced()));
             subscriptions.forEach((name, s) -> checks.addAll(DeliveryChecks.consumers(name,
                     s.deliveries().take(Duration.ofMillis(300)).collectList().block())));
             for (ClusterNode node : runtime.clusters().values()) {
                 List<Throwable> failures = node.replicationFailures();
-                checks.add(new DeliveryChecks.Check("no replicator stopped (" + node.name() + ")", failures.isEmpty(),
+                checks.add(new ReplicationChecks.Check("no replicator stopped (" + node.name() + ")", failures.isEmpty(),
                         failures.isEmpty() ? "every replicator ran to the end or is idle" : failures.get(0).toString()));
             }
             Map<String, Flow> flows = new LinkedHashMap<>();

@@ -1,6 +1,7 @@
 package io.verbatim.examples;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.verbatim.pipeline.memory.ReplicationChecks;
 import io.verbatim.runtime.DeliveryChecks;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -30,7 +31,7 @@ final class DemoOutput {
         r.layouts().forEach((cluster, layout) -> out.printf("layout on %-10s %s%n", cluster, layout));
         out.println();
         out.println("== checks");
-        for (DeliveryChecks.Check c : r.checks()) {
+        for (ReplicationChecks.Check c : r.checks()) {
             out.printf("%s %s — %s%n", c.passed() ? "PASS" : "FAIL", c.name(), c.detail());
         }
         out.println(r.passed() ? "all checks passed" : "SOME CHECKS FAILED");
@@ -66,7 +67,7 @@ final class DemoOutput {
         j.put("convergence_lag_ms_max", r.changes().stream().mapToLong(Demo.Change::convergedAfterMs).max().orElse(0));
         j.put("layouts", r.layouts());
         List<Object> checks = new ArrayList<>();
-        for (DeliveryChecks.Check c : r.checks()) {
+        for (ReplicationChecks.Check c : r.checks()) {
             checks.add(Map.of("name", c.name(), "passed", c.passed(), "detail", c.detail()));
         }
         j.put("checks", checks);
@@ -145,7 +146,7 @@ final class DemoOutput {
         r.layouts().forEach((cluster, layout) -> page.append("<li>").append(esc(cluster)).append(": ")
                 .append(esc(layout)).append("</li>\n"));
         page.append("</ul>\n<h2>Checks</h2>\n<table id=\"checks\">\n");
-        for (DeliveryChecks.Check c : r.checks()) {
+        for (ReplicationChecks.Check c : r.checks()) {
             page.append("<tr><td class=\"").append(c.passed() ? "pass\">PASS" : "fail\">FAIL").append("</td><td>")
                     .append(esc(c.name())).append("</td><td>").append(esc(c.detail())).append("</td></tr>\n");
         }

@@ -8,6 +8,7 @@ import io.verbatim.model.Segment;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.memory.MemoryCluster;
+import io.verbatim.pipeline.memory.ReplicationChecks;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -87,7 +88,7 @@ class EmbeddedRuntimeTest {
 
         Map<String, MemoryCluster> storage = new LinkedHashMap<>();
         runtime.clusters().forEach((name, node) -> storage.put(name, node.storage(TOPIC)));
-        List<DeliveryChecks.Check> checks = new ArrayList<>(DeliveryChecks.run(storage, traffic.produced()));
+        List<ReplicationChecks.Check> checks = new ArrayList<>(DeliveryChecks.run(storage, traffic.produced()));
         subscriptions.forEach((name, s) -> checks.addAll(DeliveryChecks.consumers(name,
                 s.deliveries().take(Duration.ofMillis(200)).collectList().block())));
         assertThat(checks).allSatisfy(c -> assertThat(c.passed()).as(c.name() + ": " + c.detail()).isTrue());
