@@ -84,7 +84,7 @@ final class Demo {
             Map<String, Subscription> subscriptions = new LinkedHashMap<>();
             runtime.clusters().forEach((name, node) -> {
                 producers.put(name, node.producer(topic, CompressionType.LZ4));
-                subscriptions.put(name, node.subscribe(topic, "demo-checks", 3));
+                subscriptions.put(name, node.subscribe(topic, "demo-checks", 3, true));
             });
             Traffic traffic = new Traffic(producers, options.keys(), 0.02, options.seed());
             ClusterNode first = runtime.clusters().values().iterator().next();

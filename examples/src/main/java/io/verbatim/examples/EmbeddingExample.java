@@ -8,6 +8,7 @@ import io.verbatim.runtime.Subscription;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import reactor.core.publisher.Flux;
 
 /**
  * Embedding Verbatim: two clusters in this process, a message produced on one, consumed on the other.
@@ -29,7 +30,9 @@ public final class EmbeddingExample {
             Subscription billing = runtime.cluster("eu-west").subscribe(topic, "billing", 2);
             runtime.cluster("us-east").producer(topic, CompressionType.LZ4)
                     .send(List.of(Message.of("customer-42", "order 1001".getBytes(StandardCharsets.UTF_8)))).block();
-            Subscription.Delivery d = billing.deliveries().blockFirst(Duration.ofSeconds(10));
+            // Each consumer reads its own queue; the key's bucket decides which one gets the order.
+            Subscription.Delivery d = Flux.range(0, billing.consumers()).flatMap(billing::consumer)
+                    .blockFirst(Duration.ofSeconds(10));
             System.out.printf("eu-west consumer %d got %s from segment %d, bucket %d%n", d.consumer(),
                     new String(d.messages().get(0).payloadBytes(), StandardCharsets.UTF_8), d.segmentId(), d.bucket());
         }

@@ -245,7 +245,15 @@ public final class ClusterNode implements AutoCloseable {
 
     /** A PIP-486 subscription of {@code consumers} consumers, reading every segment from its start. */
     public Subscription subscribe(String topic, String subscription, int consumers) {
-        Subscription s = new Subscription(storage(topic), subscription, consumers, load.get(topic));
+        return subscribe(topic, subscription, consumers, false);
+    }
+
+    /**
+     * @param recording whether the subscription keeps every delivery for {@link Subscription#deliveries()}
+     *        (checks and tests)
+     */
+    public Subscription subscribe(String topic, String subscription, int consumers, boolean recording) {
+        Subscription s = new Subscription(storage(topic), subscription, consumers, load.get(topic), recording);
         subscriptions.computeIfAbsent(topic, t -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(s);
         running.add(s);
         return s;

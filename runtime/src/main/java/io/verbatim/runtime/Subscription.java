@@ -25,6 +25,11 @@ import reactor.core.publisher.Sinks;
  * {@code b·k/N} when {@code N ≥ k}, else {@code b mod k}), so a key stays with one consumer while its
  * segment lives. A segment is read only after every parent is drained for this subscription, so a
  * key's messages are delivered in order across splits and merges.
+ *
+ * <p>Each consumer's deliveries wait in its own queue until it reads them ({@link #consumer}, one reader
+ * per consumer): memory grows with the consumer's lag, as there is no flow control back to the cursors
+ * yet. A recording subscription also keeps every delivery in dispatch order for {@link #deliveries} (for
+ * checks and tests; it keeps everything).
  */
 public final class Subscription implements Disposable {
     /** One entry delivered to one consumer. */
@@ -36,11 +41,12 @@ public final class Subscription implements Disposable {
     private final int consumers;
     private final LoadTracker load;
     private final List<Sinks.Many<Delivery>> sinks = new ArrayList<>();
-    private final Sinks.Many<Delivery> all = Sinks.many().replay().all();
+    private final Sinks.Many<Delivery> all;
     private final Map<Long, Disposable> readers = new ConcurrentHashMap<>();
     private final Disposable.Composite running = Disposables.composite();
 
-    Subscription(MemoryCluster storage, String name, int consumers, LoadTracker load) {
+    /** @param recording whether {@link #deliveries} replays every delivery from the start */
+    Subscription(MemoryCluster storage, String name, int consumers, LoadTracker load, boolean recording) {
         if (consumers < 1) {
             throw new IllegalArgumentException("a subscription needs at least one consumer, not " + consumers);
         }
@@ -49,8 +55,9 @@ public final class Subscription implements Disposable {
         this.consumers = consumers;
         this.load = load;
         for (int i = 0; i < consumers; i++) {
-            sinks.add(Sinks.many().replay().all());
+            sinks.add(Sinks.many().unicast().onBackpressureBuffer());
         }
+        this.all = recording ? Sinks.many().replay().all() : Sinks.many().multicast().directBestEffort();
         running.add(storage.layouts().subscribe(this::readNewSegments));
     }
 
@@ -62,12 +69,15 @@ public final class Subscription implements Disposable {
         return consumers;
     }
 
-    /** What consumer {@code index} receives, in delivery order (replayed from the start to a late subscriber). */
+    /** What consumer {@code index} receives, in delivery order, from the start; one reader per consumer. */
     public Flux<Delivery> consumer(int index) {
         return sinks.get(index).asFlux();
     }
 
-    /** What every consumer received, in the order it was dispatched (replayed from the start). */
+    /**
+     * What every consumer received, in the order it was dispatched: from the start for a recording
+     * subscription, else from the moment of subscribing.
+     */
     public Flux<Delivery> deliveries() {
         return all.asFlux();
     }

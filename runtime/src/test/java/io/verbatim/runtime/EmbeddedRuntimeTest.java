@@ -61,7 +61,7 @@ class EmbeddedRuntimeTest {
         Map<String, Producer> producers = new LinkedHashMap<>();
         runtime.clusters().forEach((name, node) -> {
             producers.put(name, node.producer(TOPIC, CompressionType.LZ4));
-            subscriptions.put(name, node.subscribe(TOPIC, "checks", 3));
+            subscriptions.put(name, node.subscribe(TOPIC, "checks", 3, true));
         });
         Traffic traffic = new Traffic(producers, 300, 0.05, 42);
         ClusterNode a = runtime.cluster("a");
