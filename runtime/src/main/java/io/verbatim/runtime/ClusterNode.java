@@ -192,6 +192,7 @@ public final class ClusterNode implements AutoCloseable {
         rates.start(this::replicatedTotals);
         if (config.autoScale().enabled()) {
             running.add(Flux.interval(config.autoScale().interval(), timer)
+                    .onBackpressureDrop() // a slow evaluation skips ticks rather than ending the loop
                     .concatMap(tick -> Flux.fromIterable(topics.keySet()).concatMap(this::evaluatePolicy))
                     .subscribe(v -> { }, e -> LOG.error("{}: the auto-scale loop stopped: {}", name(), e.toString())));
         }
