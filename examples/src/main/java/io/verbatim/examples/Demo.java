@@ -129,10 +129,12 @@ final class Demo {
             progress.printf("traffic stopped after %,d messages; waiting for replication and convergence...%n",
                     traffic.total());
             runtime.awaitQuiet(Duration.ofSeconds(120)).block();
-            double catchUp = (System.nanoTime() - stopped) / 1e9;
+            long quietAt = System.nanoTime();
+            double catchUp = (quietAt - stopped) / 1e9;
             long[] end = totals(runtime, topic);
-            ticks.add(new Tick((System.nanoTime() - startNanos) / 1e9, (end[0] - last[0]) / Math.max(0.001, catchUp),
-                    (end[1] - last[1]) / Math.max(0.001, catchUp), traffic.total(), backlog(runtime, topic)));
+            double sinceTick = Math.max(0.001, (quietAt - lastTickNanos) / 1e9);
+            ticks.add(new Tick((quietAt - startNanos) / 1e9, (end[0] - last[0]) / sinceTick,
+                    (end[1] - last[1]) / sinceTick, traffic.total(), backlog(runtime, topic)));
 
             Map<String, MemoryCluster> storage = new LinkedHashMap<>();
             runtime.clusters().forEach((name, node) -> storage.put(name, node.storage(topic)));

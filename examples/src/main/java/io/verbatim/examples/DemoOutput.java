@@ -84,35 +84,29 @@ final class DemoOutput {
 
     /** A self-contained page: the verbatim and re-batched rates over time with the layout changes marked. */
     static String html(Demo.Result r) {
-        int w = 900;
-        int h = 300;
-        int left = 60;
-        int bottom = 30;
         double maxT = Math.max(1, r.ticks().stream().mapToDouble(Demo.Tick::atSeconds).max().orElse(1));
-        double maxRate = Math.max(1, r.ticks().stream()
-                .mapToDouble(t -> Math.max(t.verbatimPerSecond(), t.rebatchedPerSecond())).max().orElse(1));
         StringBuilder svg = new StringBuilder();
+        int w = 900;
+        int panel = 160;
+        int left = 70;
         svg.append(String.format(Locale.ROOT, "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-                + "height=\"%d\" font-family=\"sans-serif\" font-size=\"11\">%n", w + left + 20, h + bottom + 20));
-        svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"10\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>"
-                + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>%n", left, left, h + 10, left, h + 10,
-                left + w, h + 10));
-        for (int i = 0; i <= 4; i++) {
-            double v = maxRate * i / 4;
-            double y = 10 + h - h * i / 4.0;
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%,.0f</text>%n",
-                    left - 4, y + 4, v));
+                + "height=\"%d\" font-family=\"sans-serif\" font-size=\"11\">%n", w + left + 20, 2 * panel + 90));
+        // Two panels on one time axis, each on its own scale: re-batching is a trickle beside the fast path.
+        svg.append(panel(r, "verbatim", "verbatim entries/s", "#1f77b4", true, 20, panel, w, left, maxT));
+        svg.append(panel(r, "rebatched", "re-batched entries/s", "#d62728", false, 40 + panel, panel, w, left, maxT));
+        int axis = 40 + 2 * panel;
+        for (int i = 0; i <= 10; i++) {
+            double t = maxT * i / 10;
+            double x = left + w * t / maxT;
+            svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f s</text>%n", x,
+                    axis + 16, t));
         }
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">time (s) →</text>%n", left + w - 60,
-                h + 40));
         for (Demo.Change c : r.changes()) {
             double x = left + w * c.atSeconds() / maxT;
-            svg.append(String.format(Locale.ROOT, "<line class=\"change\" x1=\"%.1f\" y1=\"10\" x2=\"%.1f\" y2=\"%d\" "
-                    + "stroke=\"#999\" stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"22\">%s</text>%n", x, x, h + 10,
+            svg.append(String.format(Locale.ROOT, "<line class=\"change\" x1=\"%.1f\" y1=\"14\" x2=\"%.1f\" y2=\"%d\" "
+                    + "stroke=\"#999\" stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"12\">%s</text>%n", x, x, axis,
                     x + 3, esc(c.what())));
         }
-        svg.append(polyline(r, w, h, left, maxT, maxRate, true, "#1f77b4", "verbatim"));
-        svg.append(polyline(r, w, h, left, maxT, maxRate, false, "#d62728", "rebatched"));
         svg.append("</svg>\n");
 
         StringBuilder page = new StringBuilder();
@@ -128,8 +122,7 @@ final class DemoOutput {
                                 : ", simulated round trip " + r.options().config().rtt().toMillis() + " ms",
                         100 * r.verbatimShare(), r.passed() ? "pass" : "fail", r.passed() ? "all passed" : "FAILED"))
                 .append("<h2>Replicated entries per second, all clusters and remotes</h2>\n")
-                .append("<p><span style=\"color:#1f77b4\">■ verbatim</span> &nbsp; "
-                        + "<span style=\"color:#d62728\">■ re-batched</span> &nbsp; dashed: layout changes</p>\n")
+                .append("<p>Each panel has its own scale; dashed lines mark the layout changes.</p>\n")
                 .append(svg)
                 .append("<h2>Per origin</h2>\n<table><tr><th>origin</th><th>produced</th><th>verbatim out</th>"
                         + "<th>re-batched out</th><th>parts</th><th>send failures</th></tr>\n");
@@ -154,16 +147,30 @@ final class DemoOutput {
         return page.toString();
     }
 
-    private static String polyline(Demo.Result r, int w, int h, int left, double maxT, double maxRate,
-            boolean verbatim, String colour, String id) {
+    private static String panel(Demo.Result r, String id, String title, String colour, boolean verbatim, int top,
+            int height, int w, int left, double maxT) {
+        double max = Math.max(1, r.ticks().stream()
+                .mapToDouble(t -> verbatim ? t.verbatimPerSecond() : t.rebatchedPerSecond()).max().orElse(1));
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\" fill=\"%s\">%s</text>%n",
+                left + 4, top + 12, colour, title));
+        b.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>"
+                + "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>%n", left, top, left, top + height,
+                left, top + height, left + w, top + height));
+        for (int i = 0; i <= 2; i++) {
+            double y = top + height - height * i / 2.0;
+            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%,.0f</text>%n", left - 4,
+                    y + 4, max * i / 2));
+        }
         StringBuilder points = new StringBuilder();
         for (Demo.Tick t : r.ticks()) {
             double v = verbatim ? t.verbatimPerSecond() : t.rebatchedPerSecond();
             points.append(String.format(Locale.ROOT, "%.1f,%.1f ", left + w * t.atSeconds() / maxT,
-                    10 + h - h * v / maxRate));
+                    top + height - height * v / max));
         }
-        return "<polyline id=\"" + id + "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"2\" points=\""
-                + points.toString().trim() + "\"/>\n";
+        b.append("<polyline id=\"").append(id).append("\" fill=\"none\" stroke=\"").append(colour)
+                .append("\" stroke-width=\"2\" points=\"").append(points.toString().trim()).append("\"/>\n");
+        return b.toString();
     }
 
     private static String esc(String s) {
