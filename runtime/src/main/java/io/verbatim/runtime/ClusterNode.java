@@ -144,7 +144,8 @@ public final class ClusterNode implements AutoCloseable {
             BrokerBudget budget = new BrokerBudget(config.slowPath(), timer);
             new BudgetMetricsBinder(budget, Tags.of("broker", Integer.toString(i))).bindTo(registry);
             IngestServer ingest = new IngestServer(name(), i, topics::get, this::brokerUrls, config.brokerToken(),
-                    MAX_FRAME_BYTES, registry).start(0);
+                    MAX_FRAME_BYTES, registry, (topic, segment, messages, bytes) -> load.get(topic)
+                            .produced(segment, messages, bytes)).start(0);
             brokers.add(new Broker(i, budget, ingest, ingest.port()));
         }
         admin = new ExchangeServer(controller, config.exchange(),

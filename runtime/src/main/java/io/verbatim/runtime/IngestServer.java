@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.EntryFormatException;
 import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.model.proto.MessageMetadata;
 import io.verbatim.pipeline.ProducerSession.Receipt;
 import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.memory.MemoryCluster;
@@ -48,6 +49,7 @@ final class IngestServer {
 
     private final String cluster;
     private final Function<String, MemoryCluster> topics;
+    private final Arrival arrivals;
     private final Supplier<List<String>> brokerUrls;
     private final String token;
     private final int maxFrameBytes;
@@ -57,14 +59,23 @@ final class IngestServer {
     private final java.util.Set<Connection> connections = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private DisposableServer server;
 
+    /** Told of every entry stored: replicated traffic is load on the segment like any producer's. */
+    @FunctionalInterface
+    interface Arrival {
+        Arrival NONE = (topic, segmentId, messages, bytes) -> { };
+
+        void stored(String topic, long segmentId, int messages, int bytes);
+    }
+
     /**
      * @param topics the cluster's storage of a topic, or {@code null} when it does not host the topic
      * @param brokerUrls every broker's ingest URL, in broker order
      */
     IngestServer(String cluster, int broker, Function<String, MemoryCluster> topics, Supplier<List<String>> brokerUrls,
-            String token, int maxFrameBytes, MeterRegistry registry) {
+            String token, int maxFrameBytes, MeterRegistry registry, Arrival arrivals) {
         this.cluster = cluster;
         this.topics = topics;
+        this.arrivals = arrivals;
         this.brokerUrls = brokerUrls;
         this.token = token;
         this.maxFrameBytes = maxFrameBytes;
@@ -125,17 +136,19 @@ final class IngestServer {
         return checked(request, response, true, (storage, params) -> {
             long segment = Long.parseLong(params.get("segment"));
             String producer = params.get("producer");
+            String topic = params.get("topic");
             return response.sendWebsocket((in, out) -> {
                 long session = storage.newSessionId();
                 return out.send(in.aggregateFrames(maxFrameBytes).receive()
-                        .map(frame -> receive(storage, segment, producer, session, frame))
+                        .map(frame -> receive(topic, storage, segment, producer, session, frame))
                         .takeUntil(reply -> reply.getResult() == IngestReply.Result.MALFORMED)
                         .map(reply -> Unpooled.wrappedBuffer(reply.toByteArray()))).then();
             }, spec());
         });
     }
 
-    private IngestReply receive(MemoryCluster storage, long segment, String producer, long session, ByteBuf frame) {
+    private IngestReply receive(String topic, MemoryCluster storage, long segment, String producer, long session,
+            ByteBuf frame) {
         IngestSend send;
         try {
             send = IngestSend.parseFrom(ByteBufUtil.getBytes(frame));
@@ -153,7 +166,14 @@ final class IngestServer {
         }
         try {
             Receipt receipt = storage.ingest(segment, producer, session, send.getSequence(), position, entry);
-            (receipt == Receipt.PERSISTED ? persisted : duplicates).increment();
+            if (receipt == Receipt.PERSISTED) {
+                persisted.increment();
+                MessageMetadata md = entry.metadata();
+                arrivals.stored(topic, segment, md.hasNumMessagesInBatch() ? md.getNumMessagesInBatch() : 1,
+                        entry.payload().remaining());
+            } else {
+                duplicates.increment();
+            }
             return IngestReply.newBuilder().setSequence(send.getSequence())
                     .setResult(receipt == Receipt.PERSISTED ? IngestReply.Result.PERSISTED : IngestReply.Result.DUPLICATE)
                     .build();

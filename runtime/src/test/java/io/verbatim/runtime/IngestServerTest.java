@@ -26,7 +26,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -40,7 +39,7 @@ class IngestServerTest {
 
     private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 1, 0), Schedulers.parallel());
     private final IngestServer server = new IngestServer("b", 0, t -> t.equals(TOPIC) ? storage : null,
-            () -> List.of(), TOKEN, ClusterNode.MAX_FRAME_BYTES, new SimpleMeterRegistry()).start(0);
+            () -> List.of(), TOKEN, ClusterNode.MAX_FRAME_BYTES, new SimpleMeterRegistry(), IngestServer.Arrival.NONE).start(0);
 
     @AfterEach
     void stop() {
@@ -154,9 +153,5 @@ class IngestServerTest {
         }
         HttpResponse<String> r = HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
         return r.statusCode() + ":" + r.body();
-    }
-
-    static Map<String, String> none() {
-        return Map.of();
     }
 }
