@@ -30,8 +30,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class Demo {
 
-    /** What the demo runs with. */
-    record Options(VerbatimConfig config, Duration duration, int rate, int batch, int keys, long seed) {
+    /**
+     * What the demo runs with.
+     *
+     * @param outage how long the last cluster's brokers refuse replication from 75 % of the run on (zero: never)
+     */
+    record Options(VerbatimConfig config, Duration duration, int rate, int batch, int keys, long seed,
+            Duration outage) {
     }
 
     /** One second of the run: replication rates summed over every cluster and remote. */
@@ -97,6 +102,9 @@ final class Demo {
             long lastTickNanos = startNanos;
             int step = 0;
             double[] plan = {0.25, 0.45, 0.65};
+            ClusterNode victim = List.copyOf(runtime.clusters().values()).get(runtime.clusters().size() - 1);
+            int outageStep = 0;
+            long outageEnds = 0;
             while (true) {
                 long now = System.nanoTime();
                 long elapsed = now - startNanos;
@@ -109,6 +117,18 @@ final class Demo {
                     while (traffic.produced(origin) < due) {
                         traffic.send(origin, options.batch());
                     }
+                }
+                if (!options.outage().isZero() && outageStep == 0 && elapsed >= 0.75 * durationNanos) {
+                    victim.stopIngest();
+                    outageEnds = elapsed + options.outage().toNanos();
+                    outageStep = 1;
+                    progress.printf("  t=%4.1fs %s's brokers go down for %d ms: replication into it fails%n",
+                            elapsed / 1e9, victim.name(), options.outage().toMillis());
+                }
+                if (outageStep == 1 && elapsed >= outageEnds) {
+                    victim.restartIngest();
+                    outageStep = 2;
+                    progress.printf("  t=%4.1fs %s's brokers are back%n", elapsed / 1e9, victim.name());
                 }
                 if (step < plan.length && elapsed >= plan[step] * durationNanos) {
                     change(runtime, first, topic, step, elapsed / 1e9, changes);
@@ -124,6 +144,10 @@ final class Demo {
                     lastTickNanos = now;
                 }
                 sleepQuietly(5);
+            }
+            if (outageStep == 1) {
+                victim.restartIngest();
+                progress.printf("  %s's brokers are back%n", victim.name());
             }
             long stopped = System.nanoTime();
             progress.printf("traffic stopped after %,d messages; waiting for replication and convergence...%n",

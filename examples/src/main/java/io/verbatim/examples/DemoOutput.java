@@ -44,6 +44,7 @@ final class DemoOutput {
         j.put("duration_s", r.options().duration().toSeconds());
         j.put("rate_per_cluster", r.options().rate());
         j.put("rtt_ms", r.options().config().rtt().toMillis());
+        j.put("outage_ms", r.options().outage().toMillis());
         Map<String, Object> produced = new LinkedHashMap<>();
         Map<String, Object> replicated = new LinkedHashMap<>();
         r.flows().forEach((origin, f) -> {

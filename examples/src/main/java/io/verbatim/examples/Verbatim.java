@@ -106,6 +106,10 @@ public final class Verbatim implements Runnable {
                 description = "a simulated round trip on replication traffic between clusters, e.g. 80ms")
         String rtt;
 
+        @Option(names = "--outage", paramLabel = "TIME",
+                description = "take the last cluster's brokers down for this long at 75% of the run, e.g. 2s")
+        String outage;
+
         @Option(names = "--json", description = "print one JSON object with the figures and checks as the last line")
         boolean json;
 
@@ -132,7 +136,8 @@ public final class Verbatim implements Runnable {
             }
             // With --json, stdout carries only the JSON line: people's output goes to stderr.
             PrintWriter progress = json ? spec.commandLine().getErr() : out;
-            Demo.Result result = new Demo(new Demo.Options(base, d, rate, batch, keys, seed), progress).run();
+            Duration down = outage == null ? Duration.ZERO : durationOf("--outage", outage);
+            Demo.Result result = new Demo(new Demo.Options(base, d, rate, batch, keys, seed, down), progress).run();
             PrintWriter summaryTo = progress;
             DemoOutput.summary(result, summaryTo);
             if (report != null) {

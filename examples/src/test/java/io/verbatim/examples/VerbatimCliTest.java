@@ -120,7 +120,8 @@ class VerbatimCliTest {
     @Test
     void theDemoRunsItsChecksAndEndsWithOneJsonLine() throws Exception {
         Path report = dir.resolve("report.html");
-        Run r = run("demo", "--duration", "4s", "--rate", "600", "--keys", "200", "--json", "--report", report.toString());
+        Run r = run("demo", "--duration", "4s", "--rate", "600", "--keys", "200", "--outage", "500ms", "--json",
+                "--report", report.toString());
         assertThat(r.code()).as(r.err()).isZero();
         JsonNode json = new ObjectMapper().readTree(r.lastLine());
         assertThat(json.path("checks_passed").asBoolean()).as(r.err()).isTrue();
@@ -128,6 +129,8 @@ class VerbatimCliTest {
         assertThat(json.path("replicated").path("eu-west").path("verbatim_entries").asLong()).isPositive();
         assertThat(json.path("verbatim_share").asDouble()).isGreaterThan(0.5);
         assertThat(json.path("layout_changes").size()).isEqualTo(3);
+        assertThat(json.path("outage_ms").asLong()).isEqualTo(500);
+        assertThat(r.err()).contains("ap-south's brokers go down for 500 ms").contains("ap-south's brokers are back");
         assertThat(json.path("checks").size()).isGreaterThanOrEqualTo(8);
         assertThat(r.err()).contains("[").contains("verbatim/s").contains("== checks");
         String html = Files.readString(report);
