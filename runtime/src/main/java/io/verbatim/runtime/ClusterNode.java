@@ -255,7 +255,7 @@ public final class ClusterNode implements AutoCloseable {
      *        (checks and tests)
      */
     public Subscription subscribe(String topic, String subscription, int consumers, boolean recording) {
-        Subscription s = new Subscription(storage(topic), subscription, consumers, load.get(topic), recording);
+        Subscription s = new Subscription(storage(topic), subscription, consumers, load.get(topic), recording, cpu);
         subscriptions.computeIfAbsent(topic, t -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(s);
         running.add(s);
         return s;

@@ -18,7 +18,6 @@ import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.runtime.proto.IngestReply;
 import io.verbatim.runtime.proto.IngestSend;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -159,7 +158,7 @@ final class IngestServer {
         Entry entry;
         try {
             position = new SourcePosition(send.getLedgerId(), send.getEntryId(), send.getPart());
-            entry = Entry.parse(ByteBuffer.wrap(send.getEntry().toByteArray()));
+            entry = Entry.parse(send.getEntry().asReadOnlyByteBuffer());
         } catch (EntryFormatException | IllegalArgumentException e) {
             return refused(send.getSequence(), IngestReply.Result.MALFORMED, "entry at " + send.getLedgerId() + ":"
                     + send.getEntryId() + " is unusable: " + e.getMessage());

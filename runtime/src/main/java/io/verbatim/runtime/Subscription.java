@@ -18,6 +18,7 @@ import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * A subscription of {@code k} consumers to one topic, dispatching as PIP-486 does: whole entries, each
@@ -40,13 +41,19 @@ public final class Subscription implements Disposable {
     private final String name;
     private final int consumers;
     private final LoadTracker load;
+    private final Scheduler dispatch;
     private final List<Sinks.Many<Delivery>> sinks = new ArrayList<>();
     private final Sinks.Many<Delivery> all;
     private final Map<Long, Disposable> readers = new ConcurrentHashMap<>();
     private final Disposable.Composite running = Disposables.composite();
 
     /** @param recording whether {@link #deliveries} replays every delivery from the start */
-    Subscription(MemoryCluster storage, String name, int consumers, LoadTracker load, boolean recording) {
+    /**
+     * @param dispatch where entries are opened and dispatched (not the thread that appended them, which may
+     *        be a network event loop)
+     */
+    Subscription(MemoryCluster storage, String name, int consumers, LoadTracker load, boolean recording,
+            Scheduler dispatch) {
         if (consumers < 1) {
             throw new IllegalArgumentException("a subscription needs at least one consumer, not " + consumers);
         }
@@ -54,6 +61,7 @@ public final class Subscription implements Disposable {
         this.name = name;
         this.consumers = consumers;
         this.load = load;
+        this.dispatch = dispatch;
         for (int i = 0; i < consumers; i++) {
             sinks.add(Sinks.many().unicast().onBackpressureBuffer());
         }
@@ -90,7 +98,7 @@ public final class Subscription implements Disposable {
             MemoryCursor cursor = storage.log(s.id()).openCursor(name, StartAt.EARLIEST);
             // Parents first: a segment is read once every parent is sealed and read to its end.
             Disposable reader = Flux.fromIterable(s.parentIds()).flatMap(p -> storage.drainGate().drained(p, name))
-                    .thenMany(Flux.defer(cursor::read))
+                    .thenMany(Flux.defer(cursor::read)).publishOn(dispatch)
                     .subscribe(stored -> deliver(s, cursor, stored));
             readers.put(s.id(), reader);
             running.add(reader);

@@ -2,6 +2,7 @@ package io.verbatim.runtime;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.UnsafeByteOperations;
 import io.netty.buffer.Unpooled;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.SourcePosition;
@@ -65,11 +66,20 @@ final class WebSocketSession implements ProducerSession {
                 pending.put(seq, reply);
                 outbound.emitNext(IngestSend.newBuilder().setSequence(seq).setLedgerId(position.ledgerId())
                         .setEntryId(position.entryId()).setPart(position.part())
-                        .setEntry(ByteString.copyFrom(entry.toByteArray())).build(),
+                        .setEntry(wrap(entry)).build(),
                         Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1)));
             }
             return reply.asMono().doOnError(e -> broken = true);
         });
+    }
+
+    /** The entry's buffers as one ByteString without copying them: the frame's serialization is the one copy. */
+    private static ByteString wrap(Entry entry) {
+        ByteString out = ByteString.EMPTY;
+        for (java.nio.ByteBuffer b : entry.buffers()) {
+            out = out.concat(UnsafeByteOperations.unsafeWrap(b)); // stored entries never change
+        }
+        return out;
     }
 
     private void onReply(byte[] bytes) {
