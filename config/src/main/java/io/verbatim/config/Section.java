@@ -163,8 +163,13 @@ final class Section {
     }
 
     private static Duration parseDuration(JsonNode v) {
-        String text = v.asText().trim();
-        if (v.isNumber() && v.asLong() == 0 || text.equals("0")) {
+        return v.isNumber() && v.asLong() == 0 ? Duration.ZERO : parseDuration(v.asText());
+    }
+
+    /** A duration as written in the YAML ({@code 250ms}, {@code 30s}, {@code 0}, ISO-8601), or {@code null}. */
+    static Duration parseDuration(String value) {
+        String text = value.trim();
+        if (text.equals("0")) {
             return Duration.ZERO;
         }
         Matcher m = DURATION.matcher(text);

@@ -56,11 +56,6 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                 brokerToken, value);
     }
 
-    public VerbatimConfig withAutoScale(AutoScaleConfig value) {
-        return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, value, metadataLog,
-                brokerToken, rtt);
-    }
-
     public static VerbatimConfig load(Path file) {
         try {
             return parse(Files.readString(file), System::getenv);

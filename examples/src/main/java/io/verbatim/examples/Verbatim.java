@@ -3,6 +3,7 @@ package io.verbatim.examples;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.ConfigException;
+import io.verbatim.config.Durations;
 import io.verbatim.config.Samples;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Buckets;
@@ -153,11 +154,9 @@ public final class Verbatim implements Runnable {
 
         private Duration durationOf(String option, String text) {
             try {
-                return VerbatimConfig.parse("clusters: [{name: a}, {name: b}]\nsecurity: {brokerToken: x}\n"
-                        + "network: {rtt: '" + text.replace("'", "") + "'}").rtt();
+                return Durations.parse(option, text);
             } catch (ConfigException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), option + " '" + text
-                        + "' is not a duration (expected e.g. 500ms, 20s, 2m)");
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
         }
     }
@@ -300,11 +299,11 @@ public final class Verbatim implements Runnable {
             Layout current = layout;
             for (Mutation m : plan) {
                 current = current.apply(m, current.epoch(), 0).layoutOrThrow();
-                out.printf("  %-34s -> %s%n", describe(m, layout), notation(Shape.of(current)));
+                out.printf("  %-34s -> %s%n", describe(m), notation(Shape.of(current)));
             }
         }
 
-        private static String describe(Mutation m, Layout start) {
+        private static String describe(Mutation m) {
             if (m instanceof Mutation.Split s) {
                 return "split segment " + s.segmentId() + " at its midpoint";
             }

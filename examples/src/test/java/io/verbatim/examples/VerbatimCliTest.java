@@ -145,6 +145,6 @@ class VerbatimCliTest {
         Run r = run("demo", "--config", config.toString());
         assertThat(r.code()).isEqualTo(Verbatim.BAD_INPUT);
         assertThat(r.err()).contains("slowPath.bytesPerSecond: 0 is out of range");
-        assertThat(run("demo", "--duration", "soon").err()).contains("--duration 'soon' is not a duration");
+        assertThat(run("demo", "--duration", "soon").err()).contains("--duration: 'soon' is not a duration");
     }
 }
