@@ -1,5 +1,6 @@
 package io.verbatim.runtime;
 
+import io.verbatim.model.EntryFacts;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
 import io.verbatim.model.entry.Entries;
@@ -19,13 +20,14 @@ import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * A subscription of {@code k} consumers to one topic, dispatching as PIP-486 does: whole entries, each
- * to the consumer that owns its bucket in its segment (bucket {@code b} of {@code N} goes to consumer
- * {@code b·k/N} when {@code N ≥ k}, else {@code b mod k}), so a key stays with one consumer while its
- * segment lives. A segment is read only after every parent is drained for this subscription, so a
- * key's messages are delivered in order across splits and merges.
+ * to the consumer that owns its bucket in its segment ({@link #consumerOf}, PIP-486's selector), so a
+ * key stays with one consumer while its segment lives. A segment is read only after every parent is
+ * drained for this subscription, so a key's messages are delivered in order across splits and merges.
  *
  * <p>Each consumer's deliveries wait in its own queue until it reads them ({@link #consumer}, one reader
  * per consumer): memory grows with the consumer's lag, as there is no flow control back to the cursors
@@ -46,6 +48,7 @@ public final class Subscription implements Disposable {
     private final Sinks.Many<Delivery> all;
     private final Map<Long, Disposable> readers = new ConcurrentHashMap<>();
     private final Disposable.Composite running = Disposables.composite();
+    private static final Logger LOG = Loggers.getLogger(Subscription.class);
 
     /** @param recording whether {@link #deliveries} replays every delivery from the start */
     /**
@@ -99,7 +102,9 @@ public final class Subscription implements Disposable {
             // Parents first: a segment is read once every parent is sealed and read to its end.
             Disposable reader = Flux.fromIterable(s.parentIds()).flatMap(p -> storage.drainGate().drained(p, name))
                     .thenMany(Flux.defer(cursor::read)).publishOn(dispatch)
-                    .subscribe(stored -> deliver(s, cursor, stored));
+                    .subscribe(stored -> deliver(s, cursor, stored),
+                            e -> LOG.error("{}: subscription {} stopped reading segment {}: {}", storage.name(), name,
+                                    s.descriptor(), e.toString()));
             readers.put(s.id(), reader);
             running.add(reader);
         }
@@ -107,9 +112,12 @@ public final class Subscription implements Disposable {
 
     private void deliver(Segment segment, MemoryCursor cursor, StoredEntry stored) {
         Entry entry = Entry.parse(stored.bytes());
-        int bucket = entry.facts().isStamped() ? segment.buckets().bucketOf(entry.facts().stamp().hashMin()) : 0;
-        int n = segment.buckets().count();
-        int consumer = n >= consumers ? (int) ((long) bucket * consumers / n) : bucket % consumers;
+        EntryFacts facts = entry.facts();
+        // Only the stamp's minimum is consulted (Pulsar's sticky hash); an unstamped entry goes by its key.
+        int hashB = facts.isStamped() ? facts.stamp().hashMin()
+                : facts.outerKey() == null ? 0 : facts.outerKey().hashB();
+        int bucket = segment.buckets().bucketOf(hashB);
+        int consumer = consumerOf(bucket, segment.buckets().count(), consumers);
         List<Message> messages = Entries.messages(entry);
         load.dispatched(segment.id(), messages.size(), entry.payload().remaining());
         synchronized (this) {
@@ -118,6 +126,16 @@ public final class Subscription implements Disposable {
             all.tryEmitNext(d);
         }
         cursor.acknowledge(stored.position()).subscribe(); // synchronous in memory
+    }
+
+    /**
+     * PIP-486's selector: consumer {@code j} of {@code k} owns buckets {@code [⌊j·N/k⌋, ⌊(j+1)·N/k⌋)}, so
+     * bucket {@code b} belongs to the first {@code j} whose range ends past it: {@code ⌈(b+1)·k/N⌉ − 1}.
+     * With fewer buckets than consumers, some consumers own none.
+     */
+    static int consumerOf(int bucket, int buckets, int consumers) {
+        long numerator = (long) (bucket + 1) * consumers;
+        return (int) ((numerator + buckets - 1) / buckets) - 1;
     }
 
     @Override

@@ -11,6 +11,7 @@ import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.RemoteException.Kind;
 import io.verbatim.runtime.proto.IngestReply;
 import io.verbatim.runtime.proto.IngestSend;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -76,7 +77,7 @@ final class WebSocketSession implements ProducerSession {
     /** The entry's buffers as one ByteString without copying them: the frame's serialization is the one copy. */
     private static ByteString wrap(Entry entry) {
         ByteString out = ByteString.EMPTY;
-        for (java.nio.ByteBuffer b : entry.buffers()) {
+        for (ByteBuffer b : entry.buffers()) {
             out = out.concat(UnsafeByteOperations.unsafeWrap(b)); // stored entries never change
         }
         return out;
