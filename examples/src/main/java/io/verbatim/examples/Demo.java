@@ -7,8 +7,8 @@ import io.verbatim.model.Segment;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.memory.MemoryCluster;
-import io.verbatim.runtime.ClusterNode;
 import io.verbatim.pipeline.memory.ReplicationChecks;
+import io.verbatim.runtime.ClusterNode;
 import io.verbatim.runtime.DeliveryChecks;
 import io.verbatim.runtime.EmbeddedRuntime;
 import io.verbatim.runtime.Producer;
@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import reactor.core.publisher.Flux;
 
 /**
  * The main job: clusters on loopback replicating one topic in every direction under keyed traffic,
@@ -203,7 +204,7 @@ final class Demo {
         long began = System.nanoTime();
         progress.printf("  t=%4.1fs %s%n", atSeconds, what);
         // Measured in the background: the traffic goes on meanwhile.
-        reactor.core.publisher.Flux.interval(Duration.ofMillis(2), runtime.timer())
+        Flux.interval(Duration.ofMillis(2), runtime.timer())
                 .filter(t -> runtime.converged(topic)).next()
                 .subscribe(t -> changes.add(new Change(atSeconds, what, (System.nanoTime() - began) / 1_000_000)));
     }

@@ -33,9 +33,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
@@ -106,7 +109,7 @@ public final class ClusterNode implements AutoCloseable {
         this.timer = timer;
         this.cpu = cpu;
         List<String> peers = peers();
-        this.controller = new Controller(name, java.util.Set.copyOf(peers), config.caps(), store, timer);
+        this.controller = new Controller(name, Set.copyOf(peers), config.caps(), store, timer);
         this.rates = new RateWindow(timer);
         registry.config().commonTags("cluster", name);
     }
@@ -256,7 +259,7 @@ public final class ClusterNode implements AutoCloseable {
      */
     public Subscription subscribe(String topic, String subscription, int consumers, boolean recording) {
         Subscription s = new Subscription(storage(topic), subscription, consumers, load.get(topic), recording, cpu);
-        subscriptions.computeIfAbsent(topic, t -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(s);
+        subscriptions.computeIfAbsent(topic, t -> new CopyOnWriteArrayList<>()).add(s);
         running.add(s);
         return s;
     }
@@ -316,7 +319,7 @@ public final class ClusterNode implements AutoCloseable {
         }
         if (!(d instanceof AutoScaler.Decision.NoAction)) {
             registry.counter("verbatim.autoscale.decisions", "topic", topic, "kind",
-                    d.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT)).increment();
+                    d.getClass().getSimpleName().toLowerCase(Locale.ROOT)).increment();
             synchronized (decisions) {
                 decisions.add(topic + ": " + d);
             }
@@ -344,10 +347,11 @@ public final class ClusterNode implements AutoCloseable {
 
     private Map<String, long[]> replicatedTotals() {
         Map<String, long[]> out = new TreeMap<>();
-        replication.forEach((topic, byRemote) -> byRemote.forEach((remote, m) -> out.computeIfAbsent(remote,
-                r -> new long[2])[0] += m.verbatimEntries()));
-        replication.forEach((topic, byRemote) -> byRemote.forEach((remote, m) -> out.get(remote)[1]
-                += m.rebatchedEntries()));
+        replication.forEach((topic, byRemote) -> byRemote.forEach((remote, m) -> {
+            long[] totals = out.computeIfAbsent(remote, r -> new long[2]);
+            totals[0] += m.verbatimEntries();
+            totals[1] += m.rebatchedEntries();
+        }));
         return out;
     }
 

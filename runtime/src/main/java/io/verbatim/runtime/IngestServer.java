@@ -19,8 +19,13 @@ import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.runtime.proto.IngestReply;
 import io.verbatim.runtime.proto.IngestSend;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
@@ -54,8 +59,8 @@ final class IngestServer {
     private final int maxFrameBytes;
     private final Counter persisted;
     private final Counter duplicates;
-    private final Map<IngestReply.Result, Counter> refusals = new java.util.EnumMap<>(IngestReply.Result.class);
-    private final java.util.Set<Connection> connections = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Map<IngestReply.Result, Counter> refusals = new EnumMap<>(IngestReply.Result.class);
+    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private DisposableServer server;
 
     /** Told of every entry stored: replicated traffic is load on the segment like any producer's. */
@@ -86,7 +91,7 @@ final class IngestServer {
         for (IngestReply.Result r : IngestReply.Result.values()) {
             if (r != IngestReply.Result.PERSISTED && r != IngestReply.Result.DUPLICATE && r != IngestReply.Result.UNRECOGNIZED) {
                 refusals.put(r, Counter.builder("verbatim.ingest.entries").tag("broker", b)
-                        .tag("result", r.name().toLowerCase(java.util.Locale.ROOT)).register(registry));
+                        .tag("result", r.name().toLowerCase(Locale.ROOT)).register(registry));
             }
         }
     }
@@ -213,7 +218,7 @@ final class IngestServer {
         if (!auth.equals("Bearer " + token)) {
             return text(response, 403, "the bearer token is not valid for the broker role");
         }
-        Map<String, String> params = new java.util.HashMap<>();
+        Map<String, String> params = new HashMap<>();
         new QueryStringDecoder(request.uri()).parameters().forEach((k, v) -> params.put(k, v.get(0)));
         String topic = params.get("topic");
         MemoryCluster storage = topic == null ? null : topics.apply(topic);

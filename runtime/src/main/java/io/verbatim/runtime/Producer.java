@@ -30,10 +30,13 @@ public final class Producer {
 
     /** Sends {@code messages} as one produce call; completes with each written entry's position. */
     public Mono<List<SourcePosition>> send(List<Message> messages) {
-        return Mono.fromCallable(() -> {
-            count(messages);
-            return storage.produce(messages, codec);
-        });
+        return Mono.fromCallable(() -> sendNow(messages));
+    }
+
+    /** {@link #send}, done now on the calling thread (in memory a produce never waits). */
+    public List<SourcePosition> sendNow(List<Message> messages) {
+        count(messages);
+        return storage.produce(messages, codec);
     }
 
     private void count(List<Message> messages) {
