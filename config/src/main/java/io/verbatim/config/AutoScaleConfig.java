@@ -10,6 +10,7 @@ import java.time.Duration;
  * @param enabled the master switch
  * @param interval how often the policy looks at the load
  * @param minSegments merges stop here
+ * @param maxDagDepth a segment whose lineage already holds this many merges is not merged again
  * @param splitCooldown no split sooner than this after the last one (manual ones count)
  * @param rebucketCooldown no rebucket sooner than this after the last one
  * @param mergeCooldown no cold mark sooner than this after the last one
@@ -18,7 +19,8 @@ import java.time.Duration;
  * @param split the load above which a segment splits (any one rate)
  * @param merge the load below which a segment is cold (every rate)
  */
-public record AutoScaleConfig(boolean enabled, Duration interval, int minSegments, Duration splitCooldown,
+public record AutoScaleConfig(boolean enabled, Duration interval, int minSegments, int maxDagDepth,
+        Duration splitCooldown,
         Duration rebucketCooldown, Duration mergeCooldown, Duration mergeWindow, double splitVsRebucketMinMsgRateIn,
         Rates split, Rates merge) {
 
@@ -41,6 +43,9 @@ public record AutoScaleConfig(boolean enabled, Duration interval, int minSegment
         if (minSegments < 1) {
             throw new IllegalArgumentException("minSegments is " + minSegments + ": must be at least 1");
         }
+        if (maxDagDepth < 1) {
+            throw new IllegalArgumentException("maxDagDepth is " + maxDagDepth + ": must be at least 1");
+        }
         check("split.msgRateIn", split.msgRateIn, merge.msgRateIn);
         check("split.bytesRateIn", split.bytesRateIn, merge.bytesRateIn);
         check("split.msgRateOut", split.msgRateOut, merge.msgRateOut);
@@ -56,7 +61,7 @@ public record AutoScaleConfig(boolean enabled, Duration interval, int minSegment
 
     /** PIP-483's defaults (broker.conf). */
     public static AutoScaleConfig pulsarDefaults() {
-        return new AutoScaleConfig(true, Duration.ofSeconds(60), 1, Duration.ofSeconds(60), Duration.ofSeconds(60),
+        return new AutoScaleConfig(true, Duration.ofSeconds(60), 1, 10, Duration.ofSeconds(60), Duration.ofSeconds(60),
                 Duration.ofSeconds(300), Duration.ofSeconds(300), 1000,
                 new Rates(10_000, 50_000_000, 50_000, 250_000_000), new Rates(1_000, 5_000_000, 5_000, 25_000_000));
     }

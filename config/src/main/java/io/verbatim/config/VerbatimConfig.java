@@ -220,6 +220,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         boolean enabled = s.bool("enabled", d.enabled());
         Duration interval = s.duration("interval", d.interval(), Duration.ofMillis(10));
         int minSegments = s.integer("minSegments", d.minSegments(), 1, 1 << 16);
+        int maxDagDepth = s.integer("maxDagDepth", d.maxDagDepth(), 1, 1 << 16);
         Duration splitCooldown = s.duration("splitCooldown", d.splitCooldown(), Duration.ZERO);
         Duration rebucketCooldown = s.duration("rebucketCooldown", d.rebucketCooldown(), Duration.ZERO);
         Duration mergeCooldown = s.duration("mergeCooldown", d.mergeCooldown(), Duration.ZERO);
@@ -228,7 +229,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         AutoScaleConfig.Rates split = rates(s.section("split"), d.split());
         AutoScaleConfig.Rates merge = rates(s.section("merge"), d.merge());
         s.done();
-        return build(s, () -> new AutoScaleConfig(enabled, interval, minSegments, splitCooldown, rebucketCooldown,
+        return build(s, () -> new AutoScaleConfig(enabled, interval, minSegments, maxDagDepth, splitCooldown, rebucketCooldown,
                 mergeCooldown, mergeWindow, floor, split, merge));
     }
 

@@ -79,6 +79,7 @@ class VerbatimConfigTest {
         "slowPath: {codecWeights: {LZ4: -1}}|slowPath.codecWeights.LZ4: -1 is not a weight|positive",
         "caps: {maxEntryBucketsPerSegment: 65536}|caps.maxEntryBucketsPerSegment: 65536 is out of range|32768",
         "autoScale: {split: {msgRateIn: 500}}|autoScale: split.msgRateIn is 500.0|above the matching merge",
+        "autoScale: {maxDagDepth: 0}|autoScale.maxDagDepth: 0 is out of range|[1, 65536]",
         "autoScale: {enabled: maybe}|autoScale.enabled: 'maybe' is not a boolean|true or false",
         "metadataLog: {maxListenersPerFollower: -2}|metadataLog.maxListenersPerFollower: -2 is out of range|[1, 1024]",
         "topics: [{name: t, initialSegments: 100}]|topics[0].initialSegments: 100 is out of range|[1, 64]",

@@ -103,7 +103,9 @@ public final class AutoScaler {
             for (int i = 0; i + 1 < active.size(); i++) {
                 Segment a = active.get(i);
                 Segment b = active.get(i + 1);
-                if (!layout.areSiblings(a.id(), b.id()) || !cold(load, a, config, nowMs) || !cold(load, b, config, nowMs)) {
+                if (!layout.areSiblings(a.id(), b.id()) || !cold(load, a, config, nowMs) || !cold(load, b, config, nowMs)
+                        || mergeDepth(layout, a.id()) >= config.maxDagDepth()
+                        || mergeDepth(layout, b.id()) >= config.maxDagDepth()) {
                     continue;
                 }
                 int pairCap = a.buckets().count() + b.buckets().count();
@@ -122,6 +124,20 @@ public final class AutoScaler {
             }
         }
         return new Decision.NoAction(splitCooling ? "split cooldown" : "within thresholds");
+    }
+
+    /** How many merges the segment's lineage holds (the segments it descends from that had two parents). */
+    static int mergeDepth(Layout layout, long segmentId) {
+        Segment s = layout.segment(segmentId).orElse(null);
+        if (s == null) {
+            return 0; // pruned: what it descended from is gone
+        }
+        int own = s.parentIds().size() > 1 ? 1 : 0;
+        int deepest = 0;
+        for (long parent : s.parentIds()) {
+            deepest = Math.max(deepest, mergeDepth(layout, parent));
+        }
+        return own + deepest;
     }
 
     private static boolean cold(Map<Long, Sample> load, Segment s, AutoScaleConfig config, long nowMs) {

@@ -85,6 +85,18 @@ class AutoScalerTest {
         Map<Long, Sample> coldRoots = Map.of(0L, coldSince(0), 1L, coldSince(0), 2L, coldSince(0));
         assertThat(AutoScaler.decide(Layout.initial(3, 3, 0), coldRoots, 0, PULSAR, CAPS, NOW, Clocks.NEVER))
                 .isInstanceOf(Decision.NoAction.class);
+        // A lineage that already merged maxDagDepth times is not merged again.
+        Layout merged = split.apply(Mutation.mergeSiblings(1, 2), 1, 0).layoutOrThrow()
+                .apply(Mutation.split(3), 2, 0).layoutOrThrow(); // 4, 5: halves of merge child 3
+        assertThat(AutoScaler.mergeDepth(merged, 4)).isEqualTo(1);
+        Map<Long, Sample> coldHalves = Map.of(4L, coldSince(0), 5L, coldSince(0));
+        assertThat(AutoScaler.decide(merged, coldHalves, 0, PULSAR, CAPS, NOW, Clocks.NEVER))
+                .isInstanceOf(Decision.MarkCold.class);
+        AutoScaleConfig depthOne = new AutoScaleConfig(true, PULSAR.interval(), 1, 1, PULSAR.splitCooldown(),
+                PULSAR.rebucketCooldown(), PULSAR.mergeCooldown(), PULSAR.mergeWindow(),
+                PULSAR.splitVsRebucketMinMsgRateIn(), PULSAR.split(), PULSAR.merge());
+        assertThat(AutoScaler.decide(merged, coldHalves, 0, depthOne, CAPS, NOW, Clocks.NEVER))
+                .isInstanceOf(Decision.NoAction.class);
         // A missing sample is never cold.
         Map<Long, Sample> missing = new HashMap<>(cold);
         missing.remove(2L);
