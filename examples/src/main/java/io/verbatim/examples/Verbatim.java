@@ -45,7 +45,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "verbatim", mixinStandardHelpOptions = true, version = "verbatim 0.1.0",
         description = "Geo-replication of Pulsar scalable topics, verbatim.",
         subcommands = {Verbatim.DemoCommand.class, Verbatim.HashCommand.class, Verbatim.InspectCommand.class,
-            Verbatim.LayoutCommand.class, Verbatim.StatusCommand.class})
+            Verbatim.LayoutCommand.class, Verbatim.StatusCommand.class, Verbatim.AdminCommand.class})
 public final class Verbatim implements Runnable {
     /** A check of the demo failed. */
     static final int CHECKS_FAILED = 1;
@@ -343,6 +343,71 @@ public final class Verbatim implements Runnable {
                 b.append(b.length() == 0 ? "" : ",").append(c.range().toHexString()).append('/').append(c.buckets().count());
             }
             return b.toString();
+        }
+    }
+
+    @Command(name = "admin", mixinStandardHelpOptions = true,
+            description = "Manual layout operations on a running node (the broker role's token from --token or "
+                    + "VERBATIM_BROKER_TOKEN): split URL TOPIC SEGMENT | rebucket URL TOPIC SEGMENT N | "
+                    + "merge URL TOPIC FIRST SECOND (a cold mark: merged once every cluster agrees).")
+    static final class AdminCommand implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "OPERATION", description = "split, rebucket or merge")
+        String operation;
+
+        @Parameters(index = "1", paramLabel = "URL", description = "the node's admin URL")
+        String url;
+
+        @Parameters(index = "2", paramLabel = "TOPIC")
+        String topic;
+
+        @Parameters(index = "3..*", paramLabel = "ARG", description = "segment id(s), and the bucket count of a rebucket")
+        List<String> args = new ArrayList<>();
+
+        @Option(names = "--token", description = "the broker role's bearer token (default: $VERBATIM_BROKER_TOKEN)")
+        String token;
+
+        @Override
+        public Integer call() throws Exception {
+            String query = switch (operation) {
+                case "split" -> args.size() == 1 ? "segment=" + args.get(0) : null;
+                case "rebucket" -> args.size() == 2 ? "segment=" + args.get(0) + "&bucketCount=" + args.get(1) : null;
+                case "merge" -> args.size() == 2 ? "first=" + args.get(0) + "&second=" + args.get(1) : null;
+                default -> throw new CommandLine.ParameterException(spec.commandLine(), "operation '" + operation
+                        + "' is not one of split, rebucket, merge");
+            };
+            if (query == null) {
+                throw new CommandLine.ParameterException(spec.commandLine(), operation + " takes "
+                        + (operation.equals("split") ? "SEGMENT" : operation.equals("merge") ? "FIRST SECOND"
+                                : "SEGMENT N") + " after the topic, not " + args);
+            }
+            String bearer = token != null ? token : System.getenv("VERBATIM_BROKER_TOKEN");
+            if (bearer == null || bearer.isBlank()) {
+                spec.commandLine().getErr().println("verbatim admin: no token: pass --token or set VERBATIM_BROKER_TOKEN");
+                return BAD_INPUT;
+            }
+            String target = url.replaceAll("/+$", "") + "/admin/v2/scalable/" + operation + "?topic="
+                    + java.net.URLEncoder.encode(topic, StandardCharsets.UTF_8) + "&" + query;
+            HttpResponse<String> response;
+            try {
+                response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().send(
+                        HttpRequest.newBuilder(URI.create(target)).timeout(Duration.ofSeconds(10))
+                                .header("Authorization", "Bearer " + bearer)
+                                .POST(HttpRequest.BodyPublishers.noBody()).build(),
+                        HttpResponse.BodyHandlers.ofString());
+            } catch (IOException | IllegalArgumentException e) {
+                spec.commandLine().getErr().println("verbatim admin: cannot reach " + url + ": " + e.getMessage());
+                return BAD_INPUT;
+            }
+            if (response.statusCode() / 100 != 2) {
+                spec.commandLine().getErr().println("verbatim admin: " + response.statusCode() + " "
+                        + response.body().trim());
+                return BAD_INPUT;
+            }
+            spec.commandLine().getOut().println(response.body().trim());
+            return 0;
         }
     }
 

@@ -111,6 +111,31 @@ class VerbatimCliTest {
                     .contains("layout 0000-7fff/N2 8000-ffff/N2")
                     .containsPattern("→ west +diverged \\[\\]  converged \\[0000-7fff/N2 8000-ffff/N2\\]");
             assertThat(run("status", runtime.cluster("east").adminUrl(), "--json").out()).contains("\"cluster\" : \"east\"");
+
+            // Manual operations: a split on east reaches west; a merge of the halves is a cold mark.
+            String east = runtime.cluster("east").adminUrl();
+            Run split = run("admin", "split", east, "t", "0", "--token", "s");
+            assertThat(split.code()).as(split.err()).isZero();
+            assertThat(split.out()).contains("\"outcome\":\"applied\"").contains("\"created\":[2,3]");
+            runtime.awaitQuiet(Duration.ofSeconds(20)).block();
+            assertThat(runtime.cluster("west").layout("t").activeSegments()).hasSize(3);
+            // The halves' ids now (the join may have rebucketed them to the N west held over their range).
+            var active = runtime.cluster("east").layout("t").activeSegments();
+            String low = Long.toString(active.get(0).id());
+            String high = Long.toString(active.get(1).id());
+            assertThat(run("admin", "merge", east, "t", low, high, "--token", "s").out())
+                    .contains("\"outcome\":\"marked-cold\"").contains("\"boundary\":\"4000\"");
+            Run notSiblings = run("admin", "merge", east, "t", high, Long.toString(active.get(2).id()), "--token", "s");
+            assertThat(notSiblings.code()).isEqualTo(Verbatim.BAD_INPUT);
+            assertThat(notSiblings.err()).contains("409").contains("merges siblings only");
+            assertThat(run("admin", "rebucket", east, "t", "0", "8", "--token", "s").err()).contains("409")
+                    .contains("SEGMENT_SEALED");
+            assertThat(run("admin", "split", east, "t", "1", "--token", "wrong").err()).contains("403");
+            assertThat(run("admin", "split", east, "nope", "1", "--token", "s").err()).contains("404")
+                    .contains("no topic 'nope'");
+            assertThat(run("admin", "split", east, "t", "x", "--token", "s").err()).contains("400")
+                    .contains("segment 'x' is not a segment id");
+            assertThat(run("admin", "grow", east, "t", "1").err()).contains("'grow' is not one of");
         }
         Run down = run("status", "http://127.0.0.1:1");
         assertThat(down.code()).isEqualTo(Verbatim.BAD_INPUT);

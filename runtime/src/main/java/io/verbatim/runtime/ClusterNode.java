@@ -398,6 +398,7 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     private void adminRoutes(HttpServerRoutes routes) {
+        new AdminApi(this, config.brokerToken()).register(routes);
         routes.get("/metrics", (request, response) -> response
                 .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
                 .sendString(Mono.fromCallable(registry::scrape), StandardCharsets.UTF_8))

@@ -1,0 +1,152 @@
+package io.verbatim.runtime;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.verbatim.model.Layout;
+import io.verbatim.model.Outcome;
+import io.verbatim.model.Segment;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
+import reactor.netty.http.server.HttpServerRoutes;
+
+/**
+ * The manual layout operations of Pulsar's {@code /admin/v2/scalable} API on a node's admin port, for the
+ * broker (superuser) role: {@code POST …/split?topic=T&segment=S}, {@code …/rebucket?topic=T&segment=S&bucketCount=N}
+ * and {@code …/merge?topic=T&first=S1&second=S2}. A split or rebucket is the local policy's own change (pushed
+ * to every peer at once); a merge of a replicated topic is a cold mark, done once every peer agrees. Answers
+ * are JSON; a refusal names why (400 bad parameters, 401/403 credentials, 404 unknown topic, 409 refused by the
+ * layout).
+ */
+final class AdminApi {
+    static final String PREFIX = "/admin/v2/scalable/";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final ClusterNode node;
+    private final String token;
+
+    AdminApi(ClusterNode node, String token) {
+        this.node = node;
+        this.token = token;
+    }
+
+    void register(HttpServerRoutes routes) {
+        routes.post(PREFIX + "split", (req, res) -> handle(req, res, (topic, p) -> node.split(topic,
+                        segment(p, "segment")).map(o -> answer(topic, o))))
+                .post(PREFIX + "rebucket", (req, res) -> handle(req, res, (topic, p) -> node.rebucket(topic,
+                        segment(p, "segment"), number(p, "bucketCount")).map(o -> answer(topic, o))))
+                .post(PREFIX + "merge", (req, res) -> handle(req, res, this::merge));
+    }
+
+    /** What an operation does once the call is authorized and its topic known. */
+    private interface Operation {
+        Mono<Answer> run(String topic, Map<String, String> params);
+    }
+
+    private record Answer(int status, Map<String, Object> body) {
+    }
+
+    private Mono<Answer> merge(String topic, Map<String, String> params) {
+        Layout layout = node.layout(topic);
+        long first = segment(params, "first");
+        long second = segment(params, "second");
+        Segment a = layout.segment(first).filter(Segment::isActive).orElse(null);
+        Segment b = layout.segment(second).filter(Segment::isActive).orElse(null);
+        if (a == null || b == null) {
+            return Mono.just(refusal(409, "segments " + first + " and " + second + " are not both active in epoch "
+                    + layout.epoch()));
+        }
+        if (!layout.areSiblings(first, second)) {
+            return Mono.just(refusal(409, "segments " + a.descriptor() + " and " + b.descriptor()
+                    + " are not the two halves of one split: a replicated topic merges siblings only"));
+        }
+        int boundary = Math.max(a.range().start(), b.range().start());
+        return node.markCold(topic, boundary).then(Mono.fromCallable(() -> {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("outcome", "marked-cold");
+            body.put("boundary", String.format("%04x", boundary));
+            body.put("note", "merged on every cluster once each marks it cold or no longer has it");
+            return new Answer(202, body);
+        }));
+    }
+
+    private static Answer answer(String topic, Outcome outcome) {
+        if (outcome instanceof Outcome.Applied applied) {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("outcome", "applied");
+            body.put("topic", topic);
+            body.put("epoch", applied.layout().epoch());
+            body.put("created", applied.createdIds());
+            return new Answer(200, body);
+        }
+        Outcome.Refused refused = (Outcome.Refused) outcome;
+        Answer a = refusal(409, refused.message());
+        a.body().put("reason", refused.reason().name());
+        return a;
+    }
+
+    private static Answer refusal(int status, String why) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("outcome", "refused");
+        body.put("error", why);
+        return new Answer(status, body);
+    }
+
+    private Mono<Void> handle(HttpServerRequest request, HttpServerResponse response, Operation op) {
+        String auth = request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION);
+        if (auth == null) {
+            return send(response, refusal(401, "no bearer token: layout operations need the broker role"));
+        }
+        if (!auth.equals("Bearer " + token)) {
+            return send(response, refusal(403, "the bearer token is not valid for the broker role"));
+        }
+        Map<String, String> params = new HashMap<>();
+        new QueryStringDecoder(request.uri()).parameters().forEach((k, v) -> params.put(k, v.get(0)));
+        String topic = params.get("topic");
+        if (topic == null || !node.topics().contains(topic)) {
+            return send(response, refusal(404, "cluster " + node.name() + " has no topic '" + topic + "'"));
+        }
+        Mono<Answer> answer;
+        try {
+            answer = op.run(topic, params);
+        } catch (IllegalArgumentException e) {
+            answer = Mono.just(refusal(400, e.getMessage()));
+        }
+        return answer.flatMap(a -> send(response, a));
+    }
+
+    private static long segment(Map<String, String> params, String name) {
+        String v = params.get(name);
+        if (v == null || !v.matches("\\d{1,18}")) {
+            throw new IllegalArgumentException(name + " '" + v + "' is not a segment id");
+        }
+        return Long.parseLong(v);
+    }
+
+    private static int number(Map<String, String> params, String name) {
+        String v = params.get(name);
+        if (v == null || !v.matches("\\d{1,9}")) {
+            throw new IllegalArgumentException(name + " '" + v + "' is not a positive whole number");
+        }
+        return Integer.parseInt(v);
+    }
+
+    private static Mono<Void> send(HttpServerResponse response, Answer a) {
+        String body;
+        try {
+            body = JSON.writeValueAsString(a.body());
+        } catch (JsonProcessingException e) {
+            return Mono.error(e);
+        }
+        return response.status(HttpResponseStatus.valueOf(a.status()))
+                .header(HttpHeaderNames.CONTENT_TYPE, "application/json")
+                .sendString(Mono.just(body + "\n"), StandardCharsets.UTF_8).then();
+    }
+}
