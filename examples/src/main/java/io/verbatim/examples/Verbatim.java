@@ -390,20 +390,9 @@ public final class Verbatim implements Runnable {
             }
             String target = url.replaceAll("/+$", "") + "/admin/v2/scalable/" + operation + "?topic="
                     + java.net.URLEncoder.encode(topic, StandardCharsets.UTF_8) + "&" + query;
-            HttpResponse<String> response;
-            try {
-                response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().send(
-                        HttpRequest.newBuilder(URI.create(target)).timeout(Duration.ofSeconds(10))
-                                .header("Authorization", "Bearer " + bearer)
-                                .POST(HttpRequest.BodyPublishers.noBody()).build(),
-                        HttpResponse.BodyHandlers.ofString());
-            } catch (IOException | IllegalArgumentException e) {
-                spec.commandLine().getErr().println("verbatim admin: cannot reach " + url + ": " + e.getMessage());
-                return BAD_INPUT;
-            }
-            if (response.statusCode() / 100 != 2) {
-                spec.commandLine().getErr().println("verbatim admin: " + response.statusCode() + " "
-                        + response.body().trim());
+            HttpResponse<String> response = fetch(spec, "admin", HttpRequest.newBuilder(URI.create(target))
+                    .header("Authorization", "Bearer " + bearer).POST(HttpRequest.BodyPublishers.noBody()));
+            if (response == null) {
                 return BAD_INPUT;
             }
             spec.commandLine().getOut().println(response.body().trim());
@@ -428,18 +417,9 @@ public final class Verbatim implements Runnable {
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
             String base = url.replaceAll("/+$", "");
-            HttpResponse<String> response;
-            try {
-                response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().send(
-                        HttpRequest.newBuilder(URI.create(base + "/admin/v2/scalable/status"))
-                                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-            } catch (IOException | IllegalArgumentException e) {
-                spec.commandLine().getErr().println("verbatim status: cannot reach " + base + ": " + e.getMessage());
-                return BAD_INPUT;
-            }
-            if (response.statusCode() != 200) {
-                spec.commandLine().getErr().println("verbatim status: " + base + " answered " + response.statusCode()
-                        + ": " + response.body().trim());
+            HttpResponse<String> response = fetch(spec, "status",
+                    HttpRequest.newBuilder(URI.create(base + "/admin/v2/scalable/status")).GET());
+            if (response == null) {
                 return BAD_INPUT;
             }
             if (json) {
@@ -474,5 +454,33 @@ public final class Verbatim implements Runnable {
             array.forEach(n -> items.add(n.asText()));
             return String.join(" ", items);
         }
+    }
+
+    /**
+     * Sends a request to a node; on no answer or an answer other than 2xx, says so on stderr (naming the
+     * command, the status and the node's own message) and returns {@code null}.
+     */
+    static HttpResponse<String> fetch(CommandLine.Model.CommandSpec spec, String command, HttpRequest.Builder request) {
+        HttpRequest built = request.timeout(Duration.ofSeconds(10)).build();
+        HttpResponse<String> response;
+        try {
+            response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().send(built,
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            URI node = built.uri();
+            spec.commandLine().getErr().println("verbatim " + command + ": cannot reach " + node.getScheme() + "://"
+                    + node.getHost() + ":" + node.getPort() + ": "
+                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+        if (response.statusCode() / 100 != 2) {
+            spec.commandLine().getErr().println("verbatim " + command + ": " + built.uri() + " answered "
+                    + response.statusCode() + ": " + response.body().trim());
+            return null;
+        }
+        return response;
     }
 }
