@@ -1,5 +1,6 @@
 package io.verbatim.config;
 
+import io.verbatim.model.Backoff;
 import io.verbatim.pipeline.PartsCodec;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.StartAt;
@@ -10,28 +11,26 @@ import java.time.Duration;
  * {@link ReplicatorConfig}.
  */
 public record ReplicationConfig(StartAt startAt, Duration messageTtl, int maxInFlight, Duration sendTimeout,
-        Duration retryInitial, Duration retryMax, double retryJitter, PartsCodec partsCodec, Duration sealWait) {
+        Backoff retry, PartsCodec partsCodec, Duration sealWait) {
 
     public ReplicationConfig {
-        forCluster(startAt, messageTtl, maxInFlight, sendTimeout, retryInitial, retryMax, retryJitter, partsCodec,
-                sealWait, "check"); // the pipeline's own checks, once, at load
+        forCluster(startAt, messageTtl, maxInFlight, sendTimeout, retry, partsCodec, sealWait, "check");
     }
 
     public static ReplicationConfig defaults() {
         ReplicatorConfig d = ReplicatorConfig.defaults("defaults");
-        return new ReplicationConfig(d.startAt(), d.messageTtl(), d.maxInFlight(), d.sendTimeout(),
-                d.retryBackoffMin(), d.retryBackoffMax(), d.retryJitter(), d.partsCodec(), d.sealWait());
+        return new ReplicationConfig(d.startAt(), d.messageTtl(), d.maxInFlight(), d.sendTimeout(), d.retry(),
+                d.partsCodec(), d.sealWait());
     }
 
     public ReplicatorConfig forCluster(String cluster) {
-        return forCluster(startAt, messageTtl, maxInFlight, sendTimeout, retryInitial, retryMax, retryJitter,
-                partsCodec, sealWait, cluster);
+        return forCluster(startAt, messageTtl, maxInFlight, sendTimeout, retry, partsCodec, sealWait, cluster);
     }
 
+    /** The pipeline's own checks run here, once, at load. */
     private static ReplicatorConfig forCluster(StartAt startAt, Duration messageTtl, int maxInFlight,
-            Duration sendTimeout, Duration retryInitial, Duration retryMax, double retryJitter, PartsCodec partsCodec,
-            Duration sealWait, String cluster) {
-        return new ReplicatorConfig(cluster, maxInFlight, sendTimeout, retryInitial, retryMax, retryJitter, startAt,
-                messageTtl, partsCodec, sealWait);
+            Duration sendTimeout, Backoff retry, PartsCodec partsCodec, Duration sealWait, String cluster) {
+        return new ReplicatorConfig(cluster, maxInFlight, sendTimeout, retry, startAt, messageTtl, partsCodec,
+                sealWait);
     }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.verbatim.budget.BudgetConfig;
 import io.verbatim.exchange.Caps;
 import io.verbatim.exchange.ExchangeConfig;
+import io.verbatim.model.Backoff;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.PartsCodec;
@@ -161,35 +162,30 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         Duration ttl = s.duration("messageTtl", d.messageTtl(), Duration.ZERO);
         int window = s.integer("maxInFlight", d.maxInFlight(), 1, 1_000_000);
         Duration sendTimeout = s.duration("sendTimeout", d.sendTimeout(), Duration.ofMillis(1));
-        Backoff retry = backoff(s.section("retry"), new Backoff(d.retryInitial(), d.retryMax(), d.retryJitter()), 1);
+        Backoff retry = backoff(s.section("retry"), d.retry());
         PartsCodec parts = s.choice("partsCodec", d.partsCodec(), PartsCodec.class);
         Duration sealWait = s.duration("sealWait", d.sealWait(), Duration.ofMillis(1));
         s.done();
-        return build(s, () -> new ReplicationConfig(startAt, ttl, window, sendTimeout, retry.initial(), retry.max(),
-                retry.jitter(), parts, sealWait));
+        return build(s, () -> new ReplicationConfig(startAt, ttl, window, sendTimeout, retry, parts, sealWait));
     }
 
     private static ExchangeConfig exchange(Section s) {
         ExchangeConfig d = ExchangeConfig.defaults();
         Duration antiEntropy = s.duration("antiEntropyInterval", d.antiEntropyInterval(), Duration.ofMillis(1));
-        Backoff retry = backoff(s.section("retry"), new Backoff(d.retryInitial(), d.retryMax(), d.retryJitter()), 0.999);
+        Backoff retry = backoff(s.section("retry"), d.retry());
         Duration timeout = s.duration("requestTimeout", d.requestTimeout(), Duration.ofMillis(1));
         int maxBody = (int) s.bytes("maxBodyBytes", d.maxBodyBytes(), 1024, Integer.MAX_VALUE);
         s.done();
-        return build(s, () -> new ExchangeConfig(antiEntropy, retry.initial(), retry.max(), retry.jitter(), timeout,
-                maxBody));
+        return build(s, () -> new ExchangeConfig(antiEntropy, retry, timeout, maxBody));
     }
 
     /** A {@code retry} mapping: exponential backoff from {@code initial} to {@code max}, with jitter. */
-    private record Backoff(Duration initial, Duration max, double jitter) {
-    }
-
-    private static Backoff backoff(Section s, Backoff defaults, double maxJitter) {
+    private static Backoff backoff(Section s, Backoff defaults) {
         Duration initial = s.duration("initial", defaults.initial(), Duration.ofMillis(1));
         Duration max = s.duration("max", defaults.max(), Duration.ofMillis(1));
-        double jitter = s.number("jitter", defaults.jitter(), 0, maxJitter);
+        double jitter = s.number("jitter", defaults.jitter(), 0, 1);
         s.done();
-        return new Backoff(initial, max, jitter);
+        return build(s, () -> new Backoff(initial, max, jitter));
     }
 
     private static BudgetConfig slowPath(Section s) {

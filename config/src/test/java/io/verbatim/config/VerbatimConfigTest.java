@@ -41,7 +41,7 @@ class VerbatimConfigTest {
         assertThat(c.topics().get(0)).isEqualTo(new TopicConfig("persistent://public/default/orders", 2, 4));
         assertThat(c.replication().startAt()).isEqualTo(StartAt.EARLIEST);
         assertThat(c.replication().messageTtl()).isZero();
-        assertThat(c.replication().retryInitial()).isEqualTo(Duration.ofMillis(50));
+        assertThat(c.replication().retry().initial()).isEqualTo(Duration.ofMillis(50));
         assertThat(c.replication().partsCodec()).isEqualTo(PartsCodec.SOURCE);
         assertThat(c.replication().forCluster("us-east").localCluster()).isEqualTo("us-east");
         assertThat(c.exchange().antiEntropyInterval()).isEqualTo(Duration.ofSeconds(2));
@@ -70,7 +70,7 @@ class VerbatimConfigTest {
         "replication: {sendTimeout: soon}|replication.sendTimeout: 'soon' is not a duration|250ms, 30s",
         "replication: {startAt: yesterday}|replication.startAt: 'yesterday' is not one of|earliest, latest",
         "replication: {maxInFlight: 0}|replication.maxInFlight: 0 is out of range|[1, 1000000]",
-        "replication: {retry: {initial: 5s, max: 1s}}|replication: retryBackoffMax|below",
+        "replication: {retry: {initial: 5s, max: 1s}}|replication.retry: max PT1S|below",
         "replication: {sendTimout: 5s}|replication.sendTimout: is not a known key|sendTimeout",
         "exchange: {antiEntropyInterval: 0}|exchange.antiEntropyInterval: 0 is too short|at least",
         "exchange: {maxBodyBytes: 12 parsecs}|exchange.maxBodyBytes: '12 parsecs' is not a size|50MB",

@@ -1,9 +1,9 @@
 package io.verbatim.exchange;
 
-import io.github.resilience4j.core.IntervalFunction;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -17,9 +17,8 @@ import reactor.util.retry.Retry;
  * at once on every local change, retried with exponential backoff and jitter until acknowledged, and
  * again on every anti-entropy tick. Changes that arrive while a push is out collapse into one more push.
  *
- * <p>The backoff is Resilience4j's {@link IntervalFunction}; the waiting is a {@code Mono.delay} on the
- * injected scheduler (Resilience4j's own {@code RetryOperator} waits on Reactor's global parallel
- * scheduler, which would escape virtual time).
+ * <p>The backoff is {@link io.verbatim.model.Backoff}, waited with a {@code Mono.delay} on the injected
+ * scheduler, its jitter drawn from a generator a simulation can seed.
  */
 public final class Pusher implements Disposable {
     private static final Logger LOG = Loggers.getLogger(Pusher.class);
@@ -28,18 +27,21 @@ public final class Pusher implements Disposable {
     private final ExchangeTransport transport;
     private final ExchangeConfig config;
     private final Scheduler clock;
-    private final IntervalFunction backoff;
+    private final RandomGenerator random;
     private final List<Disposable> loops = new ArrayList<>();
 
     public Pusher(Controller controller, ExchangeTransport transport, ExchangeConfig config, Scheduler clock) {
+        this(controller, transport, config, clock, new SplittableRandom());
+    }
+
+    /** @param random where the backoff's jitter comes from (seeded in simulations) */
+    public Pusher(Controller controller, ExchangeTransport transport, ExchangeConfig config, Scheduler clock,
+            RandomGenerator random) {
         this.controller = controller;
         this.transport = transport;
         this.config = config;
         this.clock = clock;
-        this.backoff = config.retryJitter() > 0
-                ? IntervalFunction.ofExponentialRandomBackoff(config.retryInitial(), 2.0, config.retryJitter(),
-                        config.retryMax())
-                : IntervalFunction.ofExponentialBackoff(config.retryInitial(), 2.0, config.retryMax());
+        this.random = random;
     }
 
     public synchronized Pusher start() {
@@ -56,10 +58,8 @@ public final class Pusher implements Disposable {
 
     /** One push to {@code peer}, retried until the peer acknowledges it. */
     public Mono<Void> pushUntilAcknowledged(String peer) {
-        return pushOnce(peer).retryWhen(Retry.from(signals -> signals.concatMap(s -> {
-            long millis = backoff.apply((int) Math.min(Integer.MAX_VALUE - 1, s.totalRetriesInARow() + 1));
-            return Mono.delay(Duration.ofMillis(millis), clock);
-        })));
+        return pushOnce(peer).retryWhen(Retry.from(signals -> signals.concatMap(s ->
+                Mono.delay(config.retry().delay(s.totalRetriesInARow() + 1, random), clock))));
     }
 
     private Mono<Void> pushOnce(String peer) {

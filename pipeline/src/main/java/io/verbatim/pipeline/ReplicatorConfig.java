@@ -1,5 +1,6 @@
 package io.verbatim.pipeline;
 
+import io.verbatim.model.Backoff;
 import java.time.Duration;
 
 /**
@@ -10,9 +11,7 @@ import java.time.Duration;
  * @param maxInFlight entries sent and not yet acknowledged by the remote (Pulsar's
  *        {@code replicationProducerQueueSize}, 1000)
  * @param sendTimeout how long one send may take before the replicator rewinds and re-sends
- * @param retryBackoffMin first delay after a failed attempt
- * @param retryBackoffMax largest delay between attempts
- * @param retryJitter jitter factor of the backoff, {@code 0..1}
+ * @param retry the backoff between attempts (rewinds, and restarts of a failed replicator)
  * @param startAt where a new replication cursor starts
  * @param messageTtl entries older than this are skipped; {@link Duration#ZERO} keeps them forever
  * @param partsCodec how re-batched parts are compressed
@@ -22,9 +21,7 @@ public record ReplicatorConfig(
         String localCluster,
         int maxInFlight,
         Duration sendTimeout,
-        Duration retryBackoffMin,
-        Duration retryBackoffMax,
-        double retryJitter,
+        Backoff retry,
         StartAt startAt,
         Duration messageTtl,
         PartsCodec partsCodec,
@@ -40,15 +37,9 @@ public record ReplicatorConfig(
             throw new IllegalArgumentException("maxInFlight " + maxInFlight + " must be at least 1");
         }
         requirePositive("sendTimeout", sendTimeout);
-        requirePositive("retryBackoffMin", retryBackoffMin);
-        requirePositive("retryBackoffMax", retryBackoffMax);
         requirePositive("sealWait", sealWait);
-        if (retryBackoffMax.compareTo(retryBackoffMin) < 0) {
-            throw new IllegalArgumentException("retryBackoffMax " + retryBackoffMax + " is below retryBackoffMin "
-                    + retryBackoffMin);
-        }
-        if (!(retryJitter >= 0 && retryJitter <= 1)) {
-            throw new IllegalArgumentException("retryJitter " + retryJitter + " is outside 0..1");
+        if (retry == null) {
+            throw new IllegalArgumentException("retry must be set");
         }
         if (messageTtl == null || messageTtl.isNegative()) {
             throw new IllegalArgumentException("messageTtl " + messageTtl + " must be zero (none) or positive");
@@ -61,42 +52,39 @@ public record ReplicatorConfig(
     /** The defaults, for the cluster {@code localCluster}. */
     public static ReplicatorConfig defaults(String localCluster) {
         return new ReplicatorConfig(localCluster, DEFAULT_MAX_IN_FLIGHT, Duration.ofSeconds(30),
-                Duration.ofMillis(100), Duration.ofMinutes(1), 0.5, StartAt.LATEST, Duration.ZERO,
+                new Backoff(Duration.ofMillis(100), Duration.ofMinutes(1), 0.5), StartAt.LATEST, Duration.ZERO,
                 PartsCodec.SOURCE, Duration.ofSeconds(30));
     }
 
     public ReplicatorConfig withLocalCluster(String value) {
-        return new ReplicatorConfig(value, maxInFlight, sendTimeout, retryBackoffMin, retryBackoffMax, retryJitter,
+        return new ReplicatorConfig(value, maxInFlight, sendTimeout, retry,
                 startAt, messageTtl, partsCodec, sealWait);
     }
 
     public ReplicatorConfig withMaxInFlight(int value) {
-        return new ReplicatorConfig(localCluster, value, sendTimeout, retryBackoffMin, retryBackoffMax, retryJitter,
+        return new ReplicatorConfig(localCluster, value, sendTimeout, retry,
                 startAt, messageTtl, partsCodec, sealWait);
     }
 
     public ReplicatorConfig withStartAt(StartAt value) {
-        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, retryBackoffMin, retryBackoffMax,
-                retryJitter, value, messageTtl, partsCodec, sealWait);
+        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, retry, value, messageTtl, partsCodec, sealWait);
     }
 
     public ReplicatorConfig withMessageTtl(Duration value) {
-        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, retryBackoffMin, retryBackoffMax,
-                retryJitter, startAt, value, partsCodec, sealWait);
+        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, retry, startAt, value, partsCodec, sealWait);
     }
 
     public ReplicatorConfig withPartsCodec(PartsCodec value) {
-        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, retryBackoffMin, retryBackoffMax,
-                retryJitter, startAt, messageTtl, value, sealWait);
+        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, retry, startAt, messageTtl, value, sealWait);
     }
 
     public ReplicatorConfig withRetry(Duration min, Duration max, double jitter) {
-        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, min, max, jitter, startAt, messageTtl,
-                partsCodec, sealWait);
+        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, new Backoff(min, max, jitter), startAt,
+                messageTtl, partsCodec, sealWait);
     }
 
     public ReplicatorConfig withSendTimeout(Duration value) {
-        return new ReplicatorConfig(localCluster, maxInFlight, value, retryBackoffMin, retryBackoffMax, retryJitter,
+        return new ReplicatorConfig(localCluster, maxInFlight, value, retry,
                 startAt, messageTtl, partsCodec, sealWait);
     }
 

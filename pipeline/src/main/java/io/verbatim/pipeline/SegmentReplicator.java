@@ -14,11 +14,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.random.RandomGenerator;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -68,6 +70,7 @@ public final class SegmentReplicator {
     private final Scheduler cpu;
     private final ReplicatorMetrics metrics;
     private final EntryLimits limits;
+    private final RandomGenerator random;
     private final String id;
     private final String cursorName;
     private final String producerName;
@@ -88,6 +91,7 @@ public final class SegmentReplicator {
         this.cpu = Objects.requireNonNull(b.cpu, "cpu scheduler");
         this.metrics = Objects.requireNonNull(b.metrics, "metrics");
         this.limits = b.limits;
+        this.random = b.random;
         this.id = config.localCluster() + ":" + source.descriptor() + "-->" + remote.name();
         this.cursorName = ReplicatorConfig.cursorName(remote.name());
         this.producerName = ReplicatorConfig.producerName(config.localCluster(), source.id());
@@ -204,14 +208,7 @@ public final class SegmentReplicator {
     }
 
     private Duration backoff(long inARow) {
-        long min = config.retryBackoffMin().toNanos();
-        long max = config.retryBackoffMax().toNanos();
-        long nanos = inARow >= 62 ? max : Math.min(max, min << Math.min(inARow, 30));
-        if (config.retryJitter() > 0) {
-            double spread = nanos * config.retryJitter();
-            nanos += (long) ((java.util.concurrent.ThreadLocalRandom.current().nextDouble() * 2 - 1) * spread);
-        }
-        return Duration.ofNanos(Math.max(min, Math.min(max, nanos)));
+        return config.retry().delay(inARow + 1, random);
     }
 
     private static boolean isRetryable(Throwable t) {
@@ -350,6 +347,7 @@ public final class SegmentReplicator {
         private Scheduler cpu;
         private ReplicatorMetrics metrics = new ReplicatorMetrics();
         private EntryLimits limits = EntryLimits.DEFAULT;
+        private RandomGenerator random = new SplittableRandom();
 
         public Builder config(ReplicatorConfig value) {
             config = value;
@@ -404,6 +402,12 @@ public final class SegmentReplicator {
 
         public Builder limits(EntryLimits value) {
             limits = value;
+            return this;
+        }
+
+        /** Where the backoff's jitter comes from (default: a fresh unseeded generator); seed it to replay. */
+        public Builder random(RandomGenerator value) {
+            random = value;
             return this;
         }
 
