@@ -2,12 +2,17 @@ package io.verbatim.exchange;
 
 import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.exchange.proto.ExchangeResponse;
+import io.verbatim.exchange.proto.TopicResult;
 import io.verbatim.exchange.proto.TopicState;
+import io.verbatim.model.Buckets;
+import io.verbatim.model.HashRange;
+import io.verbatim.model.Join;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Shape;
 import io.verbatim.store.LayoutStore;
+import io.verbatim.store.StaleEpochException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -22,45 +27,69 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
+import reactor.util.retry.Retry;
 
 /**
  * One cluster's side of the layout exchange (PIP-495) for every topic it holds: the peers' latest
- * states (in memory only), the local policy's cold marks and caps, the fold of peer states into the
- * local layout committed through the {@link LayoutStore}, and the per-peer acknowledged epochs.
+ * states (in memory only), the cold marks and caps, the fold of peer states into the local layout
+ * committed through the {@link LayoutStore}, and the per-peer acknowledged epochs.
  *
- * <p>The HTTP endpoint and the simulator both drive this class: {@link #receive} for an arriving
- * state, {@link #stateFor} and {@link #onAnswer} for the sending side.
+ * <p>The HTTP endpoint and the simulator both drive this class: {@link #receive} for an arriving call,
+ * {@link #statesFor} and {@link #onAnswer} for the sending side. Each topic of a call stands on its
+ * own: one topic's stale, unusable or failing state never refuses the others.
  */
 public final class Controller {
+    /** How often an own change re-reads and re-plans when other changes keep winning the compare-and-set. */
+    private static final int OWN_CHANGE_ATTEMPTS = 64;
+    private static final int RECENT_CHANGES = 32;
+
     private final String cluster;
     private final LayoutStore store;
     private final Scheduler clock;
     private final ExchangeMetrics metrics;
     private volatile Set<String> peers;
     private volatile Caps caps;
-    private final Map<String, Set<Integer>> coldMarks = new ConcurrentHashMap<>();
+    private volatile int maxBodyBytes = ExchangeConfig.defaults().maxBodyBytes();
+    private final Map<String, TopicMarks> marks = new ConcurrentHashMap<>();
     /** topic → peer → latest state. */
     private final Map<String, Map<String, PeerState>> peerStates = new ConcurrentHashMap<>();
     /** peer → topic → epoch of ours the peer acknowledged. */
     private final Map<String, Map<String, Long>> acknowledged = new ConcurrentHashMap<>();
+    /** peer → topic → the epoch of ours it holds that we are no longer at: our next state supersedes it. */
+    private final Map<String, Map<String, Long>> superseding = new ConcurrentHashMap<>();
+    /** peer → topic → why the peer refused our state of it. */
+    private final Map<String, Map<String, String>> refusedByPeer = new ConcurrentHashMap<>();
+    private final PeerVerdicts verdicts = new PeerVerdicts();
     private final Map<String, Long> lastHeardNanos = new ConcurrentHashMap<>();
     private final Set<String> heardSinceLeadership = ConcurrentHashMap.newKeySet();
-    private final Set<String> unsupported = ConcurrentHashMap.newKeySet();
-    private final Map<String, Sinks.One<Boolean>> answers = new ConcurrentHashMap<>();
     /** topic → when a peer state we do not yet refine arrived (for the convergence lag). */
     private final Map<String, Long> divergedSinceNanos = new ConcurrentHashMap<>();
-    private final Map<String, List<String>> capMismatches = new ConcurrentHashMap<>();
+    private final Map<String, List<CapMismatch>> capMismatches = new ConcurrentHashMap<>();
+    private final Map<String, Boolean> capLimited = new ConcurrentHashMap<>();
     private final Map<String, Integer> divergedByTopic = new ConcurrentHashMap<>();
+    /** topic → the plan of its latest fold (what the committed change did, and why). */
+    private final Map<String, Planned> lastPlans = new ConcurrentHashMap<>();
+
+    /** A fold's plan and the layout it was made for. */
+    private record Planned(Layout base, FoldPlan plan) {
+    }
+    /** topic → its latest layout changes, newest last, at most {@link #RECENT_CHANGES}. */
+    private final Map<String, java.util.Deque<LayoutChange>> recentChanges = new ConcurrentHashMap<>();
     private final Sinks.Many<String> localChanges = Sinks.many().multicast().directBestEffort();
     private volatile boolean deferOwn;
 
     public Controller(String cluster, Set<String> peers, Caps caps, LayoutStore store, Scheduler clock) {
         this.cluster = cluster;
-        this.peers = Set.copyOf(peers);
+        this.peers = sorted(peers);
         this.caps = caps;
         this.store = store;
         this.clock = clock;
         this.metrics = new ExchangeMetrics();
+    }
+
+    /** The peers in name order (pushes start in that order: a seeded simulation repeats itself). */
+    private static Set<String> sorted(Set<String> peers) {
+        return java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(peers));
     }
 
     public String cluster() {
@@ -79,11 +108,26 @@ public final class Controller {
         return metrics;
     }
 
+    public Caps caps() {
+        return caps;
+    }
+
+    /** The largest call this cluster's endpoint reads: told to peers in every answer, so they cut to fit. */
+    public Controller maxBodyBytes(int value) {
+        maxBodyBytes = value;
+        return this;
+    }
+
+    int maxBodyBytes() {
+        return maxBodyBytes;
+    }
+
     /** Changes the replication set; states of clusters that left it are dropped. */
     public void replicationSet(Set<String> value) {
-        peers = Set.copyOf(value);
+        peers = sorted(value);
         peerStates.values().forEach(m -> m.keySet().retainAll(peers));
         acknowledged.keySet().retainAll(peers);
+        superseding.keySet().retainAll(peers);
     }
 
     /**
@@ -93,6 +137,7 @@ public final class Controller {
     public void becomeLeader() {
         peerStates.clear();
         acknowledged.clear();
+        superseding.clear();
         heardSinceLeadership.clear();
         deferOwn = !peers.isEmpty();
     }
@@ -107,13 +152,24 @@ public final class Controller {
         return localChanges.asFlux();
     }
 
+    private void changed(String topic) {
+        localChanges.tryEmitNext(topic);
+    }
+
+    private TopicMarks marks(String topic) {
+        return marks.computeIfAbsent(topic, t -> new TopicMarks());
+    }
+
     // ---- receiving ----------------------------------------------------------------------------
 
     /**
-     * Handles a peer's push: checks all of it before keeping any of it, keeps each topic's state unless
-     * older than the one held, folds it in, commits, and only then answers with this cluster's states.
+     * Handles a peer's call: every topic state is checked on its own, kept only if it is not older than
+     * the one held (unless it supersedes it) and its fold committed; the answer carries a result per
+     * topic and this cluster's states, after the folds.
      *
-     * @throws ExchangeException (as the {@code Mono}'s error) naming the problem; nothing changed then
+     * @throws ExchangeException (as the {@code Mono}'s error) when the call as a whole is refused: a
+     *         cluster outside the replication set (403), a topic twice (400), or no usable state at all
+     *         (400, naming the first problem); nothing changed then
      */
     public Mono<ExchangeResponse> receive(ExchangeRequest request) {
         return Mono.defer(() -> {
@@ -123,25 +179,56 @@ public final class Controller {
                 return Mono.error(new ExchangeException(403, "cluster '" + from + "' is not in the replication set of "
                         + cluster + " " + peers));
             }
-            List<PeerState> states = new ArrayList<>();
-            Set<String> seen = new HashSet<>();
+            Map<String, TopicResult> results = new LinkedHashMap<>();
+            List<PeerState> candidates = new ArrayList<>();
             for (TopicState t : request.getTopicsList()) {
-                PeerState s = States.fromProto(from, t);
-                if (!seen.add(s.topic())) {
-                    return Mono.error(ExchangeException.badRequest("topic '" + s.topic() + "' appears twice"));
+                if (results.containsKey(t.getTopic())) {
+                    return Mono.error(ExchangeException.badRequest("topic '" + t.getTopic() + "' appears twice"));
                 }
-                PeerState held = held(s.topic(), from);
-                if (held != null && s.epoch() < held.epoch()) {
-                    return Mono.error(new ExchangeException(409, "topic '" + s.topic() + "' from " + from + " at epoch "
-                            + s.epoch() + " is older than epoch " + held.epoch() + " already held"));
-                }
-                states.add(s);
+                results.put(t.getTopic(), check(from, t, candidates));
             }
-            states.forEach(this::keep);
+            if (candidates.isEmpty() && !results.isEmpty()
+                    && results.values().stream().allMatch(r -> r.getCode() == TopicResult.Code.INVALID)) {
+                return Mono.error(ExchangeException.badRequest(results.values().iterator().next().getDetail()));
+            }
             heard(from);
-            return Flux.fromIterable(states).concatMap(s -> fold(s.topic())).then(Mono.defer(() ->
-                    answer(states.stream().map(PeerState::topic).toList())));
+            return Flux.fromIterable(candidates)
+                    .concatMap(s -> foldWith(s).switchIfEmpty(Mono.fromRunnable(() -> results.put(s.topic(),
+                            result(s.topic(), TopicResult.Code.UNKNOWN_TOPIC, 0, "cluster " + cluster
+                                    + " does not hold topic '" + s.topic() + "'")))).onErrorResume(e -> {
+                        metrics.foldFailures.increment();
+                        results.put(s.topic(), result(s.topic(), TopicResult.Code.FAILED, 0, failure(s.topic(), e)));
+                        return Mono.empty();
+                    }))
+                    .then(Mono.defer(() -> answer(results)));
         });
+    }
+
+    /** A result for one arriving state; a usable one joins {@code candidates}. */
+    private TopicResult check(String from, TopicState t, List<PeerState> candidates) {
+        PeerState s;
+        try {
+            s = States.fromProto(from, t);
+        } catch (ExchangeException e) {
+            metrics.invalidStates.increment();
+            return result(t.getTopic(), TopicResult.Code.INVALID, 0, e.getMessage());
+        }
+        PeerState held = held(s.topic(), from);
+        boolean supersedes = held != null && t.hasSupersedesEpoch() && t.getSupersedesEpoch() == held.epoch();
+        if (held != null && s.epoch() < held.epoch() && !supersedes) {
+            return result(s.topic(), TopicResult.Code.STALE, held.epoch(), "topic '" + s.topic() + "' from " + from
+                    + " at epoch " + s.epoch() + " is older than epoch " + held.epoch() + " already held");
+        }
+        candidates.add(s);
+        return result(s.topic(), TopicResult.Code.ACCEPTED, 0, "");
+    }
+
+    private static TopicResult result(String topic, TopicResult.Code code, long heldEpoch, String detail) {
+        return TopicResult.newBuilder().setTopic(topic).setCode(code).setHeldEpoch(heldEpoch).setDetail(detail).build();
+    }
+
+    private static String failure(String topic, Throwable e) {
+        return "folding topic '" + topic + "' failed: " + e;
     }
 
     private PeerState held(String topic, String peer) {
@@ -150,61 +237,146 @@ public final class Controller {
     }
 
     private void keep(PeerState s) {
-        peerStates.computeIfAbsent(s.topic(), t -> new ConcurrentHashMap<>()).merge(s.cluster(), s,
-                (old, fresh) -> fresh.epoch() >= old.epoch() ? fresh : old);
+        peerStates.computeIfAbsent(s.topic(), t -> new ConcurrentHashMap<>()).put(s.cluster(), s);
     }
 
     private void heard(String peer) {
         lastHeardNanos.put(peer, clock.now(TimeUnit.NANOSECONDS));
-        answerSink(peer).tryEmitValue(true);
+        verdicts.answered(peer);
         heardSinceLeadership.add(peer);
         if (deferOwn && heardSinceLeadership.containsAll(peers)) {
             deferOwn = false;
         }
     }
 
-    private Mono<ExchangeResponse> answer(Collection<String> topics) {
-        return Flux.fromIterable(topics).concatMap(t -> ownState(t).map(States::toProto)).collectList()
-                .map(list -> ExchangeResponse.newBuilder().setCluster(cluster).addAllTopics(list).build());
+    private Mono<ExchangeResponse> answer(Map<String, TopicResult> results) {
+        return Flux.fromIterable(results.keySet()).concatMap(t -> ownState(t).map(States::toProto)).collectList()
+                .map(list -> ExchangeResponse.newBuilder().setCluster(cluster).addAllTopics(list)
+                        .addAllResults(results.values()).setMaxBodyBytes(maxBodyBytes).build());
     }
 
     // ---- sending ------------------------------------------------------------------------------
 
-    /** This cluster's state of every topic it holds, for one push to {@code peer}. */
-    public Mono<ExchangeRequest> stateFor(String peer) {
-        return store.topics().concatMap(t -> ownState(t).map(States::toProto)).collectList()
-                .map(list -> ExchangeRequest.newBuilder().setCluster(cluster).addAllTopics(list).build());
+    /** The topics this cluster holds, in order: what one full push to a peer carries. */
+    public Flux<String> topics() {
+        return store.topics();
     }
 
-    /** A peer answered a push: record what it acknowledged and fold in the state it sent back. */
+    /** This cluster's states of {@code topics} for a call to {@code peer} (superseding what it must). */
+    public Mono<ExchangeRequest> statesFor(String peer, List<String> topics) {
+        Map<String, Long> supersede = superseding.getOrDefault(peer, Map.of());
+        return Flux.fromIterable(topics).concatMap(t -> ownState(t).map(s -> {
+            TopicState.Builder b = States.toProto(s).toBuilder();
+            Long held = supersede.get(t);
+            if (held != null) {
+                b.setSupersedesEpoch(held);
+            }
+            return b.build();
+        })).collectList().map(list -> ExchangeRequest.newBuilder().setCluster(cluster).addAllTopics(list).build());
+    }
+
+    /** This cluster's state of every topic it holds, in one call to {@code peer}. */
+    public Mono<ExchangeRequest> stateFor(String peer) {
+        return topics().collectList().flatMap(topics -> statesFor(peer, topics));
+    }
+
+    /**
+     * A peer answered a call: record what it acknowledged, fold in the states it sent back, and note what
+     * it did not take. Errors (a retryable {@link ExchangeException}) when some topic was stale or its
+     * fold failed at the peer, so the call is made again; a state the peer found unusable is reported,
+     * not retried.
+     */
     public Mono<Void> onAnswer(String peer, ExchangeRequest sent, ExchangeResponse answer) {
         return Mono.defer(() -> {
             if (!peer.equals(answer.getCluster()) || !peers.contains(peer)) {
-                return Mono.error(new ExchangeException(502, "answer from '" + answer.getCluster() + "' to a push to "
+                return Mono.error(new ExchangeException(502, "answer from '" + answer.getCluster() + "' to a call to "
                         + peer));
             }
-            Map<String, Long> acks = acknowledged.computeIfAbsent(peer, p -> new ConcurrentHashMap<>());
-            sent.getTopicsList().forEach(t -> acks.merge(t.getTopic(), t.getEpoch(), Math::max));
+            Map<String, Long> sentEpochs = new HashMap<>();
+            sent.getTopicsList().forEach(t -> sentEpochs.put(t.getTopic(), t.getEpoch()));
+            int notTaken = 0;
+            List<TopicResult> stale = new ArrayList<>();
+            for (TopicResult r : answer.getResultsList()) {
+                if (!sentEpochs.containsKey(r.getTopic())) {
+                    continue; // a result for a topic we did not send: nothing to record
+                }
+                notTaken += took(peer, r, sentEpochs.get(r.getTopic())) ? 0 : 1;
+                if (r.getCode() == TopicResult.Code.STALE) {
+                    stale.add(r);
+                }
+            }
             List<String> topics = new ArrayList<>();
             for (TopicState t : answer.getTopicsList()) {
-                PeerState s = States.fromProto(peer, t);
+                PeerState s;
+                try {
+                    s = States.fromProto(peer, t);
+                } catch (ExchangeException e) {
+                    metrics.invalidStates.increment();
+                    continue; // its other topics still count
+                }
                 PeerState held = held(s.topic(), peer);
                 if (held == null || s.epoch() >= held.epoch()) {
-                    keep(s);
                     topics.add(s.topic());
+                    keep(s);
                 }
             }
             heard(peer);
             metrics.success(peer);
-            return Flux.fromIterable(topics).concatMap(this::fold).then();
+            int retry = notTaken;
+            return Flux.fromIterable(stale).concatMap(r -> supersedeIfLost(peer, r))
+                    .thenMany(Flux.fromIterable(topics).concatMap(this::fold))
+                    .then(Mono.defer(() -> retry == 0 ? Mono.empty() : Mono.error(new ExchangeException(409,
+                            peer + " did not take " + retry + " topic state(s)"))));
         });
     }
 
-    void failed(String peer, Throwable error) {
-        metrics.failure(peer);
+    /**
+     * The peer holds a state of ours at an epoch we are not at any more (a lost or restored store, a
+     * forged epoch): our next state of that topic supersedes it. An older push that arrived late is not
+     * that case: our current epoch is at or past what the peer holds, and the next push simply wins.
+     */
+    private Mono<Void> supersedeIfLost(String peer, TopicResult r) {
+        return store.get(r.getTopic()).filter(current -> r.getHeldEpoch() > current.epoch())
+                .doOnNext(current -> superseding.computeIfAbsent(peer, p -> new ConcurrentHashMap<>())
+                        .put(r.getTopic(), r.getHeldEpoch()))
+                .then();
+    }
+
+    /** Records one topic's result; true when nothing about it needs the call made again. */
+    private boolean took(String peer, TopicResult r, long epoch) {
+        String topic = r.getTopic();
+        switch (r.getCode()) {
+            case ACCEPTED:
+                acknowledged.computeIfAbsent(peer, p -> new ConcurrentHashMap<>()).merge(topic, epoch, Math::max);
+                forget(superseding, peer, topic);
+                forget(refusedByPeer, peer, topic);
+                return true;
+            case STALE:
+                return false;
+            case INVALID:
+            case UNKNOWN_TOPIC:
+                refusedByPeer.computeIfAbsent(peer, p -> new ConcurrentHashMap<>()).put(topic, r.getDetail());
+                metrics.refusedByPeer.increment();
+                return true;
+            default:
+                refusedByPeer.computeIfAbsent(peer, p -> new ConcurrentHashMap<>()).put(topic, r.getDetail());
+                return false;
+        }
+    }
+
+    private static void forget(Map<String, ? extends Map<String, ?>> byPeer, String peer, String topic) {
+        Map<String, ?> m = byPeer.get(peer);
+        if (m != null) {
+            m.remove(topic);
+        }
+    }
+
+    /** A call to {@code peer} failed: counted; a peer without the endpoint is reported unsupported. */
+    public void failed(String peer, Throwable error) {
+        String why = error.getMessage() == null ? error.toString() : error.getMessage();
+        metrics.failure(peer, error instanceof ExchangeException e ? e.status() + ": " + why : why);
         if (error instanceof ExchangeException e && e.isUnsupported()) {
-            unsupported.add(peer);
-            answerSink(peer).tryEmitValue(false);
+            verdicts.unsupported(peer);
         }
     }
 
@@ -214,101 +386,163 @@ public final class Controller {
     }
 
     /**
-     * Completes once {@code peer} has taken part in the exchange ({@code true}: replicators may start
-     * toward it) or answered that it has no exchange endpoint ({@code false}: report it unsupported and
-     * never write to it). The gate of R-C11.
+     * The R-C11 verdict on {@code peer}, the latest first and then every change: {@code true} once it took
+     * part in the exchange, {@code false} while it answers that it has no exchange endpoint (it is probed
+     * again on every anti-entropy round, and a later answer turns the verdict to {@code true}).
      */
+    public Flux<Boolean> verdicts(String peer) {
+        return verdicts.of(peer);
+    }
+
+    /** The first verdict on {@code peer}. */
     public Mono<Boolean> awaitAnswer(String peer) {
-        return answerSink(peer).asMono();
+        return verdicts(peer).next();
     }
 
-    private Sinks.One<Boolean> answerSink(String peer) {
-        return answers.computeIfAbsent(peer, p -> Sinks.one());
-    }
-
-    /** Whether {@code peer} answered that it has no exchange endpoint: never to be written to (R-C11). */
+    /** Whether {@code peer}'s latest verdict is that it has no exchange endpoint: never to be written to. */
     public boolean isUnsupported(String peer) {
-        return unsupported.contains(peer) && !hasAnswered(peer);
+        return verdicts.isUnsupported(peer);
     }
 
-    // ---- folding and local policy --------------------------------------------------------------
+    // ---- folding -------------------------------------------------------------------------------
 
     /** Folds the held peer states of {@code topic} into the local layout and commits the result. */
     public Mono<Void> fold(String topic) {
-        return store.get(topic).flatMap(before -> store.update(topic, layout -> planFor(topic, layout).mutations(),
-                clock.now(TimeUnit.MILLISECONDS)).doOnNext(after -> afterFold(topic, after,
-                        after.epoch() != before.epoch()))).then();
+        return fold(topic, null).then();
     }
 
-    FoldPlan planFor(String topic, Layout layout) {
-        Collection<PeerState> states = peerStates.getOrDefault(topic, Map.of()).values();
-        FoldPlan plan = Fold.plan(cluster, layout, coldMarks.getOrDefault(topic, Set.of()), caps, states, deferOwn);
-        capMismatches.put(topic, plan.capMismatches());
+    /**
+     * Folds with {@code candidate} in place of its cluster's held state and keeps it once the fold
+     * committed: the layout after, or empty when the topic is not held here (nothing kept).
+     */
+    private Mono<Layout> foldWith(PeerState candidate) {
+        return fold(candidate.topic(), candidate);
+    }
+
+    private Mono<Layout> fold(String topic, PeerState candidate) {
+        return store.get(topic).flatMap(before -> store.update(topic, layout -> planFor(topic, layout, candidate)
+                .mutations(), clock.now(TimeUnit.MILLISECONDS)).doOnNext(after -> {
+                    if (candidate != null) {
+                        keep(candidate);
+                    }
+                    Planned planned = lastPlans.remove(topic);
+                    if (planned != null && after.epoch() != before.epoch()) {
+                        record(topic, planned.base().epoch(), planned.plan().mutations(), planned.plan().reasons(),
+                                planned.base());
+                    }
+                    afterFold(topic, after, after.epoch() != before.epoch());
+                }));
+    }
+
+    /**
+     * Notes the changes applied to {@code before} (at epoch {@code firstEpoch}) for the status page; of a
+     * long batch only the last {@link #RECENT_CHANGES} are described (the rest applied at once, linearly).
+     */
+    private void record(String topic, long firstEpoch, List<Mutation> mutations, List<String> reasons, Layout before) {
+        int skipped = Math.max(0, mutations.size() - RECENT_CHANGES);
+        Layout working = skipped == 0 ? before
+                : before.applyAll(mutations.subList(0, skipped), before.epoch(), 0L).layoutOrThrow();
+        java.util.Deque<LayoutChange> recent = recentChanges.computeIfAbsent(topic, t -> new java.util.ArrayDeque<>());
+        synchronized (recent) {
+            for (int i = skipped; i < mutations.size(); i++) {
+                recent.addLast(LayoutChange.of(firstEpoch + i + 1, mutations.get(i), working, reasons.get(i)));
+                Outcome o = working.apply(mutations.get(i), working.epoch(), 0L);
+                working = o instanceof Outcome.Applied a ? a.layout() : working;
+                while (recent.size() > RECENT_CHANGES) {
+                    recent.removeFirst();
+                }
+            }
+        }
+    }
+
+    /** The topic's latest layout changes on this cluster, oldest first: what, and why. */
+    public List<LayoutChange> recentChanges(String topic) {
+        java.util.Deque<LayoutChange> recent = recentChanges.get(topic);
+        if (recent == null) {
+            return List.of();
+        }
+        synchronized (recent) {
+            return List.copyOf(recent);
+        }
+    }
+
+    private Collection<PeerState> statesOf(String topic, PeerState candidate) {
+        Map<String, PeerState> held = peerStates.getOrDefault(topic, Map.of());
+        if (candidate == null) {
+            return held.values();
+        }
+        Map<String, PeerState> with = new HashMap<>(held);
+        with.put(candidate.cluster(), candidate);
+        return with.values();
+    }
+
+    private boolean everyPeerHeld(Collection<PeerState> states) {
+        Set<String> from = new HashSet<>();
+        states.forEach(s -> from.add(s.cluster()));
+        return from.containsAll(peers);
+    }
+
+    FoldPlan planFor(String topic, Layout layout, PeerState candidate) {
+        Collection<PeerState> states = statesOf(topic, candidate);
+        FoldPlan plan = Fold.plan(layout, marks(topic).own(), caps, states, !deferOwn && everyPeerHeld(states));
+        capMismatches.put(topic, Fold.mismatches(caps, capsOf(states)));
+        capLimited.put(topic, plan.capLimited());
+        if (marks(topic).caps(plan.capMarks())) {
+            changed(topic); // what the caps make us offer is part of our state
+        }
+        lastPlans.put(topic, new Planned(layout, plan));
         return plan;
     }
 
-    private void afterFold(String topic, Layout after, boolean changed) {
-        Collection<PeerState> states = peerStates.getOrDefault(topic, Map.of()).values();
-        Set<Integer> agreed = agreed(topic, after);
+    private void afterFold(String topic, Layout after, boolean layoutChanged) {
+        Collection<PeerState> states = statesOf(topic, null);
         Shape local = Shape.of(after);
+        Set<Integer> agreed = Fold.agreedToRemove(local, marks(topic).exchanged().boundaries(), states);
         int diverged = 0;
         for (PeerState s : states) {
             diverged += divergence(local, Fold.without(s.shape(), agreed)).diverged().size();
         }
         divergedByTopic.put(topic, diverged);
-        boolean refinesAll = diverged == 0;
         long now = clock.now(TimeUnit.NANOSECONDS);
-        if (refinesAll) {
+        if (diverged == 0) {
             Long since = divergedSinceNanos.remove(topic);
             if (since != null) {
-                metrics.convergenceLagNanos.accumulateAndGet(now - since, (a, b) -> b);
+                metrics.convergenceLagNanos.set(now - since);
             }
         } else {
             divergedSinceNanos.putIfAbsent(topic, now);
         }
-        forgetSettledColdMarks(topic, after, states);
-        if (changed) {
-            localChanges.tryEmitNext(topic); // our layout moved: every peer hears of it at once
+        marks(topic).forgetSettled(local, states, everyPeerHeld(states));
+        if (layoutChanged) {
+            changed(topic); // our layout moved: every peer hears of it at once
         }
-    }
-
-    /** The boundaries every cluster agreed to merge: taken out of peers' shapes before comparing. */
-    private Set<Integer> agreed(String topic, Layout local) {
-        return Fold.agreedToRemove(local, coldMarks.getOrDefault(topic, Set.of()),
-                peerStates.getOrDefault(topic, Map.of()).values());
-    }
-
-    /** A cold mark is kept until neither this cluster nor any peer has the boundary any more. */
-    private void forgetSettledColdMarks(String topic, Layout after, Collection<PeerState> states) {
-        Set<Integer> marks = coldMarks.get(topic);
-        if (marks == null) {
-            return;
-        }
-        Set<Integer> localBoundaries = Shape.of(after).boundaries();
-        marks.removeIf(b -> !localBoundaries.contains(b) && peers.size() == states.size()
-                && states.stream().noneMatch(s -> s.shape().boundaries().contains(b)));
     }
 
     /** This cluster's state of {@code topic}. */
     public Mono<PeerState> ownState(String topic) {
-        return store.get(topic).map(l -> PeerState.of(cluster, topic, l, coldMarks.getOrDefault(topic, Set.of()), caps));
+        return store.get(topic).map(l -> PeerState.of(cluster, topic, l, marks(topic).exchanged(), caps));
     }
 
     /** The caps effective for {@code topic}: the minimum over this cluster and its peers' latest states. */
     public Caps effectiveCaps(String topic) {
-        List<Caps> others = peerStates.getOrDefault(topic, Map.of()).values().stream().map(PeerState::caps).toList();
-        return Caps.min(caps, others);
+        return Caps.min(caps, peerStates.getOrDefault(topic, Map.of()).values().stream().map(PeerState::caps).toList());
     }
 
+    // ---- own changes: the local policy and the operator -------------------------------------------
+
     /**
-     * The local policy splits a segment at its midpoint. Refused while deferring after a failover, and
-     * when it would exceed an effective cap.
+     * The local policy (or an operator) splits a segment at its midpoint. Refused while deferring after a
+     * failover, and when the layout folded with the peers' would pass an effective cap. A change that
+     * meets another on the stored epoch is re-planned on the new layout.
      */
     public Mono<Outcome> split(String topic, long segmentId) {
         return ownChange(topic, Mutation.split(segmentId));
     }
 
-    /** The local policy raises a segment's bucket count (within the effective cap). */
+    /**
+     * Raises a segment's bucket count (within the effective cap). Lowering is not an own change on a
+     * replicated topic: it is a cold mark ({@link #markBucketsCold}), done once every cluster agrees.
+     */
     public Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount) {
         return ownChange(topic, Mutation.rebucket(segmentId, bucketCount));
     }
@@ -316,46 +550,118 @@ public final class Controller {
     private Mono<Outcome> ownChange(String topic, Mutation m) {
         return Mono.defer(() -> {
             if (deferOwn) {
-                return Mono.just(new Outcome.Refused(Outcome.Refusal.STALE_EPOCH,
+                return Mono.just(refused(Outcome.Refusal.DEFERRED,
                         "own changes wait until every peer's state is held after the failover"));
             }
-            return store.get(topic).flatMap(layout -> {
-                Outcome o = layout.apply(m, layout.epoch(), clock.now(TimeUnit.MILLISECONDS));
-                if (o instanceof Outcome.Applied a && Fold.exceeds(a.layout(), effectiveCaps(topic))) {
-                    return Mono.just((Outcome) new Outcome.Refused(Outcome.Refusal.INVALID_BUCKET_COUNT,
-                            "would exceed the effective caps " + effectiveCaps(topic)));
-                }
-                if (o instanceof Outcome.Applied a) {
-                    return store.compareAndSet(topic, layout.epoch(), a.layout())
-                            .doOnNext(l -> localChanges.tryEmitNext(topic)).thenReturn(o);
-                }
-                return Mono.just(o);
-            });
-        });
+            return store.get(topic).switchIfEmpty(Mono.error(() -> new IllegalArgumentException("cluster " + cluster
+                    + " has no topic '" + topic + "'"))).flatMap(layout -> {
+                        Outcome o = layout.apply(m, layout.epoch(), clock.now(TimeUnit.MILLISECONDS));
+                        if (o instanceof Outcome.Applied a) {
+                            String over = pastCaps(topic, layout, a.layout(), m);
+                            if (over != null) {
+                                return Mono.just(refused(Outcome.Refusal.EXCEEDS_CAPS, over));
+                            }
+                            return store.compareAndSet(topic, layout.epoch(), a.layout()).doOnNext(l -> {
+                                record(topic, layout.epoch(), List.of(m), List.of("own"), layout);
+                                changed(topic);
+                            }).thenReturn(o);
+                        }
+                        return Mono.just(o);
+                    });
+        }).retryWhen(Retry.max(OWN_CHANGE_ATTEMPTS).filter(StaleEpochException.class::isInstance))
+                .onErrorResume(e -> e.getCause() instanceof StaleEpochException || e instanceof StaleEpochException,
+                        e -> Mono.just(refused(Outcome.Refusal.STALE_EPOCH, "the layout of " + topic + " kept changing ("
+                                + OWN_CHANGE_ATTEMPTS + " attempts); try again")));
+    }
+
+    /** Why {@code next} would pass an effective cap once folded with the peers' layouts; null if it would not. */
+    private String pastCaps(String topic, Layout before, Layout next, Mutation m) {
+        Caps effective = effectiveCaps(topic);
+        if (m instanceof Mutation.Rebucket r) {
+            int cap = Buckets.floorCount(effective.maxEntryBucketsPerSegment());
+            int was = before.segment(r.segmentId()).map(s -> s.buckets().count()).orElse(0);
+            return r.bucketCount() > cap && r.bucketCount() > was ? "bucket count " + r.bucketCount()
+                    + " would exceed the effective cap of " + cap + " per segment (" + effective + ")" : null;
+        }
+        List<Shape> shapes = new ArrayList<>();
+        shapes.add(Shape.of(next));
+        peerStates.getOrDefault(topic, Map.of()).values().forEach(p -> shapes.add(p.shape()));
+        int segments = Join.of(shapes).cells().size();
+        return segments > effective.maxSegments() && segments > before.activeSegments().size()
+                ? "the layout folded with the peers' would have " + segments + " segments, above the effective cap of "
+                        + effective.maxSegments() + " (" + effective + ")"
+                : null;
+    }
+
+    private static Outcome refused(Outcome.Refusal reason, String message) {
+        return new Outcome.Refused(reason, message);
     }
 
     /**
-     * The local policy marks a boundary cold (a manual merge is one too): it is merged once every peer
-     * marks it cold or no longer has it.
+     * Marks a boundary cold for an operator (a manual merge is one): it is merged once every peer marks
+     * it cold or no longer has it, and the mark stays until withdrawn or settled.
      */
     public Mono<Void> markCold(String topic, int boundary) {
         return Mono.defer(() -> {
-            coldMarks.computeIfAbsent(topic, t -> ConcurrentHashMap.newKeySet()).add(boundary);
-            localChanges.tryEmitNext(topic);
+            if (marks(topic).markManual(boundary)) {
+                changed(topic);
+            }
             return fold(topic);
         });
     }
 
-    /** The local policy finds the boundary hot again. */
-    public void unmarkCold(String topic, int boundary) {
-        Set<Integer> marks = coldMarks.get(topic);
-        if (marks != null && marks.remove(boundary)) {
-            localChanges.tryEmitNext(topic);
+    /** Withdraws an operator's cold mark on a boundary; true if there was one. */
+    public boolean unmarkCold(String topic, int boundary) {
+        boolean had = marks(topic).withdrawManual(boundary);
+        if (had) {
+            changed(topic);
         }
+        return had;
     }
 
+    /**
+     * Marks a segment's range to have its bucket count lowered to {@code bucketCount} (a manual
+     * rebucket-down): done once every cluster marks it too or holds no more there.
+     */
+    public Mono<Void> markBucketsCold(String topic, HashRange range, int bucketCount) {
+        return Mono.defer(() -> {
+            if (marks(topic).markBuckets(range, bucketCount)) {
+                changed(topic);
+            }
+            return fold(topic);
+        });
+    }
+
+    /** Withdraws an operator's lowering of {@code range}; true if there was one. */
+    public boolean unmarkBucketsCold(String topic, HashRange range) {
+        boolean had = marks(topic).withdrawBuckets(range);
+        if (had) {
+            changed(topic);
+        }
+        return had;
+    }
+
+    /**
+     * The local policy's cold boundaries as of its latest evaluation: replaces its previous ones (a range
+     * that turned hot loses its mark), then folds, so agreed merges go ahead.
+     */
+    public Mono<Void> policyColdMarks(String topic, Set<Integer> boundaries) {
+        return Mono.defer(() -> {
+            if (marks(topic).policy(boundaries)) {
+                changed(topic);
+            }
+            return fold(topic);
+        });
+    }
+
+    /** Every boundary this cluster offers to merge, whatever the source. */
     public Set<Integer> coldMarks(String topic) {
-        return Set.copyOf(coldMarks.getOrDefault(topic, Set.of()));
+        return marks(topic).exchanged().boundaries();
+    }
+
+    /** Everything this cluster offers to coarsen for {@code topic}. */
+    public ColdMarks exchangedMarks(String topic) {
+        return marks(topic).exchanged();
     }
 
     // ---- status -------------------------------------------------------------------------------
@@ -363,49 +669,97 @@ public final class Controller {
     /** Per topic and remote: converged or diverged ranges, lag, age of the last state, caps (E11). */
     public Mono<Map<String, Object>> status(BacklogSource backlog) {
         long now = clock.now(TimeUnit.NANOSECONDS);
-        return store.topics().concatMap(topic -> store.get(topic).map(layout -> {
-            Map<String, Object> remotes = new LinkedHashMap<>();
-            for (String peer : new java.util.TreeSet<>(peers)) {
-                PeerState s = held(topic, peer);
-                Map<String, Object> r = new LinkedHashMap<>();
-                if (s == null) {
-                    r.put("state", "no state received");
-                } else {
-                    Divergence d = divergence(Shape.of(layout), Fold.without(s.shape(), agreed(topic, layout)));
-                    r.put("peerEpoch", s.epoch());
-                    r.put("acknowledgedEpoch", acknowledged.getOrDefault(peer, Map.of()).getOrDefault(topic, -1L));
-                    r.put("convergedRanges", d.converged());
-                    r.put("divergedRanges", d.diverged());
-                    Long heard = lastHeardNanos.get(peer);
-                    // A state may land between reading the clock and here: an age is never negative.
-                    r.put("lastStateAgeMillis", heard == null ? -1 : Math.max(0, now - heard) / 1_000_000);
-                    r.put("capMismatch", !s.caps().equals(caps));
-                }
-                r.put("replicationBacklog", backlog.backlog(topic, peer));
-                remotes.put(peer, r);
+        return store.topics().concatMap(topic -> store.get(topic).map(layout -> Map.entry(topic,
+                (Object) topicStatus(topic, layout, backlog, now))))
+                .collectMap(Map.Entry::getKey, Map.Entry::getValue, LinkedHashMap::new).map(m -> {
+                    Map<String, Object> out = new LinkedHashMap<>();
+                    out.put("cluster", cluster);
+                    out.put("caps", caps);
+                    out.put("deferringOwnChanges", deferOwn);
+                    out.put("peers", peerStatus(now));
+                    out.put("topics", m);
+                    return out;
+                });
+    }
+
+    private Map<String, Object> peerStatus(long now) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (String peer : new java.util.TreeSet<>(peers)) {
+            Map<String, Object> p = new LinkedHashMap<>();
+            p.put("exchange", verdicts.describe(peer));
+            Long heard = lastHeardNanos.get(peer);
+            p.put("lastHeardMillisAgo", heard == null ? -1 : Math.max(0, now - heard) / 1_000_000);
+            p.put("lastFailure", metrics.lastFailure(peer));
+            out.put(peer, p);
+        }
+        return out;
+    }
+
+    private Map<String, Object> topicStatus(String topic, Layout layout, BacklogSource backlog, long now) {
+        Shape local = Shape.of(layout);
+        Set<Integer> agreed = Fold.agreedToRemove(local, marks(topic).exchanged().boundaries(),
+                statesOf(topic, null));
+        Map<String, Object> remotes = new LinkedHashMap<>();
+        for (String peer : new java.util.TreeSet<>(peers)) {
+            PeerState s = held(topic, peer);
+            Map<String, Object> r = new LinkedHashMap<>();
+            if (s == null) {
+                r.put("state", "no state received");
+            } else {
+                Divergence d = divergence(local, Fold.without(s.shape(), agreed));
+                r.put("peerEpoch", s.epoch());
+                r.put("convergedRanges", d.converged());
+                r.put("divergedRanges", d.diverged());
+                Long heard = lastHeardNanos.get(peer);
+                // A state may land between reading the clock and here: an age is never negative.
+                r.put("lastStateAgeMillis", heard == null ? -1 : Math.max(0, now - heard) / 1_000_000);
+                r.put("capMismatch", !s.caps().equals(caps));
             }
-            Long since = divergedSinceNanos.get(topic);
-            Map<String, Object> t = new LinkedHashMap<>();
-            t.put("epoch", layout.epoch());
-            t.put("layout", Shape.of(layout).cells().stream().map(c -> c.range().toHexString() + "/N"
-                    + c.buckets().count()).toList());
-            t.put("convergenceLagMillis", since == null ? 0 : (now - since) / 1_000_000);
-            t.put("capMismatches", capMismatches.getOrDefault(topic, List.of()));
-            t.put("effectiveCaps", effectiveCaps(topic));
-            t.put("remotes", remotes);
-            return Map.entry(topic, (Object) t);
-        })).collectMap(Map.Entry::getKey, Map.Entry::getValue, LinkedHashMap::new).map(m -> {
-            Map<String, Object> out = new LinkedHashMap<>();
-            out.put("cluster", cluster);
-            out.put("deferringOwnChanges", deferOwn);
-            out.put("topics", m);
-            return out;
-        });
+            r.put("acknowledgedEpoch", acknowledged.getOrDefault(peer, Map.of()).getOrDefault(topic, -1L));
+            r.put("exchange", verdicts.describe(peer));
+            String refused = refusedByPeer.getOrDefault(peer, Map.of()).get(topic);
+            if (refused != null) {
+                r.put("refusedOurState", refused);
+            }
+            r.put("replicationBacklog", backlog.backlog(topic, peer));
+            remotes.put(peer, r);
+        }
+        Long since = divergedSinceNanos.get(topic);
+        Map<String, Object> t = new LinkedHashMap<>();
+        t.put("epoch", layout.epoch());
+        t.put("layout", local.cells().stream().map(c -> c.range().toHexString() + "/N" + c.buckets().count()).toList());
+        t.put("convergenceLagMillis", since == null ? 0 : (now - since) / 1_000_000);
+        t.put("capMismatches", capMismatches.getOrDefault(topic, List.of()).stream().map(CapMismatch::toString)
+                .toList());
+        t.put("capLimited", capLimited.getOrDefault(topic, false));
+        t.put("effectiveCaps", effectiveCaps(topic));
+        t.put("coldMarks", marks(topic).describe());
+        t.put("recentChanges", recentChanges(topic).stream().map(LayoutChange::toString).toList());
+        t.put("remotes", remotes);
+        return t;
     }
 
     /** Diverged ranges over all topics and peers as of the last folds: the gauge of R-F. */
     public int divergedRangesNow() {
         return divergedByTopic.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    /** Each peer cap that differs from this cluster's, from the peers' latest states of any topic. */
+    public List<CapMismatch> capMismatchesNow() {
+        return Fold.mismatches(caps, peerCaps());
+    }
+
+    /** Each peer's caps, as its latest state of any topic carries them. */
+    public Map<String, Caps> peerCaps() {
+        Map<String, Caps> latest = new HashMap<>();
+        peerStates.values().forEach(m -> latest.putAll(capsOf(m.values())));
+        return latest;
+    }
+
+    private static Map<String, Caps> capsOf(Collection<PeerState> states) {
+        Map<String, Caps> out = new HashMap<>();
+        states.forEach(s -> out.put(s.cluster(), s.caps()));
+        return out;
     }
 
     /** A peer's cells the local layout refines (converged) or not yet (diverged: it lags there). */
@@ -417,7 +771,7 @@ public final class Controller {
         List<String> converged = new ArrayList<>();
         for (Shape.Cell c : theirs.cells()) {
             boolean cut = c.range().start() == 0 || local.boundaries().contains(c.range().start());
-            boolean buckets = local.cellAt(c.range().start()).buckets().count() >= c.buckets().count();
+            boolean buckets = local.bucketsOver(c.range()) >= c.buckets().count();
             (cut && buckets ? converged : diverged).add(c.range().toHexString() + "/N" + c.buckets().count());
         }
         return new Divergence(converged, diverged);

@@ -42,7 +42,7 @@ public final class ExchangeServer {
      */
     public ExchangeServer(Controller controller, ExchangeConfig config, Map<String, String> rolesByToken,
             Supplier<String> leaderUrl, Controller.BacklogSource backlog) {
-        this.controller = controller;
+        this.controller = controller.maxBodyBytes(config.maxBodyBytes());
         this.config = config;
         this.rolesByToken = Map.copyOf(rolesByToken);
         this.leaderUrl = leaderUrl;

@@ -10,78 +10,100 @@ import io.verbatim.model.Segment;
 import io.verbatim.model.Shape;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * Folds peers' latest states into the local layout (PIP-495, "Join, on receipt" and "Merge rule").
- * Pure: the same inputs give the same plan.
+ * Pure: the same inputs give the same plan; linear in the size of the layouts.
  *
  * <p>The target is the join of the local layout and every peer's (union of boundaries, largest bucket
- * count per range) without the boundaries every cluster agreed to merge: a boundary goes only when the
- * local policy marks it cold and every peer marks it cold or no longer has it. Additions come first
- * (midpoint splits, explicit-boundary splits, rebuckets), each skipped if it would exceed an effective
- * cap; then agreed merges of sibling pairs, unless the cluster's own changes are deferred (a new leader
- * that has not yet heard from every peer).
+ * count per range, carried to like ranges) without what every cluster agreed to coarsen, limited to
+ * the effective caps by {@link CappedJoin} (the same choice on every cluster that holds the same
+ * states). Additions come first, within the caps; then, unless the cluster may not coarsen yet (a new
+ * leader that has not heard every peer), the agreed merges of sibling pairs, deepest first, and the
+ * agreed lowerings of bucket counts.
+ *
+ * <p>A boundary goes only when the local policy marks it cold and every peer marks it cold or no
+ * longer has it, and only where every cluster can remove it by merging siblings. The caps add marks of
+ * their own (exchanged like the policy's): when concurrent changes pushed the join past a cap, every
+ * cluster marks the boundaries the capped join leaves out, so the ones that raced are merged back and
+ * the clusters meet on one shape within the caps.
  */
 public final class Fold {
     private Fold() {
     }
 
-    public static FoldPlan plan(String localCluster, Layout local, Set<Integer> localColdMarks, Caps localCaps,
-            Collection<PeerState> peers, boolean deferOwn) {
-        List<Caps> peerCaps = new ArrayList<>();
-        List<String> mismatches = new ArrayList<>();
-        for (PeerState p : peers) {
-            peerCaps.add(p.caps());
-            if (!p.caps().equals(localCaps)) {
-                mismatches.add(p.cluster() + " caps " + p.caps() + " differ from " + localCluster + " caps " + localCaps);
-            }
-        }
-        Caps effective = Caps.min(localCaps, peerCaps);
-        NavigableSet<Integer> agreed = agreedToRemove(local, localColdMarks, peers);
-        Shape target = target(local, peers, agreed);
+    /**
+     * @param mayCoarsen whether merges and lowerings may be applied now (false while a new leader defers
+     *        its own changes, or while some peer's state is not held)
+     */
+    public static FoldPlan plan(Layout local, ColdMarks localMarks, Caps localCaps, Collection<PeerState> peers,
+            boolean mayCoarsen) {
+        Caps effective = Caps.min(localCaps, peers.stream().map(PeerState::caps).toList());
+        Shape mine = Shape.of(local);
+        List<Shape> shapes = new ArrayList<>();
+        shapes.add(mine);
+        peers.forEach(p -> shapes.add(p.shape()));
 
-        List<Mutation> steps = new ArrayList<>();
-        Layout working = local;
-        boolean capLimited = false;
-        for (Mutation m : Join.toReach(local, withLocalBoundaries(target, local))) {
-            Layout next = ((Outcome.Applied) working.apply(m, working.epoch(), 0L)).layout();
-            if (exceeds(next, effective)) {
-                capLimited = true;
-                continue;
-            }
-            steps.add(m);
-            working = next;
+        NavigableSet<Integer> agreed = agreedToRemove(mine, localMarks.boundaries(), peers);
+        Map<HashRange, Integer> lowered = agreedLowerings(mine, localMarks.buckets(), peers);
+        Shape joined = lowered(joinWithout(shapes, agreed), lowered);
+        CappedJoin capped = CappedJoin.of(joined, shapes, effective);
+        ColdMarks capMarks = capped.marksFor(mine);
+        Map<Integer, String> merges = new HashMap<>();
+        agreedToRemove(mine, capMarks.boundaries(), peers).forEach(b -> merges.put(b, FoldPlan.CAPS));
+        agreed.forEach(b -> merges.put(b, FoldPlan.COLD));
+        Map<HashRange, String> lowerings = new HashMap<>();
+        agreedLowerings(mine, capMarks.buckets(), peers).forEach((r, n) -> {
+            lowerings.put(r, lowered.containsKey(r) && lowered.get(r) >= n ? FoldPlan.COLD : FoldPlan.CAPS);
+            lowered.merge(r, n, Math::max);
+        });
+        lowered.keySet().forEach(r -> lowerings.putIfAbsent(r, FoldPlan.COLD));
+
+        List<Mutation> steps = new ArrayList<>(Join.toReach(local, capped.additionsTarget(mine)));
+        List<String> reasons = new ArrayList<>(java.util.Collections.nCopies(steps.size(), FoldPlan.JOIN));
+        Layout working = steps.isEmpty() ? local : local.applyAll(steps, local.epoch(), 0L).layoutOrThrow();
+        if (mayCoarsen) {
+            working = coarsen(working, merges, lowered, lowerings, steps, reasons);
         }
-        if (!deferOwn) {
-            for (int boundary : agreed) {
-                Mutation merge = siblingMerge(working, boundary);
-                if (merge != null) {
-                    steps.add(merge);
-                    working = ((Outcome.Applied) working.apply(merge, working.epoch(), 0L)).layout();
-                }
+        return new FoldPlan(steps, reasons, Shape.of(working), effective, capped.limited(), capMarks);
+    }
+
+    /** Each peer cap that differs from the local one, named, peers in name order. */
+    public static List<CapMismatch> mismatches(Caps local, Map<String, Caps> peers) {
+        List<CapMismatch> out = new ArrayList<>();
+        for (Map.Entry<String, Caps> p : new java.util.TreeMap<>(peers).entrySet()) {
+            Caps theirs = p.getValue();
+            if (theirs.maxSegments() != local.maxSegments()) {
+                out.add(new CapMismatch(p.getKey(), "maxSegments", local.maxSegments(), theirs.maxSegments()));
+            }
+            if (theirs.maxEntryBucketsPerSegment() != local.maxEntryBucketsPerSegment()) {
+                out.add(new CapMismatch(p.getKey(), "maxEntryBucketsPerSegment", local.maxEntryBucketsPerSegment(),
+                        theirs.maxEntryBucketsPerSegment()));
             }
         }
-        return new FoldPlan(steps, target, effective, mismatches, capLimited);
+        return out;
     }
 
     /**
      * Boundaries that may go: the local policy marks them cold and every peer marks them cold or no
      * longer has them. And every cluster must be able to remove it by merging siblings: wherever the
      * boundary still stands, the cells on its two sides must be the two halves of one node of the
-     * midpoint-split tree. (So a boundary an explicit-boundary split made is never merged
-     * automatically, and nor is one with a finer cut still standing next to it.)
+     * midpoint-split tree, which every cluster's layout accepts as siblings whatever its history. (So a
+     * boundary an explicit-boundary split made is never merged automatically, nor one of a topic whose
+     * initial segments are not tree nodes, nor one with a finer cut still standing next to it.)
      */
-    static NavigableSet<Integer> agreedToRemove(Layout local, Set<Integer> coldMarks, Collection<PeerState> peers) {
-        Shape mine = Shape.of(local);
+    static NavigableSet<Integer> agreedToRemove(Shape mine, Set<Integer> coldMarks, Collection<PeerState> peers) {
         NavigableSet<Integer> agreed = new TreeSet<>();
         for (int b : coldMarks) {
             boolean everyoneAgrees = peers.stream().allMatch(p -> p.agreesToRemove(b));
-            boolean mergeable = halvesOfATreeNode(mine, b)
-                    && peers.stream().allMatch(p -> halvesOfATreeNode(p.shape(), b));
+            boolean mergeable = mergeableAt(mine, b) && peers.stream().allMatch(p -> mergeableAt(p.shape(), b));
             if (everyoneAgrees && mergeable) {
                 agreed.add(b);
             }
@@ -89,21 +111,65 @@ public final class Fold {
         return agreed;
     }
 
-    /** True when {@code shape} lacks {@code b}, or its cells on both sides of {@code b} halve a tree node. */
-    static boolean halvesOfATreeNode(Shape shape, int b) {
-        if (!shape.boundaries().contains(b)) {
-            return true;
+    /**
+     * Bucket counts that may be lowered: the local policy (or an operator, or a cap) marks the range, and
+     * every peer marks it too or holds no more there already. The count agreed is the largest any of
+     * them asks for: the smallest lowering every cluster accepts.
+     */
+    static Map<HashRange, Integer> agreedLowerings(Shape mine, Map<HashRange, Integer> marks,
+            Collection<PeerState> peers) {
+        Map<HashRange, Integer> agreed = new HashMap<>();
+        for (Map.Entry<HashRange, Integer> mark : marks.entrySet()) {
+            HashRange range = mark.getKey();
+            if (!mine.cellAt(range.start()).range().equals(range)) {
+                continue; // the range is no longer one of ours: nothing to lower
+            }
+            int level = mark.getValue();
+            for (PeerState p : peers) {
+                int theirs = p.agreedLowering(range, level);
+                level = theirs < 0 ? -1 : Math.max(level, theirs);
+                if (level < 0) {
+                    break;
+                }
+            }
+            if (level > 0) {
+                agreed.put(range, level);
+            }
         }
-        HashRange lower = shape.cellAt(b - 1).range();
-        HashRange upper = shape.cellAt(b).range();
-        return lower.merge(upper).equals(HashRange.splitTreeRange(b));
+        return agreed;
     }
 
-    private static Shape target(Layout local, Collection<PeerState> peers, NavigableSet<Integer> agreed) {
-        List<Shape> shapes = new ArrayList<>();
-        shapes.add(Shape.of(local));
-        peers.forEach(p -> shapes.add(p.shape()));
-        return without(Join.of(shapes), agreed);
+    /**
+     * True when {@code shape} lacks {@code b}, or its cells on both sides of {@code b} are the two halves
+     * of one node of the midpoint-split tree (so merging them as siblings removes exactly {@code b}).
+     */
+    static boolean mergeableAt(Shape shape, int b) {
+        HashRange union = around(shape, b);
+        return union == null || union.equals(HashRange.splitTreeRange(b));
+    }
+
+    /** The union of {@code shape}'s two cells on both sides of {@code b}, or null when it lacks {@code b}. */
+    static HashRange around(Shape shape, int b) {
+        if (!shape.boundaries().contains(b)) {
+            return null;
+        }
+        return shape.cellAt(b - 1).range().merge(shape.cellAt(b).range());
+    }
+
+    /**
+     * The join of {@code shapes} without the {@code removed} boundaries: each count is what the shapes
+     * hold over the cell ({@link Join#bucketsOver}), so a merged cell counts a shape that already holds
+     * it whole as well as the halves the others still hold.
+     */
+    static Shape joinWithout(List<Shape> shapes, Set<Integer> removed) {
+        NavigableSet<Integer> cuts = new TreeSet<>();
+        shapes.forEach(s -> cuts.addAll(s.boundaries()));
+        cuts.removeAll(removed);
+        List<Shape.Cell> cells = new ArrayList<>();
+        for (Shape.Cell c : Shape.ofBoundaries(cuts, Buckets.ONE).cells()) {
+            cells.add(new Shape.Cell(c.range(), Buckets.of(Join.bucketsOver(c.range(), shapes))));
+        }
+        return new Shape(cells);
     }
 
     /** {@code shape} with the {@code removed} boundaries merged away; a merged cell keeps the largest count. */
@@ -124,18 +190,15 @@ public final class Fold {
         return new Shape(cells);
     }
 
-    /**
-     * The target with every local boundary kept: additions never remove a boundary; agreed removals
-     * are merges, planned separately.
-     */
-    private static Shape withLocalBoundaries(Shape target, Layout local) {
-        NavigableSet<Integer> cuts = new TreeSet<>(target.boundaries());
-        cuts.addAll(Shape.of(local).boundaries());
+    /** {@code shape} with each agreed lowering applied to the cell that has exactly that range. */
+    private static Shape lowered(Shape shape, Map<HashRange, Integer> lowerings) {
+        if (lowerings.isEmpty()) {
+            return shape;
+        }
         List<Shape.Cell> cells = new ArrayList<>();
-        for (Shape.Cell c : Shape.ofBoundaries(cuts, Buckets.ONE).cells()) {
-            int n = Math.max(target.cellAt(c.range().start()).buckets().count(),
-                    local.activeSegmentFor(c.range().start()).buckets().count());
-            cells.add(new Shape.Cell(c.range(), Buckets.of(n)));
+        for (Shape.Cell c : shape.cells()) {
+            Integer n = lowerings.get(c.range());
+            cells.add(n == null || n >= c.buckets().count() ? c : new Shape.Cell(c.range(), Buckets.of(n)));
         }
         return new Shape(cells);
     }
@@ -145,6 +208,40 @@ public final class Fold {
             return true;
         }
         return layout.activeSegments().stream().anyMatch(s -> s.buckets().count() > caps.maxEntryBucketsPerSegment());
+    }
+
+    /**
+     * Agreed merges, deepest boundary first (so a coarser one can follow in the same pass), then agreed
+     * lowerings; each with why.
+     */
+    private static Layout coarsen(Layout working, Map<Integer, String> merges, Map<HashRange, Integer> lowered,
+            Map<HashRange, String> lowerings, List<Mutation> steps, List<String> reasons) {
+        List<Integer> deepestFirst = new ArrayList<>(merges.keySet());
+        Shape before = Shape.of(working);
+        deepestFirst.sort(Comparator.comparingInt((Integer b) -> {
+            HashRange union = around(before, b);
+            return union == null ? Integer.MAX_VALUE : union.size();
+        }).thenComparing(Comparator.naturalOrder()));
+        for (int boundary : deepestFirst) {
+            Mutation merge = siblingMerge(working, boundary);
+            if (merge != null) {
+                working = apply(working, merge, merges.get(boundary), steps, reasons);
+            }
+        }
+        for (Map.Entry<HashRange, Integer> lowering : new java.util.TreeMap<>(lowered).entrySet()) {
+            Segment s = working.activeSegmentFor(lowering.getKey().start());
+            if (s.range().equals(lowering.getKey()) && s.buckets().count() > lowering.getValue()) {
+                working = apply(working, Mutation.rebucket(s.id(), lowering.getValue()),
+                        lowerings.get(lowering.getKey()), steps, reasons);
+            }
+        }
+        return working;
+    }
+
+    private static Layout apply(Layout working, Mutation m, String why, List<Mutation> steps, List<String> reasons) {
+        steps.add(m);
+        reasons.add(why);
+        return ((Outcome.Applied) working.apply(m, working.epoch(), 0L)).layout();
     }
 
     /** The merge that removes {@code boundary}, when the segments on both sides are siblings. */

@@ -7,16 +7,27 @@ import java.util.List;
 /**
  * What folding peers' states into the local layout asks for.
  *
- * @param mutations to apply in order, each at the epoch the previous one produced
- * @param target the shape the local layout converges on: the join, less agreed merges
+ * @param mutations to apply in order ({@link io.verbatim.model.Layout#applyAll})
+ * @param reasons why each mutation is there, in the same order ({@link #JOIN}, {@link #COLD}, {@link #CAPS})
+ * @param target the shape the local layout has once they are applied
  * @param effectiveCaps the minimum caps over the cluster and its peers
- * @param capMismatches one line per peer whose caps differ from the local ones (reported, never overridden)
- * @param capLimited true when reaching {@code target} would exceed an effective cap, so part of it was left out
+ * @param capLimited true when the effective caps left part of the join out
+ * @param capMarks what the caps make this cluster offer to coarsen (exchanged with its cold marks)
  */
-public record FoldPlan(List<Mutation> mutations, Shape target, Caps effectiveCaps, List<String> capMismatches,
-        boolean capLimited) {
+public record FoldPlan(List<Mutation> mutations, List<String> reasons, Shape target, Caps effectiveCaps,
+        boolean capLimited, ColdMarks capMarks) {
+    /** A peer's boundary or bucket count the local layout lacked. */
+    public static final String JOIN = "join";
+    /** A merge or lowering every cluster marked (the merge rule). */
+    public static final String COLD = "cold everywhere";
+    /** A merge or lowering the effective caps made every cluster offer. */
+    public static final String CAPS = "past the caps";
+
     public FoldPlan {
         mutations = List.copyOf(mutations);
-        capMismatches = List.copyOf(capMismatches);
+        reasons = List.copyOf(reasons);
+        if (reasons.size() != mutations.size()) {
+            throw new IllegalArgumentException(reasons.size() + " reasons for " + mutations.size() + " mutations");
+        }
     }
 }

@@ -1,8 +1,14 @@
 package io.verbatim.exchange;
 
+import com.google.protobuf.CodedOutputStream;
+import io.verbatim.exchange.proto.ExchangeRequest;
+import io.verbatim.exchange.proto.TopicState;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.random.RandomGenerator;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -13,12 +19,18 @@ import reactor.util.Loggers;
 import reactor.util.retry.Retry;
 
 /**
- * The sending side of the exchange: for every peer, the whole state of every topic in one call (E9),
- * at once on every local change, retried with exponential backoff and jitter until acknowledged, and
- * again on every anti-entropy tick. Changes that arrive while a push is out collapse into one more push.
+ * The sending side of the exchange: for every peer, the whole state of every topic (E9), at once on
+ * every local change and again on every anti-entropy tick. Changes that arrive while a push is out
+ * collapse into one more push.
  *
- * <p>The backoff is {@link io.verbatim.model.Backoff}, waited with a {@code Mono.delay} on the injected
- * scheduler, its jitter drawn from a generator a simulation can seed.
+ * <p>A push is cut into calls under the peer's body limit (what its answers say it reads; the local
+ * limit until it said; halved when a call is refused as too large), each call retried until the peer
+ * takes every topic of it: with exponential backoff when the peer is unreachable, busy or conflicting
+ * (timeouts, 409, 429, 5xx), and at the anti-entropy cadence when retrying at once cannot help (a peer
+ * without the endpoint, 404/501, is reported unsupported and probed again; other 4xx are reported).
+ * A topic state too large for the peer even alone is reported and left out. Waiting is a
+ * {@code Mono.delay} on the injected scheduler, the backoff's jitter drawn from a generator a
+ * simulation can seed.
  */
 public final class Pusher implements Disposable {
     private static final Logger LOG = Loggers.getLogger(Pusher.class);
@@ -28,6 +40,8 @@ public final class Pusher implements Disposable {
     private final ExchangeConfig config;
     private final Scheduler clock;
     private final RandomGenerator random;
+    private final Map<String, Integer> peerLimits = new ConcurrentHashMap<>();
+    private final Map<String, String> reported = new ConcurrentHashMap<>();
     private final List<Disposable> loops = new ArrayList<>();
 
     public Pusher(Controller controller, ExchangeTransport transport, ExchangeConfig config, Scheduler clock) {
@@ -56,20 +70,95 @@ public final class Pusher implements Disposable {
         return this;
     }
 
-    /** One push to {@code peer}, retried until the peer acknowledges it. */
+    /** One push of every topic to {@code peer}, each call retried until the peer takes it. */
     public Mono<Void> pushUntilAcknowledged(String peer) {
-        return pushOnce(peer).retryWhen(Retry.from(signals -> signals.concatMap(s ->
-                Mono.delay(config.retry().delay(s.totalRetriesInARow() + 1, random), clock))));
+        return controller.topics().collectList().flatMap(topics -> controller.statesFor(peer, topics))
+                .flatMapMany(request -> Flux.fromIterable(cut(request, limit(peer))))
+                .concatMap(topics -> untilTaken(peer, topics))
+                .then();
     }
 
-    private Mono<Void> pushOnce(String peer) {
-        return controller.stateFor(peer).flatMap(request -> transport.send(peer, request)
-                .timeout(config.requestTimeout(), clock)
-                .flatMap(answer -> controller.onAnswer(peer, request, answer)))
-                .doOnError(e -> {
-                    controller.failed(peer, e);
-                    LOG.debug("{}: push to {} failed: {}", controller.cluster(), peer, e.toString());
-                });
+    /** The body limit calls to {@code peer} are cut to: what it said it reads, else the local limit. */
+    int limit(String peer) {
+        return peerLimits.getOrDefault(peer, Math.min(config.maxBodyBytes(), controller.maxBodyBytes()));
+    }
+
+    private Mono<Void> untilTaken(String peer, List<String> topics) {
+        return Mono.defer(() -> callOnce(peer, topics)).retryWhen(Retry.from(signals -> signals.concatMap(s ->
+                Mono.delay(delayAfter(peer, s.failure(), s.totalRetriesInARow() + 1), clock))));
+    }
+
+    private Mono<Void> callOnce(String peer, List<String> topics) {
+        return controller.statesFor(peer, topics).flatMap(request -> {
+            if (topics.size() > 1 && request.getSerializedSize() > limit(peer)) {
+                // The limit shrank, or the states grew, since the push was cut: cut this call again.
+                return Flux.fromIterable(cut(request, limit(peer))).concatMap(part -> untilTaken(peer, part)).then();
+            }
+            return transport.send(peer, request).timeout(config.requestTimeout(), clock)
+                    .doOnNext(answer -> {
+                        if (answer.getMaxBodyBytes() > 0) {
+                            peerLimits.put(peer, answer.getMaxBodyBytes());
+                        }
+                    })
+                    .flatMap(answer -> controller.onAnswer(peer, request, answer))
+                    .onErrorResume(e -> e instanceof ExchangeException x && x.status() == 413,
+                            e -> tooLarge(peer, topics, request, e));
+        }).doOnError(e -> {
+            controller.failed(peer, e);
+            LOG.debug("{}: call to {} failed: {}", controller.cluster(), peer, e.toString());
+        });
+    }
+
+    /** A call refused as too large: halve the limit and cut it again; one topic alone is reported and left out. */
+    private Mono<Void> tooLarge(String peer, List<String> topics, ExchangeRequest request, Throwable e) {
+        if (topics.size() == 1) {
+            controller.metrics().oversizedStates.increment();
+            controller.failed(peer, e);
+            LOG.warn("{}: the state of topic '{}' ({} bytes) is too large for {} even alone, and is left out: {}",
+                    controller.cluster(), topics.get(0), request.getSerializedSize(), peer, e.getMessage());
+            return Mono.empty();
+        }
+        peerLimits.put(peer, Math.max(1024, Math.min(limit(peer), request.getSerializedSize()) / 2));
+        return callOnce(peer, topics);
+    }
+
+    /** How long to wait before calling again after {@code failure}. */
+    private Duration delayAfter(String peer, Throwable failure, long attempt) {
+        if (failure instanceof ExchangeException e && !e.isTransient()) {
+            String why = e.status() + " " + e.getMessage();
+            if (!why.equals(reported.put(peer, why))) {
+                LOG.warn("{}: {} refuses our calls ({}); trying again every {}", controller.cluster(), peer, why,
+                        config.antiEntropyInterval());
+            }
+            return config.antiEntropyInterval();
+        }
+        reported.remove(peer);
+        return config.retry().delay(attempt, random);
+    }
+
+    /**
+     * Cuts a request's topics into calls whose bodies are at most {@code limit} bytes (a topic whose state
+     * alone is larger goes alone).
+     */
+    static List<List<String>> cut(ExchangeRequest request, int limit) {
+        int overhead = CodedOutputStream.computeStringSize(ExchangeRequest.CLUSTER_FIELD_NUMBER, request.getCluster());
+        List<List<String>> calls = new ArrayList<>();
+        List<String> current = new ArrayList<>();
+        long size = overhead;
+        for (TopicState t : request.getTopicsList()) {
+            int bytes = CodedOutputStream.computeMessageSize(ExchangeRequest.TOPICS_FIELD_NUMBER, t);
+            if (!current.isEmpty() && size + bytes > limit) {
+                calls.add(current);
+                current = new ArrayList<>();
+                size = overhead;
+            }
+            current.add(t.getTopic());
+            size += bytes;
+        }
+        if (!current.isEmpty() || calls.isEmpty()) {
+            calls.add(current);
+        }
+        return calls;
     }
 
     @Override

@@ -1,17 +1,23 @@
 package io.verbatim.exchange;
 
+import io.verbatim.exchange.proto.BucketMark;
 import io.verbatim.exchange.proto.Cell;
 import io.verbatim.exchange.proto.TopicState;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Shape;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Peer states to and from their wire form, checking everything a peer could get wrong. */
 final class States {
+    /** The largest caps a configuration accepts: a state claiming more is not from a Verbatim cluster. */
+    static final int MAX_SEGMENTS_CAP = 1 << 16;
+
     private States() {
     }
 
@@ -23,15 +29,18 @@ final class States {
             b.addCells(Cell.newBuilder().setStart(c.range().start()).setEnd(c.range().end())
                     .setBuckets(c.buckets().count()));
         }
-        s.coldMarks().stream().sorted().forEach(b::addColdMarks);
+        s.marks().boundaries().stream().sorted().forEach(b::addColdMarks);
+        s.marks().buckets().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(m -> b.addBucketMarks(
+                BucketMark.newBuilder().setStart(m.getKey().start()).setEnd(m.getKey().end()).setBuckets(m.getValue())));
         return b.build();
     }
 
     /**
-     * A peer state from the wire.
+     * A peer state from the wire, checked whole.
      *
      * @throws ExchangeException 400 naming the topic and what is wrong: ranges off the ring, cells that
-     *         do not tile it, bucket counts out of range, missing caps, cold marks that are not boundaries
+     *         do not tile it, bucket counts that are not powers of two within range, missing or
+     *         impossible caps, bucket marks that do not lower one of the sender's cells
      */
     static PeerState fromProto(String cluster, TopicState t) {
         String where = "topic '" + t.getTopic() + "' from " + cluster;
@@ -45,28 +54,58 @@ final class States {
             throw ExchangeException.badRequest(where + ": caps are missing");
         }
         try {
-            List<Shape.Cell> cells = new ArrayList<>();
+            Caps caps = caps(t.getCaps());
+            List<Shape.Cell> cells = new ArrayList<>(t.getCellsCount());
             for (Cell c : t.getCellsList()) {
-                if (Integer.toUnsignedLong(c.getStart()) > HashRange.MAX_HASH
-                        || Integer.toUnsignedLong(c.getEnd()) > HashRange.MAX_HASH) {
-                    throw ExchangeException.badRequest(where + ": cell [" + Integer.toUnsignedString(c.getStart())
-                            + ", " + Integer.toUnsignedString(c.getEnd()) + "] is outside the ring 0..65535");
-                }
-                cells.add(new Shape.Cell(HashRange.of(c.getStart(), c.getEnd()), Buckets.of(c.getBuckets())));
+                cells.add(new Shape.Cell(range(c.getStart(), c.getEnd(), "cell"), Buckets.of(c.getBuckets())));
             }
             Shape shape = new Shape(cells);
             Set<Integer> cold = new HashSet<>();
             for (int mark : t.getColdMarksList()) {
-                if (!shape.boundaries().contains(mark)) {
-                    // A cold mark for a boundary the peer no longer has is harmless: it agrees by absence.
-                    continue;
+                // A cold mark for a boundary the peer no longer has is harmless: it agrees by absence.
+                if (shape.boundaries().contains(mark)) {
+                    cold.add(mark);
                 }
-                cold.add(mark);
             }
-            Caps caps = new Caps(t.getCaps().getMaxSegments(), t.getCaps().getMaxEntryBucketsPerSegment());
-            return new PeerState(cluster, t.getTopic(), t.getEpoch(), shape, cold, caps);
+            return new PeerState(cluster, t.getTopic(), t.getEpoch(), shape, new ColdMarks(cold, bucketMarks(t, shape)),
+                    caps);
         } catch (IllegalArgumentException e) {
             throw ExchangeException.badRequest(where + ": " + e.getMessage());
         }
+    }
+
+    private static Caps caps(io.verbatim.exchange.proto.Caps c) {
+        if (Integer.toUnsignedLong(c.getMaxSegments()) > MAX_SEGMENTS_CAP) {
+            throw new IllegalArgumentException("caps.maxSegments " + Integer.toUnsignedString(c.getMaxSegments())
+                    + " is above " + MAX_SEGMENTS_CAP);
+        }
+        return new Caps(c.getMaxSegments(), c.getMaxEntryBucketsPerSegment());
+    }
+
+    private static Map<HashRange, Integer> bucketMarks(TopicState t, Shape shape) {
+        Map<HashRange, Integer> marks = new HashMap<>();
+        for (BucketMark m : t.getBucketMarksList()) {
+            HashRange r = range(m.getStart(), m.getEnd(), "bucket mark");
+            Shape.Cell cell = shape.cellAt(r.start());
+            if (!cell.range().equals(r)) {
+                continue; // a mark for a range the peer no longer has as one cell: nothing to agree on
+            }
+            if (!Buckets.isValidCount(m.getBuckets())) {
+                throw new IllegalArgumentException("bucket mark " + r.toHexString() + " to " + m.getBuckets()
+                        + " is not a power of two within 1.." + Buckets.MAX_COUNT);
+            }
+            if (m.getBuckets() < cell.buckets().count()) {
+                marks.put(r, m.getBuckets()); // a mark the peer already meets only waits to be settled
+            }
+        }
+        return marks;
+    }
+
+    private static HashRange range(int start, int end, String what) {
+        if (Integer.toUnsignedLong(start) > HashRange.MAX_HASH || Integer.toUnsignedLong(end) > HashRange.MAX_HASH) {
+            throw new IllegalArgumentException(what + " [" + Integer.toUnsignedString(start) + ", "
+                    + Integer.toUnsignedString(end) + "] is outside the ring 0..65535");
+        }
+        return HashRange.of(start, end);
     }
 }

@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.verbatim.model.Layout;
 import io.verbatim.store.InMemoryLayoutStore;
 import java.time.Duration;
+import io.verbatim.exchange.proto.ExchangeRequest;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -17,8 +21,14 @@ class PusherTest {
             .withRetry(Duration.ofMillis(100), Duration.ofSeconds(10), 0);
 
     private Controller controller(String name, String peer) {
+        return controller(name, peer, 1);
+    }
+
+    private Controller controller(String name, String peer, int topics) {
         InMemoryLayoutStore store = new InMemoryLayoutStore();
-        store.create("t", Layout.initial(1, 1, 0)).block();
+        for (int i = 0; i < topics; i++) {
+            store.create(topics == 1 ? "t" : "persistent://tenant/namespace/topic-" + i, Layout.initial(1, 1, 0)).block();
+        }
         return new Controller(name, Set.of(peer), Caps.PULSAR_DEFAULTS, store, clock);
     }
 
@@ -55,6 +65,92 @@ class PusherTest {
         assertThat(b.store().get("t").block().activeSegments()).hasSize(2);
         clock.advanceTimeBy(Duration.ofSeconds(90));
         assertThat(calls.get()).as("and one per anti-entropy tick").isEqualTo(5);
+        pusher.dispose();
+    }
+
+    /** Defect 5: at about 43,000 topics the one call passed the peer's body limit and every push got 413. */
+    @Test
+    void aLargeFleetGoesInCallsUnderThePeersLimitLearnedFromItsAnswers() {
+        Controller a = controller("a", "b", 3000);
+        Controller b = controller("b", "a", 3000).maxBodyBytes(20_000);
+        List<Integer> sizes = new CopyOnWriteArrayList<>();
+        ExchangeTransport limited = (peer, request) -> {
+            sizes.add(request.getSerializedSize());
+            return request.getSerializedSize() > 20_000
+                    ? Mono.error(new ExchangeException(413, "body of " + request.getSerializedSize() + " bytes"))
+                    : b.receive(request);
+        };
+        Pusher pusher = new Pusher(a, limited, config, clock);
+        pusher.pushUntilAcknowledged("b").block();
+        assertThat(a.metrics().oversizedStates()).isZero();
+        assertThat(b.peerStatesView()).hasSize(3000);
+        int refused = (int) sizes.stream().filter(size -> size > 20_000).count();
+        assertThat(sizes.get(0)).as("first cut to the local limit").isGreaterThan(20_000);
+        assertThat(refused).as("halved until it fits: a few 413s, not one per topic").isBetween(1, 6);
+        assertThat(sizes.subList(refused, sizes.size())).as("then every call fits the limit the peer told")
+                .allMatch(size -> size <= 20_000);
+        sizes.clear();
+        pusher.pushUntilAcknowledged("b").block();
+        assertThat(sizes).as("the next push is cut to the peer's limit from the start").hasSizeGreaterThan(5)
+                .allMatch(size -> size <= 20_000);
+    }
+
+    @Test
+    void cutKeepsEveryCallUnderTheLimitAndPutsAnOversizedTopicAlone() {
+        Controller a = controller("a", "b", 50);
+        ExchangeRequest all = a.stateFor("b").block();
+        List<List<String>> calls = Pusher.cut(all, 1024);
+        assertThat(calls.stream().mapToInt(List::size).sum()).isEqualTo(50);
+        for (List<String> call : calls) {
+            assertThat(a.statesFor("b", call).block().getSerializedSize()).isLessThanOrEqualTo(1024);
+        }
+        assertThat(Pusher.cut(all, 10)).hasSize(50);
+        assertThat(Pusher.cut(ExchangeRequest.newBuilder().setCluster("a").build(), 1024)).containsExactly(List.of());
+    }
+
+    @Test
+    void aStateTooLargeForThePeerEvenAloneIsReportedAndLeftOut() {
+        Controller a = controller("a", "b");
+        ExchangeTransport refusing = (peer, request) -> Mono.error(new ExchangeException(413, "too large"));
+        new Pusher(a, refusing, config, clock).pushUntilAcknowledged("b").block();
+        assertThat(a.metrics().oversizedStates()).isEqualTo(1);
+    }
+
+    @Test
+    void aRefusalThatRetryingCannotFixIsRetriedAtTheAntiEntropyCadenceNotHotLooped() {
+        Controller a = controller("a", "b");
+        AtomicInteger calls = new AtomicInteger();
+        ExchangeTransport forbidden = (peer, request) -> {
+            calls.incrementAndGet();
+            return Mono.error(new ExchangeException(403, "role 'operator' may not call the exchange"));
+        };
+        Pusher pusher = new Pusher(a, forbidden, config, clock).start();
+        clock.advanceTimeBy(Duration.ofSeconds(95));
+        assertThat(calls.get()).as("at 0, 30, 60 and 90 s").isEqualTo(4);
+        assertThat(a.metrics().lastFailure("b")).contains("403", "operator");
+        pusher.dispose();
+    }
+
+    @Test
+    void aPeerWithoutTheEndpointIsProbedEveryAntiEntropyIntervalAndTakenOnceItAnswers() {
+        Controller a = controller("a", "b");
+        Controller b = controller("b", "a");
+        AtomicInteger calls = new AtomicInteger();
+        ExchangeTransport late = (peer, request) -> calls.incrementAndGet() <= 2
+                ? Mono.error(new ExchangeException(404, "no such endpoint")) : b.receive(request);
+        List<Boolean> verdicts = new ArrayList<>();
+        a.verdicts("b").subscribe(verdicts::add);
+        Pusher pusher = new Pusher(a, late, config, clock).start();
+        assertThat(a.isUnsupported("b")).isTrue();
+        clock.advanceTimeBy(Duration.ofSeconds(29));
+        assertThat(calls.get()).as("no hot loop on a 404").isEqualTo(1);
+        clock.advanceTimeBy(Duration.ofSeconds(2));
+        assertThat(calls.get()).as("probed again after the anti-entropy interval").isEqualTo(2);
+        assertThat(a.isUnsupported("b")).isTrue();
+        clock.advanceTimeBy(Duration.ofSeconds(30));
+        assertThat(calls.get()).isGreaterThanOrEqualTo(3);
+        assertThat(a.isUnsupported("b")).isFalse();
+        assertThat(verdicts).containsExactly(false, true);
         pusher.dispose();
     }
 }

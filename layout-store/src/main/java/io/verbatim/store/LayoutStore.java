@@ -47,10 +47,7 @@ public interface LayoutStore {
                     if (steps.isEmpty()) {
                         return Mono.just(current);
                     }
-                    Layout next = current;
-                    for (Mutation m : steps) {
-                        next = next.apply(m, next.epoch(), nowMs).layoutOrThrow();
-                    }
+                    Layout next = current.applyAll(steps, current.epoch(), nowMs).layoutOrThrow();
                     return compareAndSet(topic, current.epoch(), next);
                 }))
                 .retryWhen(reactor.util.retry.Retry.max(16).filter(StaleEpochException.class::isInstance));

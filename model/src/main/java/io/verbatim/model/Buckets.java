@@ -9,7 +9,11 @@ import java.util.List;
  * independent of the segment's routing range, so the same {@code N} gives the same boundaries on
  * every segment and every cluster. Bucket {@code i} starts at {@code floor(i * 65536 / N)}.
  *
- * @param count {@code N}, at least 1 and at most {@link #MAX_COUNT}
+ * <p>{@code N} is always a power of two (SPEC A2), so the boundaries of any two counts nest. Where Pulsar
+ * computes a count that need not be one (the initial {@code budget / segments}, a merge's {@code N1 + N2})
+ * the count is rounded down to a power of two.
+ *
+ * @param count {@code N}, a power of two from 1 to {@link #MAX_COUNT}
  */
 public record Buckets(int count) {
     /** Pulsar's dispatcher needs bucket 0 to cover at least {@code [0, 1]}. */
@@ -21,15 +25,28 @@ public record Buckets(int count) {
         if (count < 1 || count > MAX_COUNT) {
             throw new IllegalArgumentException("bucket count " + count + " is outside 1.." + MAX_COUNT);
         }
+        if (Integer.bitCount(count) != 1) {
+            throw new IllegalArgumentException("bucket count " + count + " is not a power of two");
+        }
+    }
+
+    /** True when {@code count} can be a segment's bucket count: a power of two from 1 to {@link #MAX_COUNT}. */
+    public static boolean isValidCount(int count) {
+        return count >= 1 && count <= MAX_COUNT && Integer.bitCount(count) == 1;
+    }
+
+    /** The largest valid count not above {@code limit} (at least 1): how a cap on {@code N} is applied. */
+    public static int floorCount(int limit) {
+        return limit <= 1 ? 1 : Integer.highestOneBit(Math.min(limit, MAX_COUNT));
     }
 
     public static Buckets of(int count) {
         return new Buckets(count);
     }
 
-    /** Pulsar's budget share: {@code max(1, floor(budget / segments))}. */
+    /** Pulsar's budget share {@code max(1, floor(budget / segments))}, rounded down to a power of two. */
     public static Buckets forBudget(int budget, int segments) {
-        return new Buckets(Math.max(1, budget / segments));
+        return new Buckets(floorCount(budget / segments));
     }
 
     /** The buckets of each child of a split: {@code max(1, N / 2)}. */
@@ -37,9 +54,9 @@ public record Buckets(int count) {
         return new Buckets(Math.max(1, count / 2));
     }
 
-    /** The buckets of a merge: {@code N1 + N2}, as Pulsar (not necessarily a power of two). */
+    /** The buckets of a merge: Pulsar's {@code N1 + N2}, rounded down to a power of two. */
     public Buckets mergedWith(Buckets other) {
-        return new Buckets(Math.min(MAX_COUNT, count + other.count));
+        return new Buckets(floorCount(count + other.count));
     }
 
     /** The first {@code hashB} of bucket {@code i}. */

@@ -53,6 +53,20 @@ public record HashRange(int start, int end) implements Comparable<HashRange> {
         return start + (end - start) / 2;
     }
 
+    /**
+     * How many halvings of the ring this range is as small as: the least {@code d} with
+     * {@code size · 2^d >= 65536}. The depth in the midpoint-split tree for the tree's own ranges (the
+     * ring 0, its halves 1, ...), and a monotone extension of it for any other range: a range inside
+     * another is never shallower.
+     */
+    public int depth() {
+        int d = 0;
+        for (long covered = size(); covered < 65536; covered <<= 1) {
+            d++;
+        }
+        return d;
+    }
+
     /** The boundary a midpoint split creates: the first hash of the upper half. */
     public int midpointBoundary() {
         return midpoint() + 1;

@@ -8,8 +8,11 @@ import java.util.TreeSet;
 
 /**
  * PIP-495's convergence rule, "the finer layout wins": the join of layouts is the union of their
- * boundaries with, per resulting range, the largest bucket count any of them has there. It is
- * commutative, associative and idempotent, so every cluster computes the same target in any order.
+ * boundaries with, per resulting range, the largest bucket count any of them has there, each count
+ * first carried to that range the way a split carries it ({@link Shape#project}: a cluster that still
+ * holds a split's parent with {@code N} counts as {@code N/2} on each half, which is what the halves
+ * got). It is commutative, associative and idempotent, so every cluster computes the same target in
+ * any order, and a converged split leaves every cluster with the counts a lone cluster would have.
  */
 public final class Join {
     private Join() {
@@ -26,13 +29,18 @@ public final class Join {
         }
         List<Shape.Cell> cells = new ArrayList<>();
         for (Shape.Cell cell : Shape.ofBoundaries(boundaries, Buckets.ONE).cells()) {
-            int n = 1;
-            for (Shape s : shapes) {
-                n = Math.max(n, s.cellAt(cell.range().start()).buckets().count());
-            }
-            cells.add(new Shape.Cell(cell.range(), Buckets.of(n)));
+            cells.add(new Shape.Cell(cell.range(), Buckets.of(bucketsOver(cell.range(), shapes))));
         }
         return new Shape(cells);
+    }
+
+    /** The largest of the shapes' counts for {@code range} ({@link Shape#bucketsOver}), at least 1. */
+    public static int bucketsOver(HashRange range, Collection<Shape> shapes) {
+        int n = 1;
+        for (Shape s : shapes) {
+            n = Math.max(n, s.bucketsOver(range));
+        }
+        return n;
     }
 
     public static Shape of(Shape first, Shape... more) {
@@ -44,8 +52,9 @@ public final class Join {
     /**
      * The mutations that take {@code local} to {@code target}, in order: a midpoint split wherever
      * the midpoint is a target boundary (layouts that nest), an explicit-boundary split otherwise
-     * (layouts that evolved apart), then a rebucket rollover wherever the target has more buckets.
-     * Apply them one by one, each at the epoch the previous one produced.
+     * (layouts that evolved apart), then a rebucket rollover wherever the target has more buckets than
+     * the split left. Apply them in order ({@link Layout#applyAll}). Linear in the layout's size and the
+     * number of steps.
      *
      * @throws IllegalArgumentException when {@code target} does not refine {@code local}: the join
      *         only ever adds boundaries and buckets, and removing them is the merge rule's business
@@ -58,7 +67,7 @@ public final class Join {
         }
         NavigableSet<Integer> cuts = target.boundaries();
         List<Mutation> steps = new ArrayList<>();
-        Layout working = local;
+        Mutator working = new Mutator(local, 0L);
         List<Long> pending = new ArrayList<>();
         for (Segment s : local.activeSegments()) {
             pending.add(s.id());
@@ -66,13 +75,10 @@ public final class Join {
         while (!pending.isEmpty()) {
             Segment s = working.segments().get(pending.remove(pending.size() - 1));
             Mutation step = nextStep(s, target, cuts);
-            if (step == null) {
-                continue;
+            if (step != null) {
+                pending.addAll(working.step(step));
+                steps.add(step);
             }
-            Outcome.Applied applied = (Outcome.Applied) working.apply(step, working.epoch(), 0L);
-            steps.add(step);
-            working = applied.layout();
-            pending.addAll(applied.createdIds());
         }
         return steps;
     }

@@ -60,24 +60,35 @@ public final class Layout {
 
     /** A layout from its parts, checked: ids below {@code nextSegmentId}, known parents and children, a tiling. */
     public static Layout of(long epoch, long nextSegmentId, Collection<Segment> segments) {
-        if (epoch < 0) {
-            throw new IllegalArgumentException("layout epoch " + epoch + " is negative");
-        }
         Map<Long, Segment> byId = new TreeMap<>();
         for (Segment s : segments) {
-            if (s.id() >= nextSegmentId) {
-                throw new IllegalArgumentException("segment " + s.id() + " is not below nextSegmentId " + nextSegmentId);
-            }
             if (byId.put(s.id(), s) != null) {
                 throw new IllegalArgumentException("segment id " + s.id() + " appears twice");
             }
         }
-        for (Segment s : byId.values()) {
-            for (long p : s.parentIds()) {
-                requireKnown(byId, p, "parent", s);
-            }
-            for (long c : s.childIds()) {
-                requireKnown(byId, c, "child", s);
+        return of(epoch, nextSegmentId, byId, true);
+    }
+
+    /**
+     * A layout over {@code byId} (taken, not copied), checked for a tiling always and for its ids and
+     * references when {@code checkReferences} (a mutator's own output keeps them by construction).
+     */
+    static Layout of(long epoch, long nextSegmentId, Map<Long, Segment> byId, boolean checkReferences) {
+        if (epoch < 0) {
+            throw new IllegalArgumentException("layout epoch " + epoch + " is negative");
+        }
+        if (checkReferences) {
+            for (Segment s : byId.values()) {
+                if (s.id() >= nextSegmentId) {
+                    throw new IllegalArgumentException("segment " + s.id() + " is not below nextSegmentId "
+                            + nextSegmentId);
+                }
+                for (long p : s.parentIds()) {
+                    requireKnown(byId, p, "parent", s);
+                }
+                for (long c : s.childIds()) {
+                    requireKnown(byId, c, "child", s);
+                }
             }
         }
         Layout layout = new Layout(epoch, nextSegmentId, byId);
@@ -134,7 +145,20 @@ public final class Layout {
             return new Outcome.Refused(Outcome.Refusal.STALE_EPOCH,
                     "layout is at epoch " + epoch + ", not the expected " + expectedEpoch);
         }
-        return new Mutator(this, nowMs).apply(mutation);
+        return new Mutator(this, nowMs).applyAll(List.of(mutation));
+    }
+
+    /**
+     * Applies {@code mutations} in order if the layout is still at {@code expectedEpoch}, each one at the
+     * epoch the previous one produced, as one change: the result, or the first refusal (and nothing
+     * applied). Costs the layout's size once, however many mutations.
+     */
+    public Outcome applyAll(List<Mutation> mutations, long expectedEpoch, long nowMs) {
+        if (expectedEpoch != epoch) {
+            return new Outcome.Refused(Outcome.Refusal.STALE_EPOCH,
+                    "layout is at epoch " + epoch + ", not the expected " + expectedEpoch);
+        }
+        return new Mutator(this, nowMs).applyAll(mutations);
     }
 
     /**
@@ -144,42 +168,7 @@ public final class Layout {
      * explicit-boundary split). Merging only such pairs keeps layouts that started equal nesting.
      */
     public boolean areSiblings(long firstId, long secondId) {
-        Segment a = segments.get(firstId);
-        Segment b = segments.get(secondId);
-        if (a == null || b == null || a.id() == b.id() || !a.range().isAdjacentTo(b.range())) {
-            return false;
-        }
-        HashRange union = a.range().merge(b.range());
-        int boundary = Math.max(a.range().start(), b.range().start());
-        if (union.equals(HashRange.splitTreeRange(boundary))) {
-            // The two halves of a node of the midpoint-split tree: siblings whatever the DAG still holds
-            // of their history (a pruned parent, a merge that restored a range).
-            return true;
-        }
-        Segment parentA = splitParent(a);
-        Segment parentB = splitParent(b);
-        return parentA != null && parentB != null && parentA.id() == parentB.id()
-                && parentA.range().equals(a.range().merge(b.range()));
-    }
-
-    /** The segment whose split created {@code s}'s range, skipping rebucket rollovers; null if none. */
-    private Segment splitParent(Segment s) {
-        Segment current = s;
-        while (current.parentIds().size() == 1) {
-            Segment parent = segments.get(current.parentIds().get(0));
-            if (parent == null) {
-                return null;
-            }
-            if (!parent.range().equals(current.range())) {
-                return parent;
-            }
-            current = parent;
-        }
-        return null;
-    }
-
-    Layout with(long newEpoch, long newNextSegmentId, Map<Long, Segment> newSegments) {
-        return new Layout(newEpoch, newNextSegmentId, newSegments);
+        return Siblings.are(segments, firstId, secondId);
     }
 
     @Override

@@ -29,7 +29,11 @@ public sealed interface Outcome {
         NOT_ADJACENT,
         NOT_SIBLINGS,
         SAME_BUCKET_COUNT,
-        INVALID_BUCKET_COUNT
+        INVALID_BUCKET_COUNT,
+        /** The change would take the layout (or its join with the peers') past an effective cap. */
+        EXCEEDS_CAPS,
+        /** A new controller leader defers its own changes until it holds every peer's state (PIP-495). */
+        DEFERRED
     }
 
     /** The new layout, or an {@link IllegalStateException} carrying the refusal's message. */

@@ -1,25 +1,36 @@
 package io.verbatim.model;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.NavigableSet;
 import java.util.TreeSet;
 
 /**
  * What layouts converge on: where the ring is cut and how many buckets each piece has, without the
- * DAG history or ids. Two clusters agree when their shapes are equal.
- *
- * @param cells ranges in ring order that tile it once, each with its bucket count
+ * DAG history or ids. Two clusters agree when their shapes are equal. Immutable; its boundaries are
+ * computed once, so asking for them is free.
  */
-public record Shape(List<Cell> cells) {
+public final class Shape {
 
     /** One range of a shape with its bucket count. */
     public record Cell(HashRange range, Buckets buckets) {
     }
 
-    public Shape {
-        cells = List.copyOf(cells);
-        Tiling.requireRanges(cells.stream().map(Cell::range).toList(), "shape cells");
+    private final List<Cell> cells;
+    private final int[] starts;
+    private final NavigableSet<Integer> boundaries;
+
+    /** @param cells ranges in ring order that tile it once, each with its bucket count */
+    public Shape(List<Cell> cells) {
+        this.cells = List.copyOf(cells);
+        Tiling.requireRanges(this.cells.stream().map(Cell::range).toList(), "shape cells");
+        this.starts = this.cells.stream().mapToInt(c -> c.range().start()).toArray();
+        NavigableSet<Integer> cuts = new TreeSet<>();
+        for (int i = 1; i < starts.length; i++) {
+            cuts.add(starts[i]);
+        }
+        this.boundaries = Collections.unmodifiableNavigableSet(cuts);
     }
 
     /** The shape of a layout's active segments. */
@@ -43,43 +54,84 @@ public record Shape(List<Cell> cells) {
         return new Shape(cells);
     }
 
+    /** The cells in ring order. */
+    public List<Cell> cells() {
+        return cells;
+    }
+
     /** The first hash of every cell but the first: the cuts of the ring. */
     public NavigableSet<Integer> boundaries() {
-        NavigableSet<Integer> boundaries = new TreeSet<>();
-        for (int i = 1; i < cells.size(); i++) {
-            boundaries.add(cells.get(i).range().start());
-        }
         return boundaries;
     }
 
     /** The cell that holds {@code hash}. */
     public Cell cellAt(int hash) {
-        int lo = 0;
-        int hi = cells.size() - 1;
-        while (lo < hi) {
-            int mid = (lo + hi + 1) >>> 1;
-            if (cells.get(mid).range().start() <= hash) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
+        int i = java.util.Arrays.binarySearch(starts, hash);
+        return cells.get(i >= 0 ? i : -i - 2);
+    }
+
+    /**
+     * A bucket count carried from a range to a range inside it, as splitting does (PIP-483 gives each
+     * half of a split {@code N/2}): halved once per level of {@link HashRange#depth()} between them, and
+     * never below 1. Comparing counts only after carrying them to the same range is what keeps the join
+     * from undoing a split's halving (SPEC J8).
+     */
+    public static int project(int count, HashRange from, HashRange to) {
+        int levels = Math.max(0, to.depth() - from.depth());
+        return levels >= 31 ? 1 : Math.max(1, count >> levels);
+    }
+
+    /**
+     * This shape's bucket count for {@code range}: projected from the cell that contains it, or, where
+     * this shape cuts {@code range} finer, the largest count of its cells inside (what merging them as
+     * siblings keeps).
+     */
+    public int bucketsOver(HashRange range) {
+        Cell first = cellAt(range.start());
+        if (first.range().contains(range)) {
+            return project(first.buckets().count(), first.range(), range);
         }
-        return cells.get(lo);
+        int n = 1;
+        int i = java.util.Arrays.binarySearch(starts, first.range().start());
+        for (; i < cells.size() && cells.get(i).range().start() <= range.end(); i++) {
+            n = Math.max(n, cells.get(i).buckets().count());
+        }
+        return n;
     }
 
     /**
      * True when this shape is at least as fine as {@code other} everywhere: it has every boundary of
-     * {@code other}, and no fewer buckets anywhere. The join of a set refines each member.
+     * {@code other}, and no fewer buckets anywhere than {@code other}'s count carried to its cells. The
+     * join of a set refines each member.
      */
     public boolean refines(Shape other) {
-        if (!boundaries().containsAll(other.boundaries())) {
+        if (!boundaries.containsAll(other.boundaries)) {
             return false;
         }
         for (Cell c : cells) {
-            if (c.buckets().count() < other.cellAt(c.range().start()).buckets().count()) {
+            if (c.buckets().count() < other.bucketsOver(c.range())) {
                 return false;
             }
         }
         return true;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Shape other && cells.equals(other.cells);
+    }
+
+    @Override
+    public int hashCode() {
+        return cells.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("Shape[");
+        for (Cell c : cells) {
+            sb.append(sb.length() == 6 ? "" : " ").append(c.range().toHexString()).append("/N").append(c.buckets().count());
+        }
+        return sb.append(']').toString();
     }
 }

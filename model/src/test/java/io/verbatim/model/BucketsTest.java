@@ -13,13 +13,12 @@ class BucketsTest {
         assertThat(Buckets.of(1).splits()).isEmpty();
         assertThat(Buckets.of(2).splits()).containsExactly(32768);
         assertThat(Buckets.of(4).splits()).containsExactly(16384, 32768, 49152);
-        assertThat(Buckets.of(3).splits()).containsExactly(21845, 43690);
         assertThat(Buckets.of(8).splits()).allMatch(s -> s % 8192 == 0).hasSize(7);
     }
 
     @Test
     void bucketOfCountsTheSplitsAtOrBelowTheHashForEveryHash() {
-        for (int n : new int[] {1, 2, 3, 5, 7, 12, 64, 100, 1000, 1024, 32768}) {
+        for (int n : new int[] {1, 2, 4, 8, 64, 128, 1024, 32768}) {
             Buckets buckets = Buckets.of(n);
             List<Integer> splits = buckets.splits();
             int expected = 0;
@@ -43,18 +42,32 @@ class BucketsTest {
     void splitAndMergeCountsAreAsPulsars() {
         assertThat(Buckets.of(4).forSplitChild()).isEqualTo(Buckets.of(2));
         assertThat(Buckets.of(1).forSplitChild()).isEqualTo(Buckets.of(1));
-        assertThat(Buckets.of(2).mergedWith(Buckets.of(1))).isEqualTo(Buckets.of(3));
+        assertThat(Buckets.of(2).mergedWith(Buckets.of(2))).isEqualTo(Buckets.of(4));
         assertThat(Buckets.forBudget(4, 1)).isEqualTo(Buckets.of(4));
         assertThat(Buckets.forBudget(4, 8)).isEqualTo(Buckets.of(1));
     }
 
     @Test
+    void countsAreAlwaysPowersOfTwoWherePulsarWouldComputeAnother() {
+        assertThat(Buckets.of(2).mergedWith(Buckets.of(1))).as("2 + 1 rounds down").isEqualTo(Buckets.of(2));
+        assertThat(Buckets.forBudget(6, 1)).as("budget 6 rounds down").isEqualTo(Buckets.of(4));
+        assertThat(Buckets.forBudget(100, 3)).isEqualTo(Buckets.of(32));
+        assertThat(Buckets.of(32768).mergedWith(Buckets.of(32768))).isEqualTo(Buckets.of(32768));
+        assertThat(Buckets.floorCount(1000)).isEqualTo(512);
+        assertThat(Buckets.floorCount(0)).isEqualTo(1);
+        for (int n : new int[] {3, 5, 6, 12, 1000}) {
+            assertThat(Buckets.isValidCount(n)).isFalse();
+            assertThatThrownBy(() -> Buckets.of(n)).hasMessageContaining("bucket count " + n + " is not a power of two");
+        }
+    }
+
+    @Test
     void bucketRangesCoverTheRing() {
-        Buckets b = Buckets.of(3);
-        assertThat(b.range(0)).isEqualTo(HashRange.of(0, 21844));
-        assertThat(b.range(2)).isEqualTo(HashRange.of(43690, 65535));
-        assertThat(b.holdsInOneBucket(HashRange.of(0, 21844))).isTrue();
-        assertThat(b.holdsInOneBucket(HashRange.of(21844, 21845))).isFalse();
+        Buckets b = Buckets.of(4);
+        assertThat(b.range(0)).isEqualTo(HashRange.of(0, 16383));
+        assertThat(b.range(3)).isEqualTo(HashRange.of(49152, 65535));
+        assertThat(b.holdsInOneBucket(HashRange.of(0, 16383))).isTrue();
+        assertThat(b.holdsInOneBucket(HashRange.of(16383, 16384))).isFalse();
     }
 
     @Test

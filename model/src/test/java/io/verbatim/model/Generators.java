@@ -29,7 +29,7 @@ public final class Generators {
         return sb.toString();
     }
 
-    /** A power-of-two bucket count up to 64, or sometimes any count up to 12 (merges give those). */
+    /** A power-of-two bucket count up to 64, or sometimes any count up to 12 (refused when not a power of two). */
     public static int bucketCount(Random r) {
         return r.nextInt(4) == 0 ? 1 + r.nextInt(12) : 1 << r.nextInt(7);
     }

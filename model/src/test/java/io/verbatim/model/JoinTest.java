@@ -30,13 +30,47 @@ class JoinTest {
     }
 
     @Test
-    void joinIsTheUnionOfBoundariesAndTheMaximumBucketCount() {
+    void joinIsTheUnionOfBoundariesAndTheMaximumBucketCountCarriedToEachRange() {
         Layout a = Layout.initial(1, 4, 0).apply(Mutation.split(0), 0, 0).layoutOrThrow(); // 2 x N=2
-        Layout b = Layout.initial(1, 8, 0); // 1 x N=8
+        Layout b = Layout.initial(1, 16, 0); // 1 x N=16: each half of it counts as 8
         Shape join = Join.of(Shape.of(a), Shape.of(b));
         assertThat(join.cells()).extracting(Shape.Cell::range)
                 .containsExactly(HashRange.of(0, 0x7fff), HashRange.of(0x8000, 0xffff));
         assertThat(join.cells()).allMatch(c -> c.buckets().count() == 8);
+    }
+
+    @Test
+    void aSplitIsNotUndoneByAPeerThatStillHoldsItsParent() {
+        Layout parent = Layout.initial(1, 8, 0);
+        Layout split = parent.apply(Mutation.split(0), 0, 0).layoutOrThrow(); // 2 x N=4, as a lone cluster
+        assertThat(Join.of(Shape.of(split), Shape.of(parent))).isEqualTo(Shape.of(split));
+        assertThat(Join.toReach(split, Join.of(Shape.of(split), Shape.of(parent)))).isEmpty();
+        // The peer that still holds the parent reaches exactly the lone cluster's layout.
+        Shape join = Join.of(Shape.of(parent), Shape.of(split));
+        assertThat(Shape.of(applyAll(parent, Join.toReach(parent, join)))).isEqualTo(Shape.of(split));
+    }
+
+    @Test
+    void splittingNeverMakesTheJoinWithTheOldLayoutRaiseACount() {
+        Property.forAll("a split's halving survives the join", 0x5eed_0013L, 1000, r -> {
+            Layout before = Generators.evolvedLayout(r, r.nextInt(15));
+            Layout after = before;
+            for (int i = 0, n = 1 + r.nextInt(6); i < n; i++) {
+                List<Segment> active = after.activeSegments();
+                Segment s = active.get(r.nextInt(active.size()));
+                Mutation split = r.nextBoolean() || s.range().size() < 2 ? Mutation.split(s.id())
+                        : Mutation.splitAt(s.id(), s.range().start() + 1 + r.nextInt(s.range().size() - 1));
+                Outcome o = after.apply(split, after.epoch(), 0);
+                if (o instanceof Outcome.Applied applied) {
+                    after = applied.layout();
+                }
+            }
+            // What the cluster that split holds is the join: a peer still at the old layout changes nothing.
+            assertThat(Join.of(Shape.of(after), Shape.of(before))).isEqualTo(Shape.of(after));
+            // And the peer, folding it in, reaches exactly the same counts.
+            Layout peer = applyAll(before, Join.toReach(before, Join.of(Shape.of(before), Shape.of(after))));
+            assertThat(Shape.of(peer)).isEqualTo(Shape.of(after));
+        });
     }
 
     @Test
@@ -74,8 +108,10 @@ class JoinTest {
         assertThat(plan).contains(Mutation.splitAt(0, 16384), Mutation.split(1), Mutation.splitAt(2, 49152));
         Layout reached = applyAll(local, plan);
         assertThat(Shape.of(reached)).isEqualTo(target);
-        assertThat(reached.activeSegments()).hasSize(6).allMatch(s -> s.buckets().count() == 2);
-        assertThat(plan).hasSize(3 + 6);
+        // Each count is the largest of the two carried to the piece: a piece of a peer's N=2 segment
+        // that is a quarter of its size or less counts 1, as it would after splitting that segment.
+        assertThat(reached.activeSegments()).extracting(s -> s.buckets().count()).containsExactly(2, 1, 1, 1, 1, 2);
+        assertThat(plan).hasSize(3 + 2);
     }
 
     @Test

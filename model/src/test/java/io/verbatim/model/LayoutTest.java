@@ -190,4 +190,37 @@ class LayoutTest {
             assertThat(r.message()).contains(mentions);
         });
     }
+
+    @Test
+    void applyingManyMutationsAtOnceIsApplyingThemOneByOne() {
+        Property.forAll("applyAll is sequential apply", 0x5eed_0020L, 500, r -> {
+            Layout start = Generators.evolvedLayout(r, r.nextInt(10));
+            List<Mutation> plan = new java.util.ArrayList<>();
+            Layout oneByOne = start;
+            for (int i = 0; i < 1 + r.nextInt(12); i++) {
+                Mutation m = Generators.randomMutation(r, oneByOne);
+                Outcome o = oneByOne.apply(m, oneByOne.epoch(), 9);
+                if (o instanceof Outcome.Applied applied) {
+                    plan.add(m);
+                    oneByOne = applied.layout();
+                }
+            }
+            assertThat(start.applyAll(plan, start.epoch(), 9).layoutOrThrow()).isEqualTo(oneByOne);
+        });
+    }
+
+    @Test
+    void aBatchStopsAtItsFirstRefusalAndAppliesNothing() {
+        Layout layout = Layout.initial(1, 4, 0);
+        Outcome o = layout.applyAll(List.of(Mutation.split(0), Mutation.split(0)), 0, 0);
+        assertRefused(o, Refusal.SEGMENT_SEALED, "0000-ffff-0");
+        assertRefused(layout.applyAll(List.of(Mutation.split(0)), 3, 0), Refusal.STALE_EPOCH, "epoch 0");
+    }
+
+    @Test
+    void rebucketToACountThatIsNotAPowerOfTwoIsRefused() {
+        Layout layout = Layout.initial(1, 4, 0);
+        assertRefused(layout.apply(Mutation.rebucket(0, 3), 0, 0), Refusal.INVALID_BUCKET_COUNT, "3 for segment");
+        assertRefused(layout.apply(Mutation.rebucket(0, 5), 0, 0), Refusal.INVALID_BUCKET_COUNT, "not a power of two");
+    }
 }

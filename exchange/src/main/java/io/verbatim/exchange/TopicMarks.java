@@ -1,0 +1,102 @@
+package io.verbatim.exchange;
+
+import io.verbatim.model.HashRange;
+import io.verbatim.model.Shape;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * One topic's cold marks on this cluster, from three sources: an operator's (a manual merge or
+ * rebucket-down, kept until withdrawn or settled), the local policy's (soft state: replaced wholesale
+ * on every evaluation, so a range that turns hot loses its mark), and the caps' (recomputed by every
+ * fold). What the cluster exchanges is their union. Every change answers whether anything changed, so
+ * the caller pushes only on real changes.
+ */
+final class TopicMarks {
+    private final Set<Integer> manual = new HashSet<>();
+    private final Map<HashRange, Integer> manualBuckets = new HashMap<>();
+    private Set<Integer> policy = Set.of();
+    private ColdMarks caps = ColdMarks.NONE;
+
+    /** Everything this cluster offers to coarsen: what a peer is told. */
+    synchronized ColdMarks exchanged() {
+        return own().union(caps);
+    }
+
+    /** The operator's and the policy's marks, without the caps' (which every fold derives afresh). */
+    synchronized ColdMarks own() {
+        return new ColdMarks(manual, manualBuckets).union(ColdMarks.ofBoundaries(policy));
+    }
+
+    synchronized boolean markManual(int boundary) {
+        return manual.add(boundary);
+    }
+
+    synchronized boolean withdrawManual(int boundary) {
+        return manual.remove(boundary);
+    }
+
+    synchronized boolean markBuckets(HashRange range, int count) {
+        return !Objects.equals(manualBuckets.put(range, count), count);
+    }
+
+    synchronized boolean withdrawBuckets(HashRange range) {
+        return manualBuckets.remove(range) != null;
+    }
+
+    synchronized boolean policy(Set<Integer> marks) {
+        if (policy.equals(marks)) {
+            return false;
+        }
+        policy = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(marks));
+        return true;
+    }
+
+    synchronized boolean caps(ColdMarks marks) {
+        if (caps.equals(marks)) {
+            return false;
+        }
+        caps = marks;
+        return true;
+    }
+
+    /**
+     * Forgets the operator's marks nobody needs any more: a boundary neither this cluster nor any peer
+     * has, a lowering every cluster has done. Only once every peer's state is held.
+     */
+    synchronized void forgetSettled(Shape local, Collection<PeerState> states, boolean everyPeerHeld) {
+        if (!everyPeerHeld) {
+            return;
+        }
+        manual.removeIf(b -> !local.boundaries().contains(b)
+                && states.stream().noneMatch(s -> s.shape().boundaries().contains(b)));
+        manualBuckets.entrySet().removeIf(m -> local.bucketsOver(m.getKey()) <= m.getValue()
+                && states.stream().allMatch(s -> s.shape().bucketsOver(m.getKey()) <= m.getValue()));
+    }
+
+    /** The marks by source, for the status page (boundaries and ranges in hex). */
+    synchronized Map<String, Object> describe() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("manual", hex(manual));
+        out.put("policy", hex(policy));
+        out.put("caps", hex(caps.boundaries()));
+        Map<String, Integer> lowerings = new TreeMap<>();
+        manualBuckets.forEach((r, n) -> lowerings.put(r.toHexString(), n));
+        caps.buckets().forEach((r, n) -> lowerings.merge(r.toHexString(), n, Math::max));
+        out.put("bucketLowerings", lowerings);
+        return out;
+    }
+
+    private static Set<String> hex(Set<Integer> boundaries) {
+        Set<String> out = new TreeSet<>();
+        boundaries.forEach(b -> out.add(String.format("%04x", b)));
+        return out;
+    }
+}
