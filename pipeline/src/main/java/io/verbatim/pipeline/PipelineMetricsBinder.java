@@ -11,7 +11,7 @@ import java.util.function.ToDoubleFunction;
 /**
  * Shows a replicator's counters to Micrometer (R-F): replicated entries and bytes by path, parts,
  * skipped entries, send failures and rewinds, and the cursor backlog. Names are dotted constants;
- * tags name the local cluster, the remote and the source segment.
+ * tags name the local cluster, the topic, the remote and the source segment.
  */
 public final class PipelineMetricsBinder implements MeterBinder {
     public static final String ENTRIES = "verbatim.replication.entries";
@@ -21,7 +21,7 @@ public final class PipelineMetricsBinder implements MeterBinder {
     public static final String SEND_FAILURES = "verbatim.replication.send.failures";
     public static final String REWINDS = "verbatim.replication.rewinds";
     public static final String BACKLOG = "verbatim.replication.backlog";
-    /** Per source cluster: sealed segments that replication backlog keeps from deletion. */
+    /** Per source cluster and topic: sealed segments that replication backlog keeps from deletion. */
     public static final String SEALED_PINNED = "verbatim.replication.sealed.pinned";
 
     private final ReplicatorMetrics metrics;
@@ -31,9 +31,10 @@ public final class PipelineMetricsBinder implements MeterBinder {
     /**
      * @param backlog the replication cursor's backlog in entries (read when scraped)
      */
-    public PipelineMetricsBinder(ReplicatorMetrics metrics, String localCluster, String remoteCluster,
+    public PipelineMetricsBinder(ReplicatorMetrics metrics, String localCluster, String topic, String remoteCluster,
             String segment, LongSupplier backlog) {
-        this(metrics, Tags.of("cluster", localCluster, "remote_cluster", remoteCluster, "segment", segment), backlog);
+        this(metrics, Tags.of("cluster", localCluster, "topic", topic, "remote_cluster", remoteCluster, "segment",
+                segment), backlog);
     }
 
     /**

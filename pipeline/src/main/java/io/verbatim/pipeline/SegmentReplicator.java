@@ -60,6 +60,7 @@ public final class SegmentReplicator {
     }
 
     private final ReplicatorConfig config;
+    private final String topic;
     private final Segment source;
     private final SourceSegmentLog log;
     private final DrainGate drainGate;
@@ -81,6 +82,10 @@ public final class SegmentReplicator {
 
     private SegmentReplicator(Builder b) {
         this.config = Objects.requireNonNull(b.config, "config");
+        this.topic = Objects.requireNonNull(b.topic, "topic");
+        if (topic.isBlank()) {
+            throw new IllegalArgumentException("topic '" + topic + "' must name the source segment's topic");
+        }
         this.source = Objects.requireNonNull(b.source, "source segment");
         this.log = Objects.requireNonNull(b.log, "source log");
         this.remote = Objects.requireNonNull(b.remote, "remote");
@@ -92,7 +97,7 @@ public final class SegmentReplicator {
         this.metrics = Objects.requireNonNull(b.metrics, "metrics");
         this.limits = b.limits;
         this.random = b.random;
-        this.id = config.localCluster() + ":" + source.descriptor() + "-->" + remote.name();
+        this.id = config.localCluster() + ":" + topic + "/" + source.descriptor() + "-->" + remote.name();
         this.cursorName = ReplicatorConfig.cursorName(remote.name());
         this.producerName = ReplicatorConfig.producerName(config.localCluster(), source.id());
     }
@@ -101,8 +106,17 @@ public final class SegmentReplicator {
         return new Builder();
     }
 
+    /**
+     * {@code <localCluster>:<topic>/<segment descriptor>--><remote>}: unique on a broker (two topics may
+     * hold segments with the same descriptor), so it is the replicator's slow-path budget id, its log
+     * prefix and its status name.
+     */
     public String id() {
         return id;
+    }
+
+    public String topic() {
+        return topic;
     }
 
     public State state() {
@@ -337,6 +351,7 @@ public final class SegmentReplicator {
     /** Builds a {@link SegmentReplicator}; every collaborator is required unless said otherwise. */
     public static final class Builder {
         private ReplicatorConfig config;
+        private String topic;
         private Segment source;
         private SourceSegmentLog log;
         private DrainGate drainGate;
@@ -351,6 +366,12 @@ public final class SegmentReplicator {
 
         public Builder config(ReplicatorConfig value) {
             config = value;
+            return this;
+        }
+
+        /** The topic the source segment belongs to: part of the replicator's identity. */
+        public Builder topic(String value) {
+            topic = value;
             return this;
         }
 

@@ -127,6 +127,7 @@ class SegmentReplicatorTest {
         fresh.produce(Fixture.messages(10, 10, 5), CompressionType.NONE);
         fresh.log(0).seal();
         SegmentReplicator r = SegmentReplicator.builder().config(f.config.withStartAt(StartAt.LATEST))
+                .topic(fresh.topic())
                 .source(fresh.layout().segment(0).orElseThrow(), fresh.log(0)).drainGate(fresh.drainGate())
                 .remote(f.b.asRemote()).timer(f.clock).cpu(f.clock).build();
         r.run().subscribe();

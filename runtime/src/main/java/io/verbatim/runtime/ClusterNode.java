@@ -130,7 +130,7 @@ public final class ClusterNode implements AutoCloseable {
             // a store that already holds the topic (a restart) keeps what it holds.
             Layout initial = Layout.initial(t.initialSegments(), t.bucketBudget(), 0);
             Layout held = store.get(t.name()).switchIfEmpty(Mono.defer(() -> store.create(t.name(), initial))).block();
-            MemoryCluster storage = new MemoryCluster(name(), held, timer);
+            MemoryCluster storage = new MemoryCluster(name(), t.name(), held, timer);
             for (String peer : peers()) {
                 storage.replicateTo(peer, config.replication().startAt());
             }

@@ -38,13 +38,17 @@ import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * A whole cluster in memory: its layout, a log per segment, the replication cursors toward its peers,
- * a producer that routes like a PIP-486 client, and the destination side replicators from other
- * clusters write to (deduplication and session order per {@link Destination}). Faults on the way in
- * are injected with {@link #faults(SendFaults)}.
+ * One topic of a whole cluster in memory: its layout, a log per segment, the replication cursors toward
+ * its peers, a producer that routes like a PIP-486 client, and the destination side replicators from
+ * other clusters write to (deduplication and session order per {@link Destination}). Faults on the way
+ * in are injected with {@link #faults(SendFaults)}.
  */
 public final class MemoryCluster {
+    /** The topic of a cluster built without one (tests, benchmarks). */
+    public static final String DEFAULT_TOPIC = "persistent://public/default/test";
+
     private final String name;
+    private final String topic;
     private final Scheduler scheduler;
     private final Map<Long, MemorySegmentLog> logs = new ConcurrentHashMap<>();
     private final Map<String, Destination> destinations = new ConcurrentHashMap<>();
@@ -58,8 +62,15 @@ public final class MemoryCluster {
     private volatile SendFaults faults = SendFaults.NONE;
     private volatile boolean sessionOrder = true;
 
+    /** One topic, {@link #DEFAULT_TOPIC}, of cluster {@code name}. */
     public MemoryCluster(String name, Layout initial, Scheduler scheduler) {
+        this(name, DEFAULT_TOPIC, initial, scheduler);
+    }
+
+    /** The segments of {@code topic} on cluster {@code name}, starting with the layout {@code initial}. */
+    public MemoryCluster(String name, String topic, Layout initial, Scheduler scheduler) {
         this.name = name;
+        this.topic = topic;
         this.scheduler = scheduler;
         this.layout = initial;
         for (Segment s : initial.segments().values()) {
@@ -74,6 +85,10 @@ public final class MemoryCluster {
 
     public String name() {
         return name;
+    }
+
+    public String topic() {
+        return topic;
     }
 
     public Layout layout() {
@@ -268,11 +283,15 @@ public final class MemoryCluster {
         sessions.remove(session);
     }
 
-    /** Shows {@link #sealedSegmentsPinned} to Micrometer as {@link PipelineMetricsBinder#SEALED_PINNED}. */
+    /**
+     * Shows {@link #sealedSegmentsPinned} to Micrometer as {@link PipelineMetricsBinder#SEALED_PINNED}, tagged
+     * with the cluster and the topic (one gauge per topic: a registry keeps only the first of two gauges
+     * with the same name and tags).
+     */
     public MeterBinder pinnedSegmentsMetric(long messageTtlMs) {
         return registry -> Gauge.builder(PipelineMetricsBinder.SEALED_PINNED, () -> sealedSegmentsPinned(messageTtlMs))
-                .tag("cluster", name).description("sealed segments kept from deletion by replication backlog")
-                .register(registry);
+                .tags("cluster", name, "topic", topic)
+                .description("sealed segments kept from deletion by replication backlog").register(registry);
     }
 
     /**

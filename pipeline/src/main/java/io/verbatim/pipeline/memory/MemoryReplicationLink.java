@@ -117,6 +117,7 @@ public final class MemoryReplicationLink {
             }
             SegmentReplicator replicator = SegmentReplicator.builder()
                     .config(config)
+                    .topic(local.topic())
                     .source(s, local.log(s.id()))
                     .drainGate(local.drainGate())
                     .remote(remote)
