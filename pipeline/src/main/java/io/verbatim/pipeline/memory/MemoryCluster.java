@@ -13,6 +13,8 @@ import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.verbatim.pipeline.Admission;
+import io.verbatim.pipeline.DestinationState;
 import io.verbatim.pipeline.DrainGate;
 import io.verbatim.pipeline.PipelineMetricsBinder;
 import io.verbatim.pipeline.ProducerSession;
@@ -40,8 +42,8 @@ import reactor.core.scheduler.Scheduler;
 /**
  * One topic of a whole cluster in memory: its layout, a log per segment, the replication cursors toward
  * its peers, a producer that routes like a PIP-486 client, and the destination side replicators from
- * other clusters write to (deduplication and session order per {@link Destination}). Faults on the way
- * in are injected with {@link #faults(SendFaults)}.
+ * other clusters write to (deduplication and session order per {@link DestinationState}). Faults on the
+ * way in are injected with {@link #faults(SendFaults)}.
  */
 public final class MemoryCluster {
     /** The topic of a cluster built without one (tests, benchmarks). */
@@ -51,7 +53,8 @@ public final class MemoryCluster {
     private final String topic;
     private final Scheduler scheduler;
     private final Map<Long, MemorySegmentLog> logs = new ConcurrentHashMap<>();
-    private final Map<String, Destination> destinations = new ConcurrentHashMap<>();
+    /** By {@code <segment id>/<producer name>}; read and written under this cluster's lock. */
+    private final Map<String, DestinationState> destinations = new ConcurrentHashMap<>();
     private final Set<String> peers = new CopyOnWriteArraySet<>();
     private final Sinks.Many<Layout> layouts = Sinks.many().replay().latest();
     private final AtomicLong sessionIds = new AtomicLong();
@@ -188,10 +191,10 @@ public final class MemoryCluster {
             return;
         }
         String parentPrefix = child.parentIds().get(0) + "/";
-        for (Map.Entry<String, Destination> d : Map.copyOf(destinations).entrySet()) {
+        for (Map.Entry<String, DestinationState> d : Map.copyOf(destinations).entrySet()) {
             if (d.getKey().startsWith(parentPrefix)) {
                 String producer = d.getKey().substring(parentPrefix.length());
-                destinations.put(child.id() + "/" + producer, d.getValue().inheritedBy(child.id()));
+                destinations.put(child.id() + "/" + producer, d.getValue().inheritedByChild());
             }
         }
     }
@@ -386,17 +389,23 @@ public final class MemoryCluster {
             throw new RemoteException(RemoteException.Kind.SEALED, segmentId,
                     "segment was deleted");
         }
-        Destination d = destinations.computeIfAbsent(segmentId + "/" + producerName, k -> new Destination(segmentId));
-        ProducerSession.Receipt receipt = d.admit(session, seq, position, log.isSealed(), sessionOrder);
-        if (receipt != null) {
-            return receipt;
+        String key = segmentId + "/" + producerName;
+        Admission admission = destinations.getOrDefault(key, DestinationState.EMPTY).admit(session, seq, position,
+                log.isSealed(), sessionOrder);
+        destinations.put(key, admission.next());
+        if (admission instanceof Admission.Refused refused) {
+            throw refused.exception(segmentId);
         }
-        log.append(ByteBuffer.wrap(entry.toByteArray()));
-        d.persisted(position);
+        if (admission instanceof Admission.Duplicate) {
+            return ProducerSession.Receipt.DUPLICATE;
+        }
+        log.append(ByteBuffer.wrap(entry.toByteArray())); // stored at once, under the lock: nothing arrived meanwhile
+        destinations.put(key, admission.next().persisted(position));
         return ProducerSession.Receipt.PERSISTED;
     }
 
     synchronized void poison(long segmentId, String producerName, long session) {
-        destinations.computeIfAbsent(segmentId + "/" + producerName, k -> new Destination(segmentId)).poison(session);
+        destinations.compute(segmentId + "/" + producerName,
+                (k, d) -> (d == null ? DestinationState.EMPTY : d).poison(session));
     }
 }
