@@ -42,8 +42,12 @@ import reactor.util.retry.Retry;
  * an entry re-routed after a failed send can then never arrive behind a later one, nor be taken for
  * a duplicate of it.
  *
+ * <p>It writes only while the {@link ExchangeGate}'s latest verdict on the remote is READY (R-C11),
+ * and only once the source segment's parents are drained.
+ *
  * <p>{@link #run()} is cold: subscribe to start, dispose to stop (a crash loses nothing but the work
- * since the last acknowledgement). It completes once a sealed source segment is fully replicated.
+ * since the last acknowledgement). It completes once a sealed source segment is fully replicated, and
+ * fails only on what it must not retry (a broken invariant).
  */
 public final class SegmentReplicator {
     private static final Logger LOG = Loggers.getLogger(SegmentReplicator.class);
@@ -56,6 +60,7 @@ public final class SegmentReplicator {
         REPLICATING,
         BACKING_OFF,
         DONE,
+        /** The remote's latest exchange verdict is UNSUPPORTED: nothing is written to it. */
         UNSUPPORTED
     }
 
@@ -134,25 +139,39 @@ public final class SegmentReplicator {
                     e -> LOG.warn("{}: layout stream of {} failed: {}", id, remote.name(), e.toString()));
             // The cursor first: entries written while the gates are closed must wait for us.
             return log.cursor(cursorName, config.startAt())
-                    .flatMap(cursor -> exchangeAnswered().then(parentsDrained()).then(firstLayout())
-                            .then(Mono.defer(() -> replicate(cursor))))
+                    .flatMap(cursor -> whileReady(Mono.defer(() -> parentsDrained().then(firstLayout())
+                            .then(Mono.defer(() -> replicate(cursor))))))
                     .doOnSuccess(v -> state.set(State.DONE))
                     .doFinally(s -> layoutWatch.dispose());
         });
     }
 
-    private Mono<Void> exchangeAnswered() {
-        return Mono.defer(() -> {
-            state.set(State.WAITING_FOR_EXCHANGE);
-            return exchangeGate.awaitAnswer(remote.name());
-        }).flatMap(answer -> {
-            if (answer == ExchangeGate.Readiness.UNSUPPORTED) {
-                state.set(State.UNSUPPORTED);
-                return Mono.error(new RemoteException(RemoteException.Kind.UNSUPPORTED, -1, "remote "
-                        + remote.name() + " does not implement the layout exchange; nothing is sent to it"));
+    /**
+     * Runs {@code work} while the remote's latest verdict is READY: an UNSUPPORTED verdict cancels it (what
+     * was acknowledged stays; the rest is sent again later), the next READY starts it again. Completes when
+     * {@code work} does; never fails because of the gate.
+     */
+    private Mono<Void> whileReady(Mono<Void> work) {
+        return verdicts().switchMap(verdict -> {
+            if (verdict == ExchangeGate.Readiness.READY) {
+                return work.thenReturn(true);
             }
-            return Mono.empty();
-        });
+            state.set(State.UNSUPPORTED);
+            LOG.warn("{}: remote {} does not implement the layout exchange; nothing is sent to it", id, remote.name());
+            return Mono.<Boolean>never();
+        }).next().then();
+    }
+
+    /** The gate's verdicts as they change; a completed gate keeps its last verdict, a failed one is asked again. */
+    private Flux<ExchangeGate.Readiness> verdicts() {
+        return Flux.defer(() -> exchangeGate.readiness(remote.name()))
+                .retryWhen(Retry.from(signals -> signals.concatMap(signal -> {
+                    LOG.warn("{}: the exchange gate failed, asking again: {}", id, signal.failure().toString());
+                    return Mono.delay(backoff(signal.totalRetriesInARow()), timer);
+                })))
+                .concatWith(Flux.never())
+                .distinctUntilChanged()
+                .doOnSubscribe(s -> state.set(State.WAITING_FOR_EXCHANGE));
     }
 
     private Mono<Void> parentsDrained() {
@@ -222,7 +241,9 @@ public final class SegmentReplicator {
     }
 
     private Duration backoff(long inARow) {
-        return config.retry().delay(inARow + 1, random);
+        synchronized (random) { // the gate's retries and the rewinds may draw at once
+            return config.retry().delay(inARow + 1, random);
+        }
     }
 
     private static boolean isRetryable(Throwable t) {

@@ -169,9 +169,7 @@ public final class ClusterNode implements AutoCloseable {
                 .then(http.send(peer, request)).delayElement(half, timer);
         pusher = new Pusher(controller, transport, config.exchange(), timer).start();
         ReplicatorConfig replicator = config.replication().forCluster(name());
-        // R-C11: a replicator starts toward a remote only once the remote answered the exchange.
-        ExchangeGate gate = remote -> controller.awaitAnswer(remote)
-                .map(ok -> ok ? ExchangeGate.Readiness.READY : ExchangeGate.Readiness.UNSUPPORTED);
+        ExchangeGate gate = exchangeGate(controller);
         for (var topic : topics.entrySet()) {
             for (String peer : peers()) {
                 Address address = peers.get(peer);
@@ -201,6 +199,15 @@ public final class ClusterNode implements AutoCloseable {
                     .subscribe(v -> { }, e -> LOG.error("{}: the auto-scale loop stopped: {}", name(), e.toString())));
         }
         return this;
+    }
+
+    /**
+     * R-C11: a replicator writes to a remote only while the remote takes part in the exchange. For now the
+     * controller's first answer, held: its side is to tell changes too.
+     */
+    private static ExchangeGate exchangeGate(Controller controller) {
+        return remote -> controller.awaitAnswer(remote)
+                .map(ok -> ok ? ExchangeGate.Readiness.READY : ExchangeGate.Readiness.UNSUPPORTED).flux();
     }
 
     private int owner(long segmentId) {
