@@ -47,7 +47,7 @@ import reactor.util.retry.Retry;
  *
  * <p>{@link #run()} is cold: subscribe to start, dispose to stop (a crash loses nothing but the work
  * since the last acknowledgement). It completes once a sealed source segment is fully replicated, and
- * fails only on what it must not retry (a broken invariant).
+ * fails only on what it must not retry (a broken invariant); a {@link ReplicationLink} restarts it then.
  */
 public final class SegmentReplicator {
     private static final Logger LOG = Loggers.getLogger(SegmentReplicator.class);
@@ -61,7 +61,9 @@ public final class SegmentReplicator {
         BACKING_OFF,
         DONE,
         /** The remote's latest exchange verdict is UNSUPPORTED: nothing is written to it. */
-        UNSUPPORTED
+        UNSUPPORTED,
+        /** Ended with an error (a broken invariant); a {@link ReplicationLink} restarts it after backoff. */
+        FAILED
     }
 
     private final ReplicatorConfig config;
@@ -142,6 +144,7 @@ public final class SegmentReplicator {
                     .flatMap(cursor -> whileReady(Mono.defer(() -> parentsDrained().then(firstLayout())
                             .then(Mono.defer(() -> replicate(cursor))))))
                     .doOnSuccess(v -> state.set(State.DONE))
+                    .doOnError(e -> state.set(State.FAILED))
                     .doFinally(s -> layoutWatch.dispose());
         });
     }

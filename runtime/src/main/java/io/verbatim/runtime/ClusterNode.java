@@ -21,11 +21,12 @@ import io.verbatim.model.Segment;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.ExchangeGate;
 import io.verbatim.pipeline.PipelineMetricsBinder;
+import io.verbatim.pipeline.ReplicationLink;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.ReplicatorMetrics;
+import io.verbatim.pipeline.ReplicatorStatus;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.pipeline.memory.MemoryCursor;
-import io.verbatim.pipeline.memory.MemoryReplicationLink;
 import io.verbatim.store.InMemoryLayoutStore;
 import io.verbatim.store.LayoutStore;
 import java.nio.charset.StandardCharsets;
@@ -86,7 +87,7 @@ public final class ClusterNode implements AutoCloseable {
     private final List<Broker> brokers = new ArrayList<>();
     /** topic → remote → counters summed over every broker's link. */
     private final Map<String, Map<String, ReplicatorMetrics>> replication = new ConcurrentHashMap<>();
-    private final List<MemoryReplicationLink> links = new ArrayList<>();
+    private final List<ReplicationLink> links = new ArrayList<>();
     private final List<NetworkRemote> remotes = new ArrayList<>();
     private final Disposable.Composite running = Disposables.composite();
     private final RateWindow rates;
@@ -182,9 +183,9 @@ public final class ClusterNode implements AutoCloseable {
                         config.brokerToken(), MAX_FRAME_BYTES, config.rtt(), timer);
                 remotes.add(remote);
                 for (Broker broker : brokers) {
-                    links.add(new MemoryReplicationLink(topic.getValue(), remote,
-                            s -> owner(s.id()) == broker.index(), replicator, broker.budget(), gate, timer, cpu,
-                            counters).start());
+                    links.add(ReplicationLink.builder().local(topic.getValue()).remote(remote)
+                            .owned(s -> owner(s.id()) == broker.index()).config(replicator).budget(broker.budget())
+                            .exchangeGate(gate).timer(timer).cpu(cpu).metrics(counters).build().start());
                 }
                 new PipelineMetricsBinder(counters, Tags.of("remote_cluster", peer, "topic", topic.getKey()),
                         () -> backlog(topic.getKey(), peer).values().stream().mapToLong(Long::longValue).sum())
@@ -364,12 +365,12 @@ public final class ClusterNode implements AutoCloseable {
 
     /** True when every replication cursor of every topic toward every peer has nothing left. */
     public boolean caughtUp() {
-        return links.stream().allMatch(MemoryReplicationLink::caughtUp);
+        return links.stream().allMatch(ReplicationLink::caughtUp);
     }
 
-    /** Replicator failures that stopped a replicator for good, by link. */
-    public List<Throwable> replicationFailures() {
-        return links.stream().flatMap(l -> l.failures().values().stream()).toList();
+    /** Every replicator of every topic toward every peer, as its link supervises it. */
+    public List<ReplicatorStatus> replicators() {
+        return links.stream().flatMap(l -> l.status().stream()).toList();
     }
 
     /** Replication backlog per segment of {@code topic} toward {@code remote} (the status of E11). */
@@ -418,7 +419,7 @@ public final class ClusterNode implements AutoCloseable {
         if (pusher != null) {
             pusher.dispose();
         }
-        links.forEach(MemoryReplicationLink::crash);
+        links.forEach(ReplicationLink::stop);
         remotes.forEach(NetworkRemote::close);
         running.dispose();
         rates.dispose();

@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import io.verbatim.pipeline.Admission;
 import io.verbatim.pipeline.DestinationState;
 import io.verbatim.pipeline.DrainGate;
+import io.verbatim.pipeline.LocalSegments;
 import io.verbatim.pipeline.PipelineMetricsBinder;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteCluster;
@@ -43,9 +44,10 @@ import reactor.core.scheduler.Scheduler;
  * One topic of a whole cluster in memory: its layout, a log per segment, the replication cursors toward
  * its peers, a producer that routes like a PIP-486 client, and the destination side replicators from
  * other clusters write to (deduplication and session order per {@link DestinationState}). Faults on the
- * way in are injected with {@link #faults(SendFaults)}.
+ * way in are injected with {@link #faults(SendFaults)}. As {@link LocalSegments}, a
+ * {@link io.verbatim.pipeline.ReplicationLink} replicates it.
  */
-public final class MemoryCluster {
+public final class MemoryCluster implements LocalSegments {
     /** The topic of a cluster built without one (tests, benchmarks). */
     public static final String DEFAULT_TOPIC = "persistent://public/default/test";
 
@@ -90,18 +92,22 @@ public final class MemoryCluster {
         return name;
     }
 
+    @Override
     public String topic() {
         return topic;
     }
 
+    @Override
     public Layout layout() {
         return layout;
     }
 
+    @Override
     public Flux<Layout> layouts() {
         return layouts.asFlux();
     }
 
+    @Override
     public MemorySegmentLog log(long segmentId) {
         MemorySegmentLog log = logs.get(segmentId);
         if (log == null) {
@@ -302,6 +308,7 @@ public final class MemoryCluster {
      * its cursor has acknowledged everything, and its own parents count as drained. Transitively: an
      * empty segment between a child and a grandparent with backlog must not open the child's gate.
      */
+    @Override
     public DrainGate drainGate() {
         return new DrainGate() {
             @Override
@@ -344,6 +351,13 @@ public final class MemoryCluster {
         }
         apply(Mutation.prune(segmentId)).layoutOrThrow();
         return true;
+    }
+
+    @Override
+    public long backlog(long segmentId, String cursorName) {
+        MemorySegmentLog log = logs.get(segmentId);
+        MemoryCursor cursor = log == null ? null : log.existingCursor(cursorName);
+        return cursor == null ? 0 : cursor.backlog();
     }
 
     /** Sealed segments that replication backlog keeps from being deleted (a metric of R-F). */
