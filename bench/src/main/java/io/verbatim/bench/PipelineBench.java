@@ -124,7 +124,7 @@ public final class PipelineBench {
         System.gc();
         ReplicatorMetrics metrics = new ReplicatorMetrics();
         SegmentReplicator replicator = SegmentReplicator.builder()
-                .config(ReplicatorConfig.defaults("source").withStartAt(StartAt.EARLIEST))
+                .config(ReplicatorConfig.defaults("source").withStartAt(StartAt.EARLIEST)).topic(source.topic())
                 .source(source.layout().segment(0).orElseThrow(), source.log(0))
                 .drainGate(source.drainGate()).remote(remote.asRemote()).timer(timer).cpu(cpu).metrics(metrics)
                 .build();

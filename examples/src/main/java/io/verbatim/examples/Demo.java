@@ -167,9 +167,7 @@ final class Demo {
             subscriptions.forEach((name, s) -> checks.addAll(DeliveryChecks.consumers(name,
                     s.deliveries().take(Duration.ofMillis(300)).collectList().block())));
             for (ClusterNode node : runtime.clusters().values()) {
-                List<Throwable> failures = node.replicationFailures();
-                checks.add(new ReplicationChecks.Check("no replicator stopped (" + node.name() + ")", failures.isEmpty(),
-                        failures.isEmpty() ? "every replicator ran to the end or is idle" : failures.get(0).toString()));
+                checks.add(DeliveryChecks.replicators(node));
             }
             Map<String, Flow> flows = new LinkedHashMap<>();
             runtime.clusters().forEach((name, node) -> flows.put(name, flow(node, topic, traffic.produced().get(name))));

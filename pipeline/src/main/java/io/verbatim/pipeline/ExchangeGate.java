@@ -1,16 +1,21 @@
 package io.verbatim.pipeline;
 
-import reactor.core.publisher.Mono;
+import reactor.core.publisher.Flux;
 
 /**
- * Whether a remote has answered the layout exchange (PIP-495: a replicator starts toward a remote only
- * once it has; a remote that does not implement the exchange is reported, never written to).
+ * Whether a remote takes part in the layout exchange (PIP-495's R-C11: a replicator writes to a remote
+ * only while it does; a remote that does not implement the exchange is reported, never written to).
+ * The verdict is re-evaluated, not latched: a remote may answer later, or stop answering.
  */
 @FunctionalInterface
 public interface ExchangeGate {
 
-    /** Completes with the remote's answer once there is one. */
-    Mono<Readiness> awaitAnswer(String remoteCluster);
+    /**
+     * The verdict on {@code remoteCluster}: the current one at subscription (nothing while there is none
+     * yet), then each change. Completing keeps the last verdict; an error is logged and the gate asked
+     * again after backoff.
+     */
+    Flux<Readiness> readiness(String remoteCluster);
 
     enum Readiness {
         READY,
@@ -19,6 +24,6 @@ public interface ExchangeGate {
 
     /** A gate for remotes known to speak the exchange (tests, single-process runtimes). */
     static ExchangeGate alwaysReady() {
-        return remote -> Mono.just(Readiness.READY);
+        return remote -> Flux.just(Readiness.READY);
     }
 }

@@ -10,8 +10,9 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Shows a replicator's counters to Micrometer (R-F): replicated entries and bytes by path, parts,
- * skipped entries, send failures and rewinds, and the cursor backlog. Names are dotted constants;
- * tags name the local cluster, the remote and the source segment.
+ * skipped entries, send failures, rewinds and restarts, the replicators failing, and the cursor
+ * backlog. Names are dotted constants; tags name the local cluster, the topic, the remote and the
+ * source segment.
  */
 public final class PipelineMetricsBinder implements MeterBinder {
     public static final String ENTRIES = "verbatim.replication.entries";
@@ -21,7 +22,11 @@ public final class PipelineMetricsBinder implements MeterBinder {
     public static final String SEND_FAILURES = "verbatim.replication.send.failures";
     public static final String REWINDS = "verbatim.replication.rewinds";
     public static final String BACKLOG = "verbatim.replication.backlog";
-    /** Per source cluster: sealed segments that replication backlog keeps from deletion. */
+    /** Restarts of replicators that failed (by a {@link ReplicationLink}). */
+    public static final String RESTARTS = "verbatim.replication.restarts";
+    /** Replicators that failed and have not made progress since. */
+    public static final String FAILING = "verbatim.replication.failing";
+    /** Per source cluster and topic: sealed segments that replication backlog keeps from deletion. */
     public static final String SEALED_PINNED = "verbatim.replication.sealed.pinned";
 
     private final ReplicatorMetrics metrics;
@@ -31,9 +36,10 @@ public final class PipelineMetricsBinder implements MeterBinder {
     /**
      * @param backlog the replication cursor's backlog in entries (read when scraped)
      */
-    public PipelineMetricsBinder(ReplicatorMetrics metrics, String localCluster, String remoteCluster,
+    public PipelineMetricsBinder(ReplicatorMetrics metrics, String localCluster, String topic, String remoteCluster,
             String segment, LongSupplier backlog) {
-        this(metrics, Tags.of("cluster", localCluster, "remote_cluster", remoteCluster, "segment", segment), backlog);
+        this(metrics, Tags.of("cluster", localCluster, "topic", topic, "remote_cluster", remoteCluster, "segment",
+                segment), backlog);
     }
 
     /**
@@ -58,6 +64,9 @@ public final class PipelineMetricsBinder implements MeterBinder {
         counter(registry, SKIPPED, "reason", "unroutable", ReplicatorMetrics::unroutable);
         counter(registry, SEND_FAILURES, null, null, ReplicatorMetrics::sendFailures);
         counter(registry, REWINDS, null, null, ReplicatorMetrics::rewinds);
+        counter(registry, RESTARTS, null, null, ReplicatorMetrics::restarts);
+        Gauge.builder(FAILING, metrics::failing).tags(tags)
+                .description("replicators that failed and have not made progress since").register(registry);
         // A supplier gauge holds its function strongly (the object form keeps only a weak reference).
         Gauge.builder(BACKLOG, backlog::getAsLong).tags(tags).baseUnit("entries")
                 .description("entries of the source segment not yet replicated to the remote").register(registry);

@@ -3,8 +3,8 @@ package io.verbatim.pipeline;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Plain counters of one replicator. The core only increments them; {@link PipelineMetricsBinder} shows
- * them to Micrometer.
+ * Plain counters of one replicator, or summed over several (a {@link ReplicationLink}'s, or more links'). The
+ * core only increments them; {@link PipelineMetricsBinder} shows them to Micrometer.
  */
 public final class ReplicatorMetrics {
     final LongAdder verbatimEntries = new LongAdder();
@@ -18,6 +18,10 @@ public final class ReplicatorMetrics {
     final LongAdder sendFailures = new LongAdder();
     final LongAdder duplicateReceipts = new LongAdder();
     final LongAdder rewinds = new LongAdder();
+    /** Replicators a {@link ReplicationLink} restarted after they failed. */
+    final LongAdder restarts = new LongAdder();
+    /** Replicators that failed and have not made progress since (a level, not a count of events). */
+    final LongAdder failing = new LongAdder();
 
     public long verbatimEntries() {
         return verbatimEntries.sum();
@@ -61,6 +65,16 @@ public final class ReplicatorMetrics {
 
     public long rewinds() {
         return rewinds.sum();
+    }
+
+    /** Restarts of failed replicators, by every {@link ReplicationLink} counting here. */
+    public long restarts() {
+        return restarts.sum();
+    }
+
+    /** Replicators currently failing: failed, and no progress since. */
+    public long failing() {
+        return failing.sum();
     }
 
     void count(Unit unit) {

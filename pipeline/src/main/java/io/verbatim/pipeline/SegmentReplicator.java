@@ -42,8 +42,12 @@ import reactor.util.retry.Retry;
  * an entry re-routed after a failed send can then never arrive behind a later one, nor be taken for
  * a duplicate of it.
  *
+ * <p>It writes only while the {@link ExchangeGate}'s latest verdict on the remote is READY (R-C11),
+ * and only once the source segment's parents are drained.
+ *
  * <p>{@link #run()} is cold: subscribe to start, dispose to stop (a crash loses nothing but the work
- * since the last acknowledgement). It completes once a sealed source segment is fully replicated.
+ * since the last acknowledgement). It completes once a sealed source segment is fully replicated, and
+ * fails only on what it must not retry (a broken invariant); a {@link ReplicationLink} restarts it then.
  */
 public final class SegmentReplicator {
     private static final Logger LOG = Loggers.getLogger(SegmentReplicator.class);
@@ -56,10 +60,14 @@ public final class SegmentReplicator {
         REPLICATING,
         BACKING_OFF,
         DONE,
-        UNSUPPORTED
+        /** The remote's latest exchange verdict is UNSUPPORTED: nothing is written to it. */
+        UNSUPPORTED,
+        /** Ended with an error (a broken invariant); a {@link ReplicationLink} restarts it after backoff. */
+        FAILED
     }
 
     private final ReplicatorConfig config;
+    private final String topic;
     private final Segment source;
     private final SourceSegmentLog log;
     private final DrainGate drainGate;
@@ -81,6 +89,10 @@ public final class SegmentReplicator {
 
     private SegmentReplicator(Builder b) {
         this.config = Objects.requireNonNull(b.config, "config");
+        this.topic = Objects.requireNonNull(b.topic, "topic");
+        if (topic.isBlank()) {
+            throw new IllegalArgumentException("topic '" + topic + "' must name the source segment's topic");
+        }
         this.source = Objects.requireNonNull(b.source, "source segment");
         this.log = Objects.requireNonNull(b.log, "source log");
         this.remote = Objects.requireNonNull(b.remote, "remote");
@@ -92,7 +104,7 @@ public final class SegmentReplicator {
         this.metrics = Objects.requireNonNull(b.metrics, "metrics");
         this.limits = b.limits;
         this.random = b.random;
-        this.id = config.localCluster() + ":" + source.descriptor() + "-->" + remote.name();
+        this.id = config.localCluster() + ":" + topic + "/" + source.descriptor() + "-->" + remote.name();
         this.cursorName = ReplicatorConfig.cursorName(remote.name());
         this.producerName = ReplicatorConfig.producerName(config.localCluster(), source.id());
     }
@@ -101,8 +113,17 @@ public final class SegmentReplicator {
         return new Builder();
     }
 
+    /**
+     * {@code <localCluster>:<topic>/<segment descriptor>--><remote>}: unique on a broker (two topics may
+     * hold segments with the same descriptor), so it is the replicator's slow-path budget id, its log
+     * prefix and its status name.
+     */
     public String id() {
         return id;
+    }
+
+    public String topic() {
+        return topic;
     }
 
     public State state() {
@@ -120,25 +141,40 @@ public final class SegmentReplicator {
                     e -> LOG.warn("{}: layout stream of {} failed: {}", id, remote.name(), e.toString()));
             // The cursor first: entries written while the gates are closed must wait for us.
             return log.cursor(cursorName, config.startAt())
-                    .flatMap(cursor -> exchangeAnswered().then(parentsDrained()).then(firstLayout())
-                            .then(Mono.defer(() -> replicate(cursor))))
+                    .flatMap(cursor -> whileReady(Mono.defer(() -> parentsDrained().then(firstLayout())
+                            .then(Mono.defer(() -> replicate(cursor))))))
                     .doOnSuccess(v -> state.set(State.DONE))
+                    .doOnError(e -> state.set(State.FAILED))
                     .doFinally(s -> layoutWatch.dispose());
         });
     }
 
-    private Mono<Void> exchangeAnswered() {
-        return Mono.defer(() -> {
-            state.set(State.WAITING_FOR_EXCHANGE);
-            return exchangeGate.awaitAnswer(remote.name());
-        }).flatMap(answer -> {
-            if (answer == ExchangeGate.Readiness.UNSUPPORTED) {
-                state.set(State.UNSUPPORTED);
-                return Mono.error(new RemoteException(RemoteException.Kind.UNSUPPORTED, -1, "remote "
-                        + remote.name() + " does not implement the layout exchange; nothing is sent to it"));
+    /**
+     * Runs {@code work} while the remote's latest verdict is READY: an UNSUPPORTED verdict cancels it (what
+     * was acknowledged stays; the rest is sent again later), the next READY starts it again. Completes when
+     * {@code work} does; never fails because of the gate.
+     */
+    private Mono<Void> whileReady(Mono<Void> work) {
+        return verdicts().switchMap(verdict -> {
+            if (verdict == ExchangeGate.Readiness.READY) {
+                return work.thenReturn(true);
             }
-            return Mono.empty();
-        });
+            state.set(State.UNSUPPORTED);
+            LOG.warn("{}: remote {} does not implement the layout exchange; nothing is sent to it", id, remote.name());
+            return Mono.<Boolean>never();
+        }).next().then();
+    }
+
+    /** The gate's verdicts as they change; a completed gate keeps its last verdict, a failed one is asked again. */
+    private Flux<ExchangeGate.Readiness> verdicts() {
+        return Flux.defer(() -> exchangeGate.readiness(remote.name()))
+                .retryWhen(Retry.from(signals -> signals.concatMap(signal -> {
+                    LOG.warn("{}: the exchange gate failed, asking again: {}", id, signal.failure().toString());
+                    return Mono.delay(backoff(signal.totalRetriesInARow()), timer);
+                })))
+                .concatWith(Flux.never())
+                .distinctUntilChanged()
+                .doOnSubscribe(s -> state.set(State.WAITING_FOR_EXCHANGE));
     }
 
     private Mono<Void> parentsDrained() {
@@ -208,7 +244,9 @@ public final class SegmentReplicator {
     }
 
     private Duration backoff(long inARow) {
-        return config.retry().delay(inARow + 1, random);
+        synchronized (random) { // the gate's retries and the rewinds may draw at once
+            return config.retry().delay(inARow + 1, random);
+        }
     }
 
     private static boolean isRetryable(Throwable t) {
@@ -337,6 +375,7 @@ public final class SegmentReplicator {
     /** Builds a {@link SegmentReplicator}; every collaborator is required unless said otherwise. */
     public static final class Builder {
         private ReplicatorConfig config;
+        private String topic;
         private Segment source;
         private SourceSegmentLog log;
         private DrainGate drainGate;
@@ -351,6 +390,12 @@ public final class SegmentReplicator {
 
         public Builder config(ReplicatorConfig value) {
             config = value;
+            return this;
+        }
+
+        /** The topic the source segment belongs to: part of the replicator's identity. */
+        public Builder topic(String value) {
+            topic = value;
             return this;
         }
 

@@ -36,9 +36,9 @@ final class Fixture {
 
     SegmentReplicator replicator(long segmentId) {
         Segment s = a.layout().segment(segmentId).orElseThrow();
-        return SegmentReplicator.builder().config(config).source(s, a.log(segmentId)).drainGate(a.drainGate())
-                .remote(b.asRemote()).exchangeGate(exchangeGate).budget(budget).timer(clock).cpu(cpu)
-                .metrics(metrics).build();
+        return SegmentReplicator.builder().config(config).topic(a.topic()).source(s, a.log(segmentId))
+                .drainGate(a.drainGate()).remote(b.asRemote()).exchangeGate(exchangeGate).budget(budget).timer(clock)
+                .cpu(cpu).metrics(metrics).build();
     }
 
     /** {@code count} messages with keys {@code key-0..key-(keys-1)} and payload {@code a/<n>}. */

@@ -16,7 +16,7 @@ class PipelineMetricsBinderTest {
         Layout one = Layout.initial(1, 4, 0);
         Fixture f = new Fixture(one, one.apply(Mutation.rebucket(0, 64), 0, 0).layoutOrThrow());
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        new PipelineMetricsBinder(f.metrics, "a", "b", "0000-ffff-0",
+        new PipelineMetricsBinder(f.metrics, "a", f.a.topic(), "b", "0000-ffff-0",
                 () -> f.a.log(0).existingCursor("pulsar.repl.b").backlog()).bindTo(registry);
         f.produce(0, 100, 40, CompressionType.LZ4);
         assertThat(registry.get(PipelineMetricsBinder.BACKLOG).gauge().value()).isPositive();

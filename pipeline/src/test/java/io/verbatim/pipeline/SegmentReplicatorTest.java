@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
@@ -127,6 +128,7 @@ class SegmentReplicatorTest {
         fresh.produce(Fixture.messages(10, 10, 5), CompressionType.NONE);
         fresh.log(0).seal();
         SegmentReplicator r = SegmentReplicator.builder().config(f.config.withStartAt(StartAt.LATEST))
+                .topic(fresh.topic())
                 .source(fresh.layout().segment(0).orElseThrow(), fresh.log(0)).drainGate(fresh.drainGate())
                 .remote(f.b.asRemote()).timer(f.clock).cpu(f.clock).build();
         r.run().subscribe();
@@ -217,7 +219,7 @@ class SegmentReplicatorTest {
     void startsOnlyOnceTheRemoteAnsweredTheExchange() {
         Fixture f = new Fixture(ONE);
         Sinks.One<ExchangeGate.Readiness> answer = Sinks.one();
-        f.exchangeGate = remote -> answer.asMono();
+        f.exchangeGate = remote -> answer.asMono().flux();
         f.produce(0, 10, 5, CompressionType.NONE);
         SegmentReplicator r = f.replicator(0);
         r.run().subscribe();
@@ -232,15 +234,75 @@ class SegmentReplicatorTest {
     @Test
     void aRemoteWithoutTheExchangeIsReportedAndNeverWrittenTo() {
         Fixture f = new Fixture(ONE);
-        f.exchangeGate = remote -> Mono.just(ExchangeGate.Readiness.UNSUPPORTED);
+        f.exchangeGate = remote -> Flux.just(ExchangeGate.Readiness.UNSUPPORTED);
         f.produce(0, 10, 5, CompressionType.NONE);
+        f.a.log(0).seal();
         SegmentReplicator r = f.replicator(0);
         StepVerifier.withVirtualTime(r::run, () -> f.clock, Long.MAX_VALUE)
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(RemoteException.class)
-                        .hasMessageContaining("does not implement the layout exchange"))
+                .expectSubscription()
+                .expectNoEvent(Duration.ofHours(1)) // neither done nor failed: waiting for a READY verdict
+                .then(() -> assertThat(r.state()).isEqualTo(SegmentReplicator.State.UNSUPPORTED))
+                .thenCancel()
                 .verify();
-        assertThat(r.state()).isEqualTo(SegmentReplicator.State.UNSUPPORTED);
         assertThat(f.b.log(0).entries()).isEmpty();
+    }
+
+    @Test
+    void theExchangeVerdictIsReevaluatedUnsupportedThenReady() {
+        Fixture f = new Fixture(ONE);
+        Sinks.Many<ExchangeGate.Readiness> verdicts = Sinks.many().replay().latest();
+        verdicts.tryEmitNext(ExchangeGate.Readiness.UNSUPPORTED);
+        f.exchangeGate = remote -> verdicts.asFlux();
+        f.produce(0, 40, 10, CompressionType.LZ4);
+        f.a.log(0).seal();
+        SegmentReplicator r = f.replicator(0);
+        Disposable run = r.run().subscribe();
+        f.advance(Duration.ofMinutes(5));
+        assertThat(r.state()).isEqualTo(SegmentReplicator.State.UNSUPPORTED);
+        assertThat(f.b.log(0).entries()).as("nothing written while unsupported").isEmpty();
+        verdicts.tryEmitNext(ExchangeGate.Readiness.READY);
+        f.advance(Duration.ofSeconds(1));
+        assertThat(run.isDisposed()).as("completed").isTrue();
+        assertThat(r.state()).isEqualTo(SegmentReplicator.State.DONE);
+        assertThat(f.deliveredToB()).containsExactlyInAnyOrderElementsOf(
+                IntStream.range(0, 40).mapToObj(n -> "a/" + n).toList());
+    }
+
+    @Test
+    void aRemoteThatStopsAnsweringIsNotWrittenToUntilItAnswersAgain() {
+        Fixture f = new Fixture(ONE);
+        Sinks.Many<ExchangeGate.Readiness> verdicts = Sinks.many().replay().latest();
+        verdicts.tryEmitNext(ExchangeGate.Readiness.READY);
+        f.exchangeGate = remote -> verdicts.asFlux();
+        f.produce(0, 20, 10, CompressionType.NONE);
+        SegmentReplicator r = f.replicator(0);
+        r.run().subscribe();
+        f.advance(Duration.ofSeconds(1));
+        assertThat(f.deliveredToB()).hasSize(20);
+        verdicts.tryEmitNext(ExchangeGate.Readiness.UNSUPPORTED);
+        f.produce(20, 20, 10, CompressionType.NONE);
+        f.advance(Duration.ofMinutes(1));
+        assertThat(r.state()).isEqualTo(SegmentReplicator.State.UNSUPPORTED);
+        assertThat(f.deliveredToB()).as("nothing more while unsupported").hasSize(20);
+        verdicts.tryEmitNext(ExchangeGate.Readiness.READY);
+        f.advance(Duration.ofSeconds(1));
+        assertThat(f.deliveredToB()).containsExactlyInAnyOrderElementsOf(
+                IntStream.range(0, 40).mapToObj(n -> "a/" + n).toList());
+    }
+
+    @Test
+    void aFailingGateIsAskedAgainAndNeverFailsTheReplicator() {
+        Fixture f = new Fixture(ONE);
+        AtomicInteger asked = new AtomicInteger();
+        f.exchangeGate = remote -> asked.incrementAndGet() < 3 ? Flux.error(new IllegalStateException("no controller"))
+                : Flux.just(ExchangeGate.Readiness.READY);
+        f.produce(0, 10, 5, CompressionType.NONE);
+        f.a.log(0).seal();
+        StepVerifier.withVirtualTime(() -> f.replicator(0).run(), () -> f.clock, Long.MAX_VALUE)
+                .thenAwait(Duration.ofSeconds(5))
+                .verifyComplete();
+        assertThat(asked.get()).isEqualTo(3);
+        assertThat(f.deliveredToB()).hasSize(10);
     }
 
     /**

@@ -6,7 +6,6 @@ import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.memory.MemoryCluster;
-import io.verbatim.pipeline.memory.MemoryReplicationLink;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.SplittableRandom;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 /**
@@ -23,7 +23,7 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 final class World {
     final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
     final Map<String, MemoryCluster> clusters = new LinkedHashMap<>();
-    final List<MemoryReplicationLink> links = new ArrayList<>();
+    final List<ReplicationLink> links = new ArrayList<>();
     private final Map<String, Integer> produced = new LinkedHashMap<>();
 
     World(Layout initial, String... names) {
@@ -50,8 +50,9 @@ final class World {
             for (MemoryCluster to : clusters.values()) {
                 if (from != to) {
                     ReplicatorConfig config = base.withLocalCluster(from.name());
-                    links.add(new MemoryReplicationLink(from, to, config, budget, ExchangeGate.alwaysReady(), clock,
-                            clock).start());
+                    links.add(ReplicationLink.builder().local(from).remote(to.asRemote()).config(config)
+                            .budget(budget).timer(clock).cpu(clock).random(new SplittableRandom(links.size()))
+                            .build().start());
                 }
             }
         }
@@ -98,20 +99,20 @@ final class World {
     boolean settle(Duration limit) {
         Duration step = Duration.ofMillis(50);
         for (Duration t = Duration.ZERO; t.compareTo(limit) < 0; t = t.plus(step)) {
-            if (links.stream().allMatch(MemoryReplicationLink::caughtUp)) {
+            if (links.stream().allMatch(ReplicationLink::caughtUp)) {
                 advance(step); // let receipts of the last acknowledgements land
                 return true;
             }
             advance(step);
         }
-        return links.stream().allMatch(MemoryReplicationLink::caughtUp);
+        return links.stream().allMatch(ReplicationLink::caughtUp);
     }
 
     void crashAll() {
-        links.forEach(MemoryReplicationLink::crash);
+        links.forEach(ReplicationLink::stop);
     }
 
     void restartAll() {
-        links.forEach(MemoryReplicationLink::start);
+        links.forEach(ReplicationLink::start);
     }
 }

@@ -21,11 +21,12 @@ import io.verbatim.model.Segment;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.ExchangeGate;
 import io.verbatim.pipeline.PipelineMetricsBinder;
+import io.verbatim.pipeline.ReplicationLink;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.ReplicatorMetrics;
+import io.verbatim.pipeline.ReplicatorStatus;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.pipeline.memory.MemoryCursor;
-import io.verbatim.pipeline.memory.MemoryReplicationLink;
 import io.verbatim.store.InMemoryLayoutStore;
 import io.verbatim.store.LayoutStore;
 import java.nio.charset.StandardCharsets;
@@ -86,7 +87,7 @@ public final class ClusterNode implements AutoCloseable {
     private final List<Broker> brokers = new ArrayList<>();
     /** topic → remote → counters summed over every broker's link. */
     private final Map<String, Map<String, ReplicatorMetrics>> replication = new ConcurrentHashMap<>();
-    private final List<MemoryReplicationLink> links = new ArrayList<>();
+    private final List<ReplicationLink> links = new ArrayList<>();
     private final List<NetworkRemote> remotes = new ArrayList<>();
     private final Disposable.Composite running = Disposables.composite();
     private final RateWindow rates;
@@ -130,7 +131,7 @@ public final class ClusterNode implements AutoCloseable {
             // a store that already holds the topic (a restart) keeps what it holds.
             Layout initial = Layout.initial(t.initialSegments(), t.bucketBudget(), 0);
             Layout held = store.get(t.name()).switchIfEmpty(Mono.defer(() -> store.create(t.name(), initial))).block();
-            MemoryCluster storage = new MemoryCluster(name(), held, timer);
+            MemoryCluster storage = new MemoryCluster(name(), t.name(), held, timer);
             for (String peer : peers()) {
                 storage.replicateTo(peer, config.replication().startAt());
             }
@@ -169,9 +170,7 @@ public final class ClusterNode implements AutoCloseable {
                 .then(http.send(peer, request)).delayElement(half, timer);
         pusher = new Pusher(controller, transport, config.exchange(), timer).start();
         ReplicatorConfig replicator = config.replication().forCluster(name());
-        // R-C11: a replicator starts toward a remote only once the remote answered the exchange.
-        ExchangeGate gate = remote -> controller.awaitAnswer(remote)
-                .map(ok -> ok ? ExchangeGate.Readiness.READY : ExchangeGate.Readiness.UNSUPPORTED);
+        ExchangeGate gate = exchangeGate(controller);
         for (var topic : topics.entrySet()) {
             for (String peer : peers()) {
                 Address address = peers.get(peer);
@@ -184,9 +183,9 @@ public final class ClusterNode implements AutoCloseable {
                         config.brokerToken(), MAX_FRAME_BYTES, config.rtt(), timer);
                 remotes.add(remote);
                 for (Broker broker : brokers) {
-                    links.add(new MemoryReplicationLink(topic.getValue(), remote,
-                            s -> owner(s.id()) == broker.index(), replicator, broker.budget(), gate, timer, cpu,
-                            counters).start());
+                    links.add(ReplicationLink.builder().local(topic.getValue()).remote(remote)
+                            .owned(s -> owner(s.id()) == broker.index()).config(replicator).budget(broker.budget())
+                            .exchangeGate(gate).timer(timer).cpu(cpu).metrics(counters).build().start());
                 }
                 new PipelineMetricsBinder(counters, Tags.of("remote_cluster", peer, "topic", topic.getKey()),
                         () -> backlog(topic.getKey(), peer).values().stream().mapToLong(Long::longValue).sum())
@@ -201,6 +200,15 @@ public final class ClusterNode implements AutoCloseable {
                     .subscribe(v -> { }, e -> LOG.error("{}: the auto-scale loop stopped: {}", name(), e.toString())));
         }
         return this;
+    }
+
+    /**
+     * R-C11: a replicator writes to a remote only while the remote takes part in the exchange. For now the
+     * controller's first answer, held: its side is to tell changes too.
+     */
+    private static ExchangeGate exchangeGate(Controller controller) {
+        return remote -> controller.awaitAnswer(remote)
+                .map(ok -> ok ? ExchangeGate.Readiness.READY : ExchangeGate.Readiness.UNSUPPORTED).flux();
     }
 
     private int owner(long segmentId) {
@@ -357,12 +365,12 @@ public final class ClusterNode implements AutoCloseable {
 
     /** True when every replication cursor of every topic toward every peer has nothing left. */
     public boolean caughtUp() {
-        return links.stream().allMatch(MemoryReplicationLink::caughtUp);
+        return links.stream().allMatch(ReplicationLink::caughtUp);
     }
 
-    /** Replicator failures that stopped a replicator for good, by link. */
-    public List<Throwable> replicationFailures() {
-        return links.stream().flatMap(l -> l.failures().values().stream()).toList();
+    /** Every replicator of every topic toward every peer, as its link supervises it. */
+    public List<ReplicatorStatus> replicators() {
+        return links.stream().flatMap(l -> l.status().stream()).toList();
     }
 
     /** Replication backlog per segment of {@code topic} toward {@code remote} (the status of E11). */
@@ -411,7 +419,7 @@ public final class ClusterNode implements AutoCloseable {
         if (pusher != null) {
             pusher.dispose();
         }
-        links.forEach(MemoryReplicationLink::crash);
+        links.forEach(ReplicationLink::stop);
         remotes.forEach(NetworkRemote::close);
         running.dispose();
         rates.dispose();

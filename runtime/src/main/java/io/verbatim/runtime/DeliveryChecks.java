@@ -35,6 +35,11 @@ public final class DeliveryChecks {
         return ReplicationChecks.run(clusters, produced, true);
     }
 
+    /** No replicator of {@code node} failing at the end ({@link ReplicationChecks#replicators}). */
+    public static Check replicators(ClusterNode node) {
+        return ReplicationChecks.replicators(node.name(), node.replicators());
+    }
+
     /**
      * On what consumers received, in delivery order: within a segment each key went to one consumer,
      * and per origin a key's messages came in order.

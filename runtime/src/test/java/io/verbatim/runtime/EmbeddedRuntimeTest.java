@@ -98,7 +98,8 @@ class EmbeddedRuntimeTest {
         for (ClusterNode node : runtime.clusters().values()) {
             assertThat(node.layout(TOPIC).activeSegments()).hasSize(3);
             assertThat(node.layout(TOPIC).activeSegments()).anyMatch(s -> s.buckets().count() == 8);
-            assertThat(node.replicationFailures()).isEmpty();
+            ReplicationChecks.Check replicators = DeliveryChecks.replicators(node);
+            assertThat(replicators.passed()).as(replicators.detail()).isTrue();
         }
         long verbatim = 0;
         for (ClusterNode node : runtime.clusters().values()) {

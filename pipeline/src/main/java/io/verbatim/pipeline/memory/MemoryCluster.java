@@ -13,7 +13,10 @@ import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.verbatim.pipeline.Admission;
+import io.verbatim.pipeline.DestinationState;
 import io.verbatim.pipeline.DrainGate;
+import io.verbatim.pipeline.LocalSegments;
 import io.verbatim.pipeline.PipelineMetricsBinder;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteCluster;
@@ -38,16 +41,22 @@ import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * A whole cluster in memory: its layout, a log per segment, the replication cursors toward its peers,
- * a producer that routes like a PIP-486 client, and the destination side replicators from other
- * clusters write to (deduplication and session order per {@link Destination}). Faults on the way in
- * are injected with {@link #faults(SendFaults)}.
+ * One topic of a whole cluster in memory: its layout, a log per segment, the replication cursors toward
+ * its peers, a producer that routes like a PIP-486 client, and the destination side replicators from
+ * other clusters write to (deduplication and session order per {@link DestinationState}). Faults on the
+ * way in are injected with {@link #faults(SendFaults)}. As {@link LocalSegments}, a
+ * {@link io.verbatim.pipeline.ReplicationLink} replicates it.
  */
-public final class MemoryCluster {
+public final class MemoryCluster implements LocalSegments {
+    /** The topic of a cluster built without one (tests, benchmarks). */
+    public static final String DEFAULT_TOPIC = "persistent://public/default/test";
+
     private final String name;
+    private final String topic;
     private final Scheduler scheduler;
     private final Map<Long, MemorySegmentLog> logs = new ConcurrentHashMap<>();
-    private final Map<String, Destination> destinations = new ConcurrentHashMap<>();
+    /** By {@code <segment id>/<producer name>}; read and written under this cluster's lock. */
+    private final Map<String, DestinationState> destinations = new ConcurrentHashMap<>();
     private final Set<String> peers = new CopyOnWriteArraySet<>();
     private final Sinks.Many<Layout> layouts = Sinks.many().replay().latest();
     private final AtomicLong sessionIds = new AtomicLong();
@@ -58,8 +67,15 @@ public final class MemoryCluster {
     private volatile SendFaults faults = SendFaults.NONE;
     private volatile boolean sessionOrder = true;
 
+    /** One topic, {@link #DEFAULT_TOPIC}, of cluster {@code name}. */
     public MemoryCluster(String name, Layout initial, Scheduler scheduler) {
+        this(name, DEFAULT_TOPIC, initial, scheduler);
+    }
+
+    /** The segments of {@code topic} on cluster {@code name}, starting with the layout {@code initial}. */
+    public MemoryCluster(String name, String topic, Layout initial, Scheduler scheduler) {
         this.name = name;
+        this.topic = topic;
         this.scheduler = scheduler;
         this.layout = initial;
         for (Segment s : initial.segments().values()) {
@@ -76,14 +92,22 @@ public final class MemoryCluster {
         return name;
     }
 
+    @Override
+    public String topic() {
+        return topic;
+    }
+
+    @Override
     public Layout layout() {
         return layout;
     }
 
+    @Override
     public Flux<Layout> layouts() {
         return layouts.asFlux();
     }
 
+    @Override
     public MemorySegmentLog log(long segmentId) {
         MemorySegmentLog log = logs.get(segmentId);
         if (log == null) {
@@ -173,10 +197,10 @@ public final class MemoryCluster {
             return;
         }
         String parentPrefix = child.parentIds().get(0) + "/";
-        for (Map.Entry<String, Destination> d : Map.copyOf(destinations).entrySet()) {
+        for (Map.Entry<String, DestinationState> d : Map.copyOf(destinations).entrySet()) {
             if (d.getKey().startsWith(parentPrefix)) {
                 String producer = d.getKey().substring(parentPrefix.length());
-                destinations.put(child.id() + "/" + producer, d.getValue().inheritedBy(child.id()));
+                destinations.put(child.id() + "/" + producer, d.getValue().inheritedByChild());
             }
         }
     }
@@ -268,11 +292,15 @@ public final class MemoryCluster {
         sessions.remove(session);
     }
 
-    /** Shows {@link #sealedSegmentsPinned} to Micrometer as {@link PipelineMetricsBinder#SEALED_PINNED}. */
+    /**
+     * Shows {@link #sealedSegmentsPinned} to Micrometer as {@link PipelineMetricsBinder#SEALED_PINNED}, tagged
+     * with the cluster and the topic (one gauge per topic: a registry keeps only the first of two gauges
+     * with the same name and tags).
+     */
     public MeterBinder pinnedSegmentsMetric(long messageTtlMs) {
         return registry -> Gauge.builder(PipelineMetricsBinder.SEALED_PINNED, () -> sealedSegmentsPinned(messageTtlMs))
-                .tag("cluster", name).description("sealed segments kept from deletion by replication backlog")
-                .register(registry);
+                .tags("cluster", name, "topic", topic)
+                .description("sealed segments kept from deletion by replication backlog").register(registry);
     }
 
     /**
@@ -280,6 +308,7 @@ public final class MemoryCluster {
      * its cursor has acknowledged everything, and its own parents count as drained. Transitively: an
      * empty segment between a child and a grandparent with backlog must not open the child's gate.
      */
+    @Override
     public DrainGate drainGate() {
         return new DrainGate() {
             @Override
@@ -322,6 +351,13 @@ public final class MemoryCluster {
         }
         apply(Mutation.prune(segmentId)).layoutOrThrow();
         return true;
+    }
+
+    @Override
+    public long backlog(long segmentId, String cursorName) {
+        MemorySegmentLog log = logs.get(segmentId);
+        MemoryCursor cursor = log == null ? null : log.existingCursor(cursorName);
+        return cursor == null ? 0 : cursor.backlog();
     }
 
     /** Sealed segments that replication backlog keeps from being deleted (a metric of R-F). */
@@ -367,17 +403,23 @@ public final class MemoryCluster {
             throw new RemoteException(RemoteException.Kind.SEALED, segmentId,
                     "segment was deleted");
         }
-        Destination d = destinations.computeIfAbsent(segmentId + "/" + producerName, k -> new Destination(segmentId));
-        ProducerSession.Receipt receipt = d.admit(session, seq, position, log.isSealed(), sessionOrder);
-        if (receipt != null) {
-            return receipt;
+        String key = segmentId + "/" + producerName;
+        Admission admission = destinations.getOrDefault(key, DestinationState.EMPTY).admit(session, seq, position,
+                log.isSealed(), sessionOrder);
+        destinations.put(key, admission.next());
+        if (admission instanceof Admission.Refused refused) {
+            throw refused.exception(segmentId);
         }
-        log.append(ByteBuffer.wrap(entry.toByteArray()));
-        d.persisted(position);
+        if (admission instanceof Admission.Duplicate) {
+            return ProducerSession.Receipt.DUPLICATE;
+        }
+        log.append(ByteBuffer.wrap(entry.toByteArray())); // stored at once, under the lock: nothing arrived meanwhile
+        destinations.put(key, admission.next().persisted(position));
         return ProducerSession.Receipt.PERSISTED;
     }
 
     synchronized void poison(long segmentId, String producerName, long session) {
-        destinations.computeIfAbsent(segmentId + "/" + producerName, k -> new Destination(segmentId)).poison(session);
+        destinations.compute(segmentId + "/" + producerName,
+                (k, d) -> (d == null ? DestinationState.EMPTY : d).poison(session));
     }
 }

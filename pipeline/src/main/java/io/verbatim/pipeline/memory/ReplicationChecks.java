@@ -8,6 +8,7 @@ import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.pipeline.ReplicatorStatus;
 import io.verbatim.pipeline.StoredEntry;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,8 +21,8 @@ import java.util.Set;
 /**
  * What replicated data must satisfy once traffic stopped and replication settled, checked on what every
  * in-memory cluster stores. Each message's payload starts with {@code origin/counter} (anything after a
- * further {@code /} is padding), counters from 0 per origin. The pipeline's tests, the runtime's tests and
- * the demo all judge replication by these checks.
+ * further {@code /} is padding), counters from 0 per origin; and on the replicators' status at the end. The
+ * pipeline's tests, the runtime's tests and the demo all judge replication by these checks.
  */
 public final class ReplicationChecks {
     private ReplicationChecks() {
@@ -172,6 +173,22 @@ public final class ReplicationChecks {
         }
         return new Check("no entry straddles a bucket", true, entries + " entries inside one bucket of their segment on "
                 + cluster.name());
+    }
+
+    /**
+     * No replicator of {@code cluster} is failing at the end: each one that failed was restarted and made
+     * progress since, or completed. Judged on the replicators' status, as their links report it.
+     */
+    public static Check replicators(String cluster, List<ReplicatorStatus> statuses) {
+        String name = "no replicator failing at the end (" + cluster + ")";
+        List<ReplicatorStatus> failing = statuses.stream().filter(ReplicatorStatus::failing).toList();
+        if (!failing.isEmpty()) {
+            ReplicatorStatus first = failing.get(0);
+            return new Check(name, false, failing.size() + " failing; " + first.id() + " failed "
+                    + first.consecutiveFailures() + " time(s) in a row: " + first.lastError());
+        }
+        long restarts = statuses.stream().mapToLong(ReplicatorStatus::restarts).sum();
+        return new Check(name, true, statuses.size() + " replicators, " + restarts + " restart(s)");
     }
 
     /** A replicated whole entry carries the source entry's payload bytes unchanged. */

@@ -1,0 +1,129 @@
+package io.verbatim.pipeline;
+
+import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.pipeline.RemoteException.Kind;
+
+/**
+ * The destination side of one (remote segment, replicator producer) pair, and its one decision:
+ * {@link #admit} an arriving entry. Pure: a value in, an {@link Admission} carrying the next value out,
+ * so every storage (the in-memory cluster, a Pulsar broker's adapter) applies the same rules.
+ *
+ * <p>Deduplication is Pulsar's V2 rule on the source position {@code (ledgerId, entryId, part)}: a
+ * position at or below the highest persisted one is a duplicate; at or below the highest pushed
+ * (accepted, not yet persisted) one, the answer is unknown and the sender must retry. A session is a
+ * FIFO channel: each send carries its sequence number in the session, and once the destination sees a
+ * gap, or refuses a send, it refuses the rest of the session, from its first send on. So an entry can
+ * never be persisted behind an earlier entry of the same session that was lost, and the re-sent
+ * earlier entry can never be mistaken for a duplicate (Pulsar's silent-loss hole #26113). A newer
+ * session fences older ones.
+ *
+ * @param pushed the highest position accepted for storing, or null
+ * @param persisted the highest position stored, or null; never above {@code pushed}
+ * @param session the newest session seen, -1 before the first
+ * @param expectedSequence the sequence number the next send of {@code session} must carry
+ * @param poisoned whether {@code session} lost an entry: the rest of it is refused
+ */
+public record DestinationState(SourcePosition pushed, SourcePosition persisted, long session, long expectedSequence,
+        boolean poisoned) {
+
+    /** A pair that has seen nothing. */
+    public static final DestinationState EMPTY = new DestinationState(null, null, -1, 0, false);
+
+    public DestinationState {
+        if (persisted != null && (pushed == null || pushed.compareTo(persisted) < 0)) {
+            throw new IllegalArgumentException("persisted " + persisted + " is above pushed " + pushed);
+        }
+        if (session < -1 || expectedSequence < 0) {
+            throw new IllegalArgumentException("session " + session + " and expectedSequence " + expectedSequence
+                    + " cannot be negative (session -1: none yet)");
+        }
+    }
+
+    /**
+     * Decides one arriving send.
+     *
+     * @param session the id of the sender's session; a newer session has a higher id
+     * @param sequence the send's number in its session, from 0
+     * @param position the source position the entry is stamped with
+     * @param segmentSealed whether the destination segment takes no new entries
+     * @param sessionOrder whether to check sessions; without, this is Pulsar's V2 deduplication alone,
+     *        with the #26113 hole (kept to show the hole in tests)
+     */
+    public Admission admit(long session, long sequence, SourcePosition position, boolean segmentSealed,
+            boolean sessionOrder) {
+        DestinationState current = this;
+        if (sessionOrder) {
+            if (session < this.session) {
+                return refused(Kind.OUT_OF_ORDER, "session " + session + " was fenced by session " + this.session);
+            }
+            if (session > this.session) {
+                current = new DestinationState(pushed, persisted, session, 0, false);
+                if (sequence != 0) {
+                    return current.poisonedBy(Kind.OUT_OF_ORDER, "session " + session + " starts at sequence "
+                            + sequence + " (" + position + ")");
+                }
+            }
+            if (current.poisoned) {
+                return current.refused(Kind.OUT_OF_ORDER, "session " + session + " already lost an entry");
+            }
+            if (sequence != current.expectedSequence) {
+                return current.poisonedBy(Kind.OUT_OF_ORDER, "session " + session + " expected sequence "
+                        + current.expectedSequence + ", got " + sequence + " (" + position + ")");
+            }
+        }
+        if (persisted != null && position.compareTo(persisted) <= 0) {
+            return new Admission.Duplicate(current.nextInSession());
+        }
+        if (pushed != null && position.compareTo(pushed) <= 0) {
+            return current.poisonedBy(Kind.IN_FLIGHT, position + " is pushed but not yet persisted");
+        }
+        if (segmentSealed) {
+            return current.poisonedBy(Kind.SEALED, "segment is sealed");
+        }
+        return new Admission.Append(new DestinationState(position, persisted, current.session,
+                current.expectedSequence + 1, current.poisoned));
+    }
+
+    /** {@code position} is stored. */
+    public DestinationState persisted(SourcePosition position) {
+        SourcePosition highest = persisted == null || position.compareTo(persisted) > 0 ? position : persisted;
+        SourcePosition highestPushed = pushed == null || highest.compareTo(pushed) > 0 ? highest : pushed;
+        return new DestinationState(highestPushed, highest, session, expectedSequence, poisoned);
+    }
+
+    /** Refuses the rest of {@code session} (one of its sends was rejected on arrival); no other session. */
+    public DestinationState poison(long session) {
+        return session != this.session ? this : new DestinationState(pushed, persisted, session, expectedSequence,
+                true);
+    }
+
+    /**
+     * The state a split or rebucket child starts with. Every key the child can receive went to the parent
+     * before, and the parent took each entry's share in order, so every entry below the parent's
+     * watermark is in the parent and must not be stored again. The watermark's own entry is inherited only
+     * when whole: a part index means nothing to the child, whose buckets may group that entry's messages
+     * differently. (A merge child inherits nothing: its two parents' watermarks say nothing of each other's
+     * keys.)
+     */
+    public DestinationState inheritedByChild() {
+        SourcePosition inherited = persisted;
+        if (inherited != null && !inherited.isWhole()) {
+            inherited = inherited.entryId() == 0 ? null
+                    : SourcePosition.of(inherited.ledgerId(), inherited.entryId() - 1);
+        }
+        return new DestinationState(inherited, inherited, -1, 0, false);
+    }
+
+    private DestinationState nextInSession() {
+        return new DestinationState(pushed, persisted, session, expectedSequence + 1, poisoned);
+    }
+
+    private Admission refused(Kind kind, String message) {
+        return new Admission.Refused(kind, message, this);
+    }
+
+    private Admission poisonedBy(Kind kind, String message) {
+        return new Admission.Refused(kind, message, new DestinationState(pushed, persisted, session, expectedSequence,
+                true));
+    }
+}

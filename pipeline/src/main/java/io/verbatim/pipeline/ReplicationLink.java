@@ -1,0 +1,398 @@
+package io.verbatim.pipeline;
+
+import io.verbatim.budget.SlowPathBudget;
+import io.verbatim.model.Layout;
+import io.verbatim.model.Segment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+import java.util.random.RandomGenerator;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * Replication of one local topic toward one remote: a {@link SegmentReplicator} for each segment the
+ * {@code owned} predicate selects (a broker runs the segments it owns), started as segments appear,
+ * done for good once a sealed segment is drained. Storage-neutral: it sees the topic only as
+ * {@link LocalSegments}.
+ *
+ * <p>It supervises: a replicator that ends with an error is restarted from its durable cursor after
+ * {@link ReplicatorConfig#retry()} backoff, the attempt being its failures in a row, which reset once a
+ * restarted replicator acknowledges an entry or completes. {@link #status()} shows each segment's
+ * replicator, restarts and failures; {@link #stop()} stops every replicator at once and restarts none.
+ */
+public final class ReplicationLink {
+    private static final Logger LOG = Loggers.getLogger(ReplicationLink.class);
+    private static final Runnable NOTHING = () -> { };
+
+    private final LocalSegments local;
+    private final RemoteCluster remote;
+    private final Predicate<Segment> owned;
+    private final ReplicatorConfig config;
+    private final SlowPathBudget budget;
+    private final ExchangeGate exchangeGate;
+    private final Scheduler timer;
+    private final Scheduler cpu;
+    private final ReplicatorMetrics metrics;
+    private final RandomGenerator random;
+    private final String cursorName;
+    /** By segment id; everything below is guarded by {@code this}. */
+    private final Map<Long, Supervised> segments = new TreeMap<>();
+    private boolean started;
+    private Disposable layoutWatch;
+
+    private ReplicationLink(Builder b) {
+        this.local = Objects.requireNonNull(b.local, "local segments");
+        this.remote = Objects.requireNonNull(b.remote, "remote");
+        this.owned = Objects.requireNonNull(b.owned, "owned");
+        this.config = Objects.requireNonNull(b.config, "config");
+        this.budget = Objects.requireNonNull(b.budget, "slow-path budget");
+        this.exchangeGate = Objects.requireNonNull(b.exchangeGate, "exchange gate");
+        this.timer = Objects.requireNonNull(b.timer, "timer scheduler");
+        this.cpu = Objects.requireNonNull(b.cpu, "cpu scheduler");
+        this.metrics = Objects.requireNonNull(b.metrics, "metrics");
+        this.random = Objects.requireNonNull(b.random, "random");
+        this.cursorName = ReplicatorConfig.cursorName(remote.name());
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Counters summed over every replicator of this link (and of other links sharing them), across restarts. */
+    public ReplicatorMetrics metrics() {
+        return metrics;
+    }
+
+    /** Starts a replicator for every owned segment, now and as segments appear. Idempotent. */
+    public ReplicationLink start() {
+        synchronized (this) {
+            if (started) {
+                return this;
+            }
+            started = true;
+        }
+        Disposable watch = local.layouts().subscribe(this::onLayout,
+                e -> LOG.error("{}: the layout stream of {} failed; no new segments are replicated to {}: {}",
+                        config.localCluster(), local.topic(), remote.name(), e.toString()));
+        synchronized (this) {
+            if (started && layoutWatch == null) {
+                layoutWatch = watch;
+                return this;
+            }
+        }
+        watch.dispose(); // stopped meanwhile
+        return this;
+    }
+
+    /**
+     * Stops every replicator at once and cancels pending restarts; only the durable cursors keep what was
+     * acknowledged (what a broker crash leaves). Nothing restarts until {@link #start()}.
+     */
+    public void stop() {
+        List<Disposable> stopping = new ArrayList<>();
+        synchronized (this) {
+            started = false;
+            if (layoutWatch != null) {
+                stopping.add(layoutWatch);
+                layoutWatch = null;
+            }
+            for (Supervised s : segments.values()) {
+                s.generation++; // whatever the stopped run signals from now on is ignored
+                s.active = false;
+                if (s.current != null) {
+                    stopping.add(s.current);
+                    s.current = null;
+                }
+            }
+        }
+        stopping.forEach(Disposable::dispose);
+    }
+
+    /** True when no owned segment has replication backlog toward the remote. */
+    public boolean caughtUp() {
+        for (Segment s : local.layout().segments().values()) {
+            if (owned.test(s) && local.backlog(s.id(), cursorName) > 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Each supervised segment's replicator, by segment id (a stopped link shows the states its replicators
+     * were in when it stopped).
+     */
+    public synchronized List<ReplicatorStatus> status() {
+        List<ReplicatorStatus> out = new ArrayList<>(segments.size());
+        for (Supervised s : segments.values()) {
+            SegmentReplicator.State state = s.done ? SegmentReplicator.State.DONE : s.replicator.state();
+            out.add(new ReplicatorStatus(s.replicator.id(), s.segment.descriptor(), state, s.restarts,
+                    s.consecutiveFailures, s.lastError));
+        }
+        return out;
+    }
+
+    /** Replicators that failed and have not made progress since. */
+    public synchronized int failing() {
+        return (int) segments.values().stream().filter(s -> s.consecutiveFailures > 0).count();
+    }
+
+    private void onLayout(Layout layout) {
+        List<Runnable> launches = new ArrayList<>();
+        synchronized (this) {
+            if (!started) {
+                return;
+            }
+            // A pruned segment whose replicator is done is forgotten: the map stays as large as the layout.
+            segments.values().removeIf(s -> s.done && layout.segment(s.segment.id()).isEmpty());
+            for (Segment segment : layout.segments().values()) {
+                if (!owned.test(segment)) {
+                    continue;
+                }
+                Supervised s = segments.computeIfAbsent(segment.id(), id -> new Supervised(segment));
+                if (!s.done && !s.active) {
+                    launches.add(launch(s));
+                }
+            }
+        }
+        launches.forEach(Runnable::run);
+    }
+
+    /** Builds the next replicator of {@code s}; the returned action subscribes to it, outside the lock. */
+    private Runnable launch(Supervised s) {
+        long generation = ++s.generation;
+        s.replicator = SegmentReplicator.builder()
+                .config(config)
+                .topic(local.topic())
+                .source(s.segment, new SupervisedLog(s.segment.id(), () -> progressed(s, generation)))
+                .drainGate(local.drainGate())
+                .remote(remote)
+                .exchangeGate(exchangeGate)
+                .budget(budget)
+                .timer(timer)
+                .cpu(cpu)
+                .metrics(metrics)
+                .random(random)
+                .build();
+        if (local.layout().segment(s.segment.id()).isEmpty()) {
+            finish(s); // pruned: nothing left to replicate
+            return NOTHING;
+        }
+        s.active = true;
+        SegmentReplicator replicator = s.replicator;
+        return () -> subscribe(s, replicator, generation);
+    }
+
+    private void subscribe(Supervised s, SegmentReplicator replicator, long generation) {
+        synchronized (this) {
+            if (generation != s.generation) {
+                return; // stopped before it started
+            }
+        }
+        Disposable run = replicator.run().subscribe(v -> { }, e -> failed(s, generation, e),
+                () -> completed(s, generation));
+        synchronized (this) {
+            if (generation == s.generation) {
+                s.current = run;
+                return;
+            }
+        }
+        run.dispose(); // it ended already, or the link stopped meanwhile
+    }
+
+    private synchronized void failed(Supervised s, long generation, Throwable error) {
+        if (generation != s.generation) {
+            return;
+        }
+        long restart = ++s.generation;
+        failures(s, s.consecutiveFailures + 1);
+        s.lastError = error.toString();
+        Duration delay;
+        synchronized (random) { // its replicators draw from it too
+            delay = config.retry().delay(s.consecutiveFailures, random);
+        }
+        LOG.warn("{} failed ({} in a row), restarting in {} ms: {}", s.replicator.id(), s.consecutiveFailures,
+                delay.toMillis(), error.toString());
+        s.current = Mono.delay(delay, timer).subscribe(t -> restart(s, restart));
+    }
+
+    private void restart(Supervised s, long generation) {
+        Runnable launch;
+        synchronized (this) {
+            if (generation != s.generation || !started) {
+                return;
+            }
+            launch = launch(s);
+            if (s.active) { // not pruned meanwhile
+                s.restarts++;
+                metrics.restarts.increment();
+            }
+        }
+        launch.run();
+    }
+
+    private synchronized void completed(Supervised s, long generation) {
+        if (generation == s.generation) {
+            s.generation++;
+            finish(s);
+        }
+    }
+
+    private void finish(Supervised s) {
+        s.done = true;
+        s.active = false;
+        s.current = null;
+        failures(s, 0);
+    }
+
+    private synchronized void progressed(Supervised s, long generation) {
+        if (generation == s.generation && s.consecutiveFailures > 0) {
+            failures(s, 0);
+        }
+    }
+
+    /** Sets the failures in a row of {@code s}, keeping {@link ReplicatorMetrics#failing()} in step. */
+    private void failures(Supervised s, int inARow) {
+        if (s.consecutiveFailures == 0 && inARow > 0) {
+            metrics.failing.increment();
+        } else if (s.consecutiveFailures > 0 && inARow == 0) {
+            metrics.failing.decrement();
+        }
+        s.consecutiveFailures = inARow;
+    }
+
+    /** Builds a {@link ReplicationLink}; local, remote, config, timer and cpu are required. */
+    public static final class Builder {
+        private LocalSegments local;
+        private RemoteCluster remote;
+        private Predicate<Segment> owned = s -> true;
+        private ReplicatorConfig config;
+        private SlowPathBudget budget = SlowPathBudget.unlimited();
+        private ExchangeGate exchangeGate = ExchangeGate.alwaysReady();
+        private Scheduler timer;
+        private Scheduler cpu;
+        private ReplicatorMetrics metrics = new ReplicatorMetrics();
+        private RandomGenerator random = new SplittableRandom();
+
+        private Builder() {
+        }
+
+        /** The local topic whose segments replicate. */
+        public Builder local(LocalSegments value) {
+            local = value;
+            return this;
+        }
+
+        public Builder remote(RemoteCluster value) {
+            remote = value;
+            return this;
+        }
+
+        /** Which segments this link replicates (a broker's own); default: all. */
+        public Builder owned(Predicate<Segment> value) {
+            owned = value;
+            return this;
+        }
+
+        /** Every replicator's config; its {@code retry} also spaces the restarts of a failed one. */
+        public Builder config(ReplicatorConfig value) {
+            config = value;
+            return this;
+        }
+
+        /** The broker's slow-path budget, shared with its other links; default: unlimited. */
+        public Builder budget(SlowPathBudget value) {
+            budget = value;
+            return this;
+        }
+
+        /** Default: the remote is always ready. */
+        public Builder exchangeGate(ExchangeGate value) {
+            exchangeGate = value;
+            return this;
+        }
+
+        /** The one clock: backoff, restarts, send timeouts. */
+        public Builder timer(Scheduler value) {
+            timer = value;
+            return this;
+        }
+
+        /** Where re-batching runs: a bounded scheduler, never an I/O thread. */
+        public Builder cpu(Scheduler value) {
+            cpu = value;
+            return this;
+        }
+
+        /** Where every replicator of the link counts (several links may share it); default: its own. */
+        public Builder metrics(ReplicatorMetrics value) {
+            metrics = value;
+            return this;
+        }
+
+        /** The jitter of rewinds and restarts (default: a fresh unseeded generator); seed it to replay. */
+        public Builder random(RandomGenerator value) {
+            random = value;
+            return this;
+        }
+
+        public ReplicationLink build() {
+            return new ReplicationLink(this);
+        }
+    }
+
+    /** One owned segment: its current replicator and what supervision knows of it. */
+    private static final class Supervised {
+        /** The segment as the layout first showed it (its id, range and parents never change). */
+        final Segment segment;
+        /** Bumped by every launch, end and stop: signals of an older run or timer are stale. */
+        long generation;
+        SegmentReplicator replicator;
+        /** The current run, or the pending restart. */
+        Disposable current;
+        /** Running, or waiting to restart. */
+        boolean active;
+        boolean done;
+        long restarts;
+        int consecutiveFailures;
+        String lastError;
+
+        Supervised(Segment segment) {
+            this.segment = segment;
+        }
+    }
+
+    /**
+     * The segment's log, looked up when a run opens its cursor (so a pruned segment fails that run instead
+     * of the link), with a cursor that reports the run's first acknowledgement: progress.
+     */
+    private final class SupervisedLog implements SourceSegmentLog {
+        private final long segmentId;
+        private final Runnable onFirstAck;
+
+        SupervisedLog(long segmentId, Runnable onFirstAck) {
+            this.segmentId = segmentId;
+            this.onFirstAck = onFirstAck;
+        }
+
+        @Override
+        public long segmentId() {
+            return segmentId;
+        }
+
+        @Override
+        public Mono<ReplicationCursor> cursor(String name, StartAt startAt) {
+            return Mono.defer(() -> local.log(segmentId).cursor(name, startAt))
+                    .map(cursor -> new ProgressCursor(cursor, onFirstAck));
+        }
+    }
+}

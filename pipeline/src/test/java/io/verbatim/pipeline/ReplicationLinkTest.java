@@ -1,0 +1,256 @@
+package io.verbatim.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.verbatim.model.Layout;
+import io.verbatim.model.Mutation;
+import io.verbatim.model.entry.Entry;
+import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.model.proto.CompressionType;
+import io.verbatim.pipeline.memory.MemoryCluster;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+class ReplicationLinkTest {
+    private static final Layout ONE = Layout.initial(1, 4, 0);
+    private static final long SEED = 0x5EED_0010L;
+
+    @Test
+    void aFailedReplicatorIsRestartedWithBackoffUntilEverythingArrives() {
+        Fixture f = new Fixture(ONE);
+        f.config = f.config.withRetry(Duration.ofMillis(100), Duration.ofSeconds(1), 0.5);
+        AtomicBoolean broken = new AtomicBoolean(true);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ReplicationLink link = link(f, breakable(f.b.asRemote(), p -> broken.get()), new SplittableRandom(SEED));
+        new PipelineMetricsBinder(link.metrics(), Tags.of("remote_cluster", "b"),
+                () -> 0).bindTo(registry);
+        // The delays the link must wait: the same schedule, drawn from a generator seeded alike.
+        SplittableRandom replay = new SplittableRandom(SEED);
+        List<Duration> delays = IntStream.rangeClosed(1, 3).mapToObj(n -> f.config.retry().delay(n, replay)).toList();
+        f.produce(0, 100, 20, CompressionType.LZ4);
+        f.a.log(0).seal();
+
+        link.start(); // the first run fails at once
+        for (int failure = 1; failure <= 2; failure++) {
+            assertFailing(link, failure);
+            assertThat(registry.get(PipelineMetricsBinder.FAILING).gauge().value()).isEqualTo(1);
+            advance(f, delays.get(failure - 1).minusNanos(1));
+            assertThat(link.metrics().restarts()).as("seed %d: not before the backoff", SEED).isEqualTo(failure - 1);
+            advance(f, Duration.ofNanos(1));
+            assertThat(link.metrics().restarts()).as("seed %d: right after it", SEED).isEqualTo(failure);
+        }
+        assertFailing(link, 3);
+        assertThat(f.b.log(0).entries()).isEmpty();
+
+        broken.set(false);
+        advance(f, delays.get(2));
+        assertThat(f.deliveredToB()).containsExactlyInAnyOrderElementsOf(
+                IntStream.range(0, 100).mapToObj(n -> "a/" + n).toList());
+        ReplicatorStatus status = link.status().get(0);
+        assertThat(status.failing()).isFalse();
+        assertThat(status.state()).isEqualTo(SegmentReplicator.State.DONE);
+        assertThat(status.restarts()).isEqualTo(3);
+        assertThat(status.lastError()).contains("storage broken");
+        assertThat(link.failing()).isZero();
+        assertThat(registry.get(PipelineMetricsBinder.FAILING).gauge().value()).isZero();
+        assertThat(registry.get(PipelineMetricsBinder.RESTARTS).functionCounter().count()).isEqualTo(3);
+    }
+
+    @Test
+    void failuresInARowResetOnceARestartedReplicatorMakesProgress() {
+        Fixture f = new Fixture(ONE); // retry: 10 ms doubling, no jitter
+        Set<Long> tried = ConcurrentHashMap.newKeySet();
+        // Entries 5 and 10 each fail their first send: two failures, with progress between them.
+        ReplicationLink link = link(f, breakable(f.b.asRemote(),
+                p -> (p.entryId() == 5 || p.entryId() == 10) && tried.add(p.entryId())), new SplittableRandom(SEED));
+        for (int i = 0; i < 20; i++) {
+            f.produce(i, 1, 1, CompressionType.NONE); // one entry each
+        }
+        f.a.log(0).seal();
+        link.start();
+        assertFailing(link, 1);
+        advance(f, Duration.ofMillis(10));
+        assertThat(link.metrics().restarts()).isEqualTo(1);
+        assertFailing(link, 1); // entries 5..9 went through (progress), then entry 10 failed: one in a row again
+        advance(f, Duration.ofMillis(10)); // the first backoff again, not the second (20 ms)
+        assertThat(link.metrics().restarts()).isEqualTo(2);
+        assertThat(f.deliveredToB()).hasSize(20).doesNotHaveDuplicates();
+        assertThat(link.status().get(0).failing()).isFalse();
+    }
+
+    @Test
+    void aStoppedLinkRestartsNothing() {
+        Fixture f = new Fixture(ONE);
+        AtomicBoolean broken = new AtomicBoolean(true);
+        ReplicationLink link = link(f, breakable(f.b.asRemote(), p -> broken.get()), new SplittableRandom(SEED));
+        f.produce(0, 10, 5, CompressionType.NONE);
+        link.start();
+        assertFailing(link, 1);
+        link.stop();
+        advance(f, Duration.ofMinutes(10));
+        assertThat(link.metrics().restarts()).isZero();
+        assertThat(f.b.log(0).entries()).isEmpty();
+
+        broken.set(false);
+        link.start(); // a new start runs it at once, without counting a restart
+        advance(f, Duration.ofMillis(1));
+        assertThat(f.deliveredToB()).hasSize(10);
+        assertThat(link.metrics().restarts()).isZero();
+        assertThat(link.failing()).isZero();
+    }
+
+    @Test
+    void aCompletedSealedSegmentIsDoneForGood() {
+        Fixture f = new Fixture(ONE);
+        AtomicInteger opened = new AtomicInteger();
+        LocalSegments counting = new CountingSegments(f.a, opened);
+        ReplicationLink link = ReplicationLink.builder().local(counting).remote(f.b.asRemote()).config(f.config)
+                .timer(f.clock).cpu(f.clock).build().start();
+        f.produce(0, 10, 5, CompressionType.NONE);
+        f.a.apply(Mutation.split(0)).layoutOrThrow(); // seals 0; its replicator drains it and completes
+        advance(f, Duration.ofSeconds(1));
+        f.a.apply(Mutation.rebucket(1, 8)).layoutOrThrow(); // more layouts: 0 must not start again
+        link.stop();
+        link.start();
+        advance(f, Duration.ofSeconds(1));
+        assertThat(link.status()).filteredOn(s -> s.segment().equals(ONE.segment(0).orElseThrow().descriptor()))
+                .singleElement().satisfies(s -> assertThat(s.state()).isEqualTo(SegmentReplicator.State.DONE));
+        assertThat(opened.get()).as("segment 0's cursor opened once").isEqualTo(1);
+        assertThat(f.deliveredToB()).hasSize(10);
+    }
+
+    @Test
+    void aReplicatorWhoseBudgetErrsIsRestarted() {
+        Fixture f = new Fixture(ONE, ONE.apply(Mutation.split(0), 0, 0).layoutOrThrow()); // b is finer: re-batching
+        AtomicInteger asked = new AtomicInteger();
+        f.budget = (id, bytes, codec) -> asked.incrementAndGet() <= 2 ? Mono.error(new IllegalStateException(
+                "budget " + id + " is broken")) : Mono.just(() -> { });
+        f.produce(0, 50, 20, CompressionType.ZSTD);
+        f.a.log(0).seal();
+        ReplicationLink link = link(f, f.b.asRemote(), new SplittableRandom(SEED));
+        link.start();
+        assertFailing(link, 1);
+        advance(f, Duration.ofSeconds(1));
+        assertThat(link.metrics().restarts()).isEqualTo(2);
+        assertThat(f.deliveredToB()).hasSize(50).doesNotHaveDuplicates();
+        assertThat(link.status().get(0).state()).isEqualTo(SegmentReplicator.State.DONE);
+        assertThat(link.failing()).isZero();
+    }
+
+    private static ReplicationLink link(Fixture f, RemoteCluster remote, SplittableRandom random) {
+        return ReplicationLink.builder().local(f.a).remote(remote).config(f.config).budget(f.budget).timer(f.clock)
+                .cpu(f.clock).random(random).build();
+    }
+
+    private static void assertFailing(ReplicationLink link, int inARow) {
+        assertThat(link.status()).singleElement().satisfies(s -> {
+            assertThat(s.failing()).isTrue();
+            assertThat(s.consecutiveFailures()).isEqualTo(inARow);
+            assertThat(s.state()).isEqualTo(SegmentReplicator.State.FAILED);
+            assertThat(s.id()).isEqualTo("a:" + MemoryCluster.DEFAULT_TOPIC
+                    + "/" + s.segment() + "-->b");
+        });
+        assertThat(link.failing()).isEqualTo(1);
+        assertThat(link.metrics().failing()).isEqualTo(1);
+    }
+
+    private static void advance(Fixture f, Duration d) {
+        f.clock.advanceTimeBy(d);
+    }
+
+    /** {@code remote}, but a send of a position {@code broken} selects fails with a broken invariant. */
+    private static RemoteCluster breakable(RemoteCluster remote, Predicate<SourcePosition> broken) {
+        return new RemoteCluster() {
+            @Override
+            public String name() {
+                return remote.name();
+            }
+
+            @Override
+            public Flux<Layout> layouts() {
+                return remote.layouts();
+            }
+
+            @Override
+            public ProducerSession open(long segmentId, String producerName) {
+                ProducerSession session = remote.open(segmentId, producerName);
+                return new ProducerSession() {
+                    @Override
+                    public Mono<Receipt> send(Entry entry, SourcePosition position) {
+                        return broken.test(position) ? Mono.error(new IllegalStateException("storage broken at "
+                                + position)) : session.send(entry, position);
+                    }
+
+                    @Override
+                    public void dispose() {
+                        session.dispose();
+                    }
+
+                    @Override
+                    public boolean isDisposed() {
+                        return session.isDisposed();
+                    }
+                };
+            }
+        };
+    }
+
+    /** {@code delegate}, counting how often a cursor of segment 0 is opened. */
+    private record CountingSegments(LocalSegments delegate, AtomicInteger opened) implements LocalSegments {
+        @Override
+        public String topic() {
+            return delegate.topic();
+        }
+
+        @Override
+        public Layout layout() {
+            return delegate.layout();
+        }
+
+        @Override
+        public Flux<Layout> layouts() {
+            return delegate.layouts();
+        }
+
+        @Override
+        public SourceSegmentLog log(long segmentId) {
+            SourceSegmentLog log = delegate.log(segmentId);
+            return new SourceSegmentLog() {
+                @Override
+                public long segmentId() {
+                    return segmentId;
+                }
+
+                @Override
+                public Mono<ReplicationCursor> cursor(String name, StartAt startAt) {
+                    if (segmentId == 0) {
+                        opened.incrementAndGet();
+                    }
+                    return log.cursor(name, startAt);
+                }
+            };
+        }
+
+        @Override
+        public DrainGate drainGate() {
+            return delegate.drainGate();
+        }
+
+        @Override
+        public long backlog(long segmentId, String cursorName) {
+            return delegate.backlog(segmentId, cursorName);
+        }
+    }
+}
