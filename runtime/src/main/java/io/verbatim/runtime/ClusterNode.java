@@ -203,12 +203,12 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * R-C11: a replicator writes to a remote only while the remote takes part in the exchange. For now the
-     * controller's first answer, held: its side is to tell changes too.
+     * R-C11: a replicator writes to a remote only while the remote takes part in the exchange: the
+     * controller's verdict on it, re-evaluated on every call (a remote that answers after a 404 is ready).
      */
     private static ExchangeGate exchangeGate(Controller controller) {
-        return remote -> controller.awaitAnswer(remote)
-                .map(ok -> ok ? ExchangeGate.Readiness.READY : ExchangeGate.Readiness.UNSUPPORTED).flux();
+        return remote -> controller.verdicts(remote)
+                .map(ok -> ok ? ExchangeGate.Readiness.READY : ExchangeGate.Readiness.UNSUPPORTED);
     }
 
     private int owner(long segmentId) {
