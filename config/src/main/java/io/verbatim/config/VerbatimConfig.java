@@ -34,10 +34,11 @@ import java.util.function.Supplier;
  * @param brokerToken the bearer token of the broker role: what brokers present to each other's exchange and
  *        ingest endpoints
  * @param rtt a simulated network round trip added to replication traffic between clusters (0: none)
+ * @param storage how segments are kept in memory: retention of consumed entries, garbage collection
  */
 public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> topics, ReplicationConfig replication,
         ExchangeConfig exchange, BudgetConfig slowPath, Caps caps, AutoScaleConfig autoScale,
-        MetadataLogConfig metadataLog, String brokerToken, Duration rtt) {
+        MetadataLogConfig metadataLog, String brokerToken, Duration rtt, StorageConfig storage) {
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
@@ -54,7 +55,12 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
 
     public VerbatimConfig withRtt(Duration value) {
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                brokerToken, value);
+                brokerToken, value, storage);
+    }
+
+    public VerbatimConfig withStorage(StorageConfig value) {
+        return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
+                brokerToken, rtt, value);
     }
 
     public static VerbatimConfig load(Path file) {
@@ -127,9 +133,10 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         Section network = root.section("network");
         Duration rtt = network.duration("rtt", Duration.ZERO, Duration.ZERO);
         network.done();
+        StorageConfig storage = storage(root.section("storage"));
         root.done();
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                token, rtt);
+                token, rtt, storage);
     }
 
     private static ClusterConfig cluster(Section s) {
@@ -236,6 +243,15 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         double bytesOut = s.number("bytesRateOut", d.bytesRateOut(), 0, Double.MAX_VALUE);
         s.done();
         return new AutoScaleConfig.Rates(msgIn, bytesIn, msgOut, bytesOut);
+    }
+
+    private static StorageConfig storage(Section s) {
+        StorageConfig d = StorageConfig.defaults();
+        boolean deleteConsumed = s.bool("deleteConsumed", d.deleteConsumed());
+        boolean pruneSealed = s.bool("pruneSealed", d.pruneSealed());
+        Duration gcInterval = s.duration("gcInterval", d.gcInterval(), Duration.ofMillis(10));
+        s.done();
+        return build(s, () -> new StorageConfig(deleteConsumed, pruneSealed, gcInterval));
     }
 
     private static MetadataLogConfig metadataLog(Section s) {

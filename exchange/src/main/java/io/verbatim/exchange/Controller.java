@@ -593,6 +593,20 @@ public final class Controller {
                 : null;
     }
 
+    /**
+     * Garbage collection deletes sealed segments from the topic's layout (the brokers then drop their
+     * logs). Those no longer sealed or present when the change lands are left out; the shape does not
+     * change, so nothing is deferred after a failover.
+     *
+     * @return the layout after, or the one held when there was nothing to delete
+     */
+    public Mono<Layout> prune(String topic, Collection<Long> segmentIds) {
+        return store.update(topic, layout -> segmentIds.stream()
+                .filter(id -> layout.segment(id).map(s -> s.isSealed()).orElse(false)).map(Mutation::prune).toList(),
+                clock.now(TimeUnit.MILLISECONDS))
+                .doOnNext(after -> changed(topic));
+    }
+
     private static Outcome refused(Outcome.Refusal reason, String message) {
         return new Outcome.Refused(reason, message);
     }
@@ -654,9 +668,19 @@ public final class Controller {
         });
     }
 
+    /** The boundaries the local policy marked cold at its latest evaluation. */
+    public Set<Integer> policyColdMarksOf(String topic) {
+        return marks(topic).policy();
+    }
+
     /** Every boundary this cluster offers to merge, whatever the source. */
     public Set<Integer> coldMarks(String topic) {
         return marks(topic).exchanged().boundaries();
+    }
+
+    /** The marks of {@code topic} by source (manual, policy, caps, bucket lowerings), for an admin answer. */
+    public Map<String, Object> exchangedMarksDescribed(String topic) {
+        return marks(topic).describe();
     }
 
     /** Everything this cluster offers to coarsen for {@code topic}. */

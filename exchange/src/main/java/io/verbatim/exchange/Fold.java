@@ -70,7 +70,8 @@ public final class Fold {
         List<String> reasons = new ArrayList<>(java.util.Collections.nCopies(steps.size(), FoldPlan.JOIN));
         Layout working = steps.isEmpty() ? local : local.applyAll(steps, local.epoch(), 0L).layoutOrThrow();
         if (mayCoarsen) {
-            working = coarsen(working, merges, lowered, lowerings, steps, reasons);
+            working = coarsen(working, merges, lowered, lowerings,
+                    Buckets.floorCount(effective.maxEntryBucketsPerSegment()), steps, reasons);
         }
         return new FoldPlan(steps, reasons, Shape.of(working), effective, capped.limited(), capMarks);
     }
@@ -172,22 +173,9 @@ public final class Fold {
         return new Shape(cells);
     }
 
-    /** {@code shape} with the {@code removed} boundaries merged away; a merged cell keeps the largest count. */
+    /** {@code shape} with the {@code removed} boundaries merged away, each merged cell counted as merging gives. */
     static Shape without(Shape shape, Set<Integer> removed) {
-        if (removed.isEmpty()) {
-            return shape;
-        }
-        List<Shape.Cell> cells = new ArrayList<>();
-        for (Shape.Cell c : shape.cells()) {
-            if (!cells.isEmpty() && removed.contains(c.range().start())) {
-                Shape.Cell previous = cells.remove(cells.size() - 1);
-                cells.add(new Shape.Cell(previous.range().merge(c.range()),
-                        Buckets.of(Math.max(previous.buckets().count(), c.buckets().count()))));
-            } else {
-                cells.add(c);
-            }
-        }
-        return new Shape(cells);
+        return removed.isEmpty() ? shape : joinWithout(List.of(shape), removed);
     }
 
     /** {@code shape} with each agreed lowering applied to the cell that has exactly that range. */
@@ -215,7 +203,7 @@ public final class Fold {
      * lowerings; each with why.
      */
     private static Layout coarsen(Layout working, Map<Integer, String> merges, Map<HashRange, Integer> lowered,
-            Map<HashRange, String> lowerings, List<Mutation> steps, List<String> reasons) {
+            Map<HashRange, String> lowerings, int bucketCap, List<Mutation> steps, List<String> reasons) {
         List<Integer> deepestFirst = new ArrayList<>(merges.keySet());
         Shape before = Shape.of(working);
         deepestFirst.sort(Comparator.comparingInt((Integer b) -> {
@@ -226,6 +214,11 @@ public final class Fold {
             Mutation merge = siblingMerge(working, boundary);
             if (merge != null) {
                 working = apply(working, merge, merges.get(boundary), steps, reasons);
+                Segment merged = working.activeSegmentFor(boundary);
+                if (merged.buckets().count() > bucketCap) {
+                    // N1 + N2 past the bucket cap: lowered to it at once, as every cluster does.
+                    working = apply(working, Mutation.rebucket(merged.id(), bucketCap), FoldPlan.CAPS, steps, reasons);
+                }
             }
         }
         for (Map.Entry<HashRange, Integer> lowering : new java.util.TreeMap<>(lowered).entrySet()) {

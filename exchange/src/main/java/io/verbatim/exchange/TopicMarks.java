@@ -51,6 +51,10 @@ final class TopicMarks {
         return manualBuckets.remove(range) != null;
     }
 
+    synchronized Set<Integer> policy() {
+        return policy;
+    }
+
     synchronized boolean policy(Set<Integer> marks) {
         if (policy.equals(marks)) {
             return false;

@@ -16,14 +16,14 @@ public sealed interface Mutation {
         return new SplitAt(segmentId, boundary);
     }
 
-    /** Merge two adjacent active segments, any two; buckets {@code N1 + N2}, as Pulsar. */
+    /** Merge two adjacent active segments, any two; buckets {@code N1 + N2} (Pulsar), rounded down to a power of two. */
     static Mutation merge(long first, long second) {
         return new Merge(first, second, false);
     }
 
     /**
      * Merge two adjacent active segments only if they are the two halves of one earlier split (the rule
-     * for replicated topics); the merged segment keeps the larger of the two bucket counts.
+     * for replicated topics); buckets {@code N1 + N2} rounded down to a power of two, as {@link #merge}.
      */
     static Mutation mergeSiblings(long first, long second) {
         return new Merge(first, second, true);

@@ -119,11 +119,10 @@ final class Mutator {
         }
         long newEpoch = epoch + 1;
         long mergedId = nextSegmentId;
-        // Pulsar gives a merge N1 + N2 (its per-topic bucket budget). Merging siblings on a replicated
-        // topic keeps max(N1, N2): what every cluster's fold computes for the merged range, so peers that
-        // merge later agree, and a merge never raises a count above what some cluster already has.
-        Buckets buckets = siblingsOnly ? Buckets.of(Math.max(a.buckets().count(), b.buckets().count()))
-                : a.buckets().mergedWith(b.buckets());
+        // Pulsar's N1 + N2 (the topic's bucket budget is kept), rounded down to a power of two: the inverse
+        // of a split's halving, so merging two halves of an N gives N back, and what every cluster's fold
+        // computes for the merged range.
+        Buckets buckets = a.buckets().mergedWith(b.buckets());
         segments.put(a.id(), a.sealed(newEpoch, nowMs, List.of(mergedId)));
         segments.put(b.id(), b.sealed(newEpoch, nowMs, List.of(mergedId)));
         segments.put(mergedId, Segment.active(mergedId, a.range().merge(b.range()), List.of(a.id(), b.id()), newEpoch,

@@ -83,20 +83,20 @@ public final class Shape {
 
     /**
      * This shape's bucket count for {@code range}: projected from the cell that contains it, or, where
-     * this shape cuts {@code range} finer, the largest count of its cells inside (what merging them as
-     * siblings keeps).
+     * this shape cuts {@code range} finer, the sum of its cells' counts inside rounded down to a power of
+     * two (what merging them gives: the inverse of the projection).
      */
     public int bucketsOver(HashRange range) {
         Cell first = cellAt(range.start());
         if (first.range().contains(range)) {
             return project(first.buckets().count(), first.range(), range);
         }
-        int n = 1;
+        long sum = 0;
         int i = java.util.Arrays.binarySearch(starts, first.range().start());
         for (; i < cells.size() && cells.get(i).range().start() <= range.end(); i++) {
-            n = Math.max(n, cells.get(i).buckets().count());
+            sum += cells.get(i).buckets().count();
         }
-        return n;
+        return Buckets.floorCount((int) Math.min(Integer.MAX_VALUE, sum));
     }
 
     /**

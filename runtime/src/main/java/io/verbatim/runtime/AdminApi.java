@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.verbatim.model.Buckets;
+import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
@@ -19,11 +21,19 @@ import reactor.netty.http.server.HttpServerRoutes;
 
 /**
  * The manual layout operations of Pulsar's {@code /admin/v2/scalable} API on a node's admin port, for the
- * broker (superuser) role: {@code POST …/split?topic=T&segment=S}, {@code …/rebucket?topic=T&segment=S&bucketCount=N}
- * and {@code …/merge?topic=T&first=S1&second=S2}. A split or rebucket is the local policy's own change (pushed
- * to every peer at once); a merge of a replicated topic is a cold mark, done once every peer agrees. Answers
- * are JSON; a refusal names why (400 bad parameters, 401/403 credentials, 404 unknown topic, 409 refused by the
- * layout).
+ * broker (superuser) role:
+ * <ul>
+ * <li>{@code POST …/split?topic=T&segment=S};
+ * <li>{@code POST …/rebucket?topic=T&segment=S&bucketCount=N} (N a power of two; a higher count applies at
+ * once, a lower one is a cold mark, done once every cluster issued it);
+ * <li>{@code POST …/merge?topic=T&first=S1&second=S2} (siblings only; a cold mark, merged once every peer
+ * agrees);
+ * <li>{@code GET …/coldmarks?topic=T} (the marks by source) and {@code DELETE …/coldmarks?topic=T&boundary=HHHH}
+ * or {@code &range=SSSS-EEEE} (withdraws an operator's mark).
+ * </ul>
+ * A split or a raise is the local policy's own change (pushed to every peer at once). Answers are JSON; a
+ * refusal names why (400 bad parameters, 401/403 credentials, 404 unknown topic or mark, 409 refused by
+ * the layout: sealed segment, caps, a failover's deferral, a layout that kept changing).
  */
 final class AdminApi {
     static final String PREFIX = "/admin/v2/scalable/";
@@ -40,9 +50,11 @@ final class AdminApi {
     void register(HttpServerRoutes routes) {
         routes.post(PREFIX + "split", (req, res) -> handle(req, res, (topic, p) -> node.split(topic,
                         segment(p, "segment")).map(o -> answer(topic, o))))
-                .post(PREFIX + "rebucket", (req, res) -> handle(req, res, (topic, p) -> node.rebucket(topic,
-                        segment(p, "segment"), number(p, "bucketCount")).map(o -> answer(topic, o))))
-                .post(PREFIX + "merge", (req, res) -> handle(req, res, this::merge));
+                .post(PREFIX + "rebucket", (req, res) -> handle(req, res, this::rebucket))
+                .post(PREFIX + "merge", (req, res) -> handle(req, res, this::merge))
+                .get(PREFIX + "coldmarks", (req, res) -> handle(req, res, (topic, p) -> Mono.just(
+                        new Answer(200, new LinkedHashMap<>(node.controller().exchangedMarksDescribed(topic))))))
+                .delete(PREFIX + "coldmarks", (req, res) -> handle(req, res, this::withdraw));
     }
 
     /** What an operation does once the call is authorized and its topic known. */
@@ -51,6 +63,26 @@ final class AdminApi {
     }
 
     private record Answer(int status, Map<String, Object> body) {
+    }
+
+    private Mono<Answer> rebucket(String topic, Map<String, String> params) {
+        long id = segment(params, "segment");
+        int n = number(params, "bucketCount");
+        if (!Buckets.isValidCount(n)) {
+            return Mono.just(refusal(400, "bucketCount " + n + " is not a power of two within 1.." + Buckets.MAX_COUNT));
+        }
+        Segment s = node.layout(topic).segment(id).filter(Segment::isActive).orElse(null);
+        if (s == null || n >= s.buckets().count()) {
+            return node.rebucket(topic, id, n).map(o -> answer(topic, o));
+        }
+        return node.lowerBuckets(topic, id, n).then(Mono.fromCallable(() -> {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("outcome", "marked-cold");
+            body.put("range", s.range().toHexString());
+            body.put("bucketCount", n);
+            body.put("note", "lowered on every cluster once each issued it or holds no more there");
+            return new Answer(202, body);
+        }));
     }
 
     private Mono<Answer> merge(String topic, Map<String, String> params) {
@@ -75,6 +107,29 @@ final class AdminApi {
             body.put("note", "merged on every cluster once each marks it cold or no longer has it");
             return new Answer(202, body);
         }));
+    }
+
+    private Mono<Answer> withdraw(String topic, Map<String, String> params) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (params.containsKey("boundary")) {
+            int boundary = hex(params, "boundary");
+            body.put("boundary", String.format("%04x", boundary));
+            return Mono.just(node.unmarkCold(topic, boundary) ? withdrawn(body)
+                    : refusal(404, "no operator's cold mark on boundary " + String.format("%04x", boundary)));
+        }
+        String range = params.get("range");
+        if (range == null) {
+            throw new IllegalArgumentException("a withdrawal names a boundary=HHHH or a range=SSSS-EEEE");
+        }
+        HashRange r = HashRange.fromHexString(range);
+        body.put("range", r.toHexString());
+        return Mono.just(node.unmarkBuckets(topic, r) ? withdrawn(body)
+                : refusal(404, "no operator's lowering of range " + r.toHexString()));
+    }
+
+    private static Answer withdrawn(Map<String, Object> body) {
+        body.put("outcome", "withdrawn");
+        return new Answer(200, body);
     }
 
     private static Answer answer(String topic, Outcome outcome) {
@@ -119,7 +174,8 @@ final class AdminApi {
         } catch (IllegalArgumentException e) {
             answer = Mono.just(refusal(400, e.getMessage()));
         }
-        return answer.flatMap(a -> send(response, a));
+        return answer.onErrorResume(IllegalArgumentException.class, e -> Mono.just(refusal(400, e.getMessage())))
+                .flatMap(a -> send(response, a));
     }
 
     private static long segment(Map<String, String> params, String name) {
@@ -136,6 +192,14 @@ final class AdminApi {
             throw new IllegalArgumentException(name + " '" + v + "' is not a positive whole number");
         }
         return Integer.parseInt(v);
+    }
+
+    private static int hex(Map<String, String> params, String name) {
+        String v = params.get(name);
+        if (v == null || !v.matches("[0-9a-fA-F]{1,4}")) {
+            throw new IllegalArgumentException(name + " '" + v + "' is not a hash of the ring (hex 0000..ffff)");
+        }
+        return Integer.parseInt(v, 16);
     }
 
     private static Mono<Void> send(HttpServerResponse response, Answer a) {

@@ -3,11 +3,15 @@ package io.verbatim.runtime;
 import io.verbatim.config.AutoScaleConfig;
 import io.verbatim.config.AutoScaleConfig.Rates;
 import io.verbatim.exchange.Caps;
+import io.verbatim.model.Buckets;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The local policy of PIP-483 as a pure function: from a layout, each active segment's load, the
@@ -94,36 +98,58 @@ public final class AutoScaler {
             }
         }
 
-        // 3. Merge: two cold siblings, the pair with the lowest load, offered to the exchange.
-        if (active.size() > config.minSegments()
-                && !within(clocks.lastMergeMs(), config.mergeCooldown().toMillis(), nowMs)) {
-            int totalCap = active.stream().mapToInt(s -> s.buckets().count()).sum();
-            Segment[] pick = null;
-            double lowest = Double.MAX_VALUE;
-            for (int i = 0; i + 1 < active.size(); i++) {
-                Segment a = active.get(i);
-                Segment b = active.get(i + 1);
-                if (!layout.areSiblings(a.id(), b.id()) || !cold(load, a, config, nowMs) || !cold(load, b, config, nowMs)
-                        || mergeDepth(layout, a.id()) >= config.maxDagDepth()
-                        || mergeDepth(layout, b.id()) >= config.maxDagDepth()) {
-                    continue;
-                }
-                int pairCap = a.buckets().count() + b.buckets().count();
-                if (totalCap - pairCap + Math.min(pairCap, caps.maxEntryBucketsPerSegment())
-                        < Math.min(consumers, totalCap)) {
-                    continue;
-                }
-                double combined = total(rates(load, a)) + total(rates(load, b));
-                if (combined < lowest) {
-                    lowest = combined;
-                    pick = new Segment[] {a, b};
-                }
-            }
-            if (pick != null) {
-                return new Decision.MarkCold(pick[1].range().start(), "cold");
-            }
+        // 3. Merge: the coldest pair of cold siblings, offered to the exchange as a cold mark.
+        List<Integer> cold = coldest(layout, load, consumers, config, caps, nowMs, clocks, Set.of());
+        if (!cold.isEmpty()) {
+            return new Decision.MarkCold(cold.get(0), "cold");
         }
         return new Decision.NoAction(splitCooling ? "split cooldown" : "within thresholds");
+    }
+
+    /**
+     * The boundaries the policy marks cold now (PIP-495: cold marks are soft state, re-derived from load
+     * on every evaluation): between every pair of cold siblings, coldest pair first, as long as the merges
+     * they would make keep at least {@code minSegments} segments and enough buckets for the consumers, and
+     * neither side's lineage holds {@code maxDagDepth} merges. Within the merge cooldown no boundary is
+     * added, but those in {@code current} that are still cold stay marked; a boundary whose sides turned
+     * hot loses its mark either way.
+     */
+    public static Set<Integer> coldBoundaries(Layout layout, Map<Long, Sample> load, int consumers,
+            AutoScaleConfig config, Caps caps, long nowMs, Clocks clocks, Set<Integer> current) {
+        return new TreeSet<>(coldest(layout, load, consumers, config, caps, nowMs, clocks, current));
+    }
+
+    /** The boundaries of {@link #coldBoundaries}, coldest pair first. */
+    private static List<Integer> coldest(Layout layout, Map<Long, Sample> load, int consumers, AutoScaleConfig config,
+            Caps caps, long nowMs, Clocks clocks, Set<Integer> current) {
+        List<Segment> active = layout.activeSegments();
+        boolean cooling = within(clocks.lastMergeMs(), config.mergeCooldown().toMillis(), nowMs);
+        List<Segment[]> pairs = new ArrayList<>();
+        for (int i = 0; i + 1 < active.size(); i++) {
+            Segment a = active.get(i);
+            Segment b = active.get(i + 1);
+            if (layout.areSiblings(a.id(), b.id()) && cold(load, a, config, nowMs) && cold(load, b, config, nowMs)
+                    && mergeDepth(layout, a.id()) < config.maxDagDepth() && mergeDepth(layout, b.id()) < config.maxDagDepth()
+                    && (!cooling || current.contains(b.range().start()))) {
+                pairs.add(new Segment[] {a, b});
+            }
+        }
+        pairs.sort(Comparator.comparingDouble(p -> total(rates(load, p[0])) + total(rates(load, p[1]))));
+        List<Integer> marks = new ArrayList<>();
+        int segments = active.size();
+        int capacity = active.stream().mapToInt(s -> s.buckets().count()).sum();
+        for (Segment[] p : pairs) {
+            // A merge gives N1 + N2 (a power of two within the cap): what it loses past the cap goes.
+            int pair = p[0].buckets().count() + p[1].buckets().count();
+            int lost = pair - Math.min(Buckets.floorCount(pair), Buckets.floorCount(caps.maxEntryBucketsPerSegment()));
+            if (segments - 1 < config.minSegments() || capacity - lost < Math.min(consumers, capacity)) {
+                continue;
+            }
+            marks.add(p[1].range().start());
+            segments--;
+            capacity -= lost;
+        }
+        return marks;
     }
 
     /** How many merges the segment's lineage holds (the segments it descends from that had two parents). */

@@ -9,6 +9,7 @@ import io.verbatim.budget.BudgetMetricsBinder;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.TopicConfig;
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.exchange.Caps;
 import io.verbatim.exchange.Controller;
 import io.verbatim.exchange.ExchangeMetricsBinder;
 import io.verbatim.exchange.ExchangeServer;
@@ -64,6 +65,8 @@ import reactor.util.Loggers;
 public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = Loggers.getLogger(ClusterNode.class);
     static final int MAX_FRAME_BYTES = 8 << 20;
+    /** Sealed segments garbage collection deleted, per topic. */
+    public static final String PRUNED = "verbatim.gc.pruned.segments";
 
     /** Where a peer is reached: its controller's admin URL and its brokers' ingest URLs. */
     public record Address(String adminUrl, List<String> brokerUrls) {
@@ -131,7 +134,8 @@ public final class ClusterNode implements AutoCloseable {
             // a store that already holds the topic (a restart) keeps what it holds.
             Layout initial = Layout.initial(t.initialSegments(), t.bucketBudget(), 0);
             Layout held = store.get(t.name()).switchIfEmpty(Mono.defer(() -> store.create(t.name(), initial))).block();
-            MemoryCluster storage = new MemoryCluster(name(), t.name(), held, timer);
+            MemoryCluster storage = new MemoryCluster(name(), t.name(), held, timer)
+                    .deleteConsumed(config.storage().deleteConsumed());
             for (String peer : peers()) {
                 storage.replicateTo(peer, config.replication().startAt());
             }
@@ -193,6 +197,12 @@ public final class ClusterNode implements AutoCloseable {
             }
         }
         rates.start(this::replicatedTotals);
+        if (config.storage().pruneSealed()) {
+            running.add(Flux.interval(config.storage().gcInterval(), timer)
+                    .onBackpressureDrop() // a slow round skips ticks rather than ending the loop
+                    .concatMap(tick -> Flux.fromIterable(topics.keySet()).concatMap(this::collectGarbage))
+                    .subscribe(v -> { }, e -> LOG.error("{}: garbage collection stopped: {}", name(), e.toString())));
+        }
         if (config.autoScale().enabled()) {
             running.add(Flux.interval(config.autoScale().interval(), timer)
                     .onBackpressureDrop() // a slow evaluation skips ticks rather than ending the loop
@@ -287,6 +297,28 @@ public final class ClusterNode implements AutoCloseable {
         return controller.markCold(topic, boundary);
     }
 
+    /**
+     * A manual rebucket-down of a replicated topic is a cold mark too: the segment's range goes down to
+     * {@code bucketCount} once every cluster issued it (or holds no more there).
+     */
+    public Mono<Void> lowerBuckets(String topic, long segmentId, int bucketCount) {
+        return Mono.defer(() -> {
+            Segment s = layout(topic).segment(segmentId).filter(Segment::isActive).orElseThrow(() ->
+                    new IllegalArgumentException("segment " + segmentId + " of " + topic + " is not active"));
+            return controller.markBucketsCold(topic, s.range(), bucketCount);
+        });
+    }
+
+    /** Withdraws an operator's cold mark on {@code boundary}; true if there was one. */
+    public boolean unmarkCold(String topic, int boundary) {
+        return controller.unmarkCold(topic, boundary);
+    }
+
+    /** Withdraws an operator's lowering of {@code range}; true if there was one. */
+    public boolean unmarkBuckets(String topic, io.verbatim.model.HashRange range) {
+        return controller.unmarkBucketsCold(topic, range);
+    }
+
     private void recordManual(String topic, Outcome o, String kind) {
         if (o instanceof Outcome.Applied) {
             long now = timer.now(TimeUnit.MILLISECONDS);
@@ -294,6 +326,27 @@ public final class ClusterNode implements AutoCloseable {
             clocks.put(topic, kind.equals("split") ? new AutoScaler.Clocks(now, c.lastMergeMs(), c.lastRebucketMs())
                     : new AutoScaler.Clocks(c.lastSplitMs(), c.lastMergeMs(), now));
         }
+    }
+
+    // ---- garbage collection -------------------------------------------------------------------
+
+    /**
+     * Deletes the sealed segments of {@code topic} that every cursor, replication and subscription,
+     * drained (PIP-495's GC gating; replication backlog older than the message TTL does not pin).
+     */
+    private Mono<Void> collectGarbage(String topic) {
+        List<Long> prunable = storage(topic).prunable(config.replication().messageTtl().toMillis());
+        if (prunable.isEmpty()) {
+            return Mono.empty();
+        }
+        return controller.prune(topic, prunable)
+                .doOnNext(after -> registry.counter(PRUNED, "topic", topic).increment(prunable.size()))
+                .then()
+                .onErrorResume(e -> {
+                    LOG.warn("{}: garbage collection of {} failed, trying again next round: {}", name(), topic,
+                            e.toString());
+                    return Mono.empty();
+                });
     }
 
     // ---- the local policy ---------------------------------------------------------------------
@@ -305,8 +358,9 @@ public final class ClusterNode implements AutoCloseable {
                 layout.activeSegments().stream().map(Segment::id).toList(), config.autoScale(), now);
         int consumers = subscriptions.getOrDefault(topic, List.of()).stream().filter(s -> !s.isDisposed())
                 .mapToInt(Subscription::consumers).max().orElse(0);
-        AutoScaler.Decision d = AutoScaler.decide(layout, samples, consumers, config.autoScale(),
-                controller.effectiveCaps(topic), now, clocks.get(topic));
+        Caps caps = controller.effectiveCaps(topic);
+        AutoScaler.Decision d = AutoScaler.decide(layout, samples, consumers, config.autoScale(), caps, now,
+                clocks.get(topic));
         AutoScaler.Clocks c = clocks.get(topic);
         Mono<?> action;
         if (d instanceof AutoScaler.Decision.Split s) {
@@ -319,24 +373,39 @@ public final class ClusterNode implements AutoCloseable {
             action = Flux.fromIterable(r.segmentIds()).concatMap(id -> controller.rebucket(topic, id, r.bucketCount()))
                     .then(Mono.fromRunnable(() -> clocks.put(topic,
                             new AutoScaler.Clocks(c.lastSplitMs(), c.lastMergeMs(), now))));
-        } else if (d instanceof AutoScaler.Decision.MarkCold m) {
-            action = controller.markCold(topic, m.boundary()).then(Mono.fromRunnable(() -> clocks.put(topic,
-                    new AutoScaler.Clocks(c.lastSplitMs(), now, c.lastRebucketMs()))));
         } else {
             action = Mono.empty();
         }
-        if (!(d instanceof AutoScaler.Decision.NoAction)) {
-            registry.counter("verbatim.autoscale.decisions", "topic", topic, "kind",
-                    d.getClass().getSimpleName().toLowerCase(Locale.ROOT)).increment();
-            synchronized (decisions) {
-                decisions.add(topic + ": " + d);
+        // Cold marks are soft state: re-derived from load on every evaluation, withdrawn once a range is hot.
+        Set<Integer> held = controller.policyColdMarksOf(topic);
+        Set<Integer> cold = AutoScaler.coldBoundaries(layout, samples, consumers, config.autoScale(), caps, now, c, held);
+        boolean newMarks = !held.containsAll(cold);
+        Mono<Void> marks = controller.policyColdMarks(topic, cold).then(Mono.fromRunnable(() -> {
+            if (newMarks) {
+                AutoScaler.Clocks after = clocks.get(topic);
+                clocks.put(topic, new AutoScaler.Clocks(after.lastSplitMs(), now, after.lastRebucketMs()));
             }
-            LOG.info("{}: auto-scale {}: {}", name(), topic, d);
+        }));
+        if (!(d instanceof AutoScaler.Decision.NoAction) && !(d instanceof AutoScaler.Decision.MarkCold)) {
+            note(topic, d);
         }
-        return action.then().onErrorResume(e -> {
+        if (newMarks) {
+            note(topic, new AutoScaler.Decision.MarkCold(cold.stream().filter(b -> !held.contains(b)).findFirst()
+                    .orElseThrow(), "cold"));
+        }
+        return action.then(marks).onErrorResume(e -> {
             LOG.warn("{}: auto-scale of {} failed: {}", name(), topic, e.toString());
             return Mono.empty();
         });
+    }
+
+    private void note(String topic, AutoScaler.Decision d) {
+        registry.counter("verbatim.autoscale.decisions", "topic", topic, "kind",
+                d.getClass().getSimpleName().toLowerCase(Locale.ROOT)).increment();
+        synchronized (decisions) {
+            decisions.add(topic + ": " + d);
+        }
+        LOG.info("{}: auto-scale {}: {}", name(), topic, d);
     }
 
     /** What the local policy decided so far, oldest first. */
@@ -387,8 +456,30 @@ public final class ClusterNode implements AutoCloseable {
         return out;
     }
 
+    /**
+     * The status of E11 (per topic and remote: converged and diverged ranges, lags, backlog, cap
+     * mismatches, cold marks, recent changes; per peer the exchange's verdict) and of the replicators:
+     * how many, their restarts, and each one failing now with its last error.
+     */
     public Mono<Map<String, Object>> status() {
-        return controller.status(this::backlog);
+        return controller.status(this::backlog).map(s -> {
+            Map<String, Object> out = new LinkedHashMap<>(s);
+            List<ReplicatorStatus> all = replicators();
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("total", all.size());
+            r.put("restarts", all.stream().mapToLong(ReplicatorStatus::restarts).sum());
+            r.put("failing", all.stream().filter(ReplicatorStatus::failing).map(f -> {
+                Map<String, Object> one = new LinkedHashMap<>();
+                one.put("id", f.id());
+                one.put("state", f.state().name());
+                one.put("consecutiveFailures", f.consecutiveFailures());
+                one.put("restarts", f.restarts());
+                one.put("lastError", f.lastError());
+                return one;
+            }).toList());
+            out.put("replicators", r);
+            return out;
+        });
     }
 
     /** Stops every broker's ingest endpoint: connections into this cluster drop, new ones are refused. */

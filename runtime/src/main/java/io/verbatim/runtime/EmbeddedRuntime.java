@@ -4,6 +4,8 @@ import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Shape;
+import io.verbatim.pipeline.memory.MemoryCluster;
+import io.verbatim.pipeline.memory.ReplicationRecorder;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -84,6 +86,17 @@ public final class EmbeddedRuntime implements AutoCloseable {
 
     public long nowMs() {
         return timer.now(TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Checks every entry any cluster stores of {@code topic} from now on, as it is stored (storage that
+     * deletes consumed entries and drained segments keeps nothing to check at the end): attach before
+     * traffic, read {@link ReplicationRecorder#checks} once it stopped and replication settled.
+     */
+    public ReplicationRecorder record(String topic) {
+        Map<String, MemoryCluster> storage = new LinkedHashMap<>();
+        clusters.forEach((name, node) -> storage.put(name, node.storage(topic)));
+        return ReplicationRecorder.attach(storage, true);
     }
 
     /** True when every cluster holds the same shape of {@code topic}. */

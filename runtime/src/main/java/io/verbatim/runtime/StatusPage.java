@@ -5,10 +5,12 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The node's status as a small HTML page: per topic its layout, and per remote the converged and
- * diverged ranges, the convergence lag, the age of the last state received, the replication backlog per
- * segment and the replication rates (verbatim vs re-batched). Built from the status JSON's map; no
- * script, so it reads the same in a browser, in curl and in a test's parser.
+ * The node's status as a small HTML page: per peer the exchange's verdict (answered, unsupported) and
+ * the last failure; the replicators, each failing one with its last error; per topic its layout, cap
+ * mismatches, cold marks and latest changes, and per remote the converged and diverged ranges, the
+ * convergence lag, the age of the last state received, the replication backlog per segment and the
+ * replication rates (verbatim vs re-batched). Built from the status JSON's map; no script, so it reads
+ * the same in a browser, in curl and in a test's parser.
  */
 final class StatusPage {
     private StatusPage() {
@@ -32,6 +34,8 @@ final class StatusPage {
                 .append(esc(remote)).append("</td><td class=\"verbatim\">").append(fmt(r.verbatim()))
                 .append("</td><td class=\"rebatched\">").append(fmt(r.rebatched())).append("</td></tr>\n"));
         h.append("</table>\n");
+        peers(h, (Map<String, Object>) status.getOrDefault("peers", Map.of()));
+        replicators(h, (Map<String, Object>) status.getOrDefault("replicators", Map.of()));
         Map<String, Object> topics = (Map<String, Object>) status.getOrDefault("topics", Map.of());
         topics.forEach((topic, value) -> {
             Map<String, Object> t = (Map<String, Object>) value;
@@ -39,6 +43,14 @@ final class StatusPage {
                     .append(" · layout ").append(esc(String.valueOf(t.get("layout"))))
                     .append(" · convergence lag ").append(t.get("convergenceLagMillis")).append(" ms")
                     .append(" · effective caps ").append(esc(String.valueOf(t.get("effectiveCaps")))).append("</p>\n");
+            Object mismatches = t.get("capMismatches");
+            if (mismatches instanceof List<?> list && !list.isEmpty()) {
+                h.append("<p class=\"diverged cap-mismatches\">cap mismatches: ").append(ranges(list)).append("</p>\n");
+            }
+            if (t.get("coldMarks") != null) {
+                h.append("<p class=\"cold-marks\">cold marks: ").append(esc(String.valueOf(t.get("coldMarks"))))
+                        .append("</p>\n");
+            }
             h.append("<table class=\"remotes\" data-topic=\"").append(esc(topic)).append("\"><tr><th>remote</th>"
                     + "<th>converged ranges</th><th>diverged ranges</th><th>last state age</th><th>backlog</th></tr>\n");
             Map<String, Object> remotes = (Map<String, Object>) t.getOrDefault("remotes", Map.of());
@@ -55,10 +67,54 @@ final class StatusPage {
                         .append(total).append("</td></tr>\n");
             });
             h.append("</table>\n");
+            Object changes = t.get("recentChanges");
+            if (changes instanceof List<?> list && !list.isEmpty()) {
+                h.append("<details><summary>latest layout changes</summary><ol class=\"changes\">");
+                list.forEach(c -> h.append("<li>").append(esc(String.valueOf(c))).append("</li>"));
+                h.append("</ol></details>\n");
+            }
         });
         h.append("<p>JSON: <a href=\"/admin/v2/scalable/status\">/admin/v2/scalable/status</a> · "
                 + "Prometheus: <a href=\"/metrics\">/metrics</a></p>\n</body></html>\n");
         return h.toString();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void peers(StringBuilder h, Map<String, Object> peers) {
+        h.append("<h2>peers</h2>\n<table id=\"peers\"><tr><th>peer</th><th>exchange</th><th>last heard</th>"
+                + "<th>last failure</th></tr>\n");
+        peers.forEach((peer, value) -> {
+            Map<String, Object> p = (Map<String, Object>) value;
+            String verdict = String.valueOf(p.get("exchange"));
+            long heard = ((Number) p.getOrDefault("lastHeardMillisAgo", -1)).longValue();
+            h.append("<tr data-peer=\"").append(esc(peer)).append("\"><td>").append(esc(peer)).append("</td><td class=\"")
+                    .append(verdict.equals("answered") ? "converged" : "diverged").append(" exchange\">")
+                    .append(esc(verdict)).append("</td><td>").append(heard < 0 ? "never" : heard + " ms ago")
+                    .append("</td><td class=\"failure\">").append(esc(String.valueOf(p.getOrDefault("lastFailure", ""))))
+                    .append("</td></tr>\n");
+        });
+        h.append("</table>\n");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void replicators(StringBuilder h, Map<String, Object> r) {
+        List<Map<String, Object>> failing = (List<Map<String, Object>>) r.getOrDefault("failing", List.of());
+        h.append("<h2>replicators</h2>\n<p id=\"replicators\">").append(r.getOrDefault("total", 0))
+                .append(" replicators · ").append(r.getOrDefault("restarts", 0)).append(" restart(s) · <span class=\"")
+                .append(failing.isEmpty() ? "converged" : "diverged").append("\">").append(failing.size())
+                .append(" failing</span></p>\n");
+        if (failing.isEmpty()) {
+            return;
+        }
+        h.append("<table id=\"failing\"><tr><th>replicator</th><th>state</th><th>failures in a row</th>"
+                + "<th>last error</th></tr>\n");
+        for (Map<String, Object> f : failing) {
+            h.append("<tr><td>").append(esc(String.valueOf(f.get("id")))).append("</td><td>")
+                    .append(esc(String.valueOf(f.get("state")))).append("</td><td>").append(f.get("consecutiveFailures"))
+                    .append("</td><td class=\"diverged\">").append(esc(String.valueOf(f.get("lastError"))))
+                    .append("</td></tr>\n");
+        }
+        h.append("</table>\n");
     }
 
     private static String ranges(Object value) {

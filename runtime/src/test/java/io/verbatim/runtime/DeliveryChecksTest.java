@@ -82,7 +82,7 @@ class DeliveryChecksTest {
         replicateAll();
         ReplicationChecks.Check c = check("exactly once on the fast path", 1);
         assertThat(c.passed()).isFalse();
-        assertThat(c.detail()).contains("a/0 is stored 2 times on b");
+        assertThat(c.detail()).contains("a/0 is stored twice on b");
     }
 
     @Test

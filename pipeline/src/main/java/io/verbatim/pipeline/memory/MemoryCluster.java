@@ -66,6 +66,14 @@ public final class MemoryCluster implements LocalSegments {
     private volatile Layout layout;
     private volatile SendFaults faults = SendFaults.NONE;
     private volatile boolean sessionOrder = true;
+    private volatile boolean deleteConsumed;
+    private final List<AppendListener> appendListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Told of every entry this cluster stores, as it is stored (checks that must not keep the data). */
+    @FunctionalInterface
+    public interface AppendListener {
+        void appended(MemoryCluster cluster, Segment segment, StoredEntry stored);
+    }
 
     /** One topic, {@link #DEFAULT_TOPIC}, of cluster {@code name}. */
     public MemoryCluster(String name, Layout initial, Scheduler scheduler) {
@@ -86,6 +94,34 @@ public final class MemoryCluster implements LocalSegments {
             logs.put(s.id(), log);
         }
         layouts.tryEmitNext(initial);
+    }
+
+    /**
+     * Whether entries every cursor acknowledged are dropped from memory (Pulsar's retention of zero), in
+     * every segment, now and to come. Off by default: tests and checks read what is stored.
+     */
+    public MemoryCluster deleteConsumed(boolean value) {
+        deleteConsumed = value;
+        logs.values().forEach(l -> l.deleteConsumed(value));
+        return this;
+    }
+
+    /** Calls {@code listener} for every entry stored from now on, in storing order, under this cluster's lock. */
+    public reactor.core.Disposable onAppend(AppendListener listener) {
+        appendListeners.add(listener);
+        return () -> appendListeners.remove(listener);
+    }
+
+    private SourcePosition stored(MemorySegmentLog log, Entry entry) {
+        SourcePosition at = log.append(ByteBuffer.wrap(entry.toByteArray()));
+        if (!appendListeners.isEmpty()) {
+            Segment segment = layout.segment(log.segmentId()).orElseThrow();
+            StoredEntry stored = log.entryAt(at.entryId());
+            for (AppendListener l : appendListeners) {
+                l.appended(this, segment, stored != null ? stored : new StoredEntry(at, ByteBuffer.wrap(entry.toByteArray())));
+            }
+        }
+        return at;
     }
 
     public String name() {
@@ -167,7 +203,7 @@ public final class MemoryCluster implements LocalSegments {
         }
         for (Segment s : next.segments().values()) {
             if (!logs.containsKey(s.id()) && s.createdAtEpoch() > layout.epoch()) {
-                MemorySegmentLog log = new MemorySegmentLog(s.id());
+                MemorySegmentLog log = new MemorySegmentLog(s.id()).deleteConsumed(deleteConsumed);
                 for (String peer : peers) {
                     log.openCursor(ReplicatorConfig.cursorName(peer), StartAt.EARLIEST);
                 }
@@ -244,14 +280,14 @@ public final class MemoryCluster implements LocalSegments {
                     .setSequenceId(sequence.getAndIncrement())
                     .setPublishTime(scheduler.now(TimeUnit.MILLISECONDS)).build();
             Entry entry = Entries.batch(md, batch.getValue(), codec);
-            written.add(logs.get(batch.getKey() >>> 16).append(ByteBuffer.wrap(entry.toByteArray())));
+            written.add(stored(logs.get(batch.getKey() >>> 16), entry));
         }
         return written;
     }
 
     /** Appends raw entry bytes to a segment, as a producer that does its own batching would. */
-    public SourcePosition append(long segmentId, Entry entry) {
-        return log(segmentId).append(ByteBuffer.wrap(entry.toByteArray()));
+    public synchronized SourcePosition append(long segmentId, Entry entry) {
+        return stored(log(segmentId), entry);
     }
 
     /** This cluster as a remote that replicators of other clusters write to. */
@@ -353,6 +389,25 @@ public final class MemoryCluster implements LocalSegments {
         return true;
     }
 
+    /**
+     * The sealed segments garbage collection may delete now: no cursor, replication or subscription, has
+     * backlog on them (but for backlog older than {@code messageTtlMs}; 0: no TTL), and every parent is
+     * gone already, so the parent-drain gate, which stops at a deleted segment, never skips an ancestor
+     * still holding backlog.
+     */
+    public List<Long> prunable(long messageTtlMs) {
+        long now = scheduler.now(TimeUnit.MILLISECONDS);
+        List<Long> out = new ArrayList<>();
+        for (Segment s : layout.segments().values()) {
+            MemorySegmentLog log = logs.get(s.id());
+            if (s.isSealed() && s.parentIds().isEmpty() && log != null && log.isSealed()
+                    && !GcGate.held(log, messageTtlMs, now)) {
+                out.add(s.id());
+            }
+        }
+        return out;
+    }
+
     @Override
     public long backlog(long segmentId, String cursorName) {
         MemorySegmentLog log = logs.get(segmentId);
@@ -413,7 +468,7 @@ public final class MemoryCluster implements LocalSegments {
         if (admission instanceof Admission.Duplicate) {
             return ProducerSession.Receipt.DUPLICATE;
         }
-        log.append(ByteBuffer.wrap(entry.toByteArray())); // stored at once, under the lock: nothing arrived meanwhile
+        stored(log, entry); // stored at once, under the lock: nothing arrived meanwhile
         destinations.put(key, admission.next().persisted(position));
         return ProducerSession.Receipt.PERSISTED;
     }

@@ -17,13 +17,24 @@ import reactor.core.publisher.Mono;
 /**
  * One segment's log in memory: committed entries in order, a sealed flag, and durable cursors that
  * outlive any reader. The ledger id is the segment id.
+ *
+ * <p>With {@link #deleteConsumed} on (Pulsar's retention of zero), entries every cursor has acknowledged
+ * are dropped from memory as the slowest cursor moves on, so a log's size is bounded by its backlog;
+ * entry ids keep counting from where they were, and a new cursor at the earliest starts at the oldest
+ * entry kept.
  */
 public final class MemorySegmentLog implements SourceSegmentLog {
+    /** Consumed entries are dropped in runs of at least this many (or half of what is kept). */
+    private static final int TRIM_RUN = 256;
+
     private final long segmentId;
-    private final List<StoredEntry> entries = new ArrayList<>();
+    /** Entry {@code first + i} at index {@code i}. */
+    private final ArrayList<StoredEntry> entries = new ArrayList<>();
     private final Map<String, MemoryCursor> cursors = new ConcurrentHashMap<>();
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    private long first;
     private boolean sealed;
+    private volatile boolean deleteConsumed;
 
     MemorySegmentLog(long segmentId) {
         this.segmentId = segmentId;
@@ -41,7 +52,7 @@ public final class MemorySegmentLog implements SourceSegmentLog {
             if (sealed) {
                 throw new IllegalStateException("segment " + segmentId + " is sealed");
             }
-            stored = new StoredEntry(SourcePosition.of(segmentId, entries.size()), bytes);
+            stored = new StoredEntry(SourcePosition.of(segmentId, first + entries.size()), bytes);
             entries.add(stored);
         }
         changed();
@@ -60,18 +71,50 @@ public final class MemorySegmentLog implements SourceSegmentLog {
         return sealed;
     }
 
-    public synchronized int size() {
-        return entries.size();
+    /** How many entries were ever appended: the next entry's id. */
+    public synchronized long size() {
+        return first + entries.size();
     }
 
-    /** The entry at {@code index}, or null past the end. */
+    /** The entry with id {@code index}, or null past the end (or when it was consumed and dropped). */
     synchronized StoredEntry entryAt(long index) {
-        return index < entries.size() ? entries.get((int) index) : null;
+        long i = index - first;
+        return i >= 0 && i < entries.size() ? entries.get((int) i) : null;
     }
 
-    /** Every committed entry, in order. */
+    /** Every entry still kept, in order (all of them unless consumed entries are deleted). */
     public synchronized List<StoredEntry> entries() {
         return List.copyOf(entries);
+    }
+
+    /** The id of the oldest entry kept. */
+    public synchronized long firstKept() {
+        return first;
+    }
+
+    /** Whether entries every cursor acknowledged are dropped (off: every entry stays, for tests and checks). */
+    public MemorySegmentLog deleteConsumed(boolean value) {
+        deleteConsumed = value;
+        trim();
+        return this;
+    }
+
+    /** Drops what every cursor acknowledged, in runs (so the copy a drop costs is paid rarely). */
+    private void trim() {
+        if (!deleteConsumed || cursors.isEmpty()) {
+            return;
+        }
+        long consumed = Long.MAX_VALUE;
+        for (MemoryCursor c : cursors.values()) {
+            consumed = Math.min(consumed, c.markDeleteEntryId() + 1);
+        }
+        synchronized (this) {
+            int drop = (int) Math.min(entries.size(), consumed - first);
+            if (drop > 0 && (drop >= TRIM_RUN || drop * 2 >= entries.size())) {
+                entries.subList(0, drop).clear();
+                first += drop;
+            }
+        }
     }
 
     @Override
@@ -81,7 +124,8 @@ public final class MemorySegmentLog implements SourceSegmentLog {
 
     /** Opens or creates a cursor at once (a segment's replication cursors exist before any producer). */
     public MemoryCursor openCursor(String name, StartAt startAt) {
-        return cursors.computeIfAbsent(name, n -> new MemoryCursor(this, startAt == StartAt.EARLIEST ? -1 : size() - 1));
+        return cursors.computeIfAbsent(name, n -> new MemoryCursor(this, startAt == StartAt.EARLIEST ? firstKept() - 1
+                : size() - 1));
     }
 
     /** The cursor {@code name}, or null. */
@@ -106,5 +150,6 @@ public final class MemorySegmentLog implements SourceSegmentLog {
         for (Runnable listener : listeners) {
             listener.run();
         }
+        trim();
     }
 }
