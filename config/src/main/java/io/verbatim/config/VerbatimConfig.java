@@ -58,6 +58,11 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                 brokerToken, value, storage);
     }
 
+    public VerbatimConfig withTopics(List<TopicConfig> value) {
+        return new VerbatimConfig(clusters, value, replication, exchange, slowPath, caps, autoScale, metadataLog,
+                brokerToken, rtt, storage);
+    }
+
     public VerbatimConfig withStorage(StorageConfig value) {
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
                 brokerToken, rtt, value);

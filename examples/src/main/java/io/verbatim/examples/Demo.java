@@ -1,13 +1,14 @@
 package io.verbatim.examples;
 
+import io.verbatim.config.TopicConfig;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.ReplicatorMetrics;
-import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.pipeline.memory.ReplicationChecks;
+import io.verbatim.pipeline.memory.ReplicationRecorder;
 import io.verbatim.runtime.ClusterNode;
 import io.verbatim.runtime.DeliveryChecks;
 import io.verbatim.runtime.EmbeddedRuntime;
@@ -15,6 +16,8 @@ import io.verbatim.runtime.Producer;
 import io.verbatim.runtime.Subscription;
 import io.verbatim.runtime.Traffic;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,36 +28,41 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import reactor.core.publisher.Flux;
 
 /**
- * The main job: clusters on loopback replicating one topic in every direction under keyed traffic,
- * while the first cluster splits twice and rebuckets once; then every check, a summary and, on request,
- * a JSON line and an HTML report.
+ * The main job: clusters on loopback replicating several topics in every direction under keyed traffic,
+ * while layouts change: at 25 % of the run two topics split at the same moment on two clusters, at 45 %
+ * the first splits again, at 65 % the second rebuckets; then every check on every topic, a summary and,
+ * on request, a JSON line and an HTML report. Stored data is checked as it is stored, so a run of any
+ * length keeps no message for the checks.
  */
 final class Demo {
+    private static final String[] NAMES = {"orders", "payments", "shipments", "invoices", "returns", "reviews"};
 
     /**
      * What the demo runs with.
      *
      * @param outage how long the last cluster's brokers refuse replication from 75 % of the run on (zero: never)
+     * @param topics how many topics replicate (the configuration's first, then more like it)
      */
     record Options(VerbatimConfig config, Duration duration, int rate, int batch, int keys, long seed,
-            Duration outage) {
+            Duration outage, int topics) {
     }
 
-    /** One second of the run: replication rates summed over every cluster and remote. */
-    record Tick(double atSeconds, double verbatimPerSecond, double rebatchedPerSecond, long produced, long backlog) {
+    /** One second of the run: replication rates summed over every cluster, remote and topic. */
+    record Tick(double atSeconds, double verbatimPerSecond, double rebatchedPerSecond, long produced, long backlog,
+            long heapBytes) {
     }
 
     /** A layout change the demo made, and how long until every cluster held the same layout again. */
     record Change(double atSeconds, String what, long convergedAfterMs) {
     }
 
-    /** Replication out of one origin: entries per path, summed over its remotes. */
+    /** Replication out of one origin: entries per path, summed over its remotes and topics. */
     record Flow(long produced, long verbatimEntries, long rebatchedEntries, long rebatchedParts, long sendFailures) {
     }
 
-    record Result(Options options, String topic, Map<String, Flow> flows, List<Tick> ticks, List<Change> changes,
-            List<ReplicationChecks.Check> checks, double catchUpSeconds, Map<String, String> layouts,
-            Map<String, String> statusPages) {
+    record Result(Options options, List<String> topics, Map<String, Flow> flows, List<Tick> ticks,
+            List<Change> changes, List<ReplicationChecks.Check> checks, double catchUpSeconds,
+            Map<String, Map<String, String>> layouts, Map<String, String> statusPages) {
         boolean passed() {
             return checks.stream().allMatch(ReplicationChecks.Check::passed);
         }
@@ -74,36 +82,58 @@ final class Demo {
         this.progress = progress;
     }
 
+    /** The configuration's topics, and more like its first up to {@code count}. */
+    static VerbatimConfig withTopics(VerbatimConfig config, int count) {
+        List<TopicConfig> topics = new ArrayList<>(config.topics().subList(0, Math.min(count, config.topics().size())));
+        TopicConfig first = config.topics().get(0);
+        String prefix = first.name().contains("/") ? first.name().substring(0, first.name().lastIndexOf('/') + 1) : "";
+        for (int i = topics.size(); i < count; i++) {
+            String name = prefix + (i < NAMES.length ? NAMES[i] : "topic-" + i);
+            if (name.equals(first.name())) {
+                name = prefix + "topic-" + i;
+            }
+            topics.add(new TopicConfig(name, first.initialSegments(), first.bucketBudget()));
+        }
+        return config.withTopics(topics);
+    }
+
     Result run() {
-        VerbatimConfig config = options.config();
-        String topic = config.topics().get(0).name();
-        progress.printf("verbatim demo: %d clusters %s, topic %s, %d msg/s per cluster for %ds%s%n",
-                config.clusters().size(), config.clusters().stream().map(c -> c.name()).toList(), topic,
-                options.rate(), options.duration().toSeconds(),
+        VerbatimConfig config = withTopics(options.config(), options.topics());
+        List<String> topics = config.topics().stream().map(TopicConfig::name).toList();
+        progress.printf("verbatim demo: %d clusters %s, %d topic(s) %s, %d msg/s per cluster for %ds%s%n",
+                config.clusters().size(), config.clusters().stream().map(c -> c.name()).toList(), topics.size(),
+                topics.stream().map(Demo::shortName).toList(), options.rate(), options.duration().toSeconds(),
                 config.rtt().isZero() ? "" : ", simulated round trip " + config.rtt().toMillis() + " ms");
         try (EmbeddedRuntime runtime = EmbeddedRuntime.start(config)) {
             Map<String, String> pages = new LinkedHashMap<>();
             runtime.clusters().forEach((name, node) -> pages.put(name, node.adminUrl() + "/"));
             pages.forEach((name, url) -> progress.printf("  %-10s status page %s  (JSON %sadmin/v2/scalable/status,"
                     + " Prometheus %smetrics)%n", name, url, url, url));
-            Map<String, Producer> producers = new LinkedHashMap<>();
-            Map<String, Subscription> subscriptions = new LinkedHashMap<>();
-            runtime.clusters().forEach((name, node) -> {
-                producers.put(name, node.producer(topic, CompressionType.LZ4));
-                subscriptions.put(name, node.subscribe(topic, "demo-checks", 3, true));
-            });
-            Traffic traffic = new Traffic(producers, options.keys(), 0.02, options.seed());
-            ClusterNode first = runtime.clusters().values().iterator().next();
+            Map<String, ReplicationRecorder> recorders = new LinkedHashMap<>();
+            Map<String, Traffic> traffic = new LinkedHashMap<>();
+            Map<String, Map<String, Subscription>> subscriptions = new LinkedHashMap<>();
+            for (String topic : topics) {
+                recorders.put(topic, runtime.record(topic));
+                Map<String, Producer> producers = new LinkedHashMap<>();
+                Map<String, Subscription> subs = new LinkedHashMap<>();
+                runtime.clusters().forEach((name, node) -> {
+                    producers.put(name, node.producer(topic, CompressionType.LZ4));
+                    subs.put(name, node.subscribe(topic, "demo-checks", 3, true));
+                });
+                traffic.put(topic, new Traffic(producers, options.keys(), 0.02, options.seed() + topics.indexOf(topic)));
+                subscriptions.put(topic, subs);
+            }
+            List<ClusterNode> nodes = List.copyOf(runtime.clusters().values());
             List<Tick> ticks = new ArrayList<>();
             List<Change> changes = new CopyOnWriteArrayList<>();
 
             long startNanos = System.nanoTime();
             long durationNanos = options.duration().toNanos();
-            long[] last = totals(runtime, topic);
+            long[] last = totals(runtime, topics);
             long lastTickNanos = startNanos;
             int step = 0;
             double[] plan = {0.25, 0.45, 0.65};
-            ClusterNode victim = List.copyOf(runtime.clusters().values()).get(runtime.clusters().size() - 1);
+            ClusterNode victim = nodes.get(nodes.size() - 1);
             int outageStep = 0;
             long outageEnds = 0;
             while (true) {
@@ -112,11 +142,13 @@ final class Demo {
                 if (elapsed >= durationNanos) {
                     break;
                 }
-                // Keep every origin on its rate: send what is due, one produce call per batch.
-                long due = (long) (options.rate() * (elapsed / 1e9));
-                for (String origin : producers.keySet()) {
-                    while (traffic.produced(origin) < due) {
-                        traffic.send(origin, options.batch());
+                // Keep every origin on its rate, shared by the topics: send what is due, a produce call per batch.
+                long due = (long) (options.rate() * (elapsed / 1e9) / topics.size());
+                for (Traffic t : traffic.values()) {
+                    for (String origin : runtime.clusters().keySet()) {
+                        while (t.produced(origin) < due) {
+                            t.send(origin, options.batch());
+                        }
                     }
                 }
                 if (!options.outage().isZero() && outageStep == 0 && elapsed >= 0.75 * durationNanos) {
@@ -132,15 +164,15 @@ final class Demo {
                     progress.printf("  t=%4.1fs %s's brokers are back%n", elapsed / 1e9, victim.name());
                 }
                 if (step < plan.length && elapsed >= plan[step] * durationNanos) {
-                    change(runtime, first, topic, step, elapsed / 1e9, changes);
+                    changes(runtime, nodes, topics, step, elapsed / 1e9, changes);
                     step++;
                 }
                 if (now - lastTickNanos >= 1_000_000_000L) {
-                    long[] current = totals(runtime, topic);
+                    long[] current = totals(runtime, topics);
                     double seconds = (now - lastTickNanos) / 1e9;
                     ticks.add(new Tick(elapsed / 1e9, (current[0] - last[0]) / seconds, (current[1] - last[1]) / seconds,
-                            traffic.total(), backlog(runtime, topic)));
-                    printProgress(runtime, topic, ticks.get(ticks.size() - 1), current);
+                            produced(traffic), backlog(runtime, topics), heapAfterGc()));
+                    printProgress(runtime, topics, ticks.get(ticks.size() - 1), current);
                     last = current;
                     lastTickNanos = now;
                 }
@@ -152,47 +184,71 @@ final class Demo {
             }
             long stopped = System.nanoTime();
             progress.printf("traffic stopped after %,d messages; waiting for replication and convergence...%n",
-                    traffic.total());
+                    produced(traffic));
             runtime.awaitQuiet(Duration.ofSeconds(120)).block();
             long quietAt = System.nanoTime();
             double catchUp = (quietAt - stopped) / 1e9;
-            long[] end = totals(runtime, topic);
+            long[] end = totals(runtime, topics);
             double sinceTick = Math.max(0.001, (quietAt - lastTickNanos) / 1e9);
             ticks.add(new Tick((quietAt - startNanos) / 1e9, (end[0] - last[0]) / sinceTick,
-                    (end[1] - last[1]) / sinceTick, traffic.total(), backlog(runtime, topic)));
+                    (end[1] - last[1]) / sinceTick, produced(traffic), backlog(runtime, topics), heapAfterGc()));
 
-            Map<String, MemoryCluster> storage = new LinkedHashMap<>();
-            runtime.clusters().forEach((name, node) -> storage.put(name, node.storage(topic)));
-            List<ReplicationChecks.Check> checks = new ArrayList<>(DeliveryChecks.run(storage, traffic.produced()));
-            subscriptions.forEach((name, s) -> checks.addAll(DeliveryChecks.consumers(name,
-                    s.deliveries().take(Duration.ofMillis(300)).collectList().block())));
-            for (ClusterNode node : runtime.clusters().values()) {
+            List<ReplicationChecks.Check> checks = new ArrayList<>();
+            for (String topic : topics) {
+                String prefix = topics.size() == 1 ? "" : shortName(topic) + ": ";
+                List<ReplicationChecks.Check> of = new ArrayList<>(recorders.get(topic).checks(traffic.get(topic)
+                        .produced()));
+                subscriptions.get(topic).forEach((name, s) -> of.addAll(DeliveryChecks.consumers(name,
+                        s.deliveries().take(Duration.ofMillis(300)).collectList().block())));
+                of.forEach(c -> checks.add(new ReplicationChecks.Check(prefix + c.name(), c.passed(), c.detail())));
+            }
+            for (ClusterNode node : nodes) {
                 checks.add(DeliveryChecks.replicators(node));
             }
             Map<String, Flow> flows = new LinkedHashMap<>();
-            runtime.clusters().forEach((name, node) -> flows.put(name, flow(node, topic, traffic.produced().get(name))));
-            Map<String, String> layouts = new LinkedHashMap<>();
-            runtime.clusters().forEach((name, node) -> layouts.put(name, describe(node.layout(topic))));
-            return new Result(options, topic, flows, ticks, changes, checks, catchUp, layouts, pages);
+            runtime.clusters().forEach((name, node) -> flows.put(name, flow(node, topics, traffic)));
+            Map<String, Map<String, String>> layouts = new LinkedHashMap<>();
+            for (String topic : topics) {
+                Map<String, String> perCluster = new LinkedHashMap<>();
+                runtime.clusters().forEach((name, node) -> perCluster.put(name, describe(node.layout(topic))));
+                layouts.put(topic, perCluster);
+            }
+            return new Result(options, topics, flows, ticks, changes, checks, catchUp, layouts, pages);
         }
     }
 
-    /** The scripted layout changes on the first cluster: split, split, rebucket. */
-    private void change(EmbeddedRuntime runtime, ClusterNode node, String topic, int step, double atSeconds,
+    /**
+     * The scripted layout changes: two topics split at the same moment on two clusters; the first splits
+     * again; the second rebuckets.
+     */
+    private void changes(EmbeddedRuntime runtime, List<ClusterNode> nodes, List<String> topics, int step,
+            double atSeconds, List<Change> changes) {
+        String first = topics.get(0);
+        String second = topics.get(Math.min(1, topics.size() - 1));
+        if (step == 0) {
+            change(runtime, nodes.get(0), first, true, atSeconds, changes);
+            change(runtime, nodes.get(1 % nodes.size()), second, true, atSeconds, changes);
+        } else if (step == 1) {
+            change(runtime, nodes.get(0), first, true, atSeconds, changes);
+        } else {
+            change(runtime, nodes.get(0), second, false, atSeconds, changes);
+        }
+    }
+
+    private void change(EmbeddedRuntime runtime, ClusterNode node, String topic, boolean split, double atSeconds,
             List<Change> changes) {
-        Layout layout = node.layout(topic);
-        List<Segment> active = layout.activeSegments();
+        List<Segment> active = node.layout(topic).activeSegments();
         Outcome outcome;
         String what;
-        if (step < 2) {
+        if (split) {
             Segment widest = active.stream().max((x, y) -> Integer.compare(x.range().size(), y.range().size()))
                     .orElseThrow();
-            what = "split " + widest.descriptor() + " on " + node.name();
+            what = "split " + widest.descriptor() + " of " + shortName(topic) + " on " + node.name();
             outcome = node.split(topic, widest.id()).block();
         } else {
             Segment target = active.get(active.size() - 1);
             int n = Math.min(target.buckets().count() * 2, runtime.config().caps().maxEntryBucketsPerSegment());
-            what = "rebucket " + target.descriptor() + " to N=" + n + " on " + node.name();
+            what = "rebucket " + target.descriptor() + " of " + shortName(topic) + " to N=" + n + " on " + node.name();
             outcome = node.rebucket(topic, target.id(), n).block();
         }
         if (!(outcome instanceof Outcome.Applied)) {
@@ -207,53 +263,94 @@ final class Demo {
                 .subscribe(t -> changes.add(new Change(atSeconds, what, (System.nanoTime() - began) / 1_000_000)));
     }
 
-    private void printProgress(EmbeddedRuntime runtime, String topic, Tick tick, long[] totals) {
-        StringBuilder epochs = new StringBuilder();
-        runtime.clusters().forEach((name, node) -> epochs.append(epochs.length() == 0 ? "" : "/")
-                .append(node.layout(topic).epoch()));
+    private void printProgress(EmbeddedRuntime runtime, List<String> topics, Tick tick, long[] totals) {
+        StringBuilder segments = new StringBuilder();
+        runtime.clusters().forEach((name, node) -> segments.append(segments.length() == 0 ? "" : "/")
+                .append(topics.stream().mapToInt(t -> node.layout(t).activeSegments().size()).sum()));
         double share = totals[0] + totals[1] == 0 ? 0 : 100.0 * totals[0] / (totals[0] + totals[1]);
         progress.printf(Locale.ROOT, "[%5.1fs/%ds] produced %,9d msgs · replicated %,8d entries (%5.1f%% verbatim) · "
-                        + "now %,7.0f verbatim/s %,6.0f re-batched/s · epochs %s · backlog %,d%n",
+                        + "now %,7.0f verbatim/s %,6.0f re-batched/s · segments %s · backlog %,d · heap %,d MB%n",
                 tick.atSeconds(), options.duration().toSeconds(), tick.produced(), totals[0] + totals[1], share,
-                tick.verbatimPerSecond(), tick.rebatchedPerSecond(), epochs, tick.backlog());
+                tick.verbatimPerSecond(), tick.rebatchedPerSecond(), segments, tick.backlog(),
+                tick.heapBytes() >> 20);
+    }
+
+    /**
+     * The heap in use just after the latest garbage collection (what stays, not what waits to be
+     * collected); the heap in use now before the first collection.
+     */
+    static long heapAfterGc() {
+        long latest = -1;
+        long afterGc = 0;
+        for (java.lang.management.GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            if (gc instanceof com.sun.management.GarbageCollectorMXBean sun && sun.getLastGcInfo() != null
+                    && sun.getLastGcInfo().getEndTime() > latest) {
+                latest = sun.getLastGcInfo().getEndTime();
+                afterGc = sun.getLastGcInfo().getMemoryUsageAfterGc().entrySet().stream()
+                        .filter(e -> isHeap(e.getKey())).mapToLong(e -> e.getValue().getUsed()).sum();
+            }
+        }
+        return latest < 0 ? ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() : afterGc;
+    }
+
+    private static boolean isHeap(String pool) {
+        return ManagementFactory.getMemoryPoolMXBeans().stream()
+                .anyMatch(p -> p.getName().equals(pool) && p.getType() == MemoryType.HEAP);
     }
 
     /** {verbatim entries, re-batched entries} replicated so far, every cluster toward every remote. */
-    private static long[] totals(EmbeddedRuntime runtime, String topic) {
+    private static long[] totals(EmbeddedRuntime runtime, List<String> topics) {
         long[] t = new long[2];
         for (ClusterNode node : runtime.clusters().values()) {
-            for (String peer : node.peers()) {
-                ReplicatorMetrics m = node.replication(topic, peer);
-                t[0] += m.verbatimEntries();
-                t[1] += m.rebatchedEntries();
+            for (String topic : topics) {
+                for (String peer : node.peers()) {
+                    ReplicatorMetrics m = node.replication(topic, peer);
+                    t[0] += m.verbatimEntries();
+                    t[1] += m.rebatchedEntries();
+                }
             }
         }
         return t;
     }
 
-    private static long backlog(EmbeddedRuntime runtime, String topic) {
+    private static long produced(Map<String, Traffic> traffic) {
+        return traffic.values().stream().mapToLong(Traffic::total).sum();
+    }
+
+    private static long backlog(EmbeddedRuntime runtime, List<String> topics) {
         long b = 0;
         for (ClusterNode node : runtime.clusters().values()) {
-            for (String peer : node.peers()) {
-                b += node.backlog(topic, peer).values().stream().mapToLong(Long::longValue).sum();
+            for (String topic : topics) {
+                for (String peer : node.peers()) {
+                    b += node.backlog(topic, peer).values().stream().mapToLong(Long::longValue).sum();
+                }
             }
         }
         return b;
     }
 
-    private static Flow flow(ClusterNode node, String topic, long produced) {
+    private static Flow flow(ClusterNode node, List<String> topics, Map<String, Traffic> traffic) {
+        long produced = 0;
         long v = 0;
         long r = 0;
         long parts = 0;
         long failures = 0;
-        for (String peer : node.peers()) {
-            ReplicatorMetrics m = node.replication(topic, peer);
-            v += m.verbatimEntries();
-            r += m.rebatchedEntries();
-            parts += m.rebatchedParts();
-            failures += m.sendFailures();
+        for (String topic : topics) {
+            produced += traffic.get(topic).produced(node.name());
+            for (String peer : node.peers()) {
+                ReplicatorMetrics m = node.replication(topic, peer);
+                v += m.verbatimEntries();
+                r += m.rebatchedEntries();
+                parts += m.rebatchedParts();
+                failures += m.sendFailures();
+            }
         }
         return new Flow(produced, v, r, parts, failures);
+    }
+
+    /** The last part of a topic's name. */
+    static String shortName(String topic) {
+        return topic.substring(topic.lastIndexOf('/') + 1);
     }
 
     static String describe(Layout layout) {

@@ -17,7 +17,7 @@ final class DemoOutput {
 
     static void summary(Demo.Result r, PrintWriter out) {
         out.println();
-        out.println("== summary: " + r.topic());
+        out.println("== summary: " + r.topics().size() + " topic(s) " + r.topics());
         out.printf("%-10s %12s %14s %14s %10s %10s%n", "origin", "produced", "verbatim out", "re-batched out",
                 "parts", "failures");
         r.flows().forEach((origin, f) -> out.printf(Locale.ROOT, "%-10s %,12d %,14d %,14d %,10d %,10d%n", origin,
@@ -28,7 +28,12 @@ final class DemoOutput {
             out.printf(Locale.ROOT, "convergence lag: %-45s every cluster converged after %,d ms%n", c.what(),
                     c.convergedAfterMs());
         }
-        r.layouts().forEach((cluster, layout) -> out.printf("layout on %-10s %s%n", cluster, layout));
+        r.layouts().forEach((topic, perCluster) -> perCluster.forEach((cluster, layout) -> out.printf(
+                "layout of %-10s on %-10s %s%n", Demo.shortName(topic), cluster, layout)));
+        if (!r.ticks().isEmpty()) {
+            out.printf(Locale.ROOT, "heap after GC: %,d MB at the first tick, %,d MB at the end%n",
+                    r.ticks().get(0).heapBytes() >> 20, r.ticks().get(r.ticks().size() - 1).heapBytes() >> 20);
+        }
         out.println();
         out.println("== checks");
         for (ReplicationChecks.Check c : r.checks()) {
@@ -40,7 +45,7 @@ final class DemoOutput {
     static Map<String, Object> json(Demo.Result r) {
         Map<String, Object> j = new LinkedHashMap<>();
         j.put("checks_passed", r.passed());
-        j.put("topic", r.topic());
+        j.put("topics", r.topics());
         j.put("duration_s", r.options().duration().toSeconds());
         j.put("rate_per_cluster", r.options().rate());
         j.put("rtt_ms", r.options().config().rtt().toMillis());
@@ -67,6 +72,9 @@ final class DemoOutput {
         j.put("layout_changes", changes);
         j.put("convergence_lag_ms_max", r.changes().stream().mapToLong(Demo.Change::convergedAfterMs).max().orElse(0));
         j.put("layouts", r.layouts());
+        List<Object> heap = new ArrayList<>();
+        r.ticks().forEach(t -> heap.add(t.heapBytes()));
+        j.put("heap_after_gc_bytes", heap);
         List<Object> checks = new ArrayList<>();
         for (ReplicationChecks.Check c : r.checks()) {
             checks.add(Map.of("name", c.name(), "passed", c.passed(), "detail", c.detail()));
@@ -115,7 +123,7 @@ final class DemoOutput {
                 .append("<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
                         + "td,th{border:1px solid #ccc;padding:4px 8px}.pass{color:#070}.fail{color:#b00}</style>"
                         + "</head><body>\n")
-                .append("<h1>Verbatim demo: ").append(esc(r.topic())).append("</h1>\n")
+                .append("<h1>Verbatim demo: ").append(esc(String.join(", ", r.topics()))).append("</h1>\n")
                 .append(String.format(Locale.ROOT, "<p>%d clusters, %d msg/s per cluster for %d s%s. Verbatim share "
                                 + "of replicated entries: <b id=\"share\">%.2f%%</b>. Checks: <b class=\"%s\">%s</b>.</p>%n",
                         r.flows().size(), r.options().rate(), r.options().duration().toSeconds(),
@@ -137,8 +145,9 @@ final class DemoOutput {
                     c.atSeconds(), esc(c.what()), c.convergedAfterMs()));
         }
         page.append("</table>\n<h2>Final layouts</h2>\n<ul>\n");
-        r.layouts().forEach((cluster, layout) -> page.append("<li>").append(esc(cluster)).append(": ")
-                .append(esc(layout)).append("</li>\n"));
+        r.layouts().forEach((topic, perCluster) -> perCluster.forEach((cluster, layout) -> page.append("<li>")
+                .append(esc(Demo.shortName(topic))).append(" on ").append(esc(cluster)).append(": ")
+                .append(esc(layout)).append("</li>\n")));
         page.append("</ul>\n<h2>Checks</h2>\n<table id=\"checks\">\n");
         for (ReplicationChecks.Check c : r.checks()) {
             page.append("<tr><td class=\"").append(c.passed() ? "pass\">PASS" : "fail\">FAIL").append("</td><td>")

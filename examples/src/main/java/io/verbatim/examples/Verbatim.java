@@ -76,9 +76,9 @@ public final class Verbatim implements Runnable {
     }
 
     @Command(name = "demo", mixinStandardHelpOptions = true,
-            description = "Runs clusters on loopback replicating a topic in every direction while one cluster "
-                    + "splits and rebuckets; prints progress, a summary and the checks. Exit code 1 when a check "
-                    + "fails, 2 when the input is unusable.")
+            description = "Runs clusters on loopback replicating topics in every direction while layouts change "
+                    + "(two topics split at the same moment on two clusters, then a split and a rebucket); prints "
+                    + "progress, a summary and the checks. Exit code 1 when a check fails, 2 when the input is unusable.")
     static final class DemoCommand implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
@@ -91,8 +91,13 @@ public final class Verbatim implements Runnable {
                 description = "how long traffic runs (default ${DEFAULT-VALUE})")
         String duration;
 
-        @Option(names = "--rate", defaultValue = "2000", description = "messages per second per cluster (default ${DEFAULT-VALUE})")
+        @Option(names = "--rate", defaultValue = "2000", description = "messages per second per cluster, shared by "
+                + "the topics (default ${DEFAULT-VALUE})")
         int rate;
+
+        @Option(names = "--topics", defaultValue = "3", description = "how many topics replicate (default "
+                + "${DEFAULT-VALUE}): the configuration's, then more like its first")
+        int topics;
 
         @Option(names = "--batch", defaultValue = "20", description = "messages per produce call (default ${DEFAULT-VALUE})")
         int batch;
@@ -132,13 +137,17 @@ public final class Verbatim implements Runnable {
                 return BAD_INPUT;
             }
             Duration d = durationOf("--duration", duration);
-            if (rate < 1 || batch < 1 || keys < 1) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--rate, --batch and --keys must be at least 1");
+            if (rate < 1 || batch < 1 || keys < 1 || topics < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--rate, --batch, --keys and --topics must be at least 1");
+            }
+            if (topics > 1000) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--topics " + topics + " is above 1000");
             }
             // With --json, stdout carries only the JSON line: people's output goes to stderr.
             PrintWriter progress = json ? spec.commandLine().getErr() : out;
             Duration down = outage == null ? Duration.ZERO : durationOf("--outage", outage);
-            Demo.Result result = new Demo(new Demo.Options(base, d, rate, batch, keys, seed, down), progress).run();
+            Demo.Result result = new Demo(new Demo.Options(base, d, rate, batch, keys, seed, down, topics), progress).run();
             PrintWriter summaryTo = progress;
             DemoOutput.summary(result, summaryTo);
             if (report != null) {

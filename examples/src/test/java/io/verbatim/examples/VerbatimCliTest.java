@@ -154,7 +154,9 @@ class VerbatimCliTest {
         assertThat(json.path("produced").path("us-east").asLong()).isGreaterThan(1_000);
         assertThat(json.path("replicated").path("eu-west").path("verbatim_entries").asLong()).isPositive();
         assertThat(json.path("verbatim_share").asDouble()).isGreaterThan(0.5);
-        assertThat(json.path("layout_changes").size()).isEqualTo(3);
+        assertThat(json.path("layout_changes").size()).isEqualTo(4);
+        assertThat(json.path("topics").size()).isEqualTo(3);
+        assertThat(json.path("checks").toString()).contains("payments: every message on every cluster");
         assertThat(json.path("outage_ms").asLong()).isEqualTo(500);
         assertThat(r.err()).contains("ap-south's brokers go down for 500 ms").contains("ap-south's brokers are back");
         assertThat(json.path("checks").size()).isGreaterThanOrEqualTo(8);
