@@ -50,8 +50,8 @@ public final class Subscription implements Disposable {
     private final Disposable.Composite running = Disposables.composite();
     private static final Logger LOG = Loggers.getLogger(Subscription.class);
 
-    /** @param recording whether {@link #deliveries} replays every delivery from the start */
     /**
+     * @param recording whether {@link #deliveries} replays every delivery from the start
      * @param dispatch where entries are opened and dispatched (not the thread that appended them, which may
      *        be a network event loop)
      */
