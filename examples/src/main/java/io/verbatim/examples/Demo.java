@@ -90,7 +90,11 @@ final class Demo {
             Map<String, Subscription> subscriptions = new LinkedHashMap<>();
             runtime.clusters().forEach((name, node) -> {
                 producers.put(name, node.producer(topic, CompressionType.LZ4));
-                subscriptions.put(name, node.subscribe(topic, "demo-checks", 3, true));
+                Subscription s = node.subscribe(topic, "demo-checks", 3, true);
+                // Its consumers read as they would in an application: one nobody reads holds dispatch back
+                // once its queue (subscriptions.receiverQueueSize) is full.
+                Flux.range(0, s.consumers()).flatMap(s::consumer, s.consumers()).subscribe();
+                subscriptions.put(name, s);
             });
             Traffic traffic = new Traffic(producers, options.keys(), 0.02, options.seed());
             ClusterNode first = runtime.clusters().values().iterator().next();
