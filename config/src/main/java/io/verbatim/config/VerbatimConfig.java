@@ -31,6 +31,7 @@ import java.util.function.Supplier;
  * {@link #parse}/{@link #load}, which validate the whole file before returning and name the key, the
  * value and what was expected when something is wrong; an unknown key is an error, never ignored.
  *
+ * @param subscriptions how PIP-486 subscriptions dispatch (each consumer's bounded queue)
  * @param brokerToken the bearer token of the broker role: what brokers present to each other's exchange and
  *        ingest endpoints
  * @param rtt a simulated network round trip added to replication traffic between clusters (0: none)
@@ -38,7 +39,8 @@ import java.util.function.Supplier;
  */
 public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> topics, ReplicationConfig replication,
         ExchangeConfig exchange, BudgetConfig slowPath, Caps caps, AutoScaleConfig autoScale,
-        MetadataLogConfig metadataLog, String brokerToken, Duration rtt, StorageConfig storage) {
+        MetadataLogConfig metadataLog, SubscriptionConfig subscriptions, String brokerToken, Duration rtt,
+        StorageConfig storage) {
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
@@ -55,17 +57,17 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
 
     public VerbatimConfig withRtt(Duration value) {
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                brokerToken, value, storage);
+                subscriptions, brokerToken, value, storage);
     }
 
     public VerbatimConfig withTopics(List<TopicConfig> value) {
         return new VerbatimConfig(clusters, value, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                brokerToken, rtt, storage);
+                subscriptions, brokerToken, rtt, storage);
     }
 
     public VerbatimConfig withStorage(StorageConfig value) {
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                brokerToken, rtt, value);
+                subscriptions, brokerToken, rtt, value);
     }
 
     public static VerbatimConfig load(Path file) {
@@ -123,6 +125,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         BudgetConfig slowPath = slowPath(root.section("slowPath"));
         AutoScaleConfig autoScale = autoScale(root.section("autoScale"));
         MetadataLogConfig metadataLog = metadataLog(root.section("metadataLog"));
+        SubscriptionConfig subscriptions = subscriptions(root.section("subscriptions"));
         Section security = root.section("security");
         String token = security.requiredString("brokerToken",
                 "the bearer token of the broker role, or env:NAME to read it from the environment");
@@ -141,7 +144,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         StorageConfig storage = storage(root.section("storage"));
         root.done();
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                token, rtt, storage);
+                subscriptions, token, rtt, storage);
     }
 
     private static ClusterConfig cluster(Section s) {
@@ -267,6 +270,13 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         Duration reassign = s.duration("reassignmentInterval", d.reassignmentInterval(), Duration.ofMillis(1));
         s.done();
         return new MetadataLogConfig(enabled, perFollower, lag, reassign);
+    }
+
+    private static SubscriptionConfig subscriptions(Section s) {
+        int queue = s.integer("receiverQueueSize", SubscriptionConfig.DEFAULT_RECEIVER_QUEUE_SIZE, 1,
+                SubscriptionConfig.MAX_RECEIVER_QUEUE_SIZE);
+        s.done();
+        return build(s, () -> new SubscriptionConfig(queue));
     }
 
     /** Runs a record's own validation, naming the section when it refuses. */

@@ -51,6 +51,7 @@ class VerbatimConfigTest {
         assertThat(c.caps().maxEntryBucketsPerSegment()).isEqualTo(1024);
         assertThat(c.autoScale().enabled()).isFalse();
         assertThat(c.metadataLog()).isEqualTo(MetadataLogConfig.defaults());
+        assertThat(c.subscriptions().receiverQueueSize()).isEqualTo(1000);
         assertThat(c.brokerToken()).isEqualTo("demo-broker-token");
     }
 
@@ -59,6 +60,7 @@ class VerbatimConfigTest {
         VerbatimConfig c = VerbatimConfig.parse(BASE);
         assertThat(c.autoScale()).isEqualTo(AutoScaleConfig.pulsarDefaults());
         assertThat(c.replication()).isEqualTo(ReplicationConfig.defaults());
+        assertThat(c.subscriptions()).isEqualTo(SubscriptionConfig.defaults());
         assertThat(c.topics()).hasSize(1);
         assertThat(c.rtt()).isZero();
     }
@@ -82,6 +84,11 @@ class VerbatimConfigTest {
         "autoScale: {maxDagDepth: 0}|autoScale.maxDagDepth: 0 is out of range|[1, 65536]",
         "autoScale: {enabled: maybe}|autoScale.enabled: 'maybe' is not a boolean|true or false",
         "metadataLog: {maxListenersPerFollower: -2}|metadataLog.maxListenersPerFollower: -2 is out of range|[1, 1024]",
+        "subscriptions: {receiverQueueSize: 0}|subscriptions.receiverQueueSize: 0 is out of range|[1, 1000000]",
+        "subscriptions: {receiverQueueSize: -5}|subscriptions.receiverQueueSize: -5 is out of range|[1, 1000000]",
+        "subscriptions: {receiverQueueSize: 2000000000}|subscriptions.receiverQueueSize: 2000000000 is out of range|[1, 1000000]",
+        "subscriptions: {receiverQueueSize: lots}|subscriptions.receiverQueueSize: 'lots' is not a whole number|[1, 1000000]",
+        "subscriptions: {receiverQueue: 10}|subscriptions.receiverQueue: is not a known key|receiverQueueSize",
         "topics: [{name: t, initialSegments: 100}]|topics[0].initialSegments: 100 is out of range|[1, 64]",
         "network: {rtt: -5ms}|network.rtt: '-5ms' is not a duration|30s",
         "colour: blue|colour: is not a known key|clusters",
@@ -89,6 +96,18 @@ class VerbatimConfigTest {
     void badValuesAreRefusedNamingKeyValueAndExpectation(String extra, String named, String expected) {
         assertThatThrownBy(() -> VerbatimConfig.parse(BASE + extra)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining(named).hasMessageContaining(expected);
+    }
+
+    /** What a subscription opened with its own value is checked by: the same range, the same words. */
+    @Test
+    void aReceiverQueueSizeOutOfRangeIsRefusedByTheRecordNamingKeyValueAndRange() {
+        for (int bad : new int[] {0, -1, SubscriptionConfig.MAX_RECEIVER_QUEUE_SIZE + 1, Integer.MAX_VALUE}) {
+            assertThatThrownBy(() -> SubscriptionConfig.defaults().withReceiverQueueSize(bad))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("receiverQueueSize: " + bad + " is out of range (expected an integer within "
+                            + "[1, 1000000]: the entries one consumer's queue holds)");
+        }
+        assertThat(SubscriptionConfig.defaults().withReceiverQueueSize(1).receiverQueueSize()).isEqualTo(1);
     }
 
     @Test

@@ -118,7 +118,11 @@ final class Demo {
                 Map<String, Subscription> subs = new LinkedHashMap<>();
                 runtime.clusters().forEach((name, node) -> {
                     producers.put(name, node.producer(topic, CompressionType.LZ4));
-                    subs.put(name, node.subscribe(topic, "demo-checks", 3, true));
+                    Subscription s = node.subscribe(topic, "demo-checks", 3, true);
+                    // Its consumers read as they would in an application: one nobody reads holds dispatch back
+                    // once its queue (subscriptions.receiverQueueSize) is full.
+                    Flux.range(0, s.consumers()).flatMap(s::consumer, s.consumers()).subscribe();
+                    subs.put(name, s);
                 });
                 traffic.put(topic, new Traffic(producers, options.keys(), 0.02, options.seed() + topics.indexOf(topic)));
                 subscriptions.put(topic, subs);

@@ -113,7 +113,7 @@ public final class Verbatim implements Runnable {
         String rtt;
 
         @Option(names = "--outage", paramLabel = "TIME",
-                description = "take the last cluster's brokers down for this long at 75% of the run, e.g. 2s")
+                description = "take the last cluster's brokers down for this long at 75%% of the run, e.g. 2s")
         String outage;
 
         @Option(names = "--json", description = "print one JSON object with the figures and checks as the last line")

@@ -14,8 +14,11 @@ import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
 import io.verbatim.runtime.EmbeddedRuntime;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,6 +44,25 @@ class VerbatimCliTest {
         StringWriter err = new StringWriter();
         int code = Verbatim.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
         return new Run(code, out.toString(), err.toString());
+    }
+
+    /** Picocli formats descriptions with {@code String.format}: a bare {@code %} is warned about on System.err. */
+    @Test
+    void everyCommandsHelpPrintsWithoutPicocliWarnings() {
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
+        try {
+            for (String command : List.of("demo", "hash", "inspect", "layout", "status", "admin")) {
+                Run r = run(command, "--help");
+                assertThat(r.code()).as(command).isZero();
+                assertThat(r.out()).as(command).startsWith("Usage: verbatim " + command);
+            }
+            assertThat(run("demo", "--help").out()).contains("at 75% of the run");
+        } finally {
+            System.setErr(stderr);
+        }
+        assertThat(warnings.toString(StandardCharsets.UTF_8)).isEmpty();
     }
 
     @Test

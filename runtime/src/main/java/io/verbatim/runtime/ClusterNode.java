@@ -268,7 +268,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** A PIP-486 subscription of {@code consumers} consumers, reading every segment from its start. */
     public Subscription subscribe(String topic, String subscription, int consumers) {
-        return subscribe(topic, subscription, consumers, false);
+        return subscription(topic, subscription).consumers(consumers).subscribe();
     }
 
     /**
@@ -276,8 +276,37 @@ public final class ClusterNode implements AutoCloseable {
      *        (checks and tests)
      */
     public Subscription subscribe(String topic, String subscription, int consumers, boolean recording) {
-        Subscription s = new Subscription(storage(topic), subscription, consumers, load.get(topic), recording, cpu);
-        subscriptions.computeIfAbsent(topic, t -> new CopyOnWriteArrayList<>()).add(s);
+        return subscription(topic, subscription).consumers(consumers).recording(recording).subscribe();
+    }
+
+    /**
+     * A PIP-486 subscription to set up, then open with {@link Subscription.Builder#subscribe()}: its consumers,
+     * its receiver queue size (the configuration's {@code subscriptions.receiverQueueSize} unless set),
+     * recording, a listener of every delivery. It reads every segment from its start; its queue depths and
+     * backlog are in {@link #registry()}. One open subscription per name and topic.
+     */
+    public Subscription.Builder subscription(String topic, String subscription) {
+        storage(topic); // an unknown topic is refused here
+        return new Subscription.Builder(subscription, config.subscriptions(), options -> open(topic, options));
+    }
+
+    private Subscription open(String topic, Subscription.Builder options) {
+        List<Subscription> open = subscriptions.computeIfAbsent(topic, t -> new CopyOnWriteArrayList<>());
+        Subscription s;
+        synchronized (open) {
+            if (open.stream().anyMatch(o -> o.name().equals(options.name()) && !o.isDisposed())) {
+                throw new IllegalStateException("subscription '" + options.name() + "' of topic " + topic
+                        + " is open already on cluster " + name() + " (one per name: they would share a cursor)");
+            }
+            s = new Subscription(storage(topic), load.get(topic), cpu, options);
+            open.add(s);
+        }
+        SubscriptionMetricsBinder metrics = new SubscriptionMetricsBinder(s, Tags.of("topic", topic));
+        metrics.bindTo(registry);
+        s.onDispose(() -> {
+            metrics.unbindFrom(registry);
+            open.remove(s);
+        });
         running.add(s);
         return s;
     }

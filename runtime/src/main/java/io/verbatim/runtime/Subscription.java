@@ -1,5 +1,6 @@
 package io.verbatim.runtime;
 
+import io.verbatim.config.SubscriptionConfig;
 import io.verbatim.model.EntryFacts;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
@@ -14,9 +15,13 @@ import io.verbatim.pipeline.memory.MemoryCursor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
@@ -28,47 +33,78 @@ import reactor.util.Loggers;
  * to the consumer that owns its bucket in its segment ({@link #consumerOf}, PIP-486's selector), so a
  * key stays with one consumer while its segment lives. A segment is read only after every parent is
  * drained for this subscription, so a key's messages are delivered in order across splits and merges.
+ * Opened by {@link ClusterNode#subscription} (or its {@code subscribe} shortcuts).
  *
- * <p>Each consumer's deliveries wait in its own queue until it reads them ({@link #consumer}, one reader
- * per consumer): memory grows with the consumer's lag, as there is no flow control back to the cursors
- * yet. A recording subscription also keeps every delivery in dispatch order for {@link #deliveries} (for
- * checks and tests; it keeps everything).
+ * <p><b>Flow control.</b> Each consumer has a receiver queue of at most {@link #receiverQueueSize()}
+ * entries (Pulsar's {@code receiverQueueSize}: {@code subscriptions.receiverQueueSize} in the
+ * configuration, {@link Builder#receiverQueueSize} for one subscription). A segment is read one entry at
+ * a time: the entry goes into its consumer's queue, then the segment's cursor is acknowledged past it,
+ * then the next entry is read. While the consumer that owns a segment's next entry has a full queue, that
+ * segment stops there (its cursor is neither read nor acknowledged further; {@link #backlog()} counts what
+ * waits) and it resumes as the consumer's requests make room. Other segments go on feeding their
+ * consumers; the stalled segment's later entries wait behind it even when another consumer owns them,
+ * and so do its children, until it is drained: that keeps each key in order. Memory held for consumers
+ * is bounded by {@code k × receiverQueueSize} entries.
+ *
+ * <p><b>Consuming.</b> {@link #consumer(int)} is what one consumer receives, in dispatch order, as it
+ * requests. One reader at a time per consumer; a reader that cancels leaves what it had not received for
+ * the next reader. A consumer nobody reads holds its segments back once its queue is full, so a
+ * subscription kept for checks reads its consumers too.
+ *
+ * <p><b>Watching every delivery.</b> Two ways see each entry as it is dispatched, in dispatch order:
+ * <ul>
+ * <li>a listener, {@link Builder#onDispatch}, set before the subscription reads anything: called once per
+ *     delivery as it enters its consumer's queue (before the cursor is acknowledged), one call at a time, on
+ *     the dispatch scheduler. It keeps nothing and misses nothing, and it is bounded by the same flow
+ *     control: it is on the dispatch path, so a slow listener slows dispatch. It must not block or throw
+ *     (an exception stops reading the segment of that entry, logged as an error). What streaming checks
+ *     of a long run use.
+ * <li>{@link #deliveries()} of a recording subscription ({@link Builder#recording}): every delivery from
+ *     the start, to each subscriber, kept for the subscription's life; for tests and short runs. Without
+ *     recording it shows deliveries from the moment of subscribing, dropping what a slow subscriber cannot
+ *     take.
+ * </ul>
+ * Metrics per subscription ({@link SubscriptionMetricsBinder}): each consumer's queue depth and the
+ * cursors' backlog.
  */
 public final class Subscription implements Disposable {
     /** One entry delivered to one consumer. */
     public record Delivery(int consumer, long segmentId, int bucket, SourcePosition position, List<Message> messages) {
     }
 
-    private final MemoryCluster storage;
-    private final String name;
-    private final int consumers;
-    private final LoadTracker load;
-    private final Scheduler dispatch;
-    private final List<Sinks.Many<Delivery>> sinks = new ArrayList<>();
-    private final Sinks.Many<Delivery> all;
-    private final Map<Long, Disposable> readers = new ConcurrentHashMap<>();
-    private final Disposable.Composite running = Disposables.composite();
+    /** An entry parsed and assigned, waiting for room in its consumer's queue. */
+    private record Opened(Delivery delivery, long bytes) {
+    }
+
     private static final Logger LOG = Loggers.getLogger(Subscription.class);
 
-    /** @param recording whether {@link #deliveries} replays every delivery from the start */
+    private final MemoryCluster storage;
+    private final String name;
+    private final int receiverQueueSize;
+    private final LoadTracker load;
+    private final Scheduler dispatch;
+    private final List<ReceiverQueue> queues = new ArrayList<>();
+    private final Sinks.Many<Delivery> all;
+    private final Consumer<Delivery> onDispatch;
+    private final Map<Long, SegmentReader> readers = new ConcurrentHashMap<>();
+    private final Disposable.Composite running = Disposables.composite();
+
     /**
      * @param dispatch where entries are opened and dispatched (not the thread that appended them, which may
      *        be a network event loop)
+     * @param options the consumers, the receiver queue size, recording and the listener
      */
-    Subscription(MemoryCluster storage, String name, int consumers, LoadTracker load, boolean recording,
-            Scheduler dispatch) {
-        if (consumers < 1) {
-            throw new IllegalArgumentException("a subscription needs at least one consumer, not " + consumers);
-        }
+    Subscription(MemoryCluster storage, LoadTracker load, Scheduler dispatch, Builder options) {
         this.storage = storage;
-        this.name = name;
-        this.consumers = consumers;
+        this.name = options.name;
+        this.receiverQueueSize = options.config.receiverQueueSize();
         this.load = load;
         this.dispatch = dispatch;
-        for (int i = 0; i < consumers; i++) {
-            sinks.add(Sinks.many().unicast().onBackpressureBuffer());
+        this.onDispatch = options.onDispatch;
+        for (int i = 0; i < options.consumers; i++) {
+            queues.add(new ReceiverQueue("consumer " + i + " of subscription '" + name + "'", receiverQueueSize));
         }
-        this.all = recording ? Sinks.many().replay().all() : Sinks.many().multicast().directBestEffort();
+        this.all = options.recording ? Sinks.many().replay().all() : Sinks.many().multicast().directBestEffort();
         running.add(storage.layouts().subscribe(this::readNewSegments));
     }
 
@@ -77,12 +113,34 @@ public final class Subscription implements Disposable {
     }
 
     public int consumers() {
-        return consumers;
+        return queues.size();
     }
 
-    /** What consumer {@code index} receives, in delivery order, from the start; one reader per consumer. */
+    /** The most entries one consumer's queue holds. */
+    public int receiverQueueSize() {
+        return receiverQueueSize;
+    }
+
+    /**
+     * What consumer {@code index} receives, in dispatch order, as it requests: first what waits in its queue.
+     * One reader at a time (a second one gets an error); after a reader cancels, the next one goes on.
+     */
     public Flux<Delivery> consumer(int index) {
-        return sinks.get(index).asFlux();
+        return queue(index).flux();
+    }
+
+    /** Entries waiting in consumer {@code index}'s queue: dispatched, not yet received. */
+    public int queueDepth(int index) {
+        return queue(index).depth();
+    }
+
+    /** Entries this subscription's cursors have not handed to a consumer yet, over every segment held. */
+    public long backlog() {
+        long sum = 0;
+        for (Segment s : storage.layout().segments().values()) {
+            sum += storage.backlog(s.id(), name);
+        }
+        return sum;
     }
 
     /**
@@ -93,39 +151,56 @@ public final class Subscription implements Disposable {
         return all.asFlux();
     }
 
+    private ReceiverQueue queue(int index) {
+        if (index < 0 || index >= queues.size()) {
+            throw new IllegalArgumentException("subscription '" + name + "' has consumers 0.." + (queues.size() - 1)
+                    + ", not " + index);
+        }
+        return queues.get(index);
+    }
+
     private synchronized void readNewSegments(Layout layout) {
         for (Segment s : layout.segments().values()) {
             if (readers.containsKey(s.id()) || running.isDisposed()) {
                 continue;
             }
             MemoryCursor cursor = storage.log(s.id()).openCursor(name, StartAt.EARLIEST);
-            // Parents first: a segment is read once every parent is sealed and read to its end.
-            Disposable reader = Flux.fromIterable(s.parentIds()).flatMap(p -> storage.drainGate().drained(p, name))
-                    .thenMany(Flux.defer(cursor::read)).publishOn(dispatch)
-                    .subscribe(stored -> deliver(s, cursor, stored),
-                            e -> LOG.error("{}: subscription {} stopped reading segment {}: {}", storage.name(), name,
-                                    s.descriptor(), e.toString()));
+            SegmentReader reader = new SegmentReader(s, cursor);
             readers.put(s.id(), reader);
             running.add(reader);
+            // Parents first: a segment is read once every parent is sealed and read to its end.
+            Flux.fromIterable(s.parentIds()).flatMap(p -> storage.drainGate().drained(p, name))
+                    .thenMany(Flux.defer(cursor::read)).subscribe(reader);
         }
     }
 
-    private void deliver(Segment segment, MemoryCursor cursor, StoredEntry stored) {
+    private Opened open(Segment segment, StoredEntry stored) {
         Entry entry = Entry.parse(stored.bytes());
         EntryFacts facts = entry.facts();
         // Only the stamp's minimum is consulted (Pulsar's sticky hash); an unstamped entry goes by its key.
         int hashB = facts.isStamped() ? facts.stamp().hashMin()
                 : facts.outerKey() == null ? 0 : facts.outerKey().hashB();
         int bucket = segment.buckets().bucketOf(hashB);
-        int consumer = consumerOf(bucket, segment.buckets().count(), consumers);
-        List<Message> messages = Entries.messages(entry);
-        load.dispatched(segment.id(), messages.size(), entry.payload().remaining());
+        int consumer = consumerOf(bucket, segment.buckets().count(), queues.size());
+        return new Opened(new Delivery(consumer, segment.id(), bucket, stored.position(), Entries.messages(entry)),
+                entry.payload().remaining());
+    }
+
+    /**
+     * Puts {@code d} into its consumer's queue and shows it to the watchers, in one step so that they see
+     * the queues' order; or, the queue being full, leaves {@code onRoom} with it and refuses.
+     */
+    private boolean handOver(Delivery d, Runnable onRoom) {
+        ReceiverQueue queue = queues.get(d.consumer());
         synchronized (this) {
-            Delivery d = new Delivery(consumer, segment.id(), bucket, stored.position(), messages);
-            sinks.get(consumer).tryEmitNext(d);
+            if (!queue.offer(d, onRoom)) {
+                return false;
+            }
             all.tryEmitNext(d);
+            onDispatch.accept(d);
         }
-        cursor.acknowledge(stored.position()).subscribe(); // synchronous in memory
+        queue.drain(); // outside the lock: the reader's code runs here
+        return true;
     }
 
     /**
@@ -138,15 +213,152 @@ public final class Subscription implements Disposable {
         return (int) ((numerator + buckets - 1) / buckets) - 1;
     }
 
+    /** Runs {@code action} when the subscription is disposed (at once if it is already). */
+    void onDispose(Disposable action) {
+        running.add(action);
+    }
+
     @Override
     public void dispose() {
         running.dispose();
-        sinks.forEach(Sinks.Many::tryEmitComplete);
-        all.tryEmitComplete();
+        queues.forEach(ReceiverQueue::close);
+        synchronized (this) {
+            all.tryEmitComplete();
+        }
     }
 
     @Override
     public boolean isDisposed() {
         return running.isDisposed();
+    }
+
+    /**
+     * Reads one segment's cursor for this subscription, one entry at a time: the next entry is requested
+     * only once the last one is in its consumer's queue and acknowledged, so a full queue holds the cursor
+     * where it is. At most one step of a segment is pending on the dispatch scheduler at a time.
+     */
+    private final class SegmentReader extends BaseSubscriber<StoredEntry> {
+        private final Segment segment;
+        private final MemoryCursor cursor;
+        private volatile boolean stopped;
+
+        SegmentReader(Segment segment, MemoryCursor cursor) {
+            this.segment = segment;
+            this.cursor = cursor;
+        }
+
+        @Override
+        protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+            s.request(1);
+        }
+
+        @Override
+        protected void hookOnNext(StoredEntry stored) {
+            dispatch.schedule(() -> step(() -> handOver(open(segment, stored))));
+        }
+
+        private void handOver(Opened o) {
+            if (stopped) {
+                return;
+            }
+            if (!Subscription.this.handOver(o.delivery(), () -> dispatch.schedule(() -> step(() -> handOver(o))))) {
+                return; // tried again once the consumer made room
+            }
+            load.dispatched(segment.id(), o.delivery().messages().size(), o.bytes());
+            cursor.acknowledge(o.delivery().position()).subscribe(); // synchronous in memory
+            request(1);
+        }
+
+        private void step(Runnable step) {
+            try {
+                step.run();
+            } catch (RuntimeException e) {
+                LOG.error("{}: subscription {} stopped reading segment {}: {}", storage.name(), name,
+                        segment.descriptor(), e.toString());
+                dispose();
+            }
+        }
+
+        @Override
+        protected void hookOnCancel() {
+            stopped = true; // a step already scheduled does nothing; completion alone lets the last one finish
+        }
+
+        @Override
+        protected void hookOnError(Throwable e) {
+            LOG.error("{}: subscription {} stopped reading segment {}: {}", storage.name(), name,
+                    segment.descriptor(), e.toString());
+        }
+    }
+
+    /**
+     * A subscription to be opened, from {@link ClusterNode#subscription}: one consumer, not recording, no
+     * listener and the configuration's receiver queue size unless set. Each setter checks its value at once.
+     *
+     * <pre>{@code
+     * Subscription billing = node.subscription(topic, "billing").consumers(3).receiverQueueSize(100)
+     *         .onDispatch(checks::accept).subscribe();
+     * }</pre>
+     */
+    public static final class Builder {
+        private final String name;
+        private final Function<Builder, Subscription> open;
+        private SubscriptionConfig config;
+        private int consumers = 1;
+        private boolean recording;
+        private Consumer<Delivery> onDispatch = d -> { };
+
+        Builder(String name, SubscriptionConfig defaults, Function<Builder, Subscription> open) {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("a subscription needs a name, not '" + name + "'");
+            }
+            this.name = name;
+            this.config = defaults;
+            this.open = open;
+        }
+
+        String name() {
+            return name;
+        }
+
+        /** PIP-486's {@code k}: how many consumers share the entries, by bucket. */
+        public Builder consumers(int value) {
+            if (value < 1) {
+                throw new IllegalArgumentException("subscription '" + name + "': consumers: " + value
+                        + " is out of range (expected at least one consumer)");
+            }
+            consumers = value;
+            return this;
+        }
+
+        /** The most entries each consumer's queue holds, within [1, 1000000]. */
+        public Builder receiverQueueSize(int entries) {
+            try {
+                config = config.withReceiverQueueSize(entries);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("subscription '" + name + "': " + e.getMessage(), e);
+            }
+            return this;
+        }
+
+        /** Whether {@link Subscription#deliveries()} keeps and replays every delivery (tests, short runs). */
+        public Builder recording(boolean value) {
+            recording = value;
+            return this;
+        }
+
+        /**
+         * Called with every delivery as it enters its consumer's queue, in dispatch order, one call at a
+         * time on the dispatch scheduler, from the first entry on; must be quick, must not block or throw.
+         */
+        public Builder onDispatch(Consumer<Delivery> listener) {
+            onDispatch = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /** Opens the subscription: from now on its consumers' queues fill. */
+        public Subscription subscribe() {
+            return open.apply(this);
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.verbatim.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Outcome;
@@ -63,7 +64,7 @@ class EmbeddedRuntimeTest {
         Map<String, Producer> producers = new LinkedHashMap<>();
         runtime.clusters().forEach((name, node) -> {
             producers.put(name, node.producer(TOPIC, CompressionType.LZ4));
-            subscriptions.put(name, node.subscribe(TOPIC, "checks", 3, true));
+            subscriptions.put(name, reading(node.subscribe(TOPIC, "checks", 3, true)));
         });
         Traffic traffic = new Traffic(producers, 300, 0.05, 42);
         ClusterNode a = runtime.cluster("a");
@@ -132,8 +133,8 @@ class EmbeddedRuntimeTest {
         ClusterNode a = runtime.cluster("a");
         ClusterNode b = runtime.cluster("b");
         ReplicationRecorder recorder = runtime.record("t");
-        Map<String, Subscription> subscriptions = Map.of("a", a.subscribe("t", "checks", 2, true), "b",
-                b.subscribe("t", "checks", 2, true));
+        Map<String, Subscription> subscriptions = Map.of("a", reading(a.subscribe("t", "checks", 2, true)), "b",
+                reading(b.subscribe("t", "checks", 2, true)));
         Traffic traffic = new Traffic(Map.of("a", a.producer("t", CompressionType.LZ4), "b",
                 b.producer("t", CompressionType.LZ4)), 100, 0, 11);
         // Hot until both clusters split, then quiet: the halves go cold, each cluster marks the boundary,
@@ -159,6 +160,12 @@ class EmbeddedRuntimeTest {
         assertThat(checks).allSatisfy(c -> assertThat(c.passed()).as(c.name() + ": " + c.detail()).isTrue());
     }
 
+    /** Its consumers read as fast as they can: a consumer nobody reads holds dispatch back once its queue is full. */
+    static Subscription reading(Subscription s) {
+        Flux.range(0, s.consumers()).flatMap(s::consumer, s.consumers()).subscribe();
+        return s;
+    }
+
     private long failuresInto(String cluster) {
         return runtime.clusters().values().stream().filter(n -> !n.name().equals(cluster))
                 .mapToLong(n -> n.replication(TOPIC, cluster).sendFailures()).sum();
@@ -178,6 +185,7 @@ class EmbeddedRuntimeTest {
                   split: {msgRateIn: 300}
                   merge: {msgRateIn: 1}
                 caps: {maxSegments: 2}
+                subscriptions: {receiverQueueSize: 5}
                 security: {brokerToken: policy-token}
                 """));
         ClusterNode a = runtime.cluster("a");
@@ -190,6 +198,15 @@ class EmbeddedRuntimeTest {
         decisions.addAll(runtime.cluster("b").policyDecisions());
         assertThat(decisions).anyMatch(d -> d.contains("Split[segmentId=0, reason=msgRateIn]"));
         assertThat(runtime.cluster("b").layout("t").activeSegments()).hasSize(2);
+        // Subscribed once split (more consumers than segments would have split for that reason). Nobody reads
+        // "stalled": its consumer's queue fills to the configured 5 and the rest waits in its cursors.
+        Subscription stalled = a.subscribe("t", "stalled", 1);
+        Subscription small = a.subscription("t", "small").consumers(2).receiverQueueSize(2).subscribe();
+        assertThat(stalled.receiverQueueSize()).isEqualTo(5);
+        assertThat(small.receiverQueueSize()).isEqualTo(2);
+        assertThatThrownBy(() -> a.subscribe("t", "stalled", 1)).hasMessageContaining("subscription 'stalled' of "
+                + "topic t is open already on cluster a");
+        Flux.interval(Duration.ofMillis(10)).filter(t -> stalled.queueDepth(0) == 5).blockFirst(Duration.ofSeconds(10));
 
         String page = get(a.adminUrl() + "/");
         assertThat(page).startsWith("200:").contains("<span id=\"cluster\">a</span>");
@@ -212,7 +229,14 @@ class EmbeddedRuntimeTest {
                 .contains("verbatim_exchange_diverged_ranges{cluster=\"a\"}")
                 .contains("verbatim_budget_utilization{broker=\"0\",cluster=\"a\"}")
                 .contains("verbatim_topic_active_segments{cluster=\"a\",topic=\"t\"} 2.0")
-                .contains("verbatim_ingest_entries_total");
+                .contains("verbatim_ingest_entries_total")
+                .contains("verbatim_subscription_queue_depth_entries{cluster=\"a\",consumer=\"0\",subscription=\"stalled\","
+                        + "topic=\"t\"} 5.0")
+                .containsPattern("verbatim_subscription_backlog_entries\\{cluster=\"a\",subscription=\"stalled\","
+                        + "topic=\"t\"} [1-9][0-9]*\\.0")
+                .contains("verbatim_subscription_queue_depth_entries{cluster=\"a\",consumer=\"1\",subscription=\"small\"");
+        small.dispose();
+        assertThat(get(a.adminUrl() + "/metrics")).doesNotContain("subscription=\"small\"");
         assertThat(get(a.adminUrl() + "/admin/v2/scalable/status")).startsWith("200:").contains("\"convergedRanges\"");
         ClusterNode decider = a.policyDecisions().isEmpty() ? runtime.cluster("b") : a;
         assertThat(get(decider.adminUrl() + "/metrics"))
