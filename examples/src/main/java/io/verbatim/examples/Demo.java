@@ -112,13 +112,19 @@ final class Demo {
             Map<String, ReplicationRecorder> recorders = new LinkedHashMap<>();
             Map<String, Traffic> traffic = new LinkedHashMap<>();
             Map<String, Map<String, Subscription>> subscriptions = new LinkedHashMap<>();
+            Map<String, Map<String, DeliveryChecks.ConsumerRecorder>> consumerChecks = new LinkedHashMap<>();
             for (String topic : topics) {
                 recorders.put(topic, runtime.record(topic));
                 Map<String, Producer> producers = new LinkedHashMap<>();
                 Map<String, Subscription> subs = new LinkedHashMap<>();
+                Map<String, DeliveryChecks.ConsumerRecorder> recorded = new LinkedHashMap<>();
                 runtime.clusters().forEach((name, node) -> {
                     producers.put(name, node.producer(topic, CompressionType.LZ4));
-                    Subscription s = node.subscribe(topic, "demo-checks", 3, true);
+                    DeliveryChecks.ConsumerRecorder dispatched = new DeliveryChecks.ConsumerRecorder(name);
+                    recorded.put(name, dispatched);
+                    // Checked as entries are dispatched: nothing is kept for the checks.
+                    Subscription s = node.subscription(topic, "demo-checks").consumers(3).onDispatch(dispatched)
+                            .subscribe();
                     // Its consumers read as they would in an application: one nobody reads holds dispatch back
                     // once its queue (subscriptions.receiverQueueSize) is full.
                     Flux.range(0, s.consumers()).flatMap(s::consumer, s.consumers()).subscribe();
@@ -126,6 +132,7 @@ final class Demo {
                 });
                 traffic.put(topic, new Traffic(producers, options.keys(), 0.02, options.seed() + topics.indexOf(topic)));
                 subscriptions.put(topic, subs);
+                consumerChecks.put(topic, recorded);
             }
             List<ClusterNode> nodes = List.copyOf(runtime.clusters().values());
             List<Tick> ticks = new ArrayList<>();
@@ -190,6 +197,10 @@ final class Demo {
             progress.printf("traffic stopped after %,d messages; waiting for replication and convergence...%n",
                     produced(traffic));
             runtime.awaitQuiet(Duration.ofSeconds(120)).block();
+            // And every subscription has dispatched everything its cluster stores.
+            Flux.interval(Duration.ofMillis(20)).filter(t -> subscriptions.values().stream()
+                    .allMatch(m -> m.values().stream().allMatch(s -> s.backlog() == 0))).next()
+                    .block(Duration.ofSeconds(60));
             long quietAt = System.nanoTime();
             double catchUp = (quietAt - stopped) / 1e9;
             long[] end = totals(runtime, topics);
@@ -202,8 +213,7 @@ final class Demo {
                 String prefix = topics.size() == 1 ? "" : shortName(topic) + ": ";
                 List<ReplicationChecks.Check> of = new ArrayList<>(recorders.get(topic).checks(traffic.get(topic)
                         .produced()));
-                subscriptions.get(topic).forEach((name, s) -> of.addAll(DeliveryChecks.consumers(name,
-                        s.deliveries().take(Duration.ofMillis(300)).collectList().block())));
+                consumerChecks.get(topic).forEach((name, c) -> of.addAll(c.checks(traffic.get(topic).produced())));
                 of.forEach(c -> checks.add(new ReplicationChecks.Check(prefix + c.name(), c.passed(), c.detail())));
             }
             for (ClusterNode node : nodes) {

@@ -45,35 +45,84 @@ public final class DeliveryChecks {
      * and per origin a key's messages came in order.
      */
     public static List<Check> consumers(String cluster, List<Subscription.Delivery> deliveries) {
-        Map<String, Integer> owner = new HashMap<>();
-        Map<String, Long> last = new HashMap<>();
-        Set<String> seen = new HashSet<>();
-        for (Subscription.Delivery d : deliveries) {
+        ConsumerRecorder recorder = new ConsumerRecorder(cluster);
+        deliveries.forEach(recorder);
+        return recorder.checks();
+    }
+
+    /**
+     * The consumer checks kept as entries are dispatched ({@link Subscription.Builder#onDispatch}), with a
+     * few bits per message: key affinity per segment, per-origin order per key, and, given what was
+     * produced, every message delivered to some consumer.
+     */
+    public static final class ConsumerRecorder implements java.util.function.Consumer<Subscription.Delivery> {
+        private final String cluster;
+        private final Map<String, Integer> owner = new HashMap<>();
+        private final Map<String, Long> last = new HashMap<>();
+        private final Map<String, java.util.BitSet> seen = new HashMap<>();
+        private String affinityFailure;
+        private String orderFailure;
+
+        public ConsumerRecorder(String cluster) {
+            this.cluster = cluster;
+        }
+
+        @Override
+        public synchronized void accept(Subscription.Delivery d) {
             for (Message m : d.messages()) {
+                String[] id = new String(m.payloadBytes(), StandardCharsets.UTF_8).split("/", 3);
+                int counter = Integer.parseInt(id[1]);
+                java.util.BitSet s = seen.computeIfAbsent(id[0], o -> new java.util.BitSet());
+                boolean repeat = s.get(counter);
+                s.set(counter);
                 if (m.key() == null) {
                     continue;
                 }
                 Integer was = owner.putIfAbsent(d.segmentId() + "|" + m.key(), d.consumer());
-                if (was != null && was != d.consumer()) {
-                    return List.of(new Check("key affinity per segment (" + cluster + ")", false, "key " + m.key()
-                            + " of segment " + d.segmentId() + " went to consumers " + was + " and " + d.consumer()));
+                if (was != null && was != d.consumer() && affinityFailure == null) {
+                    affinityFailure = "key " + m.key() + " of segment " + d.segmentId() + " went to consumers " + was
+                            + " and " + d.consumer();
                 }
-                String[] id = new String(m.payloadBytes(), StandardCharsets.UTF_8).split("/", 2);
-                long counter = Long.parseLong(id[1]);
                 String k = id[0] + "|" + m.key();
                 Long previous = last.get(k);
-                boolean repeat = !seen.add(id[0] + "/" + counter);
-                if (previous != null && counter < previous && !repeat) {
-                    return List.of(new Check("consumer order per key (" + cluster + ")", false, "key " + m.key()
-                            + " from " + id[0] + ": message " + counter + " delivered after " + previous));
+                if (previous != null && counter < previous && !repeat && orderFailure == null) {
+                    orderFailure = "key " + m.key() + " from " + id[0] + ": message " + counter + " delivered after "
+                            + previous;
                 }
                 if (previous == null || counter > previous) {
-                    last.put(k, counter);
+                    last.put(k, (long) counter);
                 }
             }
         }
-        return List.of(new Check("key affinity per segment (" + cluster + ")", true, owner.size()
-                + " (segment, key) pairs, each with one consumer"),
-                new Check("consumer order per key (" + cluster + ")", true, last.size() + " (origin, key) sequences"));
+
+        /** Affinity and order. */
+        public synchronized List<Check> checks() {
+            return List.of(affinityFailure != null
+                    ? new Check("key affinity per segment (" + cluster + ")", false, affinityFailure)
+                    : new Check("key affinity per segment (" + cluster + ")", true, owner.size()
+                            + " (segment, key) pairs, each with one consumer"),
+                    orderFailure != null ? new Check("consumer order per key (" + cluster + ")", false, orderFailure)
+                            : new Check("consumer order per key (" + cluster + ")", true, last.size()
+                                    + " (origin, key) sequences"));
+        }
+
+        /** Affinity, order, and every message of {@code produced} delivered to a consumer. */
+        public synchronized List<Check> checks(Map<String, Long> produced) {
+            List<Check> out = new java.util.ArrayList<>(checks());
+            String name = "every message delivered (" + cluster + ")";
+            long total = 0;
+            for (var origin : produced.entrySet()) {
+                java.util.BitSet s = seen.getOrDefault(origin.getKey(), new java.util.BitSet());
+                int missing = s.nextClearBit(0);
+                if (missing < origin.getValue()) {
+                    out.add(new Check(name, false, "message " + origin.getKey() + "/" + missing + " never reached a "
+                            + "consumer (" + s.cardinality() + " of " + origin.getValue() + ")"));
+                    return out;
+                }
+                total += origin.getValue();
+            }
+            out.add(new Check(name, true, total + " messages delivered"));
+            return out;
+        }
     }
 }

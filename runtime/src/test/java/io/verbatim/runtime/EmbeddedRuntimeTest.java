@@ -243,7 +243,7 @@ class EmbeddedRuntimeTest {
                 .containsPattern("verbatim_autoscale_decisions_total\\{[^}]*kind=\"split\"");
     }
 
-    private static String uncheckedGet(String url) {
+    static String uncheckedGet(String url) {
         try {
             return get(url);
         } catch (Exception e) {
