@@ -137,6 +137,7 @@ final class Demo {
             List<ClusterNode> nodes = List.copyOf(runtime.clusters().values());
             List<Tick> ticks = new ArrayList<>();
             List<Change> changes = new CopyOnWriteArrayList<>();
+            java.util.concurrent.atomic.AtomicInteger applied = new java.util.concurrent.atomic.AtomicInteger();
 
             long startNanos = System.nanoTime();
             long durationNanos = options.duration().toNanos();
@@ -175,7 +176,7 @@ final class Demo {
                     progress.printf("  t=%4.1fs %s's brokers are back%n", elapsed / 1e9, victim.name());
                 }
                 if (step < plan.length && elapsed >= plan[step] * durationNanos) {
-                    changes(runtime, nodes, topics, step, elapsed / 1e9, changes);
+                    changes(runtime, nodes, topics, step, elapsed / 1e9, changes, applied);
                     step++;
                 }
                 if (now - lastTickNanos >= 1_000_000_000L) {
@@ -197,6 +198,9 @@ final class Demo {
             progress.printf("traffic stopped after %,d messages; waiting for replication and convergence...%n",
                     produced(traffic));
             runtime.awaitQuiet(Duration.ofSeconds(120)).block();
+            // Every change's convergence is measured in the background: let the last measurement land.
+            Flux.interval(Duration.ofMillis(5)).filter(t -> changes.size() >= applied.get()).next()
+                    .block(Duration.ofSeconds(10));
             // And every subscription has dispatched everything its cluster stores.
             Flux.interval(Duration.ofMillis(20)).filter(t -> subscriptions.values().stream()
                     .allMatch(m -> m.values().stream().allMatch(s -> s.backlog() == 0))).next()
@@ -236,21 +240,21 @@ final class Demo {
      * again; the second rebuckets.
      */
     private void changes(EmbeddedRuntime runtime, List<ClusterNode> nodes, List<String> topics, int step,
-            double atSeconds, List<Change> changes) {
+            double atSeconds, List<Change> changes, java.util.concurrent.atomic.AtomicInteger applied) {
         String first = topics.get(0);
         String second = topics.get(Math.min(1, topics.size() - 1));
         if (step == 0) {
-            change(runtime, nodes.get(0), first, true, atSeconds, changes);
-            change(runtime, nodes.get(1 % nodes.size()), second, true, atSeconds, changes);
+            change(runtime, nodes.get(0), first, true, atSeconds, changes, applied);
+            change(runtime, nodes.get(1 % nodes.size()), second, true, atSeconds, changes, applied);
         } else if (step == 1) {
-            change(runtime, nodes.get(0), first, true, atSeconds, changes);
+            change(runtime, nodes.get(0), first, true, atSeconds, changes, applied);
         } else {
-            change(runtime, nodes.get(0), second, false, atSeconds, changes);
+            change(runtime, nodes.get(0), second, false, atSeconds, changes, applied);
         }
     }
 
     private void change(EmbeddedRuntime runtime, ClusterNode node, String topic, boolean split, double atSeconds,
-            List<Change> changes) {
+            List<Change> changes, java.util.concurrent.atomic.AtomicInteger applied) {
         List<Segment> active = node.layout(topic).activeSegments();
         Outcome outcome;
         String what;
@@ -270,6 +274,7 @@ final class Demo {
             return;
         }
         long began = System.nanoTime();
+        applied.incrementAndGet();
         progress.printf("  t=%4.1fs %s%n", atSeconds, what);
         // Measured in the background: the traffic goes on meanwhile.
         Flux.interval(Duration.ofMillis(2), runtime.timer())
