@@ -103,7 +103,8 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     }
 
     private static VerbatimConfig read(Section root, Function<String, String> env) {
-        List<ClusterConfig> clusters = root.sections("clusters").stream().map(VerbatimConfig::cluster).toList();
+        Caps caps = caps(root.section("caps"), Caps.PULSAR_DEFAULTS);
+        List<ClusterConfig> clusters = root.sections("clusters").stream().map(s -> cluster(s, caps)).toList();
         if (clusters.size() < 2) {
             throw new ConfigException("clusters", clusters.size() + " cluster(s) listed (expected at least 2: "
                     + "replication needs a remote)");
@@ -115,7 +116,6 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                         + "' is listed twice (expected unique cluster names)");
             }
         }
-        Caps caps = caps(root.section("caps"));
         List<TopicConfig> topics = root.sections("topics").stream().map(s -> topic(s, caps)).toList();
         if (topics.isEmpty()) {
             topics = List.of(new TopicConfig("persistent://public/default/orders", 1, 4));
@@ -147,12 +147,13 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                 subscriptions, token, rtt, storage);
     }
 
-    private static ClusterConfig cluster(Section s) {
+    private static ClusterConfig cluster(Section s, Caps defaults) {
         String name = s.requiredString("name", "the cluster's name");
         int brokers = s.integer("brokers", 1, 1, 16);
         int port = s.integer("adminPort", 0, 0, 65535);
+        Caps caps = caps(s.section("caps"), defaults);
         s.done();
-        return build(s, () -> new ClusterConfig(name, brokers, port));
+        return build(s, () -> new ClusterConfig(name, brokers, port, caps));
     }
 
     private static TopicConfig topic(Section s, Caps caps) {
@@ -163,9 +164,9 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         return new TopicConfig(name, segments, budget);
     }
 
-    private static Caps caps(Section s) {
-        int maxSegments = s.integer("maxSegments", Caps.PULSAR_DEFAULTS.maxSegments(), 1, 1 << 16);
-        int maxBuckets = s.integer("maxEntryBucketsPerSegment", Caps.PULSAR_DEFAULTS.maxEntryBucketsPerSegment(), 1,
+    private static Caps caps(Section s, Caps defaults) {
+        int maxSegments = s.integer("maxSegments", defaults.maxSegments(), 1, 1 << 16);
+        int maxBuckets = s.integer("maxEntryBucketsPerSegment", defaults.maxEntryBucketsPerSegment(), 1,
                 Buckets.MAX_COUNT);
         s.done();
         return build(s, () -> new Caps(maxSegments, maxBuckets));

@@ -113,7 +113,7 @@ public final class ClusterNode implements AutoCloseable {
         this.timer = timer;
         this.cpu = cpu;
         List<String> peers = peers();
-        this.controller = new Controller(name, Set.copyOf(peers), config.caps(), store, timer);
+        this.controller = new Controller(name, Set.copyOf(peers), self.caps(), store, timer);
         this.rates = new RateWindow(timer);
         registry.config().commonTags("cluster", name);
     }
