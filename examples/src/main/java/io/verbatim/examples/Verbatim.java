@@ -357,13 +357,15 @@ public final class Verbatim implements Runnable {
 
     @Command(name = "admin", mixinStandardHelpOptions = true,
             description = "Manual layout operations on a running node (the broker role's token from --token or "
-                    + "VERBATIM_BROKER_TOKEN): split URL TOPIC SEGMENT | rebucket URL TOPIC SEGMENT N | "
-                    + "merge URL TOPIC FIRST SECOND (a cold mark: merged once every cluster agrees).")
+                    + "VERBATIM_BROKER_TOKEN): split URL TOPIC SEGMENT | rebucket URL TOPIC SEGMENT N (a lower N is a "
+                    + "cold mark) | merge URL TOPIC FIRST SECOND (a cold mark: merged once every cluster agrees) | "
+                    + "coldmarks URL TOPIC (the marks by source) | unmark URL TOPIC BOUNDARY|RANGE (withdraws an "
+                    + "operator's mark, e.g. 8000 or c000-ffff).")
     static final class AdminCommand implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
 
-        @Parameters(index = "0", paramLabel = "OPERATION", description = "split, rebucket or merge")
+        @Parameters(index = "0", paramLabel = "OPERATION", description = "split, rebucket, merge, coldmarks or unmark")
         String operation;
 
         @Parameters(index = "1", paramLabel = "URL", description = "the node's admin URL")
@@ -384,23 +386,37 @@ public final class Verbatim implements Runnable {
                 case "split" -> args.size() == 1 ? "segment=" + args.get(0) : null;
                 case "rebucket" -> args.size() == 2 ? "segment=" + args.get(0) + "&bucketCount=" + args.get(1) : null;
                 case "merge" -> args.size() == 2 ? "first=" + args.get(0) + "&second=" + args.get(1) : null;
+                case "coldmarks" -> args.isEmpty() ? "" : null;
+                case "unmark" -> args.size() == 1 ? (args.get(0).contains("-") ? "range=" : "boundary=") + args.get(0)
+                        : null;
                 default -> throw new CommandLine.ParameterException(spec.commandLine(), "operation '" + operation
-                        + "' is not one of split, rebucket, merge");
+                        + "' is not one of split, rebucket, merge, coldmarks, unmark");
             };
             if (query == null) {
                 throw new CommandLine.ParameterException(spec.commandLine(), operation + " takes "
-                        + (operation.equals("split") ? "SEGMENT" : operation.equals("merge") ? "FIRST SECOND"
-                                : "SEGMENT N") + " after the topic, not " + args);
+                        + switch (operation) {
+                            case "split" -> "SEGMENT";
+                            case "merge" -> "FIRST SECOND";
+                            case "coldmarks" -> "nothing";
+                            case "unmark" -> "BOUNDARY or RANGE";
+                            default -> "SEGMENT N";
+                        } + " after the topic, not " + args);
             }
             String bearer = token != null ? token : System.getenv("VERBATIM_BROKER_TOKEN");
             if (bearer == null || bearer.isBlank()) {
                 spec.commandLine().getErr().println("verbatim admin: no token: pass --token or set VERBATIM_BROKER_TOKEN");
                 return BAD_INPUT;
             }
-            String target = url.replaceAll("/+$", "") + "/admin/v2/scalable/" + operation + "?topic="
-                    + java.net.URLEncoder.encode(topic, StandardCharsets.UTF_8) + "&" + query;
-            HttpResponse<String> response = fetch(spec, "admin", HttpRequest.newBuilder(URI.create(target))
-                    .header("Authorization", "Bearer " + bearer).POST(HttpRequest.BodyPublishers.noBody()));
+            String path = operation.equals("unmark") ? "coldmarks" : operation;
+            String target = url.replaceAll("/+$", "") + "/admin/v2/scalable/" + path + "?topic="
+                    + java.net.URLEncoder.encode(topic, StandardCharsets.UTF_8) + (query.isEmpty() ? "" : "&" + query);
+            HttpRequest.Builder call = HttpRequest.newBuilder(URI.create(target)).header("Authorization", "Bearer " + bearer);
+            call = switch (operation) {
+                case "coldmarks" -> call.GET();
+                case "unmark" -> call.DELETE();
+                default -> call.POST(HttpRequest.BodyPublishers.noBody());
+            };
+            HttpResponse<String> response = fetch(spec, "admin", call);
             if (response == null) {
                 return BAD_INPUT;
             }

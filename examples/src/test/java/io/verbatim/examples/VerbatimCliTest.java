@@ -148,6 +148,14 @@ class VerbatimCliTest {
             String high = Long.toString(active.get(1).id());
             assertThat(run("admin", "merge", east, "t", low, high, "--token", "s").out())
                     .contains("\"outcome\":\"marked-cold\"").contains("\"boundary\":\"4000\"");
+            assertThat(run("admin", "coldmarks", east, "t", "--token", "s").out()).contains("\"manual\":[\"4000\"]");
+            assertThat(run("admin", "unmark", east, "t", "4000", "--token", "s").out()).contains("\"outcome\":\"withdrawn\"");
+            assertThat(run("admin", "unmark", east, "t", "4000", "--token", "s").err()).contains("404");
+            Run lower = run("admin", "rebucket", east, "t", Long.toString(active.get(2).id()), "1", "--token", "s");
+            assertThat(lower.out()).as(lower.err()).contains("\"outcome\":\"marked-cold\"").contains("8000-ffff");
+            assertThat(run("admin", "unmark", east, "t", "8000-ffff", "--token", "s").out()).contains("withdrawn");
+            assertThat(run("admin", "rebucket", east, "t", Long.toString(active.get(2).id()), "3", "--token", "s").err())
+                    .contains("400").contains("bucketCount 3 is not a power of two");
             Run notSiblings = run("admin", "merge", east, "t", high, Long.toString(active.get(2).id()), "--token", "s");
             assertThat(notSiblings.code()).isEqualTo(Verbatim.BAD_INPUT);
             assertThat(notSiblings.err()).contains("409").contains("merges siblings only");
