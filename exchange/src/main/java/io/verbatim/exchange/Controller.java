@@ -616,21 +616,12 @@ public final class Controller {
      * it cold or no longer has it, and the mark stays until withdrawn or settled.
      */
     public Mono<Void> markCold(String topic, int boundary) {
-        return Mono.defer(() -> {
-            if (marks(topic).markManual(boundary)) {
-                changed(topic);
-            }
-            return fold(topic);
-        });
+        return markThenFold(topic, m -> m.markManual(boundary));
     }
 
     /** Withdraws an operator's cold mark on a boundary; true if there was one. */
     public boolean unmarkCold(String topic, int boundary) {
-        boolean had = marks(topic).withdrawManual(boundary);
-        if (had) {
-            changed(topic);
-        }
-        return had;
+        return withdraw(topic, m -> m.withdrawManual(boundary));
     }
 
     /**
@@ -638,21 +629,12 @@ public final class Controller {
      * rebucket-down): done once every cluster marks it too or holds no more there.
      */
     public Mono<Void> markBucketsCold(String topic, HashRange range, int bucketCount) {
-        return Mono.defer(() -> {
-            if (marks(topic).markBuckets(range, bucketCount)) {
-                changed(topic);
-            }
-            return fold(topic);
-        });
+        return markThenFold(topic, m -> m.markBuckets(range, bucketCount));
     }
 
     /** Withdraws an operator's lowering of {@code range}; true if there was one. */
     public boolean unmarkBucketsCold(String topic, HashRange range) {
-        boolean had = marks(topic).withdrawBuckets(range);
-        if (had) {
-            changed(topic);
-        }
-        return had;
+        return withdraw(topic, m -> m.withdrawBuckets(range));
     }
 
     /**
@@ -660,12 +642,25 @@ public final class Controller {
      * that turned hot loses its mark), then folds, so agreed merges go ahead.
      */
     public Mono<Void> policyColdMarks(String topic, Set<Integer> boundaries) {
+        return markThenFold(topic, m -> m.policy(boundaries));
+    }
+
+    /** Changes the topic's marks; a real change is pushed at once; then folds (an agreement may be complete). */
+    private Mono<Void> markThenFold(String topic, java.util.function.Predicate<TopicMarks> change) {
         return Mono.defer(() -> {
-            if (marks(topic).policy(boundaries)) {
+            if (change.test(marks(topic))) {
                 changed(topic);
             }
             return fold(topic);
         });
+    }
+
+    private boolean withdraw(String topic, java.util.function.Predicate<TopicMarks> change) {
+        boolean had = change.test(marks(topic));
+        if (had) {
+            changed(topic);
+        }
+        return had;
     }
 
     /** The boundaries the local policy marked cold at its latest evaluation. */
