@@ -18,15 +18,20 @@ final class Fleet {
     private static final Layout BASE = Layout.initial(4, 16, 0);
 
     final int size;
+    private final String[] names;
 
     Fleet(int size) {
         this.size = size;
+        this.names = new String[size];
+        for (int i = 0; i < size; i++) {
+            names[i] = "persistent://tenant-" + (i % 40) + "/namespace-" + (i / 40 % 8) + "/" + KINDS[i % KINDS.length]
+                    + "-" + String.format("%06d", i);
+        }
     }
 
     /** E.g. {@code persistent://tenant-17/namespace-3/orders-000042}. */
-    static String name(int i) {
-        return "persistent://tenant-" + (i % 40) + "/namespace-" + (i / 40 % 8) + "/" + KINDS[i % KINDS.length]
-                + "-" + String.format("%06d", i);
+    String name(int i) {
+        return names[i];
     }
 
     /** How topic {@code i} stands on cluster {@code a}. */
@@ -61,7 +66,7 @@ final class Fleet {
 
     void fill(InMemoryLayoutStore store, boolean sideA) {
         for (int i = 0; i < size; i++) {
-            store.create(name(i), sideA ? a(i) : b(i)).block();
+            store.create(names[i], sideA ? a(i) : b(i)).block();
         }
     }
 
