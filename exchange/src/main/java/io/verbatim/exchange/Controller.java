@@ -69,9 +69,16 @@ public final class Controller {
     private final Map<String, Integer> divergedByTopic = new ConcurrentHashMap<>();
     /** topic → the plan of its latest fold (what the committed change did, and why). */
     private final Map<String, Planned> lastPlans = new ConcurrentHashMap<>();
+    /** topic → the inputs of its latest fold, when it planned nothing: a fold on the same inputs is skipped. */
+    private final Map<String, Settled> settled = new ConcurrentHashMap<>();
+    /** topic → its state as last put on the wire, and what it was made of. */
+    private final Map<String, Sent> sent = new ConcurrentHashMap<>();
 
-    /** A fold's plan and the layout it was made for. */
-    private record Planned(Layout base, FoldPlan plan) {
+    private record Sent(Layout layout, ColdMarks marks, Caps caps, TopicState state) {
+    }
+
+    /** A fold's plan, the layout it was made for, and everything else it read. */
+    private record Planned(Layout base, FoldPlan plan, Settled inputs) {
     }
     /** topic → its latest layout changes, newest last, at most {@link #RECENT_CHANGES}. */
     private final Map<String, java.util.Deque<LayoutChange>> recentChanges = new ConcurrentHashMap<>();
@@ -206,14 +213,14 @@ public final class Controller {
 
     /** A result for one arriving state; a usable one joins {@code candidates}. */
     private TopicResult check(String from, TopicState t, List<PeerState> candidates) {
+        PeerState held = held(t.getTopic(), from);
         PeerState s;
         try {
-            s = States.fromProto(from, t);
+            s = States.fromProto(from, t, held);
         } catch (ExchangeException e) {
             metrics.invalidStates.increment();
             return result(t.getTopic(), TopicResult.Code.INVALID, 0, e.getMessage());
         }
-        PeerState held = held(s.topic(), from);
         boolean supersedes = held != null && t.hasSupersedesEpoch() && t.getSupersedesEpoch() == held.epoch();
         if (held != null && s.epoch() < held.epoch() && !supersedes) {
             return result(s.topic(), TopicResult.Code.STALE, held.epoch(), "topic '" + s.topic() + "' from " + from
@@ -250,7 +257,7 @@ public final class Controller {
     }
 
     private Mono<ExchangeResponse> answer(Map<String, TopicResult> results) {
-        return Flux.fromIterable(results.keySet()).concatMap(t -> ownState(t).map(States::toProto)).collectList()
+        return Flux.fromIterable(results.keySet()).concatMap(this::ownProto).collectList()
                 .map(list -> ExchangeResponse.newBuilder().setCluster(cluster).addAllTopics(list)
                         .addAllResults(results.values()).setMaxBodyBytes(maxBodyBytes).build());
     }
@@ -265,13 +272,9 @@ public final class Controller {
     /** This cluster's states of {@code topics} for a call to {@code peer} (superseding what it must). */
     public Mono<ExchangeRequest> statesFor(String peer, List<String> topics) {
         Map<String, Long> supersede = superseding.getOrDefault(peer, Map.of());
-        return Flux.fromIterable(topics).concatMap(t -> ownState(t).map(s -> {
-            TopicState.Builder b = States.toProto(s).toBuilder();
+        return Flux.fromIterable(topics).concatMap(t -> ownProto(t).map(state -> {
             Long held = supersede.get(t);
-            if (held != null) {
-                b.setSupersedesEpoch(held);
-            }
-            return b.build();
+            return held == null ? state : state.toBuilder().setSupersedesEpoch(held).build();
         })).collectList().map(list -> ExchangeRequest.newBuilder().setCluster(cluster).addAllTopics(list).build());
     }
 
@@ -307,17 +310,19 @@ public final class Controller {
             }
             List<String> topics = new ArrayList<>();
             for (TopicState t : answer.getTopicsList()) {
+                PeerState held = held(t.getTopic(), peer);
                 PeerState s;
                 try {
-                    s = States.fromProto(peer, t);
+                    s = States.fromProto(peer, t, held);
                 } catch (ExchangeException e) {
                     metrics.invalidStates.increment();
                     continue; // its other topics still count
                 }
-                PeerState held = held(s.topic(), peer);
                 if (held == null || s.epoch() >= held.epoch()) {
                     topics.add(s.topic());
-                    keep(s);
+                    if (!s.equals(held)) {
+                        keep(s); // an equal state stays as it is: what the topic's settled fold read
+                    }
                 }
             }
             heard(peer);
@@ -420,18 +425,49 @@ public final class Controller {
     }
 
     private Mono<Layout> fold(String topic, PeerState candidate) {
-        return store.get(topic).flatMap(before -> store.update(topic, layout -> planFor(topic, layout, candidate)
-                .mutations(), clock.now(TimeUnit.MILLISECONDS)).doOnNext(after -> {
-                    if (candidate != null) {
-                        keep(candidate);
-                    }
-                    Planned planned = lastPlans.remove(topic);
-                    if (planned != null && after.epoch() != before.epoch()) {
-                        record(topic, planned.base().epoch(), planned.plan().mutations(), planned.plan().reasons(),
-                                planned.base());
-                    }
-                    afterFold(topic, after, after.epoch() != before.epoch());
-                }));
+        return store.get(topic).flatMap(before -> {
+            if (settledAt(topic, before, candidate)) {
+                return Mono.just(before);
+            }
+            return store.update(topic, layout -> planFor(topic, layout, candidate).mutations(),
+                    clock.now(TimeUnit.MILLISECONDS)).doOnNext(after -> {
+                        if (candidate != null) {
+                            keep(candidate);
+                        }
+                        Planned planned = lastPlans.remove(topic);
+                        if (planned != null && after.epoch() != before.epoch()) {
+                            record(topic, planned.base().epoch(), planned.plan().mutations(), planned.plan().reasons(),
+                                    planned.base());
+                        }
+                        if (planned != null && after == planned.base() && planned.plan().mutations().isEmpty()) {
+                            settled.put(topic, planned.inputs());
+                        } else {
+                            settled.remove(topic);
+                        }
+                        afterFold(topic, after, after.epoch() != before.epoch());
+                    });
+        });
+    }
+
+    /**
+     * True when folding {@code layout} would read what the topic's latest fold read, which planned
+     * nothing: it would plan nothing again, and leave status and marks as they are. The candidate is
+     * kept then (it equals the state the fold read).
+     */
+    private boolean settledAt(String topic, Layout layout, PeerState candidate) {
+        Settled last = settled.get(topic);
+        if (last == null) {
+            return false;
+        }
+        Map<String, PeerState> held = peerStates.getOrDefault(topic, Map.of());
+        boolean mayCoarsen = !deferOwn && everyPeerHeld(held, candidate);
+        if (!last.matches(layout, marks(topic).own(), caps, held, candidate, mayCoarsen)) {
+            return false;
+        }
+        if (candidate != null && !candidate.equals(held.get(candidate.cluster()))) {
+            keep(candidate);
+        }
+        return true;
     }
 
     /**
@@ -482,15 +518,29 @@ public final class Controller {
         return from.containsAll(peers);
     }
 
+    /** Whether every peer's state is among {@code held} and {@code candidate}. */
+    private boolean everyPeerHeld(Map<String, PeerState> held, PeerState candidate) {
+        for (String peer : peers) {
+            if (!held.containsKey(peer) && (candidate == null || !candidate.cluster().equals(peer))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     FoldPlan planFor(String topic, Layout layout, PeerState candidate) {
         Collection<PeerState> states = statesOf(topic, candidate);
-        FoldPlan plan = Fold.plan(layout, marks(topic).own(), caps, states, !deferOwn && everyPeerHeld(states));
-        capMismatches.put(topic, Fold.mismatches(caps, capsOf(states)));
+        TopicMarks topicMarks = marks(topic);
+        ColdMarks own = topicMarks.own();
+        Caps local = caps;
+        boolean mayCoarsen = !deferOwn && everyPeerHeld(states);
+        FoldPlan plan = Fold.plan(layout, own, local, states, mayCoarsen);
+        capMismatches.put(topic, Fold.mismatches(local, capsOf(states)));
         capLimited.put(topic, plan.capLimited());
-        if (marks(topic).caps(plan.capMarks())) {
+        if (topicMarks.caps(plan.capMarks())) {
             changed(topic); // what the caps make us offer is part of our state
         }
-        lastPlans.put(topic, new Planned(layout, plan));
+        lastPlans.put(topic, new Planned(layout, plan, new Settled(layout, own, local, List.copyOf(states), mayCoarsen)));
         return plan;
     }
 
@@ -500,7 +550,7 @@ public final class Controller {
         Set<Integer> agreed = Fold.agreedToRemove(local, marks(topic).exchanged().boundaries(), states);
         int diverged = 0;
         for (PeerState s : states) {
-            diverged += divergence(local, Fold.without(s.shape(), agreed)).diverged().size();
+            diverged += divergedCells(local, Fold.without(s.shape(), agreed));
         }
         divergedByTopic.put(topic, diverged);
         long now = clock.now(TimeUnit.NANOSECONDS);
@@ -521,6 +571,21 @@ public final class Controller {
     /** This cluster's state of {@code topic}. */
     public Mono<PeerState> ownState(String topic) {
         return store.get(topic).map(l -> PeerState.of(cluster, topic, l, marks(topic).exchanged(), caps));
+    }
+
+    /** {@link #ownState} on the wire, made again only when the layout, the marks or the caps changed. */
+    private Mono<TopicState> ownProto(String topic) {
+        return store.get(topic).map(layout -> {
+            ColdMarks exchanged = marks(topic).exchanged();
+            Caps local = caps;
+            Sent last = sent.get(topic);
+            if (last != null && last.layout() == layout && last.marks() == exchanged && last.caps() == local) {
+                return last.state();
+            }
+            TopicState state = States.toProto(PeerState.of(cluster, topic, layout, exchanged, local));
+            sent.put(topic, new Sent(layout, exchanged, local, state));
+            return state;
+        });
     }
 
     /** The caps effective for {@code topic}: the minimum over this cluster and its peers' latest states. */
@@ -770,11 +835,24 @@ public final class Controller {
         List<String> diverged = new ArrayList<>();
         List<String> converged = new ArrayList<>();
         for (Shape.Cell c : theirs.cells()) {
-            boolean cut = c.range().start() == 0 || local.boundaries().contains(c.range().start());
-            boolean buckets = local.bucketsOver(c.range()) >= c.buckets().count();
-            (cut && buckets ? converged : diverged).add(c.range().toHexString() + "/N" + c.buckets().count());
+            (refines(local, c) ? converged : diverged).add(c.range().toHexString() + "/N" + c.buckets().count());
         }
         return new Divergence(converged, diverged);
+    }
+
+    /** How many of a peer's cells the local layout does not refine yet ({@link #divergence}, counted). */
+    static int divergedCells(Shape local, Shape theirs) {
+        int diverged = 0;
+        for (Shape.Cell c : theirs.cells()) {
+            diverged += refines(local, c) ? 0 : 1;
+        }
+        return diverged;
+    }
+
+    /** Whether {@code local} cuts where {@code cell} starts and holds at least its buckets over it. */
+    private static boolean refines(Shape local, Shape.Cell cell) {
+        boolean cut = cell.range().start() == 0 || local.boundaries().contains(cell.range().start());
+        return cut && local.bucketsOver(cell.range()) >= cell.buckets().count();
     }
 
     /** Replication backlog per segment toward a remote, from the replication side (status only). */

@@ -36,6 +36,51 @@ final class States {
     }
 
     /**
+     * {@link #fromProto}, answering {@code held} itself when {@code t} describes it exactly (as
+     * {@link #toProto} would): a state that did not change since it was checked is not checked and built
+     * again, and stays the same object.
+     */
+    static PeerState fromProto(String cluster, TopicState t, PeerState held) {
+        return held != null && describes(t, held) ? held : fromProto(cluster, t);
+    }
+
+    /** Whether {@code t} is {@code s} on the wire, field by field, in {@link #toProto}'s order. */
+    static boolean describes(TopicState t, PeerState s) {
+        if (t.getEpoch() != s.epoch() || !t.hasCaps() || t.getCaps().getMaxSegments() != s.caps().maxSegments()
+                || t.getCaps().getMaxEntryBucketsPerSegment() != s.caps().maxEntryBucketsPerSegment()) {
+            return false;
+        }
+        List<Shape.Cell> cells = s.shape().cells();
+        if (t.getCellsCount() != cells.size() || t.getColdMarksCount() != s.marks().boundaries().size()
+                || t.getBucketMarksCount() != s.marks().buckets().size()) {
+            return false;
+        }
+        for (int i = 0; i < cells.size(); i++) {
+            Cell c = t.getCells(i);
+            Shape.Cell mine = cells.get(i);
+            if (c.getStart() != mine.range().start() || c.getEnd() != mine.range().end()
+                    || c.getBuckets() != mine.buckets().count()) {
+                return false;
+            }
+        }
+        int i = 0;
+        for (int b : s.marks().boundaries()) {
+            if (t.getColdMarks(i++) != b) {
+                return false;
+            }
+        }
+        i = 0;
+        for (Map.Entry<HashRange, Integer> m : s.marks().buckets().entrySet()) {
+            BucketMark mark = t.getBucketMarks(i++);
+            if (mark.getStart() != m.getKey().start() || mark.getEnd() != m.getKey().end()
+                    || mark.getBuckets() != m.getValue()) {
+                return false;
+            }
+        }
+        return t.getTopic().equals(s.topic());
+    }
+
+    /**
      * A peer state from the wire, checked whole.
      *
      * @throws ExchangeException 400 naming the topic and what is wrong: ranges off the ring, cells that
