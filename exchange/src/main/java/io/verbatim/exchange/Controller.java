@@ -64,18 +64,15 @@ public final class Controller {
     private final Set<String> heardSinceLeadership = ConcurrentHashMap.newKeySet();
     /** topic → when a peer state we do not yet refine arrived (for the convergence lag). */
     private final Map<String, Long> divergedSinceNanos = new ConcurrentHashMap<>();
+    // Per topic, only what differs from the usual (no mismatch, not limited, nothing diverged): a large
+    // fleet's topics are mostly usual, and each entry held for every topic costs memory.
     private final Map<String, List<CapMismatch>> capMismatches = new ConcurrentHashMap<>();
-    private final Map<String, Boolean> capLimited = new ConcurrentHashMap<>();
+    private final Set<String> capLimited = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> divergedByTopic = new ConcurrentHashMap<>();
     /** topic → the plan of its latest fold (what the committed change did, and why). */
     private final Map<String, Planned> lastPlans = new ConcurrentHashMap<>();
     /** topic → the inputs of its latest fold, when it planned nothing: a fold on the same inputs is skipped. */
     private final Map<String, Settled> settled = new ConcurrentHashMap<>();
-    /** topic → its state as last put on the wire, and what it was made of. */
-    private final Map<String, Sent> sent = new ConcurrentHashMap<>();
-
-    private record Sent(Layout layout, ColdMarks marks, Caps caps, TopicState state) {
-    }
 
     /** A fold's plan, the layout it was made for, and everything else it read. */
     private record Planned(Layout base, FoldPlan plan, Settled inputs) {
@@ -163,8 +160,19 @@ public final class Controller {
         localChanges.tryEmitNext(topic);
     }
 
+    /** The topic's marks, made on the first change (most topics never have any). */
     private TopicMarks marks(String topic) {
         return marks.computeIfAbsent(topic, t -> new TopicMarks());
+    }
+
+    private ColdMarks ownMarks(String topic) {
+        TopicMarks m = marks.get(topic);
+        return m == null ? ColdMarks.NONE : m.own();
+    }
+
+    private ColdMarks exchanged(String topic) {
+        TopicMarks m = marks.get(topic);
+        return m == null ? ColdMarks.NONE : m.exchanged();
     }
 
     // ---- receiving ----------------------------------------------------------------------------
@@ -461,7 +469,7 @@ public final class Controller {
         }
         Map<String, PeerState> held = peerStates.getOrDefault(topic, Map.of());
         boolean mayCoarsen = !deferOwn && everyPeerHeld(held, candidate);
-        if (!last.matches(layout, marks(topic).own(), caps, held, candidate, mayCoarsen)) {
+        if (!last.matches(layout, ownMarks(topic), caps, held, candidate, mayCoarsen)) {
             return false;
         }
         if (candidate != null && !candidate.equals(held.get(candidate.cluster()))) {
@@ -530,14 +538,23 @@ public final class Controller {
 
     FoldPlan planFor(String topic, Layout layout, PeerState candidate) {
         Collection<PeerState> states = statesOf(topic, candidate);
-        TopicMarks topicMarks = marks(topic);
-        ColdMarks own = topicMarks.own();
+        ColdMarks own = ownMarks(topic);
         Caps local = caps;
         boolean mayCoarsen = !deferOwn && everyPeerHeld(states);
         FoldPlan plan = Fold.plan(layout, own, local, states, mayCoarsen);
-        capMismatches.put(topic, Fold.mismatches(local, capsOf(states)));
-        capLimited.put(topic, plan.capLimited());
-        if (topicMarks.caps(plan.capMarks())) {
+        List<CapMismatch> mismatches = Fold.mismatches(local, capsOf(states));
+        if (mismatches.isEmpty()) {
+            capMismatches.remove(topic);
+        } else {
+            capMismatches.put(topic, mismatches);
+        }
+        if (plan.capLimited()) {
+            capLimited.add(topic);
+        } else {
+            capLimited.remove(topic);
+        }
+        TopicMarks topicMarks = plan.capMarks().isEmpty() ? marks.get(topic) : marks(topic);
+        if (topicMarks != null && topicMarks.caps(plan.capMarks())) {
             changed(topic); // what the caps make us offer is part of our state
         }
         lastPlans.put(topic, new Planned(layout, plan, new Settled(layout, own, local, List.copyOf(states), mayCoarsen)));
@@ -547,12 +564,16 @@ public final class Controller {
     private void afterFold(String topic, Layout after, boolean layoutChanged) {
         Collection<PeerState> states = statesOf(topic, null);
         Shape local = Shape.of(after);
-        Set<Integer> agreed = Fold.agreedToRemove(local, marks(topic).exchanged().boundaries(), states);
+        Set<Integer> agreed = Fold.agreedToRemove(local, exchanged(topic).boundaries(), states);
         int diverged = 0;
         for (PeerState s : states) {
             diverged += divergedCells(local, Fold.without(s.shape(), agreed));
         }
-        divergedByTopic.put(topic, diverged);
+        if (diverged == 0) {
+            divergedByTopic.remove(topic);
+        } else {
+            divergedByTopic.put(topic, diverged);
+        }
         long now = clock.now(TimeUnit.NANOSECONDS);
         if (diverged == 0) {
             Long since = divergedSinceNanos.remove(topic);
@@ -562,7 +583,10 @@ public final class Controller {
         } else {
             divergedSinceNanos.putIfAbsent(topic, now);
         }
-        marks(topic).forgetSettled(local, states, everyPeerHeld(states));
+        TopicMarks topicMarks = marks.get(topic);
+        if (topicMarks != null) {
+            topicMarks.forgetSettled(local, states, everyPeerHeld(states));
+        }
         if (layoutChanged) {
             changed(topic); // our layout moved: every peer hears of it at once
         }
@@ -570,22 +594,12 @@ public final class Controller {
 
     /** This cluster's state of {@code topic}. */
     public Mono<PeerState> ownState(String topic) {
-        return store.get(topic).map(l -> PeerState.of(cluster, topic, l, marks(topic).exchanged(), caps));
+        return store.get(topic).map(l -> PeerState.of(cluster, topic, l, exchanged(topic), caps));
     }
 
-    /** {@link #ownState} on the wire, made again only when the layout, the marks or the caps changed. */
+    /** {@link #ownState} on the wire, made from the layout at once. */
     private Mono<TopicState> ownProto(String topic) {
-        return store.get(topic).map(layout -> {
-            ColdMarks exchanged = marks(topic).exchanged();
-            Caps local = caps;
-            Sent last = sent.get(topic);
-            if (last != null && last.layout() == layout && last.marks() == exchanged && last.caps() == local) {
-                return last.state();
-            }
-            TopicState state = States.toProto(PeerState.of(cluster, topic, layout, exchanged, local));
-            sent.put(topic, new Sent(layout, exchanged, local, state));
-            return state;
-        });
+        return store.get(topic).map(layout -> States.toProto(topic, layout, exchanged(topic), caps));
     }
 
     /** The caps effective for {@code topic}: the minimum over this cluster and its peers' latest states. */
@@ -677,7 +691,8 @@ public final class Controller {
 
     /** Withdraws an operator's cold mark on a boundary; true if there was one. */
     public boolean unmarkCold(String topic, int boundary) {
-        boolean had = marks(topic).withdrawManual(boundary);
+        TopicMarks m = marks.get(topic);
+        boolean had = m != null && m.withdrawManual(boundary);
         if (had) {
             changed(topic);
         }
@@ -699,7 +714,8 @@ public final class Controller {
 
     /** Withdraws an operator's lowering of {@code range}; true if there was one. */
     public boolean unmarkBucketsCold(String topic, HashRange range) {
-        boolean had = marks(topic).withdrawBuckets(range);
+        TopicMarks m = marks.get(topic);
+        boolean had = m != null && m.withdrawBuckets(range);
         if (had) {
             changed(topic);
         }
@@ -712,7 +728,8 @@ public final class Controller {
      */
     public Mono<Void> policyColdMarks(String topic, Set<Integer> boundaries) {
         return Mono.defer(() -> {
-            if (marks(topic).policy(boundaries)) {
+            TopicMarks m = boundaries.isEmpty() ? marks.get(topic) : marks(topic);
+            if (m != null && m.policy(boundaries)) {
                 changed(topic);
             }
             return fold(topic);
@@ -721,12 +738,12 @@ public final class Controller {
 
     /** Every boundary this cluster offers to merge, whatever the source. */
     public Set<Integer> coldMarks(String topic) {
-        return marks(topic).exchanged().boundaries();
+        return exchanged(topic).boundaries();
     }
 
     /** Everything this cluster offers to coarsen for {@code topic}. */
     public ColdMarks exchangedMarks(String topic) {
-        return marks(topic).exchanged();
+        return exchanged(topic);
     }
 
     // ---- status -------------------------------------------------------------------------------
@@ -762,7 +779,7 @@ public final class Controller {
 
     private Map<String, Object> topicStatus(String topic, Layout layout, BacklogSource backlog, long now) {
         Shape local = Shape.of(layout);
-        Set<Integer> agreed = Fold.agreedToRemove(local, marks(topic).exchanged().boundaries(),
+        Set<Integer> agreed = Fold.agreedToRemove(local, exchanged(topic).boundaries(),
                 statesOf(topic, null));
         Map<String, Object> remotes = new LinkedHashMap<>();
         for (String peer : new java.util.TreeSet<>(peers)) {
@@ -796,9 +813,9 @@ public final class Controller {
         t.put("convergenceLagMillis", since == null ? 0 : (now - since) / 1_000_000);
         t.put("capMismatches", capMismatches.getOrDefault(topic, List.of()).stream().map(CapMismatch::toString)
                 .toList());
-        t.put("capLimited", capLimited.getOrDefault(topic, false));
+        t.put("capLimited", capLimited.contains(topic));
         t.put("effectiveCaps", effectiveCaps(topic));
-        t.put("coldMarks", marks(topic).describe());
+        t.put("coldMarks", marks.getOrDefault(topic, new TopicMarks()).describe());
         t.put("recentChanges", recentChanges(topic).stream().map(LayoutChange::toString).toList());
         t.put("remotes", remotes);
         return t;
