@@ -360,7 +360,11 @@ public final class Controller {
         String topic = r.getTopic();
         switch (r.getCode()) {
             case ACCEPTED:
-                acknowledged.computeIfAbsent(peer, p -> new ConcurrentHashMap<>()).merge(topic, epoch, Math::max);
+                Map<String, Long> acked = acknowledged.computeIfAbsent(peer, p -> new ConcurrentHashMap<>());
+                Long before = acked.get(topic);
+                if (before == null || before < epoch) { // read first: an epoch acknowledged again is the usual case
+                    acked.merge(topic, epoch, Math::max);
+                }
                 forget(superseding, peer, topic);
                 forget(refusedByPeer, peer, topic);
                 return true;
