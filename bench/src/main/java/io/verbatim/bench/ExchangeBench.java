@@ -152,20 +152,21 @@ public final class ExchangeBench {
         double[] threads = new double[measured];
         double[] process = new double[measured];
         double[] wall = new double[measured];
-        for (int round = 0; round < measured + 2; round++) {
+        int warmUp = warmUpRounds(topics);
+        for (int round = 0; round < measured + warmUp; round++) {
             toB.reset();
             Map<Long, Long> t0s = threadCpu();
             long c0 = os.getProcessCpuTime();
             long w0 = System.nanoTime();
             probe.pushUntilAcknowledged("b").block();
-            if (round >= 2) {
-                wall[round - 2] = (System.nanoTime() - w0) / 1e6;
-                process[round - 2] = (os.getProcessCpuTime() - c0) / 1e6;
-                int slot = round - 2;
+            if (round >= warmUp) {
+                int slot = round - warmUp;
+                wall[slot] = (System.nanoTime() - w0) / 1e6;
+                process[slot] = (os.getProcessCpuTime() - c0) / 1e6;
                 threadCpu().forEach((id, nanos) -> threads[slot] += (nanos - t0s.getOrDefault(id, 0L)) / 1e6);
             }
         }
-        InProcess split = inProcess(a, b, measured);
+        InProcess split = inProcess(a, b, measured, warmUp);
         serverA.stop();
         serverB.stop();
 
@@ -194,15 +195,20 @@ public final class ExchangeBench {
                 heap / 1e3 / topics / 2);
     }
 
+    /** Rounds before measuring: enough topics through the code for the JIT to be done with it (a small fleet takes more). */
+    private static int warmUpRounds(int topics) {
+        return Math.max(2, Math.min(30, 300_000 / topics));
+    }
+
     /** The sender's and the receiver's CPU of one round, in milliseconds (medians). */
     private record InProcess(double sender, double receiver) {
     }
 
-    private static InProcess inProcess(Controller a, Controller b, int measured) {
+    private static InProcess inProcess(Controller a, Controller b, int measured, int warmUp) {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         double[] sender = new double[measured];
         double[] receiver = new double[measured];
-        for (int round = 0; round < measured + 2; round++) {
+        for (int round = 0; round < measured + warmUp; round++) {
             long s0 = threads.getCurrentThreadCpuTime();
             ExchangeRequest request = a.stateFor("b").block();
             byte[] wire = request.toByteArray();
@@ -211,9 +217,9 @@ public final class ExchangeBench {
             long s1 = threads.getCurrentThreadCpuTime();
             a.onAnswer("b", request, parse(answer, ExchangeResponse.parser())).block();
             long end = threads.getCurrentThreadCpuTime();
-            if (round >= 2) {
-                sender[round - 2] = ((r0 - s0) + (end - s1)) / 1e6;
-                receiver[round - 2] = (s1 - r0) / 1e6;
+            if (round >= warmUp) {
+                sender[round - warmUp] = ((r0 - s0) + (end - s1)) / 1e6;
+                receiver[round - warmUp] = (s1 - r0) / 1e6;
             }
         }
         return new InProcess(median(sender), median(receiver));
