@@ -1,14 +1,16 @@
 package io.verbatim.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.verbatim.exchange.Caps;
 import io.verbatim.exchange.Controller;
 import io.verbatim.exchange.ExchangeConfig;
 import io.verbatim.exchange.ExchangeServer;
+import io.verbatim.exchange.ExchangeTransport;
 import io.verbatim.exchange.HttpTransport;
 import io.verbatim.exchange.Pusher;
 import io.verbatim.exchange.proto.ExchangeRequest;
+import io.verbatim.exchange.proto.ExchangeResponse;
 import io.verbatim.model.Layout;
-import io.verbatim.model.Mutation;
 import io.verbatim.model.Shape;
 import io.verbatim.store.InMemoryLayoutStore;
 import java.lang.management.ManagementFactory;
@@ -23,14 +25,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
  * The exchange's figures: P6, convergence time after a split ÷ one exchange round trip (three clusters
- * over HTTP on loopback); P9, the CPU an anti-entropy round costs for 10,000 topics (the sender building
- * its state, the receiver parsing and folding every topic, and the answer).
+ * over HTTP on loopback); P9, a large fleet between two clusters over HTTP: how long until they converge,
+ * and what an anti-entropy round costs once they have (calls, bytes, CPU per topic on each side, heap).
  *
- * <p>Run: {@code java -cp bench/target/benchmarks.jar io.verbatim.bench.ExchangeBench [rounds] [topics]}
+ * <p>Run: {@code java -Xmx4g -cp bench/target/benchmarks.jar io.verbatim.bench.ExchangeBench [rounds] [topics]}
+ * ({@code rounds} of P6, default 20; {@code topics} of P9, default 100,000).
  */
 public final class ExchangeBench {
     private static final String TOKEN = "bench";
@@ -40,7 +45,7 @@ public final class ExchangeBench {
 
     public static void main(String[] args) {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 20;
-        int topics = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
+        int topics = args.length > 1 ? Integer.parseInt(args[1]) : 100_000;
         p6(rounds);
         p9(topics);
         System.exit(0);
@@ -105,45 +110,248 @@ public final class ExchangeBench {
         System.out.printf(Locale.ROOT, "| P6 convergence / round trip | %.2f |%n", medianConverge / medianRtt);
     }
 
+    /**
+     * P9: two controllers over HTTP on loopback (default config: 4 MiB bodies, 30 s anti-entropy) holding
+     * {@code topics} topics, three in ten laid out differently on the two sides. Measures the time until
+     * both hold the join of every topic, then a full anti-entropy round once converged: its calls and
+     * bytes, the process CPU it costs (both sides and HTTP), and, run in-process on one thread, the
+     * sender's part (state, encoding, parsing the answer, folding it) and the receiver's (parsing,
+     * folding every topic, the answer).
+     */
     private static void p9(int topics) {
-        InMemoryLayoutStore senderStore = new InMemoryLayoutStore();
-        InMemoryLayoutStore receiverStore = new InMemoryLayoutStore();
-        Layout layout = Layout.initial(1, 4, 0);
-        for (int i = 0; i < 3; i++) {
-            long widest = layout.activeSegments().stream()
-                    .max(java.util.Comparator.comparingInt(s -> s.range().size())).orElseThrow().id();
-            layout = layout.apply(Mutation.split(widest), layout.epoch(), 0).layoutOrThrow();
-        }
-        for (int i = 0; i < topics; i++) {
-            senderStore.create("topic-" + i, layout).block();
-            receiverStore.create("topic-" + i, layout).block();
-        }
-        Controller sender = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, senderStore, Schedulers.immediate());
-        Controller receiver = new Controller("b", Set.of("a"), Caps.PULSAR_DEFAULTS, receiverStore,
-                Schedulers.immediate());
-        ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
-        double[] millis = new double[7];
-        int bytes = 0;
-        for (int round = 0; round < millis.length + 2; round++) {
-            long t0 = cpu.getCurrentThreadCpuTime();
-            ExchangeRequest request = sender.stateFor("b").block();
-            byte[] wire = request.toByteArray();
-            bytes = wire.length;
-            var answer = receiver.receive(parse(wire)).block();
-            sender.onAnswer("b", request, answer).block();
-            double took = (cpu.getCurrentThreadCpuTime() - t0) / 1e6;
-            if (round >= 2) {
-                millis[round - 2] = took;
+        Fleet fleet = new Fleet(topics);
+        InMemoryLayoutStore storeA = new InMemoryLayoutStore();
+        InMemoryLayoutStore storeB = new InMemoryLayoutStore();
+        fleet.fill(storeA, true);
+        fleet.fill(storeB, false);
+        ExchangeConfig config = ExchangeConfig.defaults();
+        Controller a = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, storeA, Schedulers.parallel());
+        Controller b = new Controller("b", Set.of("a"), Caps.PULSAR_DEFAULTS, storeB, Schedulers.parallel());
+        ExchangeServer serverA = new ExchangeServer(a, config, Map.of(TOKEN, ExchangeServer.BROKER_ROLE), () -> null,
+                Controller.BacklogSource.NONE).start(0);
+        ExchangeServer serverB = new ExchangeServer(b, config, Map.of(TOKEN, ExchangeServer.BROKER_ROLE), () -> null,
+                Controller.BacklogSource.NONE).start(0);
+        Map<String, String> urls = Map.of("a", serverA.baseUrl(), "b", serverB.baseUrl());
+        Counting toB = new Counting(new HttpTransport(urls, TOKEN));
+        Counting toA = new Counting(new HttpTransport(urls, TOKEN));
+
+        long t0 = System.nanoTime();
+        List<Pusher> pushers = List.of(new Pusher(a, toB, config, Schedulers.parallel()).start(),
+                new Pusher(b, toA, config, Schedulers.parallel()).start());
+        awaitJoin(fleet, storeA, storeB);
+        double convergeMillis = (System.nanoTime() - t0) / 1e6;
+        pushers.forEach(Pusher::dispose);
+        long convergeCalls = toB.calls.get() + toA.calls.get();
+        long convergeBytes = toB.sent.get() + toA.sent.get() + toB.answered.get() + toA.answered.get();
+        pause(); // calls still out when the pushers were disposed finish
+        long heap = heapAfterGc();
+
+        OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        Pusher probe = new Pusher(a, toB, config, Schedulers.parallel());
+        int measured = 5;
+        double[] threads = new double[measured];
+        double[] process = new double[measured];
+        double[] wall = new double[measured];
+        int warmUp = warmUpRounds(topics);
+        for (int round = 0; round < measured + warmUp; round++) {
+            toB.reset();
+            Map<Long, Long> t0s = threadCpu();
+            long c0 = os.getProcessCpuTime();
+            long w0 = System.nanoTime();
+            probe.pushUntilAcknowledged("b").block();
+            if (round >= warmUp) {
+                int slot = round - warmUp;
+                wall[slot] = (System.nanoTime() - w0) / 1e6;
+                process[slot] = (os.getProcessCpuTime() - c0) / 1e6;
+                threadCpu().forEach((id, nanos) -> threads[slot] += (nanos - t0s.getOrDefault(id, 0L)) / 1e6);
             }
         }
-        System.out.printf(Locale.ROOT, "| P9 CPU of one anti-entropy round, %d topics (median of %d) | %.1f ms "
-                + "(%.1f µs per topic; request %d KB) |%n", topics, millis.length, median(millis),
-                median(millis) * 1000 / topics, bytes / 1024);
+        InProcess split = inProcess(a, b, measured, warmUp);
+        serverA.stop();
+        serverB.stop();
+
+        System.out.println();
+        System.out.printf(Locale.ROOT, "| P9: %,d topics, two controllers over HTTP (maxBodyBytes %d KiB) | value |%n",
+                topics, config.maxBodyBytes() / 1024);
+        System.out.println("| --- | --- |");
+        row("topics laid out differently on the two sides", "%,d", (long) Math.ceil(topics * 0.3));
+        row("convergence: both sides hold the join of every topic", "%.0f ms (%d calls, %.1f MB both ways)",
+                convergeMillis, convergeCalls, convergeBytes / 1e6);
+        row("anti-entropy push a -> b, once converged", "%d calls, %.1f MB sent, %.1f MB answered",
+                toB.calls.get(), toB.sent.get() / 1e6, toB.answered.get() / 1e6);
+        row("  largest call", "%.0f KB", toB.largest.get() / 1e3);
+        row("  wall time (median of " + measured + ")", "%.0f ms", median(wall));
+        row("  CPU of all Java threads, both sides + HTTP (median)", "%.0f ms (%.1f µs per topic)", median(threads),
+                median(threads) * 1000 / topics);
+        row("  process CPU, also GC and JIT (median)", "%.0f ms (%.1f µs per topic)", median(process),
+                median(process) * 1000 / topics);
+        row("  sender CPU in-process (states, encoding, parsing and folding the answer)", "%.0f ms (%.1f µs per topic)",
+                split.sender(), split.sender() * 1000 / topics);
+        row("  receiver CPU in-process (parsing, folding every topic, the answer)", "%.0f ms (%.1f µs per topic)",
+                split.receiver(), split.receiver() * 1000 / topics);
+        row("  whole round in-process, one thread (the earlier P9 figure)", "%.0f ms (%.1f µs per topic)",
+                split.sender() + split.receiver(), (split.sender() + split.receiver()) * 1000 / topics);
+        row("heap used after GC (two controllers, two stores)", "%.0f MB (%.1f KB per topic and side)", heap / 1e6,
+                heap / 1e3 / topics / 2);
     }
 
-    private static ExchangeRequest parse(byte[] wire) {
+    /** Rounds before measuring: enough topics through the code for the JIT to be done with it (a small fleet takes more). */
+    private static int warmUpRounds(int topics) {
+        return Math.max(2, Math.min(30, 300_000 / topics));
+    }
+
+    /** The sender's and the receiver's CPU of one round, in milliseconds (medians). */
+    private record InProcess(double sender, double receiver) {
+    }
+
+    private static InProcess inProcess(Controller a, Controller b, int measured, int warmUp) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        double[] sender = new double[measured];
+        double[] receiver = new double[measured];
+        for (int round = 0; round < measured + warmUp; round++) {
+            long s0 = threads.getCurrentThreadCpuTime();
+            ExchangeRequest request = a.stateFor("b").block();
+            byte[] wire = request.toByteArray();
+            long r0 = threads.getCurrentThreadCpuTime();
+            byte[] answer = b.receive(parse(wire, ExchangeRequest.parser())).block().toByteArray();
+            long s1 = threads.getCurrentThreadCpuTime();
+            a.onAnswer("b", request, parse(answer, ExchangeResponse.parser())).block();
+            long end = threads.getCurrentThreadCpuTime();
+            if (round >= warmUp) {
+                sender[round - warmUp] = ((r0 - s0) + (end - s1)) / 1e6;
+                receiver[round - warmUp] = (s1 - r0) / 1e6;
+            }
+        }
+        return new InProcess(median(sender), median(receiver));
+    }
+
+    /** Waits until both stores hold the join of every topic, looking again only at topics whose epoch moved. */
+    private static void awaitJoin(Fleet fleet, InMemoryLayoutStore storeA, InMemoryLayoutStore storeB) {
+        List<Integer> pending = new ArrayList<>();
+        for (int i = 0; i < fleet.size; i++) {
+            if (Fleet.differs(i)) {
+                pending.add(i);
+            }
+        }
+        Map<Integer, Shape> joins = new HashMap<>();
+        pending.forEach(i -> joins.put(i, Fleet.join(i)));
+        Side sideA = new Side(fleet, storeA);
+        Side sideB = new Side(fleet, storeB);
+        long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+        while (!pending.isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(pending.size() + " topics did not converge, e.g. " + fleet.name(
+                        pending.get(0)));
+            }
+            pending.removeIf(i -> sideA.reached(i, joins.get(i)) & sideB.reached(i, joins.get(i)));
+            pause(50);
+        }
+    }
+
+    /** One side's progress toward the joins: the epoch last looked at, and whether it was the join. */
+    private static final class Side {
+        private final Fleet fleet;
+        private final InMemoryLayoutStore store;
+        private final long[] seen;
+        private final boolean[] done;
+
+        Side(Fleet fleet, InMemoryLayoutStore store) {
+            this.fleet = fleet;
+            this.store = store;
+            this.seen = new long[fleet.size];
+            this.done = new boolean[fleet.size];
+            Arrays.fill(seen, -1);
+        }
+
+        boolean reached(int i, Shape join) {
+            if (done[i]) {
+                return true;
+            }
+            Layout l = store.get(fleet.name(i)).block();
+            if (l.epoch() != seen[i]) {
+                seen[i] = l.epoch();
+                done[i] = Shape.of(l).equals(join);
+            }
+            return done[i];
+        }
+    }
+
+    /** CPU time of every live Java thread, by id. */
+    private static Map<Long, Long> threadCpu() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<Long, Long> out = new HashMap<>();
+        for (long id : threads.getAllThreadIds()) {
+            long nanos = threads.getThreadCpuTime(id);
+            if (nanos >= 0) {
+                out.put(id, nanos);
+            }
+        }
+        return out;
+    }
+
+    private static long heapAfterGc() {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    private static void pause() {
+        pause(1000);
+    }
+
+    private static void pause(long millis) {
         try {
-            return ExchangeRequest.parseFrom(wire);
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void row(String figure, String format, Object... values) {
+        System.out.printf(Locale.ROOT, "| %s | " + format + " |%n", prepend(figure, values));
+    }
+
+    private static Object[] prepend(Object first, Object[] rest) {
+        Object[] all = new Object[rest.length + 1];
+        all[0] = first;
+        System.arraycopy(rest, 0, all, 1, rest.length);
+        return all;
+    }
+
+    /** Counts the calls through a transport and their bytes. */
+    private static final class Counting implements ExchangeTransport {
+        final AtomicLong calls = new AtomicLong();
+        final AtomicLong sent = new AtomicLong();
+        final AtomicLong answered = new AtomicLong();
+        final AtomicLong largest = new AtomicLong();
+        private final ExchangeTransport delegate;
+
+        Counting(ExchangeTransport delegate) {
+            this.delegate = delegate;
+        }
+
+        void reset() {
+            calls.set(0);
+            sent.set(0);
+            answered.set(0);
+            largest.set(0);
+        }
+
+        @Override
+        public Mono<ExchangeResponse> send(String peer, ExchangeRequest request) {
+            int size = request.getSerializedSize();
+            calls.incrementAndGet();
+            sent.addAndGet(size);
+            largest.accumulateAndGet(size, Math::max);
+            return delegate.send(peer, request).doOnNext(r -> answered.addAndGet(r.getSerializedSize()));
+        }
+    }
+
+    private static <T> T parse(byte[] wire, com.google.protobuf.Parser<T> parser) {
+        try {
+            return parser.parseFrom(wire);
         } catch (com.google.protobuf.InvalidProtocolBufferException e) {
             throw new IllegalStateException(e);
         }

@@ -64,14 +64,18 @@ public final class Controller {
     private final Set<String> heardSinceLeadership = ConcurrentHashMap.newKeySet();
     /** topic → when a peer state we do not yet refine arrived (for the convergence lag). */
     private final Map<String, Long> divergedSinceNanos = new ConcurrentHashMap<>();
+    // Per topic, only what differs from the usual (no mismatch, not limited, nothing diverged): a large
+    // fleet's topics are mostly usual, and each entry held for every topic costs memory.
     private final Map<String, List<CapMismatch>> capMismatches = new ConcurrentHashMap<>();
-    private final Map<String, Boolean> capLimited = new ConcurrentHashMap<>();
+    private final Set<String> capLimited = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> divergedByTopic = new ConcurrentHashMap<>();
     /** topic → the plan of its latest fold (what the committed change did, and why). */
     private final Map<String, Planned> lastPlans = new ConcurrentHashMap<>();
+    /** topic → the inputs of its latest fold, when it planned nothing: a fold on the same inputs is skipped. */
+    private final Map<String, Settled> settled = new ConcurrentHashMap<>();
 
-    /** A fold's plan and the layout it was made for. */
-    private record Planned(Layout base, FoldPlan plan) {
+    /** A fold's plan, the layout it was made for, and everything else it read. */
+    private record Planned(Layout base, FoldPlan plan, Settled inputs) {
     }
     /** topic → its latest layout changes, newest last, at most {@link #RECENT_CHANGES}. */
     private final Map<String, java.util.Deque<LayoutChange>> recentChanges = new ConcurrentHashMap<>();
@@ -156,8 +160,19 @@ public final class Controller {
         localChanges.tryEmitNext(topic);
     }
 
+    /** The topic's marks, made on the first change (most topics never have any). */
     private TopicMarks marks(String topic) {
         return marks.computeIfAbsent(topic, t -> new TopicMarks());
+    }
+
+    private ColdMarks ownMarks(String topic) {
+        TopicMarks m = marks.get(topic);
+        return m == null ? ColdMarks.NONE : m.own();
+    }
+
+    private ColdMarks exchanged(String topic) {
+        TopicMarks m = marks.get(topic);
+        return m == null ? ColdMarks.NONE : m.exchanged();
     }
 
     // ---- receiving ----------------------------------------------------------------------------
@@ -206,14 +221,14 @@ public final class Controller {
 
     /** A result for one arriving state; a usable one joins {@code candidates}. */
     private TopicResult check(String from, TopicState t, List<PeerState> candidates) {
+        PeerState held = held(t.getTopic(), from);
         PeerState s;
         try {
-            s = States.fromProto(from, t);
+            s = States.fromProto(from, t, held);
         } catch (ExchangeException e) {
             metrics.invalidStates.increment();
             return result(t.getTopic(), TopicResult.Code.INVALID, 0, e.getMessage());
         }
-        PeerState held = held(s.topic(), from);
         boolean supersedes = held != null && t.hasSupersedesEpoch() && t.getSupersedesEpoch() == held.epoch();
         if (held != null && s.epoch() < held.epoch() && !supersedes) {
             return result(s.topic(), TopicResult.Code.STALE, held.epoch(), "topic '" + s.topic() + "' from " + from
@@ -250,7 +265,7 @@ public final class Controller {
     }
 
     private Mono<ExchangeResponse> answer(Map<String, TopicResult> results) {
-        return Flux.fromIterable(results.keySet()).concatMap(t -> ownState(t).map(States::toProto)).collectList()
+        return Flux.fromIterable(results.keySet()).concatMap(this::ownProto).collectList()
                 .map(list -> ExchangeResponse.newBuilder().setCluster(cluster).addAllTopics(list)
                         .addAllResults(results.values()).setMaxBodyBytes(maxBodyBytes).build());
     }
@@ -265,13 +280,9 @@ public final class Controller {
     /** This cluster's states of {@code topics} for a call to {@code peer} (superseding what it must). */
     public Mono<ExchangeRequest> statesFor(String peer, List<String> topics) {
         Map<String, Long> supersede = superseding.getOrDefault(peer, Map.of());
-        return Flux.fromIterable(topics).concatMap(t -> ownState(t).map(s -> {
-            TopicState.Builder b = States.toProto(s).toBuilder();
+        return Flux.fromIterable(topics).concatMap(t -> ownProto(t).map(state -> {
             Long held = supersede.get(t);
-            if (held != null) {
-                b.setSupersedesEpoch(held);
-            }
-            return b.build();
+            return held == null ? state : state.toBuilder().setSupersedesEpoch(held).build();
         })).collectList().map(list -> ExchangeRequest.newBuilder().setCluster(cluster).addAllTopics(list).build());
     }
 
@@ -307,17 +318,19 @@ public final class Controller {
             }
             List<String> topics = new ArrayList<>();
             for (TopicState t : answer.getTopicsList()) {
+                PeerState held = held(t.getTopic(), peer);
                 PeerState s;
                 try {
-                    s = States.fromProto(peer, t);
+                    s = States.fromProto(peer, t, held);
                 } catch (ExchangeException e) {
                     metrics.invalidStates.increment();
                     continue; // its other topics still count
                 }
-                PeerState held = held(s.topic(), peer);
                 if (held == null || s.epoch() >= held.epoch()) {
                     topics.add(s.topic());
-                    keep(s);
+                    if (!s.equals(held)) {
+                        keep(s); // an equal state stays as it is: what the topic's settled fold read
+                    }
                 }
             }
             heard(peer);
@@ -347,7 +360,11 @@ public final class Controller {
         String topic = r.getTopic();
         switch (r.getCode()) {
             case ACCEPTED:
-                acknowledged.computeIfAbsent(peer, p -> new ConcurrentHashMap<>()).merge(topic, epoch, Math::max);
+                Map<String, Long> acked = acknowledged.computeIfAbsent(peer, p -> new ConcurrentHashMap<>());
+                Long before = acked.get(topic);
+                if (before == null || before < epoch) { // read first: an epoch acknowledged again is the usual case
+                    acked.merge(topic, epoch, Math::max);
+                }
                 forget(superseding, peer, topic);
                 forget(refusedByPeer, peer, topic);
                 return true;
@@ -420,18 +437,49 @@ public final class Controller {
     }
 
     private Mono<Layout> fold(String topic, PeerState candidate) {
-        return store.get(topic).flatMap(before -> store.update(topic, layout -> planFor(topic, layout, candidate)
-                .mutations(), clock.now(TimeUnit.MILLISECONDS)).doOnNext(after -> {
-                    if (candidate != null) {
-                        keep(candidate);
-                    }
-                    Planned planned = lastPlans.remove(topic);
-                    if (planned != null && after.epoch() != before.epoch()) {
-                        record(topic, planned.base().epoch(), planned.plan().mutations(), planned.plan().reasons(),
-                                planned.base());
-                    }
-                    afterFold(topic, after, after.epoch() != before.epoch());
-                }));
+        return store.get(topic).flatMap(before -> {
+            if (settledAt(topic, before, candidate)) {
+                return Mono.just(before);
+            }
+            return store.update(topic, layout -> planFor(topic, layout, candidate).mutations(),
+                    clock.now(TimeUnit.MILLISECONDS)).doOnNext(after -> {
+                        if (candidate != null) {
+                            keep(candidate);
+                        }
+                        Planned planned = lastPlans.remove(topic);
+                        if (planned != null && after.epoch() != before.epoch()) {
+                            record(topic, planned.base().epoch(), planned.plan().mutations(), planned.plan().reasons(),
+                                    planned.base());
+                        }
+                        if (planned != null && after == planned.base() && planned.plan().mutations().isEmpty()) {
+                            settled.put(topic, planned.inputs());
+                        } else {
+                            settled.remove(topic);
+                        }
+                        afterFold(topic, after, after.epoch() != before.epoch());
+                    });
+        });
+    }
+
+    /**
+     * True when folding {@code layout} would read what the topic's latest fold read, which planned
+     * nothing: it would plan nothing again, and leave status and marks as they are. The candidate is
+     * kept then (it equals the state the fold read).
+     */
+    private boolean settledAt(String topic, Layout layout, PeerState candidate) {
+        Settled last = settled.get(topic);
+        if (last == null) {
+            return false;
+        }
+        Map<String, PeerState> held = peerStates.getOrDefault(topic, Map.of());
+        boolean mayCoarsen = !deferOwn && everyPeerHeld(held, candidate);
+        if (!last.matches(layout, ownMarks(topic), caps, held, candidate, mayCoarsen)) {
+            return false;
+        }
+        if (candidate != null && !candidate.equals(held.get(candidate.cluster()))) {
+            keep(candidate);
+        }
+        return true;
     }
 
     /**
@@ -482,27 +530,54 @@ public final class Controller {
         return from.containsAll(peers);
     }
 
+    /** Whether every peer's state is among {@code held} and {@code candidate}. */
+    private boolean everyPeerHeld(Map<String, PeerState> held, PeerState candidate) {
+        for (String peer : peers) {
+            if (!held.containsKey(peer) && (candidate == null || !candidate.cluster().equals(peer))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     FoldPlan planFor(String topic, Layout layout, PeerState candidate) {
         Collection<PeerState> states = statesOf(topic, candidate);
-        FoldPlan plan = Fold.plan(layout, marks(topic).own(), caps, states, !deferOwn && everyPeerHeld(states));
-        capMismatches.put(topic, Fold.mismatches(caps, capsOf(states)));
-        capLimited.put(topic, plan.capLimited());
-        if (marks(topic).caps(plan.capMarks())) {
+        ColdMarks own = ownMarks(topic);
+        Caps local = caps;
+        boolean mayCoarsen = !deferOwn && everyPeerHeld(states);
+        FoldPlan plan = Fold.plan(layout, own, local, states, mayCoarsen);
+        List<CapMismatch> mismatches = Fold.mismatches(local, capsOf(states));
+        if (mismatches.isEmpty()) {
+            capMismatches.remove(topic);
+        } else {
+            capMismatches.put(topic, mismatches);
+        }
+        if (plan.capLimited()) {
+            capLimited.add(topic);
+        } else {
+            capLimited.remove(topic);
+        }
+        TopicMarks topicMarks = plan.capMarks().isEmpty() ? marks.get(topic) : marks(topic);
+        if (topicMarks != null && topicMarks.caps(plan.capMarks())) {
             changed(topic); // what the caps make us offer is part of our state
         }
-        lastPlans.put(topic, new Planned(layout, plan));
+        lastPlans.put(topic, new Planned(layout, plan, new Settled(layout, own, local, List.copyOf(states), mayCoarsen)));
         return plan;
     }
 
     private void afterFold(String topic, Layout after, boolean layoutChanged) {
         Collection<PeerState> states = statesOf(topic, null);
         Shape local = Shape.of(after);
-        Set<Integer> agreed = Fold.agreedToRemove(local, marks(topic).exchanged().boundaries(), states);
+        Set<Integer> agreed = Fold.agreedToRemove(local, exchanged(topic).boundaries(), states);
         int diverged = 0;
         for (PeerState s : states) {
-            diverged += divergence(local, Fold.without(s.shape(), agreed)).diverged().size();
+            diverged += divergedCells(local, Fold.without(s.shape(), agreed));
         }
-        divergedByTopic.put(topic, diverged);
+        if (diverged == 0) {
+            divergedByTopic.remove(topic);
+        } else {
+            divergedByTopic.put(topic, diverged);
+        }
         long now = clock.now(TimeUnit.NANOSECONDS);
         if (diverged == 0) {
             Long since = divergedSinceNanos.remove(topic);
@@ -512,7 +587,10 @@ public final class Controller {
         } else {
             divergedSinceNanos.putIfAbsent(topic, now);
         }
-        marks(topic).forgetSettled(local, states, everyPeerHeld(states));
+        TopicMarks topicMarks = marks.get(topic);
+        if (topicMarks != null) {
+            topicMarks.forgetSettled(local, states, everyPeerHeld(states));
+        }
         if (layoutChanged) {
             changed(topic); // our layout moved: every peer hears of it at once
         }
@@ -520,7 +598,12 @@ public final class Controller {
 
     /** This cluster's state of {@code topic}. */
     public Mono<PeerState> ownState(String topic) {
-        return store.get(topic).map(l -> PeerState.of(cluster, topic, l, marks(topic).exchanged(), caps));
+        return store.get(topic).map(l -> PeerState.of(cluster, topic, l, exchanged(topic), caps));
+    }
+
+    /** {@link #ownState} on the wire, made from the layout at once. */
+    private Mono<TopicState> ownProto(String topic) {
+        return store.get(topic).map(layout -> States.toProto(topic, layout, exchanged(topic), caps));
     }
 
     /** The caps effective for {@code topic}: the minimum over this cluster and its peers' latest states. */
@@ -642,6 +725,9 @@ public final class Controller {
      * that turned hot loses its mark), then folds, so agreed merges go ahead.
      */
     public Mono<Void> policyColdMarks(String topic, Set<Integer> boundaries) {
+        if (boundaries.isEmpty() && !marks.containsKey(topic)) {
+            return fold(topic); // nothing marked, nothing to remember: no marks made for the topic
+        }
         return markThenFold(topic, m -> m.policy(boundaries));
     }
 
@@ -656,7 +742,8 @@ public final class Controller {
     }
 
     private boolean withdraw(String topic, java.util.function.Predicate<TopicMarks> change) {
-        boolean had = change.test(marks(topic));
+        TopicMarks m = marks.get(topic);
+        boolean had = m != null && change.test(m);
         if (had) {
             changed(topic);
         }
@@ -665,22 +752,24 @@ public final class Controller {
 
     /** The boundaries the local policy marked cold at its latest evaluation. */
     public Set<Integer> policyColdMarksOf(String topic) {
-        return marks(topic).policy();
+        TopicMarks m = marks.get(topic);
+        return m == null ? Set.of() : m.policy();
     }
 
     /** Every boundary this cluster offers to merge, whatever the source. */
     public Set<Integer> coldMarks(String topic) {
-        return marks(topic).exchanged().boundaries();
+        return exchanged(topic).boundaries();
     }
 
     /** The marks of {@code topic} by source (manual, policy, caps, bucket lowerings), for an admin answer. */
     public Map<String, Object> exchangedMarksDescribed(String topic) {
-        return marks(topic).describe();
+        TopicMarks m = marks.get(topic);
+        return (m == null ? new TopicMarks() : m).describe();
     }
 
     /** Everything this cluster offers to coarsen for {@code topic}. */
     public ColdMarks exchangedMarks(String topic) {
-        return marks(topic).exchanged();
+        return exchanged(topic);
     }
 
     // ---- status -------------------------------------------------------------------------------
@@ -716,7 +805,7 @@ public final class Controller {
 
     private Map<String, Object> topicStatus(String topic, Layout layout, BacklogSource backlog, long now) {
         Shape local = Shape.of(layout);
-        Set<Integer> agreed = Fold.agreedToRemove(local, marks(topic).exchanged().boundaries(),
+        Set<Integer> agreed = Fold.agreedToRemove(local, exchanged(topic).boundaries(),
                 statesOf(topic, null));
         Map<String, Object> remotes = new LinkedHashMap<>();
         for (String peer : new java.util.TreeSet<>(peers)) {
@@ -750,9 +839,9 @@ public final class Controller {
         t.put("convergenceLagMillis", since == null ? 0 : (now - since) / 1_000_000);
         t.put("capMismatches", capMismatches.getOrDefault(topic, List.of()).stream().map(CapMismatch::toString)
                 .toList());
-        t.put("capLimited", capLimited.getOrDefault(topic, false));
+        t.put("capLimited", capLimited.contains(topic));
         t.put("effectiveCaps", effectiveCaps(topic));
-        t.put("coldMarks", marks(topic).describe());
+        t.put("coldMarks", marks.getOrDefault(topic, new TopicMarks()).describe());
         t.put("recentChanges", recentChanges(topic).stream().map(LayoutChange::toString).toList());
         t.put("remotes", remotes);
         return t;
@@ -789,11 +878,24 @@ public final class Controller {
         List<String> diverged = new ArrayList<>();
         List<String> converged = new ArrayList<>();
         for (Shape.Cell c : theirs.cells()) {
-            boolean cut = c.range().start() == 0 || local.boundaries().contains(c.range().start());
-            boolean buckets = local.bucketsOver(c.range()) >= c.buckets().count();
-            (cut && buckets ? converged : diverged).add(c.range().toHexString() + "/N" + c.buckets().count());
+            (refines(local, c) ? converged : diverged).add(c.range().toHexString() + "/N" + c.buckets().count());
         }
         return new Divergence(converged, diverged);
+    }
+
+    /** How many of a peer's cells the local layout does not refine yet ({@link #divergence}, counted). */
+    static int divergedCells(Shape local, Shape theirs) {
+        int diverged = 0;
+        for (Shape.Cell c : theirs.cells()) {
+            diverged += refines(local, c) ? 0 : 1;
+        }
+        return diverged;
+    }
+
+    /** Whether {@code local} cuts where {@code cell} starts and holds at least its buckets over it. */
+    private static boolean refines(Shape local, Shape.Cell cell) {
+        boolean cut = cell.range().start() == 0 || local.boundaries().contains(cell.range().start());
+        return cut && local.bucketsOver(cell.range()) >= cell.buckets().count();
     }
 
     /** Replication backlog per segment toward a remote, from the replication side (status only). */

@@ -47,6 +47,24 @@ public final class Fold {
             boolean mayCoarsen) {
         Caps effective = Caps.min(localCaps, peers.stream().map(PeerState::caps).toList());
         Shape mine = Shape.of(local);
+        if (localMarks.isEmpty() && fits(mine, effective) && allEqual(mine, peers)) {
+            // Every shape is the local one, which fits the caps, and nothing is marked here: the join is the
+            // local shape, nothing is agreed to coarsen, and the caps cut nothing (what follows would find
+            // exactly that, at a cost of many sets and shapes; most folds of a converged fleet are this one).
+            return new FoldPlan(List.of(), List.of(), mine, effective, false, ColdMarks.NONE);
+        }
+        return planInFull(local, localMarks, effective, mine, peers, mayCoarsen);
+    }
+
+    /** {@link #plan} without its shortcut (tests check that both plan the same). */
+    static FoldPlan planInFull(Layout local, ColdMarks localMarks, Caps localCaps, Collection<PeerState> peers,
+            boolean mayCoarsen) {
+        Caps effective = Caps.min(localCaps, peers.stream().map(PeerState::caps).toList());
+        return planInFull(local, localMarks, effective, Shape.of(local), peers, mayCoarsen);
+    }
+
+    private static FoldPlan planInFull(Layout local, ColdMarks localMarks, Caps effective, Shape mine,
+            Collection<PeerState> peers, boolean mayCoarsen) {
         List<Shape> shapes = new ArrayList<>();
         shapes.add(mine);
         peers.forEach(p -> shapes.add(p.shape()));
@@ -74,6 +92,29 @@ public final class Fold {
                     Buckets.floorCount(effective.maxEntryBucketsPerSegment()), steps, reasons);
         }
         return new FoldPlan(steps, reasons, Shape.of(working), effective, capped.limited(), capMarks);
+    }
+
+    /** Whether {@code shape} has no more cells than the caps allow, and no count above the bucket cap. */
+    private static boolean fits(Shape shape, Caps caps) {
+        if (shape.cells().size() > caps.maxSegments()) {
+            return false;
+        }
+        int bucketCap = Buckets.floorCount(caps.maxEntryBucketsPerSegment());
+        for (Shape.Cell c : shape.cells()) {
+            if (c.buckets().count() > bucketCap) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean allEqual(Shape mine, Collection<PeerState> peers) {
+        for (PeerState p : peers) {
+            if (!p.shape().equals(mine)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Each peer cap that differs from the local one, named, peers in name order. */

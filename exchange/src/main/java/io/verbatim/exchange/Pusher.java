@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -70,11 +71,15 @@ public final class Pusher implements Disposable {
         return this;
     }
 
-    /** One push of every topic to {@code peer}, each call retried until the peer takes it. */
+    /**
+     * One push of every topic to {@code peer}, each call retried until the peer takes it. The states are
+     * read once for the push: the first attempt of each call sends its part of them, a retry reads its
+     * topics' states again.
+     */
     public Mono<Void> pushUntilAcknowledged(String peer) {
         return controller.topics().collectList().flatMap(topics -> controller.statesFor(peer, topics))
-                .flatMapMany(request -> Flux.fromIterable(cut(request, limit(peer))))
-                .concatMap(topics -> untilTaken(peer, topics))
+                .flatMapMany(request -> Flux.fromIterable(calls(request, limit(peer))))
+                .concatMap(call -> untilTaken(peer, call))
                 .then();
     }
 
@@ -83,13 +88,28 @@ public final class Pusher implements Disposable {
         return peerLimits.getOrDefault(peer, Math.min(config.maxBodyBytes(), controller.maxBodyBytes()));
     }
 
+    /** Sends {@code call} (states read for the push), then, until the peer takes it, its topics' states afresh. */
+    private Mono<Void> untilTaken(String peer, ExchangeRequest call) {
+        List<String> topics = topicsOf(call);
+        AtomicReference<ExchangeRequest> first = new AtomicReference<>(call);
+        return Mono.defer(() -> {
+            ExchangeRequest states = first.getAndSet(null);
+            return states != null ? callOnce(peer, topics, states) : callOnce(peer, topics);
+        }).retryWhen(Retry.from(signals -> signals.concatMap(s ->
+                Mono.delay(delayAfter(peer, s.failure(), s.totalRetriesInARow() + 1), clock))));
+    }
+
     private Mono<Void> untilTaken(String peer, List<String> topics) {
         return Mono.defer(() -> callOnce(peer, topics)).retryWhen(Retry.from(signals -> signals.concatMap(s ->
                 Mono.delay(delayAfter(peer, s.failure(), s.totalRetriesInARow() + 1), clock))));
     }
 
     private Mono<Void> callOnce(String peer, List<String> topics) {
-        return controller.statesFor(peer, topics).flatMap(request -> {
+        return controller.statesFor(peer, topics).flatMap(request -> callOnce(peer, topics, request));
+    }
+
+    private Mono<Void> callOnce(String peer, List<String> topics, ExchangeRequest request) {
+        return Mono.defer(() -> {
             if (topics.size() > 1 && request.getSerializedSize() > limit(peer)) {
                 // The limit shrank, or the states grew, since the push was cut: cut this call again.
                 return Flux.fromIterable(cut(request, limit(peer))).concatMap(part -> untilTaken(peer, part)).then();
@@ -141,24 +161,46 @@ public final class Pusher implements Disposable {
      * alone is larger goes alone).
      */
     static List<List<String>> cut(ExchangeRequest request, int limit) {
-        int overhead = CodedOutputStream.computeStringSize(ExchangeRequest.CLUSTER_FIELD_NUMBER, request.getCluster());
         List<List<String>> calls = new ArrayList<>();
-        List<String> current = new ArrayList<>();
-        long size = overhead;
-        for (TopicState t : request.getTopicsList()) {
-            int bytes = CodedOutputStream.computeMessageSize(ExchangeRequest.TOPICS_FIELD_NUMBER, t);
-            if (!current.isEmpty() && size + bytes > limit) {
-                calls.add(current);
-                current = new ArrayList<>();
-                size = overhead;
-            }
-            current.add(t.getTopic());
-            size += bytes;
-        }
-        if (!current.isEmpty() || calls.isEmpty()) {
-            calls.add(current);
+        for (ExchangeRequest call : calls(request, limit)) {
+            calls.add(topicsOf(call));
         }
         return calls;
+    }
+
+    /** {@link #cut}, as the requests themselves. */
+    static List<ExchangeRequest> calls(ExchangeRequest request, int limit) {
+        int overhead = CodedOutputStream.computeStringSize(ExchangeRequest.CLUSTER_FIELD_NUMBER, request.getCluster());
+        List<TopicState> states = request.getTopicsList();
+        List<ExchangeRequest> calls = new ArrayList<>();
+        int from = 0;
+        long size = overhead;
+        for (int i = 0; i < states.size(); i++) {
+            int bytes = CodedOutputStream.computeMessageSize(ExchangeRequest.TOPICS_FIELD_NUMBER, states.get(i));
+            if (i > from && size + bytes > limit) {
+                calls.add(part(request, from, i));
+                from = i;
+                size = overhead;
+            }
+            size += bytes;
+        }
+        if (from < states.size() || calls.isEmpty()) {
+            calls.add(from == 0 ? request : part(request, from, states.size()));
+        }
+        return calls;
+    }
+
+    private static ExchangeRequest part(ExchangeRequest request, int from, int to) {
+        return ExchangeRequest.newBuilder().setCluster(request.getCluster())
+                .addAllTopics(request.getTopicsList().subList(from, to)).build();
+    }
+
+    private static List<String> topicsOf(ExchangeRequest request) {
+        List<String> topics = new ArrayList<>(request.getTopicsCount());
+        for (TopicState t : request.getTopicsList()) {
+            topics.add(t.getTopic());
+        }
+        return topics;
     }
 
     @Override

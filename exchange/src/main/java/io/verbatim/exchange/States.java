@@ -5,6 +5,8 @@ import io.verbatim.exchange.proto.Cell;
 import io.verbatim.exchange.proto.TopicState;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.HashRange;
+import io.verbatim.model.Layout;
+import io.verbatim.model.Segment;
 import io.verbatim.model.Shape;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,17 +24,84 @@ final class States {
     }
 
     static TopicState toProto(PeerState s) {
-        TopicState.Builder b = TopicState.newBuilder().setTopic(s.topic()).setEpoch(s.epoch())
-                .setCaps(io.verbatim.exchange.proto.Caps.newBuilder().setMaxSegments(s.caps().maxSegments())
-                        .setMaxEntryBucketsPerSegment(s.caps().maxEntryBucketsPerSegment()));
+        TopicState.Builder b = TopicState.newBuilder();
         for (Shape.Cell c : s.shape().cells()) {
             b.addCells(Cell.newBuilder().setStart(c.range().start()).setEnd(c.range().end())
                     .setBuckets(c.buckets().count()));
         }
-        s.marks().boundaries().stream().sorted().forEach(b::addColdMarks);
-        s.marks().buckets().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(m -> b.addBucketMarks(
-                BucketMark.newBuilder().setStart(m.getKey().start()).setEnd(m.getKey().end()).setBuckets(m.getValue())));
+        return rest(b, s.topic(), s.epoch(), s.marks(), s.caps());
+    }
+
+    /** {@code PeerState.of(cluster, topic, layout, marks, caps)} on the wire, made from the layout at once. */
+    static TopicState toProto(String topic, Layout layout, ColdMarks marks, Caps caps) {
+        TopicState.Builder b = TopicState.newBuilder();
+        for (Segment s : layout.activeSegments()) {
+            b.addCells(Cell.newBuilder().setStart(s.range().start()).setEnd(s.range().end())
+                    .setBuckets(s.buckets().count()));
+        }
+        return rest(b, topic, layout.epoch(), marks, caps);
+    }
+
+    /** The fields after the cells, in order: marks sorted (as {@link ColdMarks} keeps them). */
+    private static TopicState rest(TopicState.Builder b, String topic, long epoch, ColdMarks marks, Caps caps) {
+        b.setTopic(topic).setEpoch(epoch).setCaps(io.verbatim.exchange.proto.Caps.newBuilder()
+                .setMaxSegments(caps.maxSegments()).setMaxEntryBucketsPerSegment(caps.maxEntryBucketsPerSegment()));
+        for (int boundary : marks.boundaries()) {
+            b.addColdMarks(boundary);
+        }
+        for (Map.Entry<HashRange, Integer> m : marks.buckets().entrySet()) {
+            b.addBucketMarks(BucketMark.newBuilder().setStart(m.getKey().start()).setEnd(m.getKey().end())
+                    .setBuckets(m.getValue()));
+        }
         return b.build();
+    }
+
+    /**
+     * {@link #fromProto}, answering {@code held} itself when {@code t} describes it exactly (as
+     * {@link #toProto} would): a state that did not change since it was checked is not checked and built
+     * again, and stays the same object.
+     */
+    static PeerState fromProto(String cluster, TopicState t, PeerState held) {
+        if (held == null) {
+            return fromProto(cluster, t);
+        }
+        return describes(t, held) ? held : parse(cluster, t, held.caps());
+    }
+
+    /** Whether {@code t} is {@code s} on the wire, field by field, in {@link #toProto}'s order. */
+    static boolean describes(TopicState t, PeerState s) {
+        if (t.getEpoch() != s.epoch() || !t.hasCaps() || t.getCaps().getMaxSegments() != s.caps().maxSegments()
+                || t.getCaps().getMaxEntryBucketsPerSegment() != s.caps().maxEntryBucketsPerSegment()) {
+            return false;
+        }
+        List<Shape.Cell> cells = s.shape().cells();
+        if (t.getCellsCount() != cells.size() || t.getColdMarksCount() != s.marks().boundaries().size()
+                || t.getBucketMarksCount() != s.marks().buckets().size()) {
+            return false;
+        }
+        for (int i = 0; i < cells.size(); i++) {
+            Cell c = t.getCells(i);
+            Shape.Cell mine = cells.get(i);
+            if (c.getStart() != mine.range().start() || c.getEnd() != mine.range().end()
+                    || c.getBuckets() != mine.buckets().count()) {
+                return false;
+            }
+        }
+        int i = 0;
+        for (int b : s.marks().boundaries()) {
+            if (t.getColdMarks(i++) != b) {
+                return false;
+            }
+        }
+        i = 0;
+        for (Map.Entry<HashRange, Integer> m : s.marks().buckets().entrySet()) {
+            BucketMark mark = t.getBucketMarks(i++);
+            if (mark.getStart() != m.getKey().start() || mark.getEnd() != m.getKey().end()
+                    || mark.getBuckets() != m.getValue()) {
+                return false;
+            }
+        }
+        return t.getTopic().equals(s.topic());
     }
 
     /**
@@ -43,6 +112,11 @@ final class States {
      *         impossible caps, bucket marks that do not lower one of the sender's cells
      */
     static PeerState fromProto(String cluster, TopicState t) {
+        return parse(cluster, t, null);
+    }
+
+    /** {@link #fromProto}, the caps {@code known} when they are equal (one object for a peer's many states). */
+    private static PeerState parse(String cluster, TopicState t, Caps known) {
         String where = "topic '" + t.getTopic() + "' from " + cluster;
         if (t.getTopic().isEmpty()) {
             throw ExchangeException.badRequest("a topic state from " + cluster + " has no topic name");
@@ -55,6 +129,7 @@ final class States {
         }
         try {
             Caps caps = caps(t.getCaps());
+            caps = caps.equals(known) ? known : caps;
             List<Shape.Cell> cells = new ArrayList<>(t.getCellsCount());
             for (Cell c : t.getCellsList()) {
                 cells.add(new Shape.Cell(range(c.getStart(), c.getEnd(), "cell"), Buckets.of(c.getBuckets())));
@@ -67,8 +142,9 @@ final class States {
                     cold.add(mark);
                 }
             }
-            return new PeerState(cluster, t.getTopic(), t.getEpoch(), shape, new ColdMarks(cold, bucketMarks(t, shape)),
-                    caps);
+            Map<HashRange, Integer> lowerings = bucketMarks(t, shape);
+            ColdMarks marks = cold.isEmpty() && lowerings.isEmpty() ? ColdMarks.NONE : new ColdMarks(cold, lowerings);
+            return new PeerState(cluster, t.getTopic(), t.getEpoch(), shape, marks, caps);
         } catch (IllegalArgumentException e) {
             throw ExchangeException.badRequest(where + ": " + e.getMessage());
         }

@@ -18,37 +18,52 @@ import java.util.TreeSet;
  * on every evaluation, so a range that turns hot loses its mark), and the caps' (recomputed by every
  * fold). What the cluster exchanges is their union. Every change answers whether anything changed, so
  * the caller pushes only on real changes.
+ *
+ * <p>The unions are made once per change, not on every read: every fold and every state sent reads
+ * them, and the same object until a change lets a fold of an unchanged topic see at once that its
+ * marks did not move.
  */
 final class TopicMarks {
     private final Set<Integer> manual = new HashSet<>();
     private final Map<HashRange, Integer> manualBuckets = new HashMap<>();
     private Set<Integer> policy = Set.of();
     private ColdMarks caps = ColdMarks.NONE;
+    private ColdMarks own = ColdMarks.NONE;
+    private ColdMarks exchanged = ColdMarks.NONE;
 
     /** Everything this cluster offers to coarsen: what a peer is told. */
     synchronized ColdMarks exchanged() {
-        return own().union(caps);
+        return exchanged;
     }
 
     /** The operator's and the policy's marks, without the caps' (which every fold derives afresh). */
     synchronized ColdMarks own() {
-        return new ColdMarks(manual, manualBuckets).union(ColdMarks.ofBoundaries(policy));
+        return own;
+    }
+
+    /** Makes the unions again after a change; answers {@code changed}. */
+    private boolean remade(boolean changed) {
+        if (changed) {
+            own = new ColdMarks(manual, manualBuckets).union(ColdMarks.ofBoundaries(policy));
+            exchanged = own.union(caps);
+        }
+        return changed;
     }
 
     synchronized boolean markManual(int boundary) {
-        return manual.add(boundary);
+        return remade(manual.add(boundary));
     }
 
     synchronized boolean withdrawManual(int boundary) {
-        return manual.remove(boundary);
+        return remade(manual.remove(boundary));
     }
 
     synchronized boolean markBuckets(HashRange range, int count) {
-        return !Objects.equals(manualBuckets.put(range, count), count);
+        return remade(!Objects.equals(manualBuckets.put(range, count), count));
     }
 
     synchronized boolean withdrawBuckets(HashRange range) {
-        return manualBuckets.remove(range) != null;
+        return remade(manualBuckets.remove(range) != null);
     }
 
     synchronized Set<Integer> policy() {
@@ -60,7 +75,7 @@ final class TopicMarks {
             return false;
         }
         policy = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(marks));
-        return true;
+        return remade(true);
     }
 
     synchronized boolean caps(ColdMarks marks) {
@@ -68,7 +83,7 @@ final class TopicMarks {
             return false;
         }
         caps = marks;
-        return true;
+        return remade(true);
     }
 
     /**
@@ -79,10 +94,11 @@ final class TopicMarks {
         if (!everyPeerHeld) {
             return;
         }
-        manual.removeIf(b -> !local.boundaries().contains(b)
+        boolean forgot = manual.removeIf(b -> !local.boundaries().contains(b)
                 && states.stream().noneMatch(s -> s.shape().boundaries().contains(b)));
-        manualBuckets.entrySet().removeIf(m -> local.bucketsOver(m.getKey()) <= m.getValue()
+        forgot |= manualBuckets.entrySet().removeIf(m -> local.bucketsOver(m.getKey()) <= m.getValue()
                 && states.stream().allMatch(s -> s.shape().bucketsOver(m.getKey()) <= m.getValue()));
+        remade(forgot);
     }
 
     /** The marks by source, for the status page (boundaries and ranges in hex). */

@@ -250,6 +250,38 @@ class FoldTest {
         }
     }
 
+    /**
+     * Where every cluster has the local shape (a converged topic), the plan is what the full fold plans,
+     * whatever the caps, the peers' marks and their histories.
+     */
+    @Test
+    void aFoldOfShapesThatAllAgreePlansWhatTheFullFoldPlans() {
+        long first = Long.getLong("verbatim.seed", 0xf01d_0002L);
+        int cases = 500 * Integer.getInteger("verbatim.scale", 1);
+        int shortcuts = 0;
+        for (long seed = first; seed < first + cases; seed++) {
+            Random r = new Random(seed);
+            Layout mine = randomLayout(r);
+            Shape shape = Shape.of(mine);
+            List<PeerState> peers = new ArrayList<>();
+            for (int i = 0; i < 1 + r.nextInt(3); i++) {
+                ColdMarks marks = r.nextBoolean() || shape.boundaries().isEmpty() ? ColdMarks.NONE
+                        : ColdMarks.ofBoundaries(Set.of(shape.boundaries().first()));
+                // A peer whose layout took another path to the same shape is as good as one with the same history.
+                peers.add(new PeerState("p" + i, "t", r.nextInt(9), shape, marks,
+                        r.nextBoolean() ? Caps.PULSAR_DEFAULTS : randomCaps(r)));
+            }
+            ColdMarks own = r.nextInt(4) > 0 || shape.boundaries().isEmpty() ? ColdMarks.NONE
+                    : ColdMarks.ofBoundaries(Set.of(shape.boundaries().last()));
+            Caps local = r.nextBoolean() ? Caps.PULSAR_DEFAULTS : randomCaps(r);
+            boolean mayCoarsen = r.nextBoolean();
+            FoldPlan plan = Fold.plan(mine, own, local, peers, mayCoarsen);
+            assertThat(plan).as("seed %d", seed).isEqualTo(Fold.planInFull(mine, own, local, peers, mayCoarsen));
+            shortcuts += plan.mutations().isEmpty() && !plan.capLimited() && own.isEmpty() ? 1 : 0;
+        }
+        assertThat(shortcuts).as("cases the shortcut could take").isGreaterThan(cases / 4);
+    }
+
     private static Caps randomCaps(Random r) {
         return new Caps(1 + r.nextInt(12), 1 << r.nextInt(6));
     }
