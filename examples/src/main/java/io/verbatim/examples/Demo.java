@@ -265,7 +265,8 @@ final class Demo {
             outcome = node.split(topic, widest.id()).block();
         } else {
             Segment target = active.get(active.size() - 1);
-            int n = Math.min(target.buckets().count() * 2, runtime.config().caps().maxEntryBucketsPerSegment());
+            int n = Math.min(target.buckets().count() * 2,
+                    io.verbatim.model.Buckets.floorCount(runtime.config().caps().maxEntryBucketsPerSegment()));
             what = "rebucket " + target.descriptor() + " of " + shortName(topic) + " to N=" + n + " on " + node.name();
             outcome = node.rebucket(topic, target.id(), n).block();
         }

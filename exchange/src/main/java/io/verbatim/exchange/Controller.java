@@ -51,12 +51,20 @@ public final class Controller {
     private volatile Caps caps;
     private volatile int maxBodyBytes = ExchangeConfig.defaults().maxBodyBytes();
     private final Map<String, TopicMarks> marks = new ConcurrentHashMap<>();
+    /**
+     * Versions of the marks: they order this cluster's states of one epoch. They start from the clock
+     * when the controller is made, so a restarted controller's states order after those it sent before.
+     */
+    private final java.util.concurrent.atomic.AtomicLong marksVersions;
+    private final long bornVersion;
     /** topic → peer → latest state. */
     private final Map<String, Map<String, PeerState>> peerStates = new ConcurrentHashMap<>();
     /** peer → topic → epoch of ours the peer acknowledged. */
     private final Map<String, Map<String, Long>> acknowledged = new ConcurrentHashMap<>();
     /** peer → topic → the epoch of ours it holds that we are no longer at: our next state supersedes it. */
     private final Map<String, Map<String, Long>> superseding = new ConcurrentHashMap<>();
+    /** peer → topics it did not take (stale or failed there) in its latest answer about them. */
+    private final Map<String, Set<String>> retrying = new ConcurrentHashMap<>();
     /** peer → topic → why the peer refused our state of it. */
     private final Map<String, Map<String, String>> refusedByPeer = new ConcurrentHashMap<>();
     private final PeerVerdicts verdicts = new PeerVerdicts();
@@ -89,6 +97,8 @@ public final class Controller {
         this.store = store;
         this.clock = clock;
         this.metrics = new ExchangeMetrics();
+        this.bornVersion = clock.now(TimeUnit.MILLISECONDS) << 20;
+        this.marksVersions = new java.util.concurrent.atomic.AtomicLong(bornVersion);
     }
 
     /** The peers in name order (pushes start in that order: a seeded simulation repeats itself). */
@@ -162,7 +172,13 @@ public final class Controller {
 
     /** The topic's marks, made on the first change (most topics never have any). */
     private TopicMarks marks(String topic) {
-        return marks.computeIfAbsent(topic, t -> new TopicMarks());
+        return marks.computeIfAbsent(topic, t -> new TopicMarks(marksVersions::incrementAndGet));
+    }
+
+    /** The version of the topic's exchanged marks (this controller's birth value while it has none). */
+    private long marksVersion(String topic) {
+        TopicMarks m = marks.get(topic);
+        return m == null ? bornVersion : m.version();
     }
 
     private ColdMarks ownMarks(String topic) {
@@ -230,9 +246,13 @@ public final class Controller {
             return result(t.getTopic(), TopicResult.Code.INVALID, 0, e.getMessage());
         }
         boolean supersedes = held != null && t.hasSupersedesEpoch() && t.getSupersedesEpoch() == held.epoch();
-        if (held != null && s.epoch() < held.epoch() && !supersedes) {
+        if (s.olderThan(held) && !supersedes) {
             return result(s.topic(), TopicResult.Code.STALE, held.epoch(), "topic '" + s.topic() + "' from " + from
-                    + " at epoch " + s.epoch() + " is older than epoch " + held.epoch() + " already held");
+                    + " at epoch " + s.epoch() + (s.epoch() == held.epoch() ? " with older cold marks" : "")
+                    + " is older than the state at epoch " + held.epoch() + " already held");
+        }
+        if (supersedes && s.olderThan(held)) {
+            peerStates.get(s.topic()).remove(from, held); // what the sender no longer has goes
         }
         candidates.add(s);
         return result(s.topic(), TopicResult.Code.ACCEPTED, 0, "");
@@ -251,8 +271,13 @@ public final class Controller {
         return m == null ? null : m.get(peer);
     }
 
+    /**
+     * Keeps {@code s} unless a newer state of its cluster got there first: a call and an answer of the
+     * same peer may cross (a superseding state replaced what it superseded before it got here).
+     */
     private void keep(PeerState s) {
-        peerStates.computeIfAbsent(s.topic(), t -> new ConcurrentHashMap<>()).put(s.cluster(), s);
+        peerStates.computeIfAbsent(s.topic(), t -> new ConcurrentHashMap<>())
+                .merge(s.cluster(), s, (held, fresh) -> held.newerThan(fresh) ? held : fresh);
     }
 
     private void heard(String peer) {
@@ -292,10 +317,10 @@ public final class Controller {
     }
 
     /**
-     * A peer answered a call: record what it acknowledged, fold in the states it sent back, and note what
-     * it did not take. Errors (a retryable {@link ExchangeException}) when some topic was stale or its
-     * fold failed at the peer, so the call is made again; a state the peer found unusable is reported,
-     * not retried.
+     * A peer answered a call: record what it acknowledged, fold in the states it sent back (each kept
+     * once its fold committed), and note what it did not take. Topics the peer found stale or failed to
+     * fold are left for {@link #retryTopics} (the call itself is not made again: one topic must not hold
+     * up the others); a state the peer found unusable is reported, not retried.
      */
     public Mono<Void> onAnswer(String peer, ExchangeRequest sent, ExchangeResponse answer) {
         return Mono.defer(() -> {
@@ -305,18 +330,22 @@ public final class Controller {
             }
             Map<String, Long> sentEpochs = new HashMap<>();
             sent.getTopicsList().forEach(t -> sentEpochs.put(t.getTopic(), t.getEpoch()));
-            int notTaken = 0;
+            Set<String> retry = retrying.computeIfAbsent(peer, p -> ConcurrentHashMap.newKeySet());
             List<TopicResult> stale = new ArrayList<>();
             for (TopicResult r : answer.getResultsList()) {
                 if (!sentEpochs.containsKey(r.getTopic())) {
                     continue; // a result for a topic we did not send: nothing to record
                 }
-                notTaken += took(peer, r, sentEpochs.get(r.getTopic())) ? 0 : 1;
+                if (took(peer, r, sentEpochs.get(r.getTopic()))) {
+                    retry.remove(r.getTopic());
+                } else {
+                    retry.add(r.getTopic());
+                }
                 if (r.getCode() == TopicResult.Code.STALE) {
                     stale.add(r);
                 }
             }
-            List<String> topics = new ArrayList<>();
+            List<PeerState> newer = new ArrayList<>();
             for (TopicState t : answer.getTopicsList()) {
                 PeerState held = held(t.getTopic(), peer);
                 PeerState s;
@@ -326,20 +355,18 @@ public final class Controller {
                     metrics.invalidStates.increment();
                     continue; // its other topics still count
                 }
-                if (held == null || s.epoch() >= held.epoch()) {
-                    topics.add(s.topic());
-                    if (!s.equals(held)) {
-                        keep(s); // an equal state stays as it is: what the topic's settled fold read
-                    }
+                if (!s.olderThan(held)) {
+                    newer.add(s);
                 }
             }
             heard(peer);
             metrics.success(peer);
-            int retry = notTaken;
             return Flux.fromIterable(stale).concatMap(r -> supersedeIfLost(peer, r))
-                    .thenMany(Flux.fromIterable(topics).concatMap(this::fold))
-                    .then(Mono.defer(() -> retry == 0 ? Mono.empty() : Mono.error(new ExchangeException(409,
-                            peer + " did not take " + retry + " topic state(s)"))));
+                    .thenMany(Flux.fromIterable(newer).concatMap(s -> foldWith(s).onErrorResume(e -> {
+                        metrics.foldFailures.increment();
+                        return Mono.empty(); // not kept: the next answer or push brings it again
+                    })))
+                    .then();
         });
     }
 
@@ -353,6 +380,12 @@ public final class Controller {
                 .doOnNext(current -> superseding.computeIfAbsent(peer, p -> new ConcurrentHashMap<>())
                         .put(r.getTopic(), r.getHeldEpoch()))
                 .then();
+    }
+
+    /** Topics {@code peer} did not take in its latest answers (stale or failed there): worth sending again. */
+    public Set<String> retryTopics(String peer) {
+        Set<String> topics = retrying.get(peer);
+        return topics == null ? Set.of() : Set.copyOf(topics);
     }
 
     /** Records one topic's result; true when nothing about it needs the call made again. */
@@ -517,7 +550,7 @@ public final class Controller {
     private Collection<PeerState> statesOf(String topic, PeerState candidate) {
         Map<String, PeerState> held = peerStates.getOrDefault(topic, Map.of());
         if (candidate == null) {
-            return held.values();
+            return List.copyOf(held.values()); // one snapshot: what the plan reads is what a settled fold keeps
         }
         Map<String, PeerState> with = new HashMap<>(held);
         with.put(candidate.cluster(), candidate);
@@ -598,12 +631,14 @@ public final class Controller {
 
     /** This cluster's state of {@code topic}. */
     public Mono<PeerState> ownState(String topic) {
-        return store.get(topic).map(l -> PeerState.of(cluster, topic, l, exchanged(topic), caps));
+        return store.get(topic).map(l -> new PeerState(cluster, topic, l.epoch(), Shape.of(l), exchanged(topic), caps,
+                marksVersion(topic)));
     }
 
     /** {@link #ownState} on the wire, made from the layout at once. */
     private Mono<TopicState> ownProto(String topic) {
-        return store.get(topic).map(layout -> States.toProto(topic, layout, exchanged(topic), caps));
+        return store.get(topic).map(layout -> States.toProto(topic, layout, exchanged(topic), caps,
+                marksVersion(topic)));
     }
 
     /** The caps effective for {@code topic}: the minimum over this cluster and its peers' latest states. */
@@ -638,6 +673,11 @@ public final class Controller {
             }
             return store.get(topic).switchIfEmpty(Mono.error(() -> new IllegalArgumentException("cluster " + cluster
                     + " has no topic '" + topic + "'"))).flatMap(layout -> {
+                        if (lowers(layout, m)) {
+                            return Mono.just(refused(Outcome.Refusal.LOWERS_BUCKETS, "lowering a bucket count of a "
+                                    + "replicated topic is a cold mark (markBucketsCold): done once every cluster "
+                                    + "issued it"));
+                        }
                         Outcome o = layout.apply(m, layout.epoch(), clock.now(TimeUnit.MILLISECONDS));
                         if (o instanceof Outcome.Applied a) {
                             String over = pastCaps(topic, layout, a.layout(), m);
@@ -655,6 +695,12 @@ public final class Controller {
                 .onErrorResume(e -> e.getCause() instanceof StaleEpochException || e instanceof StaleEpochException,
                         e -> Mono.just(refused(Outcome.Refusal.STALE_EPOCH, "the layout of " + topic + " kept changing ("
                                 + OWN_CHANGE_ATTEMPTS + " attempts); try again")));
+    }
+
+    /** Whether {@code m} lowers an active segment's bucket count in {@code layout}. */
+    private static boolean lowers(Layout layout, Mutation m) {
+        return m instanceof Mutation.Rebucket r && layout.segment(r.segmentId()).filter(s -> s.isActive())
+                .map(s -> r.bucketCount() < s.buckets().count()).orElse(false);
     }
 
     /** Why {@code next} would pass an effective cap once folded with the peers' layouts; null if it would not. */
@@ -684,10 +730,14 @@ public final class Controller {
      * @return the layout after, or the one held when there was nothing to delete
      */
     public Mono<Layout> prune(String topic, Collection<Long> segmentIds) {
-        return store.update(topic, layout -> segmentIds.stream()
+        return store.get(topic).flatMap(before -> store.update(topic, layout -> segmentIds.stream()
                 .filter(id -> layout.segment(id).map(s -> s.isSealed()).orElse(false)).map(Mutation::prune).toList(),
                 clock.now(TimeUnit.MILLISECONDS))
-                .doOnNext(after -> changed(topic));
+                .doOnNext(after -> {
+                    if (after.epoch() != before.epoch()) {
+                        changed(topic);
+                    }
+                }));
     }
 
     private static Outcome refused(Outcome.Refusal reason, String message) {
@@ -699,7 +749,15 @@ public final class Controller {
      * it cold or no longer has it, and the mark stays until withdrawn or settled.
      */
     public Mono<Void> markCold(String topic, int boundary) {
-        return markThenFold(topic, m -> m.markManual(boundary));
+        return Mono.defer(() -> markThenFold(topic, m -> m.markManual(boundary(boundary))));
+    }
+
+    /** A boundary a mark can name: the first hash of an upper side, 1..65535. */
+    private static int boundary(int boundary) {
+        if (boundary < 1 || boundary > HashRange.MAX_HASH) {
+            throw new IllegalArgumentException("boundary " + boundary + " is not a boundary of the ring (1..65535)");
+        }
+        return boundary;
     }
 
     /** Withdraws an operator's cold mark on a boundary; true if there was one. */
@@ -712,7 +770,13 @@ public final class Controller {
      * rebucket-down): done once every cluster marks it too or holds no more there.
      */
     public Mono<Void> markBucketsCold(String topic, HashRange range, int bucketCount) {
-        return markThenFold(topic, m -> m.markBuckets(range, bucketCount));
+        return Mono.defer(() -> {
+            if (!Buckets.isValidCount(bucketCount)) {
+                return Mono.error(new IllegalArgumentException("bucket count " + bucketCount
+                        + " is not a power of two within 1.." + Buckets.MAX_COUNT));
+            }
+            return markThenFold(topic, m -> m.markBuckets(range, bucketCount));
+        });
     }
 
     /** Withdraws an operator's lowering of {@code range}; true if there was one. */
@@ -728,7 +792,10 @@ public final class Controller {
         if (boundaries.isEmpty() && !marks.containsKey(topic)) {
             return fold(topic); // nothing marked, nothing to remember: no marks made for the topic
         }
-        return markThenFold(topic, m -> m.policy(boundaries));
+        return Mono.defer(() -> {
+            boundaries.forEach(Controller::boundary);
+            return markThenFold(topic, m -> m.policy(boundaries));
+        });
     }
 
     /** Changes the topic's marks; a real change is pushed at once; then folds (an agreement may be complete). */
@@ -764,7 +831,7 @@ public final class Controller {
     /** The marks of {@code topic} by source (manual, policy, caps, bucket lowerings), for an admin answer. */
     public Map<String, Object> exchangedMarksDescribed(String topic) {
         TopicMarks m = marks.get(topic);
-        return (m == null ? new TopicMarks() : m).describe();
+        return (m == null ? new TopicMarks(() -> bornVersion) : m).describe();
     }
 
     /** Everything this cluster offers to coarsen for {@code topic}. */
@@ -841,7 +908,7 @@ public final class Controller {
                 .toList());
         t.put("capLimited", capLimited.contains(topic));
         t.put("effectiveCaps", effectiveCaps(topic));
-        t.put("coldMarks", marks.getOrDefault(topic, new TopicMarks()).describe());
+        t.put("coldMarks", marks.getOrDefault(topic, new TopicMarks(() -> bornVersion)).describe());
         t.put("recentChanges", recentChanges(topic).stream().map(LayoutChange::toString).toList());
         t.put("remotes", remotes);
         return t;

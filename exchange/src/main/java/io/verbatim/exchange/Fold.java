@@ -71,7 +71,9 @@ public final class Fold {
 
         NavigableSet<Integer> agreed = agreedToRemove(mine, localMarks.boundaries(), peers);
         Map<HashRange, Integer> lowered = agreedLowerings(mine, localMarks.buckets(), peers);
-        Shape joined = lowered(joinWithout(shapes, agreed), lowered);
+        Set<Integer> leftOut = new TreeSet<>(agreed);
+        leftOut.addAll(unwanted(mine, peers));
+        Shape joined = lowered(joinWithout(shapes, leftOut), lowered);
         CappedJoin capped = CappedJoin.of(joined, shapes, effective);
         ColdMarks capMarks = capped.marksFor(mine);
         Map<Integer, String> merges = new HashMap<>();
@@ -79,8 +81,9 @@ public final class Fold {
         agreed.forEach(b -> merges.put(b, FoldPlan.COLD));
         Map<HashRange, String> lowerings = new HashMap<>();
         agreedLowerings(mine, capMarks.buckets(), peers).forEach((r, n) -> {
-            lowerings.put(r, lowered.containsKey(r) && lowered.get(r) >= n ? FoldPlan.COLD : FoldPlan.CAPS);
-            lowered.merge(r, n, Math::max);
+            // Both are agreed: the lower count stands (the cap is not a wish).
+            lowerings.put(r, lowered.containsKey(r) && lowered.get(r) <= n ? FoldPlan.COLD : FoldPlan.CAPS);
+            lowered.merge(r, n, Math::min);
         });
         lowered.keySet().forEach(r -> lowerings.putIfAbsent(r, FoldPlan.COLD));
 
@@ -154,28 +157,47 @@ public final class Fold {
     }
 
     /**
+     * Boundaries this cluster lacks that every peer holding them marks cold (and could merge): the join
+     * leaves them out rather than add them here only to see them merged there.
+     */
+    static Set<Integer> unwanted(Shape mine, Collection<PeerState> peers) {
+        Set<Integer> out = new TreeSet<>();
+        for (PeerState p : peers) {
+            for (int b : p.marks().boundaries()) {
+                if (!mine.boundaries().contains(b) && peers.stream().allMatch(q -> q.agreesToRemove(b)
+                        && mergeableAt(q.shape(), b))) {
+                    out.add(b);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
      * Bucket counts that may be lowered: the local policy (or an operator, or a cap) marks the range, and
-     * every peer marks it too or holds no more there already. The count agreed is the largest any of
-     * them asks for: the smallest lowering every cluster accepts.
+     * every peer marks it too or already holds fewer there than this cluster. The count agreed is the
+     * largest any of them asks for or holds: the smallest lowering every cluster accepts.
      */
     static Map<HashRange, Integer> agreedLowerings(Shape mine, Map<HashRange, Integer> marks,
             Collection<PeerState> peers) {
         Map<HashRange, Integer> agreed = new HashMap<>();
         for (Map.Entry<HashRange, Integer> mark : marks.entrySet()) {
             HashRange range = mark.getKey();
-            if (!mine.cellAt(range.start()).range().equals(range)) {
+            Shape.Cell cell = mine.cellAt(range.start());
+            if (!cell.range().equals(range)) {
                 continue; // the range is no longer one of ours: nothing to lower
             }
+            int current = cell.buckets().count();
             int level = mark.getValue();
             for (PeerState p : peers) {
-                int theirs = p.agreedLowering(range, level);
+                int theirs = p.agreedLowering(range, current);
                 level = theirs < 0 ? -1 : Math.max(level, theirs);
                 if (level < 0) {
                     break;
                 }
             }
             if (level > 0) {
-                agreed.put(range, level);
+                agreed.put(range, level); // also when already as low: the join must not raise it back
             }
         }
         return agreed;

@@ -8,9 +8,12 @@ import java.util.Set;
 /**
  * What one cluster tells its peers about one topic (PIP-495's exchanged state): its layout's shape
  * (boundaries and bucket counts), what it would coarsen (cold marks), its caps, and the epoch that
- * orders its states.
+ * orders its states, with the version of its marks ordering states of one epoch.
+ *
+ * @param marksVersion raised by the sender whenever its marks change (a change of marks leaves the epoch)
  */
-public record PeerState(String cluster, String topic, long epoch, Shape shape, ColdMarks marks, Caps caps) {
+public record PeerState(String cluster, String topic, long epoch, Shape shape, ColdMarks marks, Caps caps,
+        long marksVersion) {
 
     public PeerState {
         if (epoch < 0) {
@@ -18,9 +21,23 @@ public record PeerState(String cluster, String topic, long epoch, Shape shape, C
         }
     }
 
+    public PeerState(String cluster, String topic, long epoch, Shape shape, ColdMarks marks, Caps caps) {
+        this(cluster, topic, epoch, shape, marks, caps, 0);
+    }
+
     /** A state with boundary marks only. */
     public PeerState(String cluster, String topic, long epoch, Shape shape, Set<Integer> coldMarks, Caps caps) {
         this(cluster, topic, epoch, shape, ColdMarks.ofBoundaries(coldMarks), caps);
+    }
+
+    /** Whether this state is newer than {@code other} of the same cluster: a higher epoch, or marks changed since. */
+    boolean newerThan(PeerState other) {
+        return other == null || epoch > other.epoch || epoch == other.epoch && marksVersion > other.marksVersion;
+    }
+
+    /** Whether this state is older than {@code other}: a lower epoch, or older marks of the same epoch. */
+    boolean olderThan(PeerState other) {
+        return other != null && (epoch < other.epoch || epoch == other.epoch && marksVersion < other.marksVersion);
     }
 
     public static PeerState of(String cluster, String topic, Layout layout, ColdMarks marks, Caps caps) {
@@ -42,15 +59,17 @@ public record PeerState(String cluster, String topic, long epoch, Shape shape, C
     }
 
     /**
-     * How far this state agrees to lower {@code range}'s count toward {@code count}: the count it marks
-     * for that range, or {@code count} itself when its own count there is no higher; -1 when it does
-     * not agree.
+     * How far this state lets a cluster holding {@code current} buckets over {@code range} lower them:
+     * to the count it marks for that range, if it marks one; to the count it already holds there, if that
+     * is lower than {@code current} (it went down before, or never came up); -1 when it holds as many or
+     * more and marks nothing (it wants them).
      */
-    int agreedLowering(HashRange range, int count) {
-        if (shape.bucketsOver(range) <= count) {
-            return count;
-        }
+    int agreedLowering(HashRange range, int current) {
         Integer marked = marks.buckets().get(range);
-        return marked == null ? -1 : Math.max(marked, count);
+        if (marked != null) {
+            return marked;
+        }
+        int theirs = shape.bucketsOver(range);
+        return theirs < current ? theirs : -1;
     }
 }

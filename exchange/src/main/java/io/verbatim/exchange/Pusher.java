@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
@@ -20,16 +21,18 @@ import reactor.util.Loggers;
 import reactor.util.retry.Retry;
 
 /**
- * The sending side of the exchange: for every peer, the whole state of every topic (E9), at once on
- * every local change and again on every anti-entropy tick. Changes that arrive while a push is out
- * collapse into one more push.
+ * The sending side of the exchange: for every peer, the whole state of every topic (E9) at start and on
+ * every anti-entropy tick, and the state of a topic at once when it changes. Changes that arrive while a
+ * push is out are gathered into the next push.
  *
  * <p>A push is cut into calls under the peer's body limit (what its answers say it reads; the local
- * limit until it said; halved when a call is refused as too large), each call retried until the peer
- * takes every topic of it: with exponential backoff when the peer is unreachable, busy or conflicting
+ * limit until it said; halved, and remembered, when a call is refused as too large), each call retried
+ * until the peer answers it: with exponential backoff when the peer is unreachable, busy or conflicting
  * (timeouts, 409, 429, 5xx), and at the anti-entropy cadence when retrying at once cannot help (a peer
  * without the endpoint, 404/501, is reported unsupported and probed again; other 4xx are reported).
- * A topic state too large for the peer even alone is reported and left out. Waiting is a
+ * Topics an answer did not take (stale or failed at the peer) are sent again on their own, a few times
+ * with backoff, so one topic never holds up the others. A topic state too large for the peer even alone
+ * is reported and left out. Waiting is a
  * {@code Mono.delay} on the injected scheduler, the backoff's jitter drawn from a generator a
  * simulation can seed.
  */
@@ -41,7 +44,11 @@ public final class Pusher implements Disposable {
     private final ExchangeConfig config;
     private final Scheduler clock;
     private final RandomGenerator random;
+    /** A peer's topics not taken are sent again this many times, backing off, before anti-entropy takes over. */
+    private static final int RETRIES_OF_TOPICS = 6;
+
     private final Map<String, Integer> peerLimits = new ConcurrentHashMap<>();
+    private final Map<String, Integer> refusedLimits = new ConcurrentHashMap<>();
     private final Map<String, String> reported = new ConcurrentHashMap<>();
     private final List<Disposable> loops = new ArrayList<>();
 
@@ -59,16 +66,69 @@ public final class Pusher implements Disposable {
         this.random = random;
     }
 
+    /**
+     * Starts a push loop per peer: every topic at once and on every anti-entropy tick; the topics that
+     * changed, as soon as they change (changes that arrive while a push is out are gathered into the
+     * next one); then, for a while, the topics the peer did not take.
+     */
     public synchronized Pusher start() {
         for (String peer : controller.peers()) {
-            Flux<Object> triggers = Flux.merge(Mono.just("start"), controller.localChanges(),
-                    Flux.interval(config.antiEntropyInterval(), clock));
-            loops.add(triggers.onBackpressureLatest()
-                    .concatMap(t -> pushUntilAcknowledged(peer), 1)
+            Due due = new Due();
+            Flux<Object> triggers = Flux.merge(Mono.just(Due.ALL), controller.localChanges(),
+                    Flux.interval(config.antiEntropyInterval(), clock).map(t -> Due.ALL));
+            loops.add(triggers.doOnNext(due::add).onBackpressureLatest()
+                    .concatMap(t -> push(peer, due.take()), 1)
                     .subscribe(v -> { }, e -> LOG.error("{}: push loop to {} stopped: {}", controller.cluster(), peer,
                             e.toString())));
         }
         return this;
+    }
+
+    /** What the next push carries: every topic, or the ones that changed. */
+    private static final class Due {
+        static final Object ALL = new Object();
+        private boolean all;
+        private Set<String> topics = new java.util.LinkedHashSet<>();
+
+        synchronized void add(Object trigger) {
+            if (trigger == ALL) {
+                all = true;
+            } else {
+                topics.add((String) trigger);
+            }
+        }
+
+        /** The due topics (null: every topic), emptied. */
+        synchronized List<String> take() {
+            List<String> taken = all ? null : List.copyOf(topics);
+            all = false;
+            topics = new java.util.LinkedHashSet<>();
+            return taken;
+        }
+    }
+
+    private Mono<Void> push(String peer, List<String> topics) {
+        return topics == null ? pushUntilAcknowledged(peer)
+                : pushTopics(peer, topics).then(Mono.defer(() -> retryNotTaken(peer, 1)));
+    }
+
+    /** The topics the peer did not take (stale there, or their fold failed), again, a few times, backing off. */
+    private Mono<Void> retryNotTaken(String peer, int attempt) {
+        List<String> topics = List.copyOf(controller.retryTopics(peer));
+        if (topics.isEmpty() || attempt > RETRIES_OF_TOPICS) {
+            return Mono.empty(); // what is left goes with the next anti-entropy round
+        }
+        return Mono.delay(config.retry().delay(attempt, random), clock)
+                .then(Mono.defer(() -> pushTopics(peer, topics)))
+                .then(Mono.defer(() -> retryNotTaken(peer, attempt + 1)));
+    }
+
+    /** {@code topics}' states to {@code peer}, in calls under its limit, each retried until the peer answers it. */
+    Mono<Void> pushTopics(String peer, List<String> topics) {
+        return controller.statesFor(peer, topics)
+                .flatMapMany(request -> Flux.fromIterable(calls(request, limit(peer))))
+                .concatMap(call -> untilTaken(peer, call))
+                .then();
     }
 
     /**
@@ -77,15 +137,17 @@ public final class Pusher implements Disposable {
      * topics' states again.
      */
     public Mono<Void> pushUntilAcknowledged(String peer) {
-        return controller.topics().collectList().flatMap(topics -> controller.statesFor(peer, topics))
-                .flatMapMany(request -> Flux.fromIterable(calls(request, limit(peer))))
-                .concatMap(call -> untilTaken(peer, call))
-                .then();
+        return controller.topics().collectList().flatMap(topics -> pushTopics(peer, topics))
+                .then(Mono.defer(() -> retryNotTaken(peer, 1)));
     }
 
-    /** The body limit calls to {@code peer} are cut to: what it said it reads, else the local limit. */
+    /**
+     * The body limit calls to {@code peer} are cut to: what it said it reads (else the local limit), and
+     * never more than a limit a 413 taught (something in front of the peer may read less than it says).
+     */
     int limit(String peer) {
-        return peerLimits.getOrDefault(peer, Math.min(config.maxBodyBytes(), controller.maxBodyBytes()));
+        int said = peerLimits.getOrDefault(peer, Math.min(config.maxBodyBytes(), controller.maxBodyBytes()));
+        return Math.min(said, refusedLimits.getOrDefault(peer, Integer.MAX_VALUE));
     }
 
     /** Sends {@code call} (states read for the push), then, until the peer takes it, its topics' states afresh. */
@@ -138,7 +200,7 @@ public final class Pusher implements Disposable {
                     controller.cluster(), topics.get(0), request.getSerializedSize(), peer, e.getMessage());
             return Mono.empty();
         }
-        peerLimits.put(peer, Math.max(1024, Math.min(limit(peer), request.getSerializedSize()) / 2));
+        refusedLimits.put(peer, Math.max(1024, Math.min(limit(peer), request.getSerializedSize()) / 2));
         return callOnce(peer, topics);
     }
 

@@ -29,22 +29,23 @@ final class States {
             b.addCells(Cell.newBuilder().setStart(c.range().start()).setEnd(c.range().end())
                     .setBuckets(c.buckets().count()));
         }
-        return rest(b, s.topic(), s.epoch(), s.marks(), s.caps());
+        return rest(b, s.topic(), s.epoch(), s.marks(), s.caps(), s.marksVersion());
     }
 
     /** {@code PeerState.of(cluster, topic, layout, marks, caps)} on the wire, made from the layout at once. */
-    static TopicState toProto(String topic, Layout layout, ColdMarks marks, Caps caps) {
+    static TopicState toProto(String topic, Layout layout, ColdMarks marks, Caps caps, long marksVersion) {
         TopicState.Builder b = TopicState.newBuilder();
         for (Segment s : layout.activeSegments()) {
             b.addCells(Cell.newBuilder().setStart(s.range().start()).setEnd(s.range().end())
                     .setBuckets(s.buckets().count()));
         }
-        return rest(b, topic, layout.epoch(), marks, caps);
+        return rest(b, topic, layout.epoch(), marks, caps, marksVersion);
     }
 
     /** The fields after the cells, in order: marks sorted (as {@link ColdMarks} keeps them). */
-    private static TopicState rest(TopicState.Builder b, String topic, long epoch, ColdMarks marks, Caps caps) {
-        b.setTopic(topic).setEpoch(epoch).setCaps(io.verbatim.exchange.proto.Caps.newBuilder()
+    private static TopicState rest(TopicState.Builder b, String topic, long epoch, ColdMarks marks, Caps caps,
+            long marksVersion) {
+        b.setTopic(topic).setEpoch(epoch).setMarksVersion(marksVersion).setCaps(io.verbatim.exchange.proto.Caps.newBuilder()
                 .setMaxSegments(caps.maxSegments()).setMaxEntryBucketsPerSegment(caps.maxEntryBucketsPerSegment()));
         for (int boundary : marks.boundaries()) {
             b.addColdMarks(boundary);
@@ -70,7 +71,8 @@ final class States {
 
     /** Whether {@code t} is {@code s} on the wire, field by field, in {@link #toProto}'s order. */
     static boolean describes(TopicState t, PeerState s) {
-        if (t.getEpoch() != s.epoch() || !t.hasCaps() || t.getCaps().getMaxSegments() != s.caps().maxSegments()
+        if (t.getEpoch() != s.epoch() || t.getMarksVersion() != s.marksVersion() || !t.hasCaps()
+                || t.getCaps().getMaxSegments() != s.caps().maxSegments()
                 || t.getCaps().getMaxEntryBucketsPerSegment() != s.caps().maxEntryBucketsPerSegment()) {
             return false;
         }
@@ -144,7 +146,7 @@ final class States {
             }
             Map<HashRange, Integer> lowerings = bucketMarks(t, shape);
             ColdMarks marks = cold.isEmpty() && lowerings.isEmpty() ? ColdMarks.NONE : new ColdMarks(cold, lowerings);
-            return new PeerState(cluster, t.getTopic(), t.getEpoch(), shape, marks, caps);
+            return new PeerState(cluster, t.getTopic(), t.getEpoch(), shape, marks, caps, t.getMarksVersion());
         } catch (IllegalArgumentException e) {
             throw ExchangeException.badRequest(where + ": " + e.getMessage());
         }
@@ -170,9 +172,7 @@ final class States {
                 throw new IllegalArgumentException("bucket mark " + r.toHexString() + " to " + m.getBuckets()
                         + " is not a power of two within 1.." + Buckets.MAX_COUNT);
             }
-            if (m.getBuckets() < cell.buckets().count()) {
-                marks.put(r, m.getBuckets()); // a mark the peer already meets only waits to be settled
-            }
+            marks.put(r, m.getBuckets()); // kept even when the peer already meets it: its intent still counts
         }
         return marks;
     }

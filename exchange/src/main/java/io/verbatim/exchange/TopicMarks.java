@@ -30,6 +30,19 @@ final class TopicMarks {
     private ColdMarks caps = ColdMarks.NONE;
     private ColdMarks own = ColdMarks.NONE;
     private ColdMarks exchanged = ColdMarks.NONE;
+    private final java.util.function.LongSupplier versions;
+    private long version;
+
+    /** @param versions the cluster's marks versions: the first is this topic's, each change takes the next */
+    TopicMarks(java.util.function.LongSupplier versions) {
+        this.versions = versions;
+        this.version = versions.getAsLong();
+    }
+
+    /** Raised on every change of what is exchanged (what orders this cluster's states of one epoch). */
+    synchronized long version() {
+        return version;
+    }
 
     /** Everything this cluster offers to coarsen: what a peer is told. */
     synchronized ColdMarks exchanged() {
@@ -46,6 +59,7 @@ final class TopicMarks {
         if (changed) {
             own = new ColdMarks(manual, manualBuckets).union(ColdMarks.ofBoundaries(policy));
             exchanged = own.union(caps);
+            version = versions.getAsLong();
         }
         return changed;
     }

@@ -156,7 +156,8 @@ class ControllerTest {
         ExchangeRequest first = b.stateFor("a").block();
         ExchangeResponse answer = a.receive(first).block();
         assertThat(resultOf(answer, "t").getCode()).isEqualTo(TopicResult.Code.STALE);
-        StepVerifier.create(b.onAnswer("a", first, answer)).expectError(ExchangeException.class).verify();
+        StepVerifier.create(b.onAnswer("a", first, answer)).verifyComplete();
+        assertThat(b.retryTopics("a")).as("sent again on its own, not by failing the call").containsExactly("t");
         // b folded a's state meanwhile; its next push supersedes what a holds of its old life.
         ExchangeRequest again = b.stateFor("a").block();
         assertThat(again.getTopics(0).getSupersedesEpoch()).isEqualTo(8);
@@ -164,6 +165,7 @@ class ControllerTest {
         assertThat(resultOf(taken, "t").getCode()).isEqualTo(TopicResult.Code.ACCEPTED);
         assertThat(a.peerStatesView().get("t").get("b").epoch()).isEqualTo(again.getTopics(0).getEpoch());
         StepVerifier.create(b.onAnswer("a", again, taken)).verifyComplete();
+        assertThat(b.retryTopics("a")).isEmpty();
         assertThat(Shape.of(b.store().get("t").block())).isEqualTo(Shape.of(store.get("t").block()));
         assertThat(b.statesFor("a", List.of("t")).block().getTopics(0).hasSupersedesEpoch()).isFalse();
     }
@@ -280,6 +282,48 @@ class ControllerTest {
         assertThat(a.coldMarks("t")).containsExactlyInAnyOrder(0x4000, 0x8000);
         a.policyColdMarks("t", Set.of(0x8000)).block();
         assertThat(a.coldMarks("t")).as("0x4000 turned hot").containsExactly(0x8000);
+    }
+
+    /** A call and an answer of the same peer may cross: the older state never replaces the newer. */
+    @Test
+    void aStateNeverGoesBackWhenACallAndAnAnswerCross() {
+        Controller b = new Controller("b", Set.of("a"), CAPS, new InMemoryLayoutStore(), Schedulers.immediate());
+        b.store().create("t", ONE).block();
+        a.receive(push("b", split(ONE, 0), 6)).block(); // b's newer state came in a call
+        ExchangeRequest older = push("b", ONE, 5);
+        ExchangeResponse crossed = ExchangeResponse.newBuilder().setCluster("b").addTopics(older.getTopics(0))
+                .build();
+        Controller c = new Controller("a", Set.of("b"), CAPS, store, Schedulers.immediate());
+        c.receive(push("b", split(ONE, 0), 6)).block();
+        c.onAnswer("b", ExchangeRequest.newBuilder().setCluster("a").build(), crossed).block();
+        assertThat(c.peerStatesView().get("t").get("b").epoch()).isEqualTo(6);
+        // Same epoch, older marks (a withdrawn cold mark arriving after its withdrawal): refused as stale.
+        TopicState marked = States.toProto(new PeerState("b", "t", 6, Shape.of(split(ONE, 0)),
+                ColdMarks.ofBoundaries(Set.of(0x8000)), CAPS, 1));
+        TopicState unmarked = States.toProto(new PeerState("b", "t", 6, Shape.of(split(ONE, 0)), ColdMarks.NONE,
+                CAPS, 2));
+        c.receive(ExchangeRequest.newBuilder().setCluster("b").addTopics(unmarked).build()).block();
+        ExchangeResponse late = c.receive(ExchangeRequest.newBuilder().setCluster("b").addTopics(marked).build())
+                .block();
+        assertThat(resultOf(late, "t").getCode()).isEqualTo(TopicResult.Code.STALE);
+        assertThat(c.peerStatesView().get("t").get("b").coldMarks()).isEmpty();
+    }
+
+    @Test
+    void marksThatNameNoBoundaryOrNoPowerOfTwoAreRefusedNotKept() {
+        StepVerifier.create(a.markCold("t", 70000)).expectErrorMessage(
+                "boundary 70000 is not a boundary of the ring (1..65535)").verify();
+        StepVerifier.create(a.markBucketsCold("t", HashRange.FULL, 3)).expectErrorMessage(
+                "bucket count 3 is not a power of two within 1..32768").verify();
+        assertThat(a.coldMarks("t")).isEmpty();
+    }
+
+    @Test
+    void aLowerCountIsNotAnOwnChangeOfAReplicatedTopic() {
+        store.compareAndSet("t", 0, ONE.apply(Mutation.rebucket(0, 8), 0, 0).layoutOrThrow()).block();
+        long id = store.get("t").block().activeSegments().get(0).id();
+        assertThat(a.rebucket("t", id, 2).block()).isInstanceOfSatisfying(Outcome.Refused.class,
+                r -> assertThat(r.reason()).isEqualTo(Outcome.Refusal.LOWERS_BUCKETS));
     }
 
     /** A store whose writes to one topic fail. */

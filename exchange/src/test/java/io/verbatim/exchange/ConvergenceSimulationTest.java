@@ -358,6 +358,11 @@ class ConvergenceSimulationTest {
                     + bodyLimit + " caps=" + caps + "\n");
             for (String name : names) {
                 Controller c = controllers.get(name);
+                b.append("  ").append(name).append(" fold failures ").append(c.metrics().foldFailures())
+                        .append(", invalid states ").append(c.metrics().invalidStates()).append(", last failures ");
+                names.stream().filter(o -> !o.equals(name)).forEach(o -> b.append(o).append('=')
+                        .append(c.metrics().lastFailure(o)).append(' '));
+                b.append('\n');
                 for (String topic : topics.subList(0, Math.min(3, topics.size()))) {
                     Layout l = stores.get(name).get(topic).block();
                     b.append("  ").append(name).append(' ').append(topic).append(" e").append(l.epoch()).append(' ')
@@ -365,6 +370,9 @@ class ConvergenceSimulationTest {
                             .append(" deferring=").append(c.deferringOwnChanges()).append('\n');
                     c.recentChanges(topic).stream().skip(Math.max(0, c.recentChanges(topic).size() - 6))
                             .forEach(ch -> b.append("      ").append(ch).append('\n'));
+                    c.peerStatesView().getOrDefault(topic, Map.of()).forEach((peer, st) -> b.append("      holds ")
+                            .append(peer).append(" e").append(st.epoch()).append(' ').append(st.shape()).append(' ')
+                            .append(st.marks()).append('\n'));
                 }
             }
             return b.toString();

@@ -71,6 +71,9 @@ class FoldTest {
         PeerState stillThere = peer("b", split(ONE, 0), Set.of(0x8000), CAPS);
         assertThat(plan(ONE, Set.of(0x8000), List.of(stillThere)).mutations()).noneMatch(m -> m instanceof Mutation.Split);
         assertThat(plan(ONE, Set.of(), List.of(stillThere)).mutations())
+                .as("nor added where every cluster holding it marks it cold").noneMatch(m -> m instanceof Mutation.Split);
+        PeerState hot = peer("b", split(ONE, 0), Set.of(), CAPS);
+        assertThat(plan(ONE, Set.of(), List.of(hot)).mutations())
                 .as("without the cold mark the peer's boundary is the join's").containsExactly(Mutation.split(0));
     }
 
@@ -202,6 +205,24 @@ class FoldTest {
         assertThat(Fold.plan(eight, down, CAPS, List.of(peer("b", lowered, Set.of(), CAPS)), true).mutations())
                 .containsExactly(Mutation.rebucket(0, 2));
         assertThat(Fold.plan(lowered, down, CAPS, List.of(peerDown), true).mutations()).isEmpty();
+    }
+
+    /** Found by the long simulation: one cluster asked for 1, the others for 2 and lowered already. */
+    @Test
+    void clustersThatAskForDifferentLowerCountsMeetOnTheLeastLowering() {
+        Layout four = Layout.initial(1, 4, 0);
+        Layout two = Layout.initial(1, 2, 0);
+        ColdMarks toOne = new ColdMarks(Set.of(), Map.of(HashRange.FULL, 1));
+        PeerState loweredWithMark = PeerState.of("b", "t", two, new ColdMarks(Set.of(), Map.of(HashRange.FULL, 2)), CAPS);
+        assertThat(Fold.plan(four, toOne, CAPS, List.of(loweredWithMark), true).mutations())
+                .containsExactly(Mutation.rebucket(0, 2));
+        PeerState loweredWithout = peer("b", two, Set.of(), CAPS);
+        assertThat(Fold.plan(four, toOne, CAPS, List.of(loweredWithout), true).mutations())
+                .as("a peer already lower agrees by its count").containsExactly(Mutation.rebucket(0, 2));
+        PeerState higher = peer("b", Layout.initial(1, 8, 0), Set.of(), CAPS);
+        assertThat(Fold.plan(four, toOne, CAPS, List.of(higher), true).mutations())
+                .as("a peer holding more that marks nothing wants them: the join raises").containsExactly(
+                        Mutation.rebucket(0, 8));
     }
 
     @Test

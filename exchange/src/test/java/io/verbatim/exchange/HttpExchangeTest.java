@@ -112,7 +112,8 @@ class HttpExchangeTest {
         start(Map.of("a", Layout.initial(1, 1, 0), "b", Layout.initial(1, 1, 0)));
         pushers.forEach(Pusher::dispose);
         String url = servers.get("a").baseUrl() + ExchangeServer.EXCHANGE_PATH;
-        Layout split = Layout.initial(2, 1, 0);
+        Layout two = Layout.initial(2, 1, 0);
+        Layout split = Layout.of(1, two.nextSegmentId(), two.segments().values()); // newer than what b pushed
         byte[] valid = ExchangeRequest.newBuilder().setCluster("b").addTopics(States.toProto(PeerState.of("b", "t",
                 split, Set.of(), Caps.PULSAR_DEFAULTS))).build().toByteArray();
 

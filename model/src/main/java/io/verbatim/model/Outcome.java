@@ -33,7 +33,9 @@ public sealed interface Outcome {
         /** The change would take the layout (or its join with the peers') past an effective cap. */
         EXCEEDS_CAPS,
         /** A new controller leader defers its own changes until it holds every peer's state (PIP-495). */
-        DEFERRED
+        DEFERRED,
+        /** A replicated topic lowers a bucket count only as a cold mark, once every cluster issued it. */
+        LOWERS_BUCKETS
     }
 
     /** The new layout, or an {@link IllegalStateException} carrying the refusal's message. */

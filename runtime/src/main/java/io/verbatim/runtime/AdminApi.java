@@ -71,18 +71,21 @@ final class AdminApi {
         if (!Buckets.isValidCount(n)) {
             return Mono.just(refusal(400, "bucketCount " + n + " is not a power of two within 1.." + Buckets.MAX_COUNT));
         }
-        Segment s = node.layout(topic).segment(id).filter(Segment::isActive).orElse(null);
-        if (s == null || n >= s.buckets().count()) {
-            return node.rebucket(topic, id, n).map(o -> answer(topic, o));
-        }
-        return node.lowerBuckets(topic, id, n).then(Mono.fromCallable(() -> {
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("outcome", "marked-cold");
-            body.put("range", s.range().toHexString());
-            body.put("bucketCount", n);
-            body.put("note", "lowered on every cluster once each issued it or holds no more there");
-            return new Answer(202, body);
-        }));
+        return node.rebucket(topic, id, n).flatMap(o -> {
+            if (!(o instanceof Outcome.Refused r) || r.reason() != Outcome.Refusal.LOWERS_BUCKETS) {
+                return Mono.just(answer(topic, o));
+            }
+            // A lower count on a replicated topic is a cold mark (decided on the stored layout, not a view).
+            Segment s = node.layout(topic).segment(id).orElseThrow();
+            return node.lowerBuckets(topic, id, n).then(Mono.fromCallable(() -> {
+                Map<String, Object> body = new LinkedHashMap<>();
+                body.put("outcome", "marked-cold");
+                body.put("range", s.range().toHexString());
+                body.put("bucketCount", n);
+                body.put("note", "lowered on every cluster once each issued it or holds no more there");
+                return new Answer(202, body);
+            }));
+        });
     }
 
     private Mono<Answer> merge(String topic, Map<String, String> params) {
@@ -100,6 +103,12 @@ final class AdminApi {
                     + " are not the two halves of one split: a replicated topic merges siblings only"));
         }
         int boundary = Math.max(a.range().start(), b.range().start());
+        if (!a.range().merge(b.range()).equals(io.verbatim.model.HashRange.splitTreeRange(boundary))) {
+            return Mono.just(refusal(409, "segments " + a.descriptor() + " and " + b.descriptor() + " are the two "
+                    + "sides of a split whose range is not a node of the midpoint-split tree: clusters cannot agree to "
+                    + "merge them (a known limit of replicated topics whose layouts were cut at explicit boundaries "
+                    + "or whose initial segments are not tree nodes)"));
+        }
         return node.markCold(topic, boundary).then(Mono.fromCallable(() -> {
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("outcome", "marked-cold");

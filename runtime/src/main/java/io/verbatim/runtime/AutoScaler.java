@@ -71,7 +71,7 @@ public final class AutoScaler {
                 if (consumers > capacity
                         && !within(clocks.lastRebucketMs(), config.rebucketCooldown().toMillis(), nowMs)) {
                     int target = Math.min(nextPowerOfTwo((consumers + active.size() - 1) / active.size()),
-                            caps.maxEntryBucketsPerSegment());
+                            Buckets.floorCount(caps.maxEntryBucketsPerSegment()));
                     List<Long> ids = active.stream().filter(s -> s.buckets().count() < target).map(Segment::id)
                             .sorted().toList();
                     if (!ids.isEmpty()) {

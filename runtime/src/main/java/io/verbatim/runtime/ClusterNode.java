@@ -369,7 +369,8 @@ public final class ClusterNode implements AutoCloseable {
             return Mono.empty();
         }
         return controller.prune(topic, prunable)
-                .doOnNext(after -> registry.counter(PRUNED, "topic", topic).increment(prunable.size()))
+                .doOnNext(after -> registry.counter(PRUNED, "topic", topic).increment(
+                        prunable.stream().filter(id -> after.segment(id).isEmpty()).count()))
                 .then()
                 .onErrorResume(e -> {
                     LOG.warn("{}: garbage collection of {} failed, trying again next round: {}", name(), topic,

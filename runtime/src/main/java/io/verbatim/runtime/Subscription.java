@@ -12,6 +12,7 @@ import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.StoredEntry;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.pipeline.memory.MemoryCursor;
+import io.verbatim.pipeline.memory.MemorySegmentLog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -160,11 +161,16 @@ public final class Subscription implements Disposable {
     }
 
     private synchronized void readNewSegments(Layout layout) {
+        readers.keySet().removeIf(id -> layout.segment(id).isEmpty()); // deleted: read to the end before they went
         for (Segment s : layout.segments().values()) {
             if (readers.containsKey(s.id()) || running.isDisposed()) {
                 continue;
             }
-            MemoryCursor cursor = storage.log(s.id()).openCursor(name, StartAt.EARLIEST);
+            MemorySegmentLog log = storage.findLog(s.id());
+            if (log == null) {
+                continue; // deleted by garbage collection: drained by every cursor before it went
+            }
+            MemoryCursor cursor = log.openCursor(name, StartAt.EARLIEST);
             SegmentReader reader = new SegmentReader(s, cursor);
             readers.put(s.id(), reader);
             running.add(reader);
@@ -216,6 +222,16 @@ public final class Subscription implements Disposable {
     /** Runs {@code action} when the subscription is disposed (at once if it is already). */
     void onDispose(Disposable action) {
         running.add(action);
+    }
+
+    /**
+     * Closes the subscription and deletes its cursors (Pulsar's unsubscribe): what it has not read no
+     * longer keeps entries or sealed segments from being deleted. {@link #dispose} alone only closes its
+     * consumers; the durable subscription stays, holding its backlog.
+     */
+    public void unsubscribe() {
+        dispose();
+        storage.removeCursor(name);
     }
 
     @Override

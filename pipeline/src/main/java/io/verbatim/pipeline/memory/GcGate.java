@@ -43,6 +43,6 @@ final class GcGate {
         }
         // Entries are in publish order: the backlog is live if its newest entry has not expired.
         StoredEntry newest = log.entryAt(log.size() - 1);
-        return Entry.parseUnverified(newest.bytes()).metadata().getPublishTime() + messageTtlMs >= nowMs;
+        return newest == null || Entry.parseUnverified(newest.bytes()).metadata().getPublishTime() + messageTtlMs >= nowMs;
     }
 }

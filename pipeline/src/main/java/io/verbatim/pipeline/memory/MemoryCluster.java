@@ -143,6 +143,16 @@ public final class MemoryCluster implements LocalSegments {
         return layouts.asFlux();
     }
 
+    /** The log of {@code segmentId}, or null when there is none (any more: garbage collection deleted it). */
+    public MemorySegmentLog findLog(long segmentId) {
+        return logs.get(segmentId);
+    }
+
+    /** Deletes the cursor {@code name} on every segment (a subscription unsubscribed). */
+    public void removeCursor(String name) {
+        logs.values().forEach(l -> l.removeCursor(name));
+    }
+
     @Override
     public MemorySegmentLog log(long segmentId) {
         MemorySegmentLog log = logs.get(segmentId);
@@ -271,8 +281,9 @@ public final class MemoryCluster implements LocalSegments {
     private synchronized List<SourcePosition> tryWrite(Map<Long, List<Message>> batches, CompressionType codec) {
         List<SourcePosition> written = new ArrayList<>();
         for (Map.Entry<Long, List<Message>> batch : batches.entrySet()) {
-            if (logs.get(batch.getKey() >>> 16).isSealed()) {
-                return null;
+            MemorySegmentLog log = logs.get(batch.getKey() >>> 16);
+            if (log == null || log.isSealed()) {
+                return null; // sealed (or sealed and deleted since): route again with the new layout
             }
         }
         for (Map.Entry<Long, List<Message>> batch : batches.entrySet()) {

@@ -99,8 +99,12 @@ public final class MemorySegmentLog implements SourceSegmentLog {
         return this;
     }
 
-    /** Drops what every cursor acknowledged, in runs (so the copy a drop costs is paid rarely). */
-    private void trim() {
+    /**
+     * Drops what every cursor acknowledged, in runs (so the copy a drop costs is paid rarely). Under the
+     * log's lock, as cursors are opened: a cursor opened meanwhile at the earliest entry is counted.
+     * Acknowledgements only move cursors on, so a position read here is never ahead of the cursor.
+     */
+    private synchronized void trim() {
         if (!deleteConsumed || cursors.isEmpty()) {
             return;
         }
@@ -108,12 +112,10 @@ public final class MemorySegmentLog implements SourceSegmentLog {
         for (MemoryCursor c : cursors.values()) {
             consumed = Math.min(consumed, c.markDeleteEntryId() + 1);
         }
-        synchronized (this) {
-            int drop = (int) Math.min(entries.size(), consumed - first);
-            if (drop > 0 && (drop >= TRIM_RUN || drop * 2 >= entries.size())) {
-                entries.subList(0, drop).clear();
-                first += drop;
-            }
+        int drop = (int) Math.min(entries.size(), consumed - first);
+        if (drop > 0 && (drop >= TRIM_RUN || drop * 2 >= entries.size())) {
+            entries.subList(0, drop).clear();
+            first += drop;
         }
     }
 
@@ -123,9 +125,16 @@ public final class MemorySegmentLog implements SourceSegmentLog {
     }
 
     /** Opens or creates a cursor at once (a segment's replication cursors exist before any producer). */
-    public MemoryCursor openCursor(String name, StartAt startAt) {
+    public synchronized MemoryCursor openCursor(String name, StartAt startAt) {
         return cursors.computeIfAbsent(name, n -> new MemoryCursor(this, startAt == StartAt.EARLIEST ? firstKept() - 1
                 : size() - 1));
+    }
+
+    /** Deletes the cursor {@code name} (an unsubscribe): it no longer holds entries or the segment. */
+    public void removeCursor(String name) {
+        if (cursors.remove(name) != null) {
+            changed();
+        }
     }
 
     /** The cursor {@code name}, or null. */
