@@ -536,6 +536,11 @@ public final class Controller {
         }
     }
 
+    /** True when the topic's last fold left part of the join out to stay within the effective caps. */
+    public boolean capLimited(String topic) {
+        return capLimited.contains(topic);
+    }
+
     /** The topic's latest layout changes on this cluster, oldest first: what, and why. */
     public List<LayoutChange> recentChanges(String topic) {
         java.util.Deque<LayoutChange> recent = recentChanges.get(topic);
