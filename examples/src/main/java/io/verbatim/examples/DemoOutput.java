@@ -24,9 +24,10 @@ final class DemoOutput {
                 f.produced(), f.verbatimEntries(), f.rebatchedEntries(), f.rebatchedParts(), f.sendFailures()));
         out.printf(Locale.ROOT, "verbatim share of replicated entries: %.2f%%%n", 100 * r.verbatimShare());
         out.printf(Locale.ROOT, "catch-up after traffic stopped: %.2f s%n", r.catchUpSeconds());
+        int width = r.changes().stream().mapToInt(c -> c.what().length()).max().orElse(0);
         for (Demo.Change c : r.changes()) {
-            out.printf(Locale.ROOT, "convergence lag: %-45s every cluster converged after %,d ms%n", c.what(),
-                    c.convergedAfterMs());
+            out.printf(Locale.ROOT, "convergence lag: %-" + width + "s  every cluster converged after %,d ms%n",
+                    c.what(), c.convergedAfterMs());
         }
         r.layouts().forEach((topic, perCluster) -> perCluster.forEach((cluster, layout) -> out.printf(
                 "layout of %-10s on %-10s %s%n", Demo.shortName(topic), cluster, layout)));

@@ -363,7 +363,12 @@ public final class SegmentReplicator {
 
     private Mono<ProducerSession.Receipt> sendOne(Unit.Outgoing o, Sessions sessions) {
         return sessions.to(o.segmentId()).send(o.entry(), o.position())
+                // Through the timeout as a value: a send on a broken session fails as it is subscribed, and
+                // when the pass was just cancelled (another send failed first) that failure is then dropped
+                // quietly rather than logged by Reactor as an error nobody received.
+                .materialize()
                 .timeout(config.sendTimeout(), timer)
+                .<ProducerSession.Receipt>dematerialize()
                 .doOnNext(receipt -> {
                     if (receipt == ProducerSession.Receipt.DUPLICATE) {
                         metrics.duplicateReceipts.increment();

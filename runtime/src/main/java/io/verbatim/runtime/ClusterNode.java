@@ -535,13 +535,23 @@ public final class ClusterNode implements AutoCloseable {
                         .sendString(status().map(s -> StatusPage.render(s, rates.snapshot())), StandardCharsets.UTF_8));
     }
 
-    @Override
-    public synchronized void close() {
+    /**
+     * Stops talking to the other clusters (the exchange's pushes, the replication links, the layout
+     * streams) while this cluster's endpoints still answer. A runtime of several clusters disconnects
+     * them all before it closes any, so no client is left cancelling a connection its server already
+     * closed.
+     */
+    synchronized void disconnect() {
         if (pusher != null) {
             pusher.dispose();
         }
         links.forEach(ReplicationLink::stop);
         remotes.forEach(NetworkRemote::close);
+    }
+
+    @Override
+    public synchronized void close() {
+        disconnect();
         running.dispose();
         rates.dispose();
         brokers.forEach(b -> b.ingest().stop());

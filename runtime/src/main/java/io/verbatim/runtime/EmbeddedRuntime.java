@@ -158,6 +158,7 @@ public final class EmbeddedRuntime implements AutoCloseable {
 
     @Override
     public void close() {
+        clusters.values().forEach(ClusterNode::disconnect);
         clusters.values().forEach(ClusterNode::close);
         timer.dispose();
         cpu.dispose();
