@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
 import reactor.core.Disposable;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -228,14 +230,18 @@ public final class SegmentReplicator {
     }
 
     private Mono<Long> afterFailure(Throwable failure, long inARow) {
-        if (!isRetryable(failure)) {
+        // Sends that fail at once (a lost connection fails every send in flight) may reach the pass's end
+        // together, as one composite failure: it is retried when each of them is.
+        List<Throwable> failures = Exceptions.unwrapMultiple(failure);
+        if (!failures.stream().allMatch(SegmentReplicator::isRetryable)) {
             return Mono.error(failure);
         }
         metrics.rewinds.increment();
         state.set(State.BACKING_OFF);
         LOG.debug("{}: rewinding to the cursor after {}", id, failure.toString());
-        if (RemoteException.isSealed(failure)) {
-            long sealed = ((RemoteException) failure).segmentId();
+        Optional<Throwable> sealedFailure = failures.stream().filter(RemoteException::isSealed).findFirst();
+        if (sealedFailure.isPresent()) {
+            long sealed = ((RemoteException) sealedFailure.get()).segmentId();
             return remote.layouts().filter(l -> l.segment(sealed).map(s -> !s.isActive()).orElse(true)).next()
                     .timeout(config.sealWait(), Mono.empty(), timer)
                     .then(Mono.just(inARow));

@@ -22,6 +22,7 @@ import java.util.function.BiFunction;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
@@ -113,6 +114,31 @@ class ReplicationLinkTest {
         } finally {
             Hooks.resetOnErrorDropped();
         }
+    }
+
+    /** Sends failing together reach the pass's end as one composite failure: a rewind, not a restart. */
+    @Test
+    void sendsThatFailTogetherAreRetriedLikeOneThatFails() {
+        Fixture f = new Fixture(ONE);
+        Set<Long> tried = ConcurrentHashMap.newKeySet();
+        ReplicationLink link = link(f, intercepted(f.b.asRemote(), (position, send) -> position.entryId() == 3
+                && tried.add(position.entryId())
+                ? Mono.error(Exceptions.multiple(
+                        new RemoteException(RemoteException.Kind.UNAVAILABLE, 0, "connection lost"),
+                        new RemoteException(RemoteException.Kind.UNAVAILABLE, 0, "connection lost")))
+                : send), new SplittableRandom(SEED));
+        for (int i = 0; i < 10; i++) {
+            f.produce(i, 1, 1, CompressionType.NONE); // one entry each
+        }
+        f.a.log(0).seal();
+
+        link.start();
+        advance(f, Duration.ofSeconds(5));
+
+        assertThat(f.deliveredToB()).containsExactlyInAnyOrderElementsOf(
+                IntStream.range(0, 10).mapToObj(n -> "a/" + n).toList());
+        assertThat(link.metrics().restarts()).as("a rewind, not a failed replicator").isZero();
+        assertThat(link.metrics().rewinds()).isEqualTo(1);
     }
 
     @Test

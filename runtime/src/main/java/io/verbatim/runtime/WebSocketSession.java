@@ -30,8 +30,6 @@ import reactor.netty.http.client.WebsocketClientSpec;
  * connection that never opened.
  */
 final class WebSocketSession implements ProducerSession {
-    /** How long a closing session waits for the remote's close frame before it cuts the connection. */
-    private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
     private final long segmentId;
     private final Sinks.Many<IngestSend> outbound = Sinks.many().unicast().onBackpressureBuffer();
     private final Map<Long, Sinks.One<Receipt>> pending = new ConcurrentHashMap<>();
@@ -39,13 +37,11 @@ final class WebSocketSession implements ProducerSession {
     private long nextSequence;
     private volatile boolean broken;
     private volatile boolean disposed;
-    private volatile boolean opened;
 
     WebSocketSession(HttpClient client, WebsocketClientSpec spec, String uri, long segmentId, Duration halfRtt,
             Scheduler timer) {
         this.segmentId = segmentId;
         this.connection = client.websocket(spec).uri(uri).handle((in, out) -> {
-            opened = true;
             // The simulated wire holds everything sent within the last half round trip: the delay stage must
             // not wait for the socket's demand (Reactor Netty asks for 128 frames at a time), or the link
             // would carry at most 128 frames per half round trip whatever the window.
@@ -55,15 +51,7 @@ final class WebSocketSession implements ProducerSession {
             Flux<byte[]> replies = in.aggregateFrames(spec.maxFramePayloadLength()).receive().asByteArray();
             Mono<Void> receiving = (halfRtt.isZero() ? replies : replies.delaySequence(halfRtt, timer))
                     .doOnNext(this::onReply).then();
-            // The session ends with its inbound side: the remote's close frame or the connection's end.
-            // Once the sends end (dispose) or fail, a close frame asks the remote to close; cancelling the
-            // inbound side instead races the channel's own close in Reactor Netty (a WARN "channel not
-            // registered to an event loop"). Only a remote that never answers the close is cut after
-            // CLOSE_WAIT.
-            Mono<Void> closing = sending.onErrorResume(e -> Mono.empty())
-                    .then(out.sendClose().onErrorResume(e -> Mono.empty()))
-                    .then(Mono.delay(CLOSE_WAIT, timer)).then();
-            return Mono.firstWithSignal(receiving, closing);
+            return Mono.firstWithSignal(sending, receiving);
         }).subscribe(v -> { }, e -> lost("connection failed: " + e.getMessage()), () -> lost("connection closed"));
     }
 
@@ -139,10 +127,8 @@ final class WebSocketSession implements ProducerSession {
     @Override
     public void dispose() {
         disposed = true;
-        outbound.tryEmitComplete(); // an open connection closes once the remote answers the close frame
-        if (!opened) {
-            connection.dispose(); // still connecting: nothing to close yet
-        }
+        outbound.tryEmitComplete();
+        connection.dispose();
         lost("session closed");
     }
 
