@@ -1,18 +1,21 @@
 package io.verbatim.config;
 
 import io.verbatim.exchange.Caps;
+import java.nio.file.Path;
+import java.util.Optional;
 
 /**
- * One cluster of the embedded runtime.
+ * One cluster of the replication set.
  *
  * @param name the cluster's name (Pulsar's {@code clusterName}), unique in the file
  * @param brokers how many brokers share its segments (each owns the segments whose id modulo this count is
  *        its index, and has its own ingest endpoint and slow-path budget)
- * @param adminPort the controller's HTTP port (exchange, status, metrics); 0 picks a free one
+ * @param addresses where its controller and brokers listen and where peers reach them
  * @param caps this cluster's own caps (the file's {@code caps} unless the cluster names its own): the
  *        effective caps of a topic are the minimum over the cluster and its peers, a mismatch is reported
+ * @param dataDir where a node of this cluster keeps its state across a restart (empty: nothing is kept)
  */
-public record ClusterConfig(String name, int brokers, int adminPort, Caps caps) {
+public record ClusterConfig(String name, int brokers, Addresses addresses, Caps caps, Optional<Path> dataDir) {
     public ClusterConfig {
         if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9._-]*")) {
             throw new IllegalArgumentException("name '" + name + "' is not a cluster name (letters, digits, '.', '_', '-')");
@@ -20,12 +23,28 @@ public record ClusterConfig(String name, int brokers, int adminPort, Caps caps) 
         if (brokers < 1) {
             throw new IllegalArgumentException("brokers is " + brokers + ": must be at least 1");
         }
+        if (addresses == null || addresses.brokerPorts().size() != brokers) {
+            throw new IllegalArgumentException("cluster " + name + " has " + brokers + " broker(s) but "
+                    + (addresses == null ? "no addresses" : addresses.brokerPorts().size() + " broker port(s)"));
+        }
         if (caps == null) {
             throw new IllegalArgumentException("cluster " + name + " needs caps");
         }
+        if (dataDir == null) {
+            throw new IllegalArgumentException("cluster " + name + ": dataDir is Optional.empty() when not set");
+        }
     }
 
-    public ClusterConfig(String name, int brokers, int adminPort) {
-        this(name, brokers, adminPort, Caps.PULSAR_DEFAULTS);
+    /** A cluster on loopback with free ports and no data directory: the embedded runtime's default. */
+    public ClusterConfig(String name, int brokers, Caps caps) {
+        this(name, brokers, Addresses.loopback(brokers), caps, Optional.empty());
+    }
+
+    public ClusterConfig(String name, int brokers) {
+        this(name, brokers, Caps.PULSAR_DEFAULTS);
+    }
+
+    public ClusterConfig withDataDir(Path value) {
+        return new ClusterConfig(name, brokers, addresses, caps, Optional.of(value));
     }
 }

@@ -111,6 +111,28 @@ final class Section {
         return (int) n;
     }
 
+    /** A list of whole numbers, each within {@code [min, max]}; empty when the key is absent. */
+    List<Integer> integers(String name, int min, int max) {
+        JsonNode v = raw(name);
+        List<Integer> out = new ArrayList<>();
+        if (v == null) {
+            return out;
+        }
+        if (!v.isArray()) {
+            throw new ConfigException(key(name), shown(v) + " is not a list (expected a list of integers within ["
+                    + min + ", " + max + "])");
+        }
+        for (int i = 0; i < v.size(); i++) {
+            JsonNode n = v.get(i);
+            String k = key(name) + "[" + i + "]";
+            if (!n.isIntegralNumber() || !n.canConvertToInt() || n.asInt() < min || n.asInt() > max) {
+                throw new ConfigException(k, shown(n) + " is not an integer within [" + min + ", " + max + "]");
+            }
+            out.add(n.asInt());
+        }
+        return out;
+    }
+
     double number(String name, double fallback, double min, double max) {
         JsonNode v = raw(name);
         if (v == null) {

@@ -55,6 +55,14 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                 .orElseThrow(() -> new IllegalArgumentException("no cluster named '" + name + "' in the config"));
     }
 
+    /** This configuration with {@code value} in place of the cluster of the same name. */
+    public VerbatimConfig withCluster(ClusterConfig value) {
+        cluster(value.name());
+        List<ClusterConfig> list = clusters.stream().map(c -> c.name().equals(value.name()) ? value : c).toList();
+        return new VerbatimConfig(list, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
+                subscriptions, brokerToken, rtt, storage);
+    }
+
     public VerbatimConfig withRtt(Duration value) {
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
                 subscriptions, brokerToken, value, storage);
@@ -116,6 +124,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                         + "' is listed twice (expected unique cluster names)");
             }
         }
+        distinctPorts(clusters);
         List<TopicConfig> topics = root.sections("topics").stream().map(s -> topic(s, caps)).toList();
         if (topics.isEmpty()) {
             topics = List.of(new TopicConfig("persistent://public/default/orders", 1, 4));
@@ -149,11 +158,58 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
 
     private static ClusterConfig cluster(Section s, Caps defaults) {
         String name = s.requiredString("name", "the cluster's name");
-        int brokers = s.integer("brokers", 1, 1, 16);
-        int port = s.integer("adminPort", 0, 0, 65535);
+        String bind = s.string("bindAddress", Addresses.LOOPBACK);
+        String advertised = s.string("advertisedAddress", null);
+        int adminPort = s.integer("adminPort", 0, 0, 65535);
+        List<Integer> brokerPorts = s.integers("brokerPorts", 0, 65535);
+        int brokers = s.integer("brokers", brokerPorts.isEmpty() ? 1 : brokerPorts.size(), 1, 16);
+        if (brokerPorts.isEmpty()) {
+            brokerPorts = java.util.Collections.nCopies(brokers, 0);
+        } else if (brokerPorts.size() != brokers) {
+            throw new ConfigException(s.key("brokerPorts"), brokerPorts + " names " + brokerPorts.size()
+                    + " port(s) (expected one per broker: " + brokers + ")");
+        }
         Caps caps = caps(s.section("caps"), defaults);
+        String dataDir = s.string("dataDir", null);
         s.done();
-        return build(s, () -> new ClusterConfig(name, brokers, port, caps));
+        List<Integer> ports = brokerPorts;
+        Addresses addresses = build(s, () -> new Addresses(bind, advertised == null ? Addresses.defaultAdvertised(bind)
+                : advertised, adminPort, ports));
+        return build(s, () -> new ClusterConfig(name, brokers, addresses, caps,
+                java.util.Optional.ofNullable(dataDir).map(Path::of)));
+    }
+
+    /**
+     * No two ports of the file may be the same on one host: each (bind address, port) pair is one listener,
+     * and a wildcard bind address overlaps every address.
+     */
+    private static void distinctPorts(List<ClusterConfig> clusters) {
+        record Listener(String key, String host, int port) {
+            boolean overlaps(Listener o) {
+                return port == o.port && (host.equals(o.host) || Addresses.isWildcard(host) || Addresses.isWildcard(o.host));
+            }
+        }
+        List<Listener> seen = new java.util.ArrayList<>();
+        for (int i = 0; i < clusters.size(); i++) {
+            Addresses a = clusters.get(i).addresses();
+            List<Listener> mine = new java.util.ArrayList<>();
+            mine.add(new Listener("clusters[" + i + "].adminPort", a.bindAddress(), a.adminPort()));
+            for (int b = 0; b < a.brokerPorts().size(); b++) {
+                mine.add(new Listener("clusters[" + i + "].brokerPorts[" + b + "]", a.bindAddress(), a.brokerPorts().get(b)));
+            }
+            for (Listener l : mine) {
+                if (l.port() == 0) {
+                    continue;
+                }
+                for (Listener o : seen) {
+                    if (l.overlaps(o)) {
+                        throw new ConfigException(l.key(), l.port() + " on " + l.host() + " is also " + o.key()
+                                + " on " + o.host() + " (expected a port of its own)");
+                    }
+                }
+                seen.add(l);
+            }
+        }
     }
 
     private static TopicConfig topic(Section s, Caps caps) {

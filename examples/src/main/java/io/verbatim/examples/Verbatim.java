@@ -44,7 +44,7 @@ import picocli.CommandLine.Spec;
 /** The {@code verbatim} command line. */
 @Command(name = "verbatim", mixinStandardHelpOptions = true, version = "verbatim 0.1.0",
         description = "Geo-replication of Pulsar scalable topics, verbatim.",
-        subcommands = {Verbatim.DemoCommand.class, Verbatim.HashCommand.class, Verbatim.InspectCommand.class,
+        subcommands = {Verbatim.DemoCommand.class, NodeCommand.class, Verbatim.HashCommand.class, Verbatim.InspectCommand.class,
             Verbatim.LayoutCommand.class, Verbatim.StatusCommand.class, Verbatim.AdminCommand.class})
 public final class Verbatim implements Runnable {
     /** A check of the demo failed. */

@@ -59,7 +59,15 @@ public final class ExchangeServer {
      * runtime adds its metrics and status page to the same admin port).
      */
     public ExchangeServer start(int port, Consumer<HttpServerRoutes> more) {
-        server = HttpServer.create().host("127.0.0.1").port(port)
+        return start("127.0.0.1", port, more);
+    }
+
+    /**
+     * Binds to {@code host:port} ({@code 0.0.0.0} listens on every interface; port {@code 0} picks a free
+     * one) with {@code more} routes beside the exchange and status ones.
+     */
+    public ExchangeServer start(String host, int port, Consumer<HttpServerRoutes> more) {
+        server = HttpServer.create().host(host).port(port)
                 .route(routes -> {
                     routes.post(EXCHANGE_PATH, this::exchange).get(STATUS_PATH, this::status);
                     more.accept(routes);
@@ -68,8 +76,14 @@ public final class ExchangeServer {
         return this;
     }
 
+    /** The loopback URL of the bound port (what a test in the same process calls). */
     public String baseUrl() {
         return "http://127.0.0.1:" + server.port();
+    }
+
+    /** The port bound. */
+    public int port() {
+        return server.port();
     }
 
     public void stop() {

@@ -6,6 +6,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.verbatim.budget.BrokerBudget;
 import io.verbatim.budget.BudgetMetricsBinder;
+import io.verbatim.config.Addresses;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.TopicConfig;
 import io.verbatim.config.VerbatimConfig;
@@ -26,6 +27,7 @@ import io.verbatim.pipeline.ReplicationLink;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.ReplicatorStatus;
+import io.verbatim.pipeline.memory.ClusterImage;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.pipeline.memory.MemoryCursor;
 import io.verbatim.store.InMemoryLayoutStore;
@@ -70,6 +72,12 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Where a peer is reached: its controller's admin URL and its brokers' ingest URLs. */
     public record Address(String adminUrl, List<String> brokerUrls) {
+        /** Where {@code cluster}'s configuration says it is reached (its advertised address and named ports). */
+        public static Address of(ClusterConfig cluster) {
+            Addresses a = cluster.addresses();
+            return new Address(a.advertisedUrl("http", a.adminPort()),
+                    a.brokerPorts().stream().map(p -> a.advertisedUrl("http", p)).toList());
+        }
     }
 
     /** One broker: its budget, its ingest endpoint, the replication links it runs. */
@@ -93,8 +101,12 @@ public final class ClusterNode implements AutoCloseable {
     private final List<ReplicationLink> links = new ArrayList<>();
     private final List<NetworkRemote> remotes = new ArrayList<>();
     private final Disposable.Composite running = Disposables.composite();
+    /** The loops that change layouts on their own (garbage collection, the local policy): stopped first. */
+    private final Disposable.Composite loops = Disposables.composite();
+    private volatile boolean stopping;
     private final RateWindow rates;
     private final List<String> decisions = new ArrayList<>();
+    private final Map<String, ClusterImage> restored = new LinkedHashMap<>();
     private ExchangeServer admin;
     private Pusher pusher;
 
@@ -133,8 +145,12 @@ public final class ClusterNode implements AutoCloseable {
             // The same initial layout on every cluster (PIP-495: a replicated namespace's topic starts alike);
             // a store that already holds the topic (a restart) keeps what it holds.
             Layout initial = Layout.initial(t.initialSegments(), t.bucketBudget(), 0);
-            Layout held = store.get(t.name()).switchIfEmpty(Mono.defer(() -> store.create(t.name(), initial))).block();
-            MemoryCluster storage = new MemoryCluster(name(), t.name(), held, timer)
+            ClusterImage image = restored.get(t.name());
+            Layout start = image == null ? initial : image.layout();
+            Layout held = store.get(t.name()).switchIfEmpty(Mono.defer(() -> store.create(t.name(), start))).block();
+            MemoryCluster storage = (image != null && image.layout().epoch() == held.epoch()
+                    ? MemoryCluster.restore(name(), t.name(), image, timer)
+                    : new MemoryCluster(name(), t.name(), held, timer))
                     .deleteConsumed(config.storage().deleteConsumed());
             for (String peer : peers()) {
                 storage.replicateTo(peer, config.replication().startAt());
@@ -148,18 +164,49 @@ public final class ClusterNode implements AutoCloseable {
             storage.pinnedSegmentsMetric(config.replication().messageTtl().toMillis()).bindTo(registry);
         }
         controller.becomeLeader();
+        Addresses addresses = self.addresses();
         for (int i = 0; i < self.brokers(); i++) {
             BrokerBudget budget = new BrokerBudget(config.slowPath(), timer);
             new BudgetMetricsBinder(budget, Tags.of("broker", Integer.toString(i))).bindTo(registry);
             IngestServer ingest = new IngestServer(name(), i, topics::get, this::brokerUrls, config.brokerToken(),
                     MAX_FRAME_BYTES, registry, (topic, segment, messages, bytes) -> load.get(topic)
-                            .produced(segment, messages, bytes)).start(0);
+                            .produced(segment, messages, bytes));
+            int port = addresses.brokerPorts().get(i);
+            bind(key() + ".brokerPorts[" + i + "]", addresses.bindAddress(), port,
+                    () -> ingest.start(addresses.bindAddress(), port));
             brokers.add(new Broker(i, budget, ingest, ingest.port()));
         }
-        admin = new ExchangeServer(controller, config.exchange(),
-                Map.of(config.brokerToken(), ExchangeServer.BROKER_ROLE), () -> null, this::backlog)
-                .start(self.adminPort(), this::adminRoutes);
+        ExchangeServer exchange = new ExchangeServer(controller, config.exchange(),
+                Map.of(config.brokerToken(), ExchangeServer.BROKER_ROLE), () -> null, this::backlog);
+        admin = bind(key() + ".adminPort", addresses.bindAddress(), addresses.adminPort(),
+                () -> exchange.start(addresses.bindAddress(), addresses.adminPort(), this::adminRoutes));
         new ExchangeMetricsBinder(controller).bindTo(registry);
+        return this;
+    }
+
+    /** This cluster's key in the configuration file, for errors that name it. */
+    private String key() {
+        return "clusters[" + config.clusters().indexOf(self) + "]";
+    }
+
+    /** Binds a listener; a port in use (or a host that cannot be bound) is an error naming the key. */
+    private static <T> T bind(String key, String host, int port, java.util.function.Supplier<T> binding) {
+        try {
+            return binding.get();
+        } catch (RuntimeException e) {
+            Throwable cause = e instanceof reactor.netty.ChannelBindException && e.getCause() != null ? e.getCause() : e;
+            throw new IllegalStateException(key + ": cannot listen on " + host + ":" + port + " ("
+                    + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage())
+                    + (port == 0 ? ")" : "; is the port in use?)"), e);
+        }
+    }
+
+    /**
+     * The state to start from instead of the configured initial layouts: what {@link #stop} wrote at the
+     * last clean stop (by topic). Before {@link #start()}.
+     */
+    public synchronized ClusterNode restore(Map<String, ClusterImage> images) {
+        restored.putAll(images);
         return this;
     }
 
@@ -198,13 +245,13 @@ public final class ClusterNode implements AutoCloseable {
         }
         rates.start(this::replicatedTotals);
         if (config.storage().pruneSealed()) {
-            running.add(Flux.interval(config.storage().gcInterval(), timer)
+            loops.add(Flux.interval(config.storage().gcInterval(), timer)
                     .onBackpressureDrop() // a slow round skips ticks rather than ending the loop
                     .concatMap(tick -> Flux.fromIterable(topics.keySet()).concatMap(this::collectGarbage))
                     .subscribe(v -> { }, e -> LOG.error("{}: garbage collection stopped: {}", name(), e.toString())));
         }
         if (config.autoScale().enabled()) {
-            running.add(Flux.interval(config.autoScale().interval(), timer)
+            loops.add(Flux.interval(config.autoScale().interval(), timer)
                     .onBackpressureDrop() // a slow evaluation skips ticks rather than ending the loop
                     .concatMap(tick -> Flux.fromIterable(topics.keySet()).concatMap(this::evaluatePolicy))
                     .subscribe(v -> { }, e -> LOG.error("{}: the auto-scale loop stopped: {}", name(), e.toString())));
@@ -229,12 +276,24 @@ public final class ClusterNode implements AutoCloseable {
         return new Address(adminUrl(), brokerUrls());
     }
 
+    /** The controller's admin URL as peers reach it (the advertised address). */
     public String adminUrl() {
-        return admin.baseUrl();
+        return self.addresses().advertisedUrl("http", admin.port());
     }
 
+    /** The port the controller's admin endpoint is bound to. */
+    public int adminPort() {
+        return admin.port();
+    }
+
+    /** Every broker's ingest URL as peers reach it (the advertised address), in broker order. */
     public List<String> brokerUrls() {
-        return brokers.stream().map(b -> "http://127.0.0.1:" + b.port()).toList();
+        return brokers.stream().map(b -> self.addresses().advertisedUrl("http", b.port())).toList();
+    }
+
+    /** The node's clock, in milliseconds. */
+    public long nowMs() {
+        return timer.now(TimeUnit.MILLISECONDS);
     }
 
     public Controller controller() {
@@ -521,13 +580,14 @@ public final class ClusterNode implements AutoCloseable {
     public synchronized void restartIngest() {
         for (Broker b : brokers) {
             if (!b.ingest().isRunning()) {
-                b.ingest().start(b.port());
+                b.ingest().start(self.addresses().bindAddress(), b.port());
             }
         }
     }
 
     private void adminRoutes(HttpServerRoutes routes) {
         new AdminApi(this, config.brokerToken()).register(routes);
+        new TopicsApi(this, config.brokerToken(), config.exchange().maxBodyBytes()).register(routes);
         routes.get("/metrics", (request, response) -> response
                 .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
                 .sendString(Mono.fromCallable(registry::scrape), StandardCharsets.UTF_8))
@@ -549,8 +609,45 @@ public final class ClusterNode implements AutoCloseable {
         remotes.forEach(NetworkRemote::close);
     }
 
+    /** True once {@link #stop} began: the node takes no new messages from applications. */
+    public boolean stopping() {
+        return stopping;
+    }
+
+    /**
+     * Stops as a node stops on SIGTERM, losing nothing: no more messages from applications, no more own
+     * layout changes or garbage collection; then it waits (at most {@code drainTimeout}) until its
+     * replicators have sent every entry and had it acknowledged by the peers that are up, stops talking
+     * to its peers, closes the sessions peers hold into its brokers (they resume from their cursors once
+     * it is back) and takes the image of every topic, with nothing arriving any more.
+     *
+     * @return every topic's image, what a node writes to its data directory
+     */
+    public Map<String, ClusterImage> stop(Duration drainTimeout) {
+        synchronized (this) {
+            stopping = true;
+            loops.dispose();
+        }
+        boolean drained = caughtUp() || Flux.interval(Duration.ofMillis(20), timer).filter(t -> caughtUp()).next()
+                .timeout(drainTimeout, timer).map(t -> true).onErrorReturn(false).blockOptional().orElse(false);
+        if (!drained) {
+            LOG.warn("{}: stopping with replication backlog after {} (peers down or slow): it is sent from the "
+                    + "cursors after the restart", name(), drainTimeout);
+        }
+        synchronized (this) {
+            disconnect();
+            brokers.forEach(b -> b.ingest().stop());
+            Map<String, ClusterImage> images = new LinkedHashMap<>();
+            topics.forEach((topic, storage) -> images.put(topic, storage.image()));
+            close();
+            return images;
+        }
+    }
+
     @Override
     public synchronized void close() {
+        stopping = true;
+        loops.dispose();
         disconnect();
         running.dispose();
         rates.dispose();

@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Several clusters in one process on loopback, as a configuration describes them: each with its
@@ -42,8 +41,7 @@ public final class EmbeddedRuntime implements AutoCloseable {
 
     /** Starts every cluster of {@code config} on loopback and connects them in a full mesh. */
     public static EmbeddedRuntime start(VerbatimConfig config) {
-        EmbeddedRuntime runtime = new EmbeddedRuntime(config, Schedulers.newParallel("verbatim-timer", 2, true),
-                Schedulers.newBoundedElastic(2, 10_000, "verbatim-rebatch", 60, true));
+        EmbeddedRuntime runtime = new EmbeddedRuntime(config, Threads.timer(), Threads.cpu());
         try {
             for (ClusterConfig c : config.clusters()) {
                 runtime.clusters.put(c.name(), new ClusterNode(config, c.name(), runtime.timer, runtime.cpu).start());

@@ -97,7 +97,12 @@ final class IngestServer {
     }
 
     IngestServer start(int port) {
-        server = HttpServer.create().host("127.0.0.1").port(port)
+        return start("127.0.0.1", port);
+    }
+
+    /** Binds {@code host:port} ({@code 0.0.0.0}: every interface; port 0 picks a free one). */
+    IngestServer start(String host, int port) {
+        server = HttpServer.create().host(host).port(port)
                 .doOnConnection(c -> {
                     connections.add(c);
                     c.onDispose(() -> connections.remove(c));

@@ -97,6 +97,37 @@ public final class MemoryCluster implements LocalSegments {
     }
 
     /**
+     * Everything this cluster holds of its topic, as values, taken under its lock (nothing is stored or
+     * admitted meanwhile).
+     */
+    public synchronized ClusterImage image() {
+        List<ClusterImage.SegmentImage> segments = new ArrayList<>();
+        for (Segment s : layout.segments().values()) {
+            MemorySegmentLog log = logs.get(s.id());
+            if (log != null) {
+                segments.add(log.image());
+            }
+        }
+        return new ClusterImage(layout, segments, new TreeMap<>(destinations), sessionIds.get(), sequence.get());
+    }
+
+    /**
+     * The cluster {@code image} describes, as it was when taken: same layout, entries, cursors,
+     * deduplication and session state. Cursors a later {@link #replicateTo} asks for that the image lacks
+     * are opened then.
+     */
+    public static MemoryCluster restore(String name, String topic, ClusterImage image, Scheduler scheduler) {
+        MemoryCluster c = new MemoryCluster(name, topic, image.layout(), scheduler);
+        for (ClusterImage.SegmentImage s : image.segments()) {
+            c.log(s.segmentId()).restore(s);
+        }
+        c.destinations.putAll(image.destinations());
+        c.sessionIds.set(image.sessionIds());
+        c.sequence.set(image.sequence());
+        return c;
+    }
+
+    /**
      * Whether entries every cursor acknowledged are dropped from memory (Pulsar's retention of zero), in
      * every segment, now and to come. Off by default: tests and checks read what is stored.
      */

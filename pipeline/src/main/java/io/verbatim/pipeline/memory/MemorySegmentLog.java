@@ -119,6 +119,34 @@ public final class MemorySegmentLog implements SourceSegmentLog {
         }
     }
 
+    /** The log as values, taken under its lock. */
+    synchronized ClusterImage.SegmentImage image() {
+        Map<String, Long> marks = new java.util.TreeMap<>();
+        cursors.forEach((name, c) -> marks.put(name, c.markDeleteEntryId()));
+        return new ClusterImage.SegmentImage(segmentId, first, sealed,
+                entries.stream().map(StoredEntry::bytes).toList(), marks);
+    }
+
+    /** Takes the entries and cursors of {@code image} into this empty log. */
+    synchronized void restore(ClusterImage.SegmentImage image) {
+        if (!entries.isEmpty() || first != 0 || !cursors.isEmpty()) {
+            throw new IllegalStateException("segment " + segmentId + " is not empty: nothing is restored into it");
+        }
+        first = image.firstEntryId();
+        for (ByteBuffer b : image.entries()) {
+            entries.add(new StoredEntry(SourcePosition.of(segmentId, first + entries.size()), b));
+        }
+        long last = first + entries.size() - 1;
+        image.cursors().forEach((name, markDelete) -> {
+            if (markDelete < first - 1 || markDelete > last) {
+                throw new IllegalArgumentException("segment " + segmentId + ": cursor " + name + " at " + markDelete
+                        + " is outside the entries kept [" + first + ", " + last + "]");
+            }
+            cursors.put(name, new MemoryCursor(this, markDelete));
+        });
+        sealed = sealed || image.sealed();
+    }
+
     @Override
     public Mono<ReplicationCursor> cursor(String name, StartAt startAt) {
         return Mono.fromCallable(() -> openCursor(name, startAt));

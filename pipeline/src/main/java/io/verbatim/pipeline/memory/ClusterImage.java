@@ -1,0 +1,51 @@
+package io.verbatim.pipeline.memory;
+
+import io.verbatim.model.Layout;
+import io.verbatim.pipeline.DestinationState;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a {@link MemoryCluster} holds of its topic, as values: its layout, every segment's entries and
+ * cursors, and the destination side's deduplication and session state. What a node writes down when it
+ * stops cleanly and reads back when it starts ({@link MemoryCluster#image()}, {@link MemoryCluster#restore}),
+ * so a restart neither loses what was stored nor takes a replicator's repeat for a new entry.
+ *
+ * @param destinations by {@code <segment id>/<producer name>}
+ * @param sessionIds the last session id handed out: sessions after a restart fence every earlier one
+ * @param sequence the local producer's next sequence id
+ */
+public record ClusterImage(Layout layout, List<SegmentImage> segments, Map<String, DestinationState> destinations,
+        long sessionIds, long sequence) {
+
+    public ClusterImage {
+        segments = List.copyOf(segments);
+        destinations = Map.copyOf(destinations);
+        for (SegmentImage s : segments) {
+            if (layout.segment(s.segmentId()).isEmpty()) {
+                throw new IllegalArgumentException("segment " + s.segmentId() + " is not in the layout at epoch "
+                        + layout.epoch());
+            }
+        }
+    }
+
+    /**
+     * One segment's log.
+     *
+     * @param firstEntryId the id of the oldest entry kept (those before it were consumed and dropped)
+     * @param entries the stored bytes of entries {@code firstEntryId, firstEntryId + 1, …}
+     * @param cursors each cursor's last acknowledged entry id ({@code -1}: none yet)
+     */
+    public record SegmentImage(long segmentId, long firstEntryId, boolean sealed, List<ByteBuffer> entries,
+            Map<String, Long> cursors) {
+        public SegmentImage {
+            if (firstEntryId < 0) {
+                throw new IllegalArgumentException("segment " + segmentId + ": first entry id " + firstEntryId
+                        + " is negative");
+            }
+            entries = List.copyOf(entries);
+            cursors = Map.copyOf(cursors);
+        }
+    }
+}

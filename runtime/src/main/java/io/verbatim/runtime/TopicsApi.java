@@ -1,0 +1,186 @@
+package io.verbatim.runtime;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.verbatim.model.entry.Message;
+import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.model.proto.CompressionType;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
+import reactor.netty.http.server.HttpServerRoutes;
+
+/**
+ * A node's topics over HTTP, for applications and operators that do not embed the library:
+ * <ul>
+ * <li>{@code POST /admin/v2/scalable/produce?topic=T[&compression=LZ4]} with a JSON body
+ * {@code {"messages":[{"key":"k","payload":"<base64>"}, …]}} produces the messages as one call of a PIP-486
+ * producer (routed by key, batched per bucket, stamped) and answers each entry written;
+ * <li>{@code GET /admin/v2/scalable/image?topic=T} answers everything the cluster stores of the topic
+ * (layout, entries, cursors, deduplication state) in {@link StateFormat}: what a node keeps across a
+ * restart, and what a check of stored data reads.
+ * </ul>
+ * Both need the admin role's token. A stopping node refuses new messages (503) rather than lose them.
+ */
+final class TopicsApi {
+    static final String PRODUCE = AdminApi.PREFIX + "produce";
+    static final String IMAGE = AdminApi.PREFIX + "image";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final ClusterNode node;
+    private final String token;
+    private final int maxBodyBytes;
+
+    TopicsApi(ClusterNode node, String token, int maxBodyBytes) {
+        this.node = node;
+        this.token = token;
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    void register(HttpServerRoutes routes) {
+        routes.post(PRODUCE, this::produce).get(IMAGE, this::image);
+    }
+
+    private Mono<Void> produce(HttpServerRequest request, HttpServerResponse response) {
+        return checked(request, response, (topic, params) -> {
+            CompressionType codec;
+            try {
+                codec = CompressionType.valueOf(params.getOrDefault("compression", "LZ4").toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                return text(response, 400, "compression '" + params.get("compression")
+                        + "' is not one of NONE, LZ4, ZLIB, ZSTD, SNAPPY");
+            }
+            return Bodies.read(request, maxBodyBytes).flatMap(body -> {
+                List<Message> messages;
+                try {
+                    messages = messages(body);
+                } catch (IllegalArgumentException e) {
+                    return text(response, 400, e.getMessage());
+                }
+                if (node.stopping()) {
+                    return text(response, 503, "cluster " + node.name() + " is stopping: nothing was stored");
+                }
+                List<SourcePosition> written = node.producer(topic, codec).sendNow(messages);
+                Map<String, Object> answer = new LinkedHashMap<>();
+                answer.put("topic", topic);
+                answer.put("messages", messages.size());
+                answer.put("entries", written.stream().map(SourcePosition::toString).toList());
+                return json(response, 200, answer);
+            }).onErrorResume(Bodies.TooLarge.class, e -> text(response, 413, e.getMessage()));
+        });
+    }
+
+    private Mono<Void> image(HttpServerRequest request, HttpServerResponse response) {
+        return checked(request, response, (topic, params) -> {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            try {
+                StateFormat.write(out, node.name(), Map.of(topic, node.storage(topic).image()),
+                        node.nowMs());
+            } catch (IOException e) {
+                return text(response, 500, e.getMessage());
+            }
+            return response.status(200).header(HttpHeaderNames.CONTENT_TYPE, "application/x-protobuf")
+                    .sendByteArray(Mono.just(out.toByteArray())).then();
+        });
+    }
+
+    /** {@code {"messages":[{"key":…,"payload":base64}]}}; anything else is refused naming what is wrong. */
+    static List<Message> messages(byte[] body) {
+        JsonNode root;
+        try {
+            root = JSON.readTree(body);
+        } catch (com.fasterxml.jackson.core.JacksonException e) {
+            throw new IllegalArgumentException("the body is not JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new IllegalArgumentException("the body is not JSON: " + e.getMessage());
+        }
+        JsonNode list = root == null ? null : root.get("messages");
+        if (list == null || !list.isArray() || list.isEmpty()) {
+            throw new IllegalArgumentException("the body needs \"messages\": a non-empty list of {\"key\", \"payload\"}");
+        }
+        List<Message> out = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            JsonNode m = list.get(i);
+            String where = "messages[" + i + "]";
+            if (!m.isObject()) {
+                throw new IllegalArgumentException(where + " is not an object");
+            }
+            for (Iterator<String> it = m.fieldNames(); it.hasNext(); ) {
+                String f = it.next();
+                if (!f.equals("key") && !f.equals("payload")) {
+                    throw new IllegalArgumentException(where + "." + f + " is not a field of a message (key, payload)");
+                }
+            }
+            JsonNode payload = m.get("payload");
+            if (payload == null || !payload.isTextual()) {
+                throw new IllegalArgumentException(where + ".payload is missing (expected base64 text)");
+            }
+            byte[] bytes;
+            try {
+                bytes = Base64.getDecoder().decode(payload.asText());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(where + ".payload is not base64: " + e.getMessage());
+            }
+            JsonNode key = m.get("key");
+            if (key != null && !key.isNull() && !key.isTextual()) {
+                throw new IllegalArgumentException(where + ".key is not text");
+            }
+            out.add(Message.of(key == null || key.isNull() ? null : key.asText(), bytes));
+        }
+        return out;
+    }
+
+    /** What a checked call goes on to do. */
+    private interface Call {
+        Mono<Void> run(String topic, Map<String, String> params);
+    }
+
+    private Mono<Void> checked(HttpServerRequest request, HttpServerResponse response, Call call) {
+        String auth = request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION);
+        if (auth == null) {
+            return text(response, 401, "no bearer token: this call needs the admin role");
+        }
+        if (!auth.equals("Bearer " + token)) {
+            return text(response, 403, "the bearer token is not valid for the admin role");
+        }
+        Map<String, String> params = new LinkedHashMap<>();
+        try {
+            new QueryStringDecoder(request.uri()).parameters().forEach((k, v) -> params.put(k, v.get(0)));
+        } catch (IllegalArgumentException e) {
+            return text(response, 400, "the query is not well formed: " + e.getMessage());
+        }
+        String topic = params.get("topic");
+        if (topic == null || !node.topics().contains(topic)) {
+            return text(response, 404, "cluster " + node.name() + " has no topic '" + topic + "'");
+        }
+        return call.run(topic, params);
+    }
+
+    private static Mono<Void> json(HttpServerResponse response, int status, Map<String, Object> body) {
+        try {
+            return response.status(status).header(HttpHeaderNames.CONTENT_TYPE, "application/json")
+                    .sendString(Mono.just(JSON.writeValueAsString(body) + "\n"), StandardCharsets.UTF_8).then();
+        } catch (IOException e) {
+            return Mono.error(e);
+        }
+    }
+
+    private static Mono<Void> text(HttpServerResponse response, int status, String message) {
+        return response.status(HttpResponseStatus.valueOf(status))
+                .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+                .sendString(Mono.just(message + "\n"), StandardCharsets.UTF_8).then();
+    }
+}
