@@ -141,6 +141,15 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Creates the topics, starts the brokers' ingest endpoints and the controller's admin endpoint. */
     public synchronized ClusterNode start() {
+        try {
+            return startNow();
+        } catch (RuntimeException e) {
+            close(); // what did start (a broker's port) is released
+            throw e;
+        }
+    }
+
+    private ClusterNode startNow() {
         for (TopicConfig t : config.topics()) {
             // The same initial layout on every cluster (PIP-495: a replicated namespace's topic starts alike);
             // a store that already holds the topic (a restart) keeps what it holds.

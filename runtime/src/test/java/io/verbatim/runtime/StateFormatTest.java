@@ -1,0 +1,133 @@
+package io.verbatim.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.verbatim.model.Layout;
+import io.verbatim.model.Mutation;
+import io.verbatim.model.entry.Entries;
+import io.verbatim.model.entry.Message;
+import io.verbatim.model.entry.ReplicationStamp;
+import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.proto.MessageMetadata;
+import io.verbatim.pipeline.ProducerSession;
+import io.verbatim.pipeline.StartAt;
+import io.verbatim.pipeline.StoredEntry;
+import io.verbatim.pipeline.memory.ClusterImage;
+import io.verbatim.pipeline.memory.MemoryCluster;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.scheduler.Schedulers;
+
+/** A cluster's state through the bytes a node writes at a clean stop, and what a reader refuses. */
+class StateFormatTest {
+    private static final String TOPIC = "persistent://public/default/t";
+
+    @TempDir
+    Path dir;
+
+    /** A topic that split, with entries of its own, a replicated entry, cursors partly acknowledged. */
+    private static MemoryCluster busy() {
+        MemoryCluster c = new MemoryCluster("a", TOPIC, Layout.initial(1, 4, 0), Schedulers.immediate());
+        c.replicateTo("b", StartAt.EARLIEST);
+        for (int i = 0; i < 30; i++) {
+            c.produce(List.of(Message.of("k" + i, ("a/" + i).getBytes(StandardCharsets.UTF_8))), CompressionType.LZ4);
+        }
+        c.apply(new Mutation.Split(0)).layoutOrThrow();
+        c.produce(List.of(Message.of("k1", "a/30".getBytes(StandardCharsets.UTF_8))), CompressionType.NONE);
+        c.log(0).existingCursor("pulsar.repl.b").acknowledge(SourcePosition.of(0, 11)).block();
+        var replicated = replicated();
+        long child = c.layout().activeSegmentFor(Message.of("k2", new byte[0]).routingHash().segmentHash()).id();
+        assertThat(c.ingest(child, "pulsar.repl.b.7", c.newSessionId(), 0, SourcePosition.of(7, 3), replicated))
+                .isEqualTo(ProducerSession.Receipt.PERSISTED);
+        return c;
+    }
+
+    private static io.verbatim.model.entry.Entry replicated() {
+        return Entries.batch(MessageMetadata.newBuilder().setProducerName("p").setSequenceId(0).setPublishTime(1).build(),
+                List.of(Message.of("k2", "b/0".getBytes(StandardCharsets.UTF_8))), CompressionType.NONE)
+                .restamp(new ReplicationStamp("b", SourcePosition.of(7, 3)));
+    }
+
+    @Test
+    void anImageReadBackRestoresEntriesCursorsAndDeduplication() throws IOException {
+        MemoryCluster before = busy();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StateFormat.write(out, "a", Map.of(TOPIC, before.image()), 42);
+        ClusterImage image = StateFormat.read(new ByteArrayInputStream(out.toByteArray()), "a").get(TOPIC);
+        MemoryCluster after = MemoryCluster.restore("a", TOPIC, image, Schedulers.immediate());
+
+        assertThat(after.layout()).isEqualTo(before.layout());
+        assertThat(bytes(after.contents())).isEqualTo(bytes(before.contents()));
+        assertThat(after.log(0).isSealed()).isTrue();
+        assertThat(after.log(0).existingCursor("pulsar.repl.b").markDeleteEntryId()).isEqualTo(11);
+        assertThat(after.backlog(0, "pulsar.repl.b")).isEqualTo(before.backlog(0, "pulsar.repl.b"));
+        // The destination side remembers what it stored: a repeat is a duplicate, and a session opened after
+        // the restart fences the ones before it.
+        long session = after.newSessionId();
+        assertThat(session).isGreaterThan(before.newSessionId() - 1);
+        long replicatedTo = Long.parseLong(before.image().destinations().keySet().iterator().next().split("/")[0]);
+        var repeat = replicated();
+        assertThat(after.ingest(replicatedTo, "pulsar.repl.b.7", session, 0, SourcePosition.of(7, 3), repeat))
+                .isEqualTo(ProducerSession.Receipt.DUPLICATE);
+    }
+
+    private static Map<Long, List<String>> bytes(Map<Long, List<StoredEntry>> contents) {
+        Map<Long, List<String>> out = new java.util.TreeMap<>();
+        contents.forEach((id, entries) -> out.put(id, entries.stream().map(e -> e.position() + "=" + Arrays.toString(
+                toArray(e))).toList()));
+        return out;
+    }
+
+    private static byte[] toArray(StoredEntry e) {
+        byte[] b = new byte[e.bytes().remaining()];
+        e.bytes().duplicate().get(b);
+        return b;
+    }
+
+    @Test
+    void aTruncatedImageIsRefusedNotHalfRead() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StateFormat.write(out, "a", Map.of(TOPIC, busy().image()), 42);
+        byte[] whole = out.toByteArray();
+        for (int cut : new int[] {whole.length - 1, whole.length / 2, 3}) {
+            byte[] part = Arrays.copyOf(whole, cut);
+            assertThatThrownBy(() -> StateFormat.read(new ByteArrayInputStream(part), "a"))
+                    .as("cut at %d of %d", cut, whole.length).isInstanceOf(IOException.class);
+        }
+    }
+
+    @Test
+    void anotherClustersImageIsRefused() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StateFormat.write(out, "a", Map.of(TOPIC, busy().image()), 42);
+        assertThatThrownBy(() -> StateFormat.read(new ByteArrayInputStream(out.toByteArray()), "b"))
+                .hasMessageContaining("cluster a's, not b's");
+    }
+
+    @Test
+    void theStateFileIsReplacedWholeAndTellsACleanStopFromACrash() throws IOException {
+        NodeStateFile file = new NodeStateFile(dir.resolve("data"));
+        assertThat(file.read("a")).isEmpty();
+        file.markRunning();
+        assertThat(file.uncleanStop()).isTrue();
+        file.write("a", Map.of(TOPIC, busy().image()), 42);
+        assertThat(file.uncleanStop()).as("a clean stop removes the marker").isFalse();
+        assertThat(file.read("a").orElseThrow().get(TOPIC).segments()).hasSize(3);
+        assertThat(Files.list(dir.resolve("data")).map(p -> p.getFileName().toString())).containsExactly("state.pb");
+
+        Files.write(file.state(), new byte[] {1, 2, 3});
+        assertThatThrownBy(() -> file.read("a")).hasMessageContaining(file.state().toString())
+                .hasMessageContaining("move it away");
+    }
+}
