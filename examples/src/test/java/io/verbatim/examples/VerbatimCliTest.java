@@ -53,7 +53,7 @@ class VerbatimCliTest {
         ByteArrayOutputStream warnings = new ByteArrayOutputStream();
         System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
         try {
-            for (String command : List.of("demo", "hash", "inspect", "layout", "status", "admin")) {
+            for (String command : List.of("demo", "node", "hash", "inspect", "layout", "status", "admin")) {
                 Run r = run(command, "--help");
                 assertThat(r.code()).as(command).isZero();
                 assertThat(r.out()).as(command).startsWith("Usage: verbatim " + command);

@@ -1,0 +1,52 @@
+package io.verbatim.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code verbatim node} refuses what it cannot run, naming why, with exit code 2 and nothing started. */
+class NodeCommandTest {
+    @TempDir
+    Path dir;
+
+    private Path config(String yaml) throws Exception {
+        Path file = dir.resolve("nodes.yaml");
+        Files.writeString(file, yaml);
+        return file;
+    }
+
+    @Test
+    void anUnknownClusterIsNamedWithTheOnesTheFileHas() throws Exception {
+        Path file = config("clusters: [{name: a, adminPort: 18081, brokerPorts: [18082]}, "
+                + "{name: b, adminPort: 18083, brokerPorts: [18084]}]\nsecurity: {brokerToken: t}\n");
+        VerbatimCliTest.Run r = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "c");
+        assertThat(r.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(r.err()).contains("--cluster c is not a cluster of").contains("[a, b]");
+    }
+
+    @Test
+    void aPortPickedAtStartIsRefusedForANode() throws Exception {
+        Path file = config("clusters: [{name: a, adminPort: 18081, brokerPorts: [18082]}, {name: b}]\n"
+                + "security: {brokerToken: t}\n");
+        VerbatimCliTest.Run r = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "a");
+        assertThat(r.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(r.err()).contains("clusters[1] (b)").contains("adminPort and brokerPorts named");
+    }
+
+    @Test
+    void aBadFileOrDurationIsNamed() throws Exception {
+        VerbatimCliTest.Run missing = VerbatimCliTest.run("node", "--config", dir.resolve("none.yaml").toString(),
+                "--cluster", "a");
+        assertThat(missing.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(missing.err()).contains("does not exist");
+        Path file = config("clusters: [{name: a, adminPort: 18081, brokerPorts: [18082]}, "
+                + "{name: b, adminPort: 18083, brokerPorts: [18084]}]\nsecurity: {brokerToken: t}\n");
+        VerbatimCliTest.Run drain = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "a",
+                "--drain-timeout", "soon");
+        assertThat(drain.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(drain.err()).contains("--drain-timeout");
+    }
+}
