@@ -39,10 +39,10 @@ final class AdminApi {
     static final String PREFIX = "/admin/v2/scalable/";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final ClusterNode node;
+    private final AdminOperations node;
     private final String token;
 
-    AdminApi(ClusterNode node, String token) {
+    AdminApi(AdminOperations node, String token) {
         this.node = node;
         this.token = token;
     }
@@ -53,7 +53,7 @@ final class AdminApi {
                 .post(PREFIX + "rebucket", (req, res) -> handle(req, res, this::rebucket))
                 .post(PREFIX + "merge", (req, res) -> handle(req, res, this::merge))
                 .get(PREFIX + "coldmarks", (req, res) -> handle(req, res, (topic, p) -> Mono.just(
-                        new Answer(200, new LinkedHashMap<>(node.controller().exchangedMarksDescribed(topic))))))
+                        new Answer(200, new LinkedHashMap<>(node.coldMarks(topic))))))
                 .delete(PREFIX + "coldmarks", (req, res) -> handle(req, res, this::withdraw));
     }
 
@@ -175,7 +175,7 @@ final class AdminApi {
         new QueryStringDecoder(request.uri()).parameters().forEach((k, v) -> params.put(k, v.get(0)));
         String topic = params.get("topic");
         if (topic == null || !node.topics().contains(topic)) {
-            return send(response, refusal(404, "cluster " + node.name() + " has no topic '" + topic + "'"));
+            return send(response, refusal(404, "cluster " + node.cluster() + " has no topic '" + topic + "'"));
         }
         Mono<Answer> answer;
         try {

@@ -10,7 +10,6 @@ import io.verbatim.config.Addresses;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.TopicConfig;
 import io.verbatim.config.VerbatimConfig;
-import io.verbatim.exchange.Caps;
 import io.verbatim.exchange.Controller;
 import io.verbatim.exchange.ExchangeMetricsBinder;
 import io.verbatim.exchange.ExchangeServer;
@@ -37,7 +36,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -68,7 +66,7 @@ public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = Loggers.getLogger(ClusterNode.class);
     static final int MAX_FRAME_BYTES = 8 << 20;
     /** Sealed segments garbage collection deleted, per topic. */
-    public static final String PRUNED = "verbatim.gc.pruned.segments";
+    public static final String PRUNED = GarbageCollector.PRUNED;
 
     /** Where a peer is reached: its controller's admin URL and its brokers' ingest URLs. */
     public record Address(String adminUrl, List<String> brokerUrls) {
@@ -80,10 +78,6 @@ public final class ClusterNode implements AutoCloseable {
         }
     }
 
-    /** One broker: its budget, its ingest endpoint, the replication links it runs. */
-    private record Broker(int index, BrokerBudget budget, IngestServer ingest, int port) {
-    }
-
     private final VerbatimConfig config;
     private final ClusterConfig self;
     private final Scheduler timer;
@@ -93,20 +87,19 @@ public final class ClusterNode implements AutoCloseable {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Map<String, MemoryCluster> topics = new LinkedHashMap<>();
     private final Map<String, LoadTracker> load = new ConcurrentHashMap<>();
-    private final Map<String, AutoScaler.Clocks> clocks = new ConcurrentHashMap<>();
     private final Map<String, List<Subscription>> subscriptions = new ConcurrentHashMap<>();
     private final List<Broker> brokers = new ArrayList<>();
     /** topic → remote → counters summed over every broker's link. */
     private final Map<String, Map<String, ReplicatorMetrics>> replication = new ConcurrentHashMap<>();
-    private final List<ReplicationLink> links = new ArrayList<>();
     private final List<NetworkRemote> remotes = new ArrayList<>();
     private final Disposable.Composite running = Disposables.composite();
     /** The loops that change layouts on their own (garbage collection, the local policy): stopped first. */
     private final Disposable.Composite loops = Disposables.composite();
     private volatile boolean stopping;
     private final RateWindow rates;
-    private final List<String> decisions = new ArrayList<>();
     private final Map<String, ClusterImage> restored = new LinkedHashMap<>();
+    private final PolicyLoop policy;
+    private final AdminOperations operations = new Operations();
     private ExchangeServer admin;
     private Pusher pusher;
 
@@ -128,6 +121,8 @@ public final class ClusterNode implements AutoCloseable {
         this.controller = new Controller(name, Set.copyOf(peers), self.caps(), store, timer);
         this.rates = new RateWindow(timer);
         registry.config().commonTags("cluster", name);
+        this.policy = new PolicyLoop(name, config.autoScale(), controller, this::storage, load::get, this::consumers,
+                registry, timer);
     }
 
     public String name() {
@@ -166,7 +161,6 @@ public final class ClusterNode implements AutoCloseable {
             }
             topics.put(t.name(), storage);
             load.put(t.name(), new LoadTracker());
-            clocks.put(t.name(), AutoScaler.Clocks.NEVER);
             running.add(store.watch(t.name()).subscribe(storage::adopt));
             registry.gauge("verbatim.topic.active.segments", Tags.of("topic", t.name()), storage,
                     s -> s.layout().activeSegments().size());
@@ -180,10 +174,13 @@ public final class ClusterNode implements AutoCloseable {
             IngestServer ingest = new IngestServer(name(), i, topics::get, this::brokerUrls, config.brokerToken(),
                     MAX_FRAME_BYTES, registry, (topic, segment, messages, bytes) -> load.get(topic)
                             .produced(segment, messages, bytes));
+            Broker broker = new Broker(i, self.brokers(), budget, ingest);
+            brokers.add(broker); // before it binds: a failed start stops what did start
             int port = addresses.brokerPorts().get(i);
-            bind(key() + ".brokerPorts[" + i + "]", addresses.bindAddress(), port,
-                    () -> ingest.start(addresses.bindAddress(), port));
-            brokers.add(new Broker(i, budget, ingest, ingest.port()));
+            bind(key() + ".brokerPorts[" + i + "]", addresses.bindAddress(), port, () -> {
+                broker.listen(addresses.bindAddress(), port);
+                return broker;
+            });
         }
         ExchangeServer exchange = new ExchangeServer(controller, config.exchange(),
                 Map.of(config.brokerToken(), ExchangeServer.BROKER_ROLE), () -> null, this::backlog);
@@ -243,9 +240,8 @@ public final class ClusterNode implements AutoCloseable {
                         config.brokerToken(), MAX_FRAME_BYTES, config.rtt(), timer);
                 remotes.add(remote);
                 for (Broker broker : brokers) {
-                    links.add(ReplicationLink.builder().local(topic.getValue()).remote(remote)
-                            .owned(s -> owner(s.id()) == broker.index()).config(replicator).budget(broker.budget())
-                            .exchangeGate(gate).timer(timer).cpu(cpu).metrics(counters).build().start());
+                    broker.replicate(() -> ReplicationLink.builder().local(topic.getValue()).remote(remote)
+                            .config(replicator).exchangeGate(gate).timer(timer).cpu(cpu).metrics(counters));
                 }
                 new PipelineMetricsBinder(counters, Tags.of("remote_cluster", peer, "topic", topic.getKey()),
                         () -> backlog(topic.getKey(), peer).values().stream().mapToLong(Long::longValue).sum())
@@ -254,16 +250,11 @@ public final class ClusterNode implements AutoCloseable {
         }
         rates.start(this::replicatedTotals);
         if (config.storage().pruneSealed()) {
-            loops.add(Flux.interval(config.storage().gcInterval(), timer)
-                    .onBackpressureDrop() // a slow round skips ticks rather than ending the loop
-                    .concatMap(tick -> Flux.fromIterable(topics.keySet()).concatMap(this::collectGarbage))
-                    .subscribe(v -> { }, e -> LOG.error("{}: garbage collection stopped: {}", name(), e.toString())));
+            loops.add(new GarbageCollector(name(), controller, this::storage, config.replication().messageTtl(), registry)
+                    .start(topics(), config.storage().gcInterval(), timer));
         }
         if (config.autoScale().enabled()) {
-            loops.add(Flux.interval(config.autoScale().interval(), timer)
-                    .onBackpressureDrop() // a slow evaluation skips ticks rather than ending the loop
-                    .concatMap(tick -> Flux.fromIterable(topics.keySet()).concatMap(this::evaluatePolicy))
-                    .subscribe(v -> { }, e -> LOG.error("{}: the auto-scale loop stopped: {}", name(), e.toString())));
+            loops.add(policy.start(topics()));
         }
         return this;
     }
@@ -275,10 +266,6 @@ public final class ClusterNode implements AutoCloseable {
     private static ExchangeGate exchangeGate(Controller controller) {
         return remote -> controller.verdicts(remote)
                 .map(ok -> ok ? ExchangeGate.Readiness.READY : ExchangeGate.Readiness.UNSUPPORTED);
-    }
-
-    private int owner(long segmentId) {
-        return (int) Math.floorMod(segmentId, (long) brokers.size());
     }
 
     public Address address() {
@@ -382,16 +369,16 @@ public final class ClusterNode implements AutoCloseable {
     // ---- admin operations (what Pulsar's /admin/v2/scalable split / rebucket / merge calls do) ------
 
     public Mono<Outcome> split(String topic, long segmentId) {
-        return controller.split(topic, segmentId).doOnNext(o -> recordManual(topic, o, "split"));
+        return operations.split(topic, segmentId);
     }
 
     public Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount) {
-        return controller.rebucket(topic, segmentId, bucketCount).doOnNext(o -> recordManual(topic, o, "rebucket"));
+        return operations.rebucket(topic, segmentId, bucketCount);
     }
 
     /** A manual merge of a replicated topic is a cold mark: merged once every peer agrees (PIP-495). */
     public Mono<Void> markCold(String topic, int boundary) {
-        return controller.markCold(topic, boundary);
+        return operations.markCold(topic, boundary);
     }
 
     /**
@@ -399,118 +386,85 @@ public final class ClusterNode implements AutoCloseable {
      * {@code bucketCount} once every cluster issued it (or holds no more there).
      */
     public Mono<Void> lowerBuckets(String topic, long segmentId, int bucketCount) {
-        return Mono.defer(() -> {
-            Segment s = layout(topic).segment(segmentId).filter(Segment::isActive).orElseThrow(() ->
-                    new IllegalArgumentException("segment " + segmentId + " of " + topic + " is not active"));
-            return controller.markBucketsCold(topic, s.range(), bucketCount);
-        });
+        return operations.lowerBuckets(topic, segmentId, bucketCount);
     }
 
     /** Withdraws an operator's cold mark on {@code boundary}; true if there was one. */
     public boolean unmarkCold(String topic, int boundary) {
-        return controller.unmarkCold(topic, boundary);
+        return operations.unmarkCold(topic, boundary);
     }
 
     /** Withdraws an operator's lowering of {@code range}; true if there was one. */
     public boolean unmarkBuckets(String topic, io.verbatim.model.HashRange range) {
-        return controller.unmarkBucketsCold(topic, range);
+        return operations.unmarkBuckets(topic, range);
     }
 
-    private void recordManual(String topic, Outcome o, String kind) {
-        if (o instanceof Outcome.Applied) {
-            long now = timer.now(TimeUnit.MILLISECONDS);
-            AutoScaler.Clocks c = clocks.get(topic);
-            clocks.put(topic, kind.equals("split") ? new AutoScaler.Clocks(now, c.lastMergeMs(), c.lastRebucketMs())
-                    : new AutoScaler.Clocks(c.lastSplitMs(), c.lastMergeMs(), now));
+    /** The admin operations on this cluster's topics, through its controller. */
+    private final class Operations implements AdminOperations {
+        @Override
+        public String cluster() {
+            return name();
         }
-    }
 
-    // ---- garbage collection -------------------------------------------------------------------
-
-    /**
-     * Deletes the sealed segments of {@code topic} that every cursor, replication and subscription,
-     * drained (PIP-495's GC gating; replication backlog older than the message TTL does not pin).
-     */
-    private Mono<Void> collectGarbage(String topic) {
-        List<Long> prunable = storage(topic).prunable(config.replication().messageTtl().toMillis());
-        if (prunable.isEmpty()) {
-            return Mono.empty();
+        @Override
+        public List<String> topics() {
+            return ClusterNode.this.topics();
         }
-        return controller.prune(topic, prunable)
-                .doOnNext(after -> registry.counter(PRUNED, "topic", topic).increment(
-                        prunable.stream().filter(id -> after.segment(id).isEmpty()).count()))
-                .then()
-                .onErrorResume(e -> {
-                    LOG.warn("{}: garbage collection of {} failed, trying again next round: {}", name(), topic,
-                            e.toString());
-                    return Mono.empty();
-                });
-    }
 
-    // ---- the local policy ---------------------------------------------------------------------
+        @Override
+        public Layout layout(String topic) {
+            return ClusterNode.this.layout(topic);
+        }
 
-    private Mono<Void> evaluatePolicy(String topic) {
-        Layout layout = storage(topic).layout();
-        long now = timer.now(TimeUnit.MILLISECONDS);
-        Map<Long, AutoScaler.Sample> samples = load.get(topic).sample(
-                layout.activeSegments().stream().map(Segment::id).toList(), config.autoScale(), now);
-        int consumers = subscriptions.getOrDefault(topic, List.of()).stream().filter(s -> !s.isDisposed())
-                .mapToInt(Subscription::consumers).max().orElse(0);
-        Caps caps = controller.effectiveCaps(topic);
-        AutoScaler.Decision d = AutoScaler.decide(layout, samples, consumers, config.autoScale(), caps, now,
-                clocks.get(topic));
-        AutoScaler.Clocks c = clocks.get(topic);
-        Mono<?> action;
-        if (d instanceof AutoScaler.Decision.Split s) {
-            action = controller.split(topic, s.segmentId()).doOnNext(o -> {
-                if (o instanceof Outcome.Applied) {
-                    clocks.put(topic, new AutoScaler.Clocks(now, c.lastMergeMs(), c.lastRebucketMs()));
-                }
+        @Override
+        public Mono<Outcome> split(String topic, long segmentId) {
+            return controller.split(topic, segmentId).doOnNext(o -> policy.manual(topic, o, true));
+        }
+
+        @Override
+        public Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount) {
+            return controller.rebucket(topic, segmentId, bucketCount).doOnNext(o -> policy.manual(topic, o, false));
+        }
+
+        @Override
+        public Mono<Void> markCold(String topic, int boundary) {
+            return controller.markCold(topic, boundary);
+        }
+
+        @Override
+        public Mono<Void> lowerBuckets(String topic, long segmentId, int bucketCount) {
+            return Mono.defer(() -> {
+                Segment s = layout(topic).segment(segmentId).filter(Segment::isActive).orElseThrow(() ->
+                        new IllegalArgumentException("segment " + segmentId + " of " + topic + " is not active"));
+                return controller.markBucketsCold(topic, s.range(), bucketCount);
             });
-        } else if (d instanceof AutoScaler.Decision.Rebucket r) {
-            action = Flux.fromIterable(r.segmentIds()).concatMap(id -> controller.rebucket(topic, id, r.bucketCount()))
-                    .then(Mono.fromRunnable(() -> clocks.put(topic,
-                            new AutoScaler.Clocks(c.lastSplitMs(), c.lastMergeMs(), now))));
-        } else {
-            action = Mono.empty();
         }
-        // Cold marks are soft state: re-derived from load on every evaluation, withdrawn once a range is hot.
-        Set<Integer> held = controller.policyColdMarksOf(topic);
-        Set<Integer> cold = AutoScaler.coldBoundaries(layout, samples, consumers, config.autoScale(), caps, now, c, held);
-        boolean newMarks = !held.containsAll(cold);
-        Mono<Void> marks = controller.policyColdMarks(topic, cold).then(Mono.fromRunnable(() -> {
-            if (newMarks) {
-                AutoScaler.Clocks after = clocks.get(topic);
-                clocks.put(topic, new AutoScaler.Clocks(after.lastSplitMs(), now, after.lastRebucketMs()));
-            }
-        }));
-        if (!(d instanceof AutoScaler.Decision.NoAction) && !(d instanceof AutoScaler.Decision.MarkCold)) {
-            note(topic, d);
+
+        @Override
+        public boolean unmarkCold(String topic, int boundary) {
+            return controller.unmarkCold(topic, boundary);
         }
-        if (newMarks) {
-            note(topic, new AutoScaler.Decision.MarkCold(cold.stream().filter(b -> !held.contains(b)).findFirst()
-                    .orElseThrow(), "cold"));
+
+        @Override
+        public boolean unmarkBuckets(String topic, io.verbatim.model.HashRange range) {
+            return controller.unmarkBucketsCold(topic, range);
         }
-        return action.then(marks).onErrorResume(e -> {
-            LOG.warn("{}: auto-scale of {} failed: {}", name(), topic, e.toString());
-            return Mono.empty();
-        });
+
+        @Override
+        public Map<String, Object> coldMarks(String topic) {
+            return controller.exchangedMarksDescribed(topic);
+        }
     }
 
-    private void note(String topic, AutoScaler.Decision d) {
-        registry.counter("verbatim.autoscale.decisions", "topic", topic, "kind",
-                d.getClass().getSimpleName().toLowerCase(Locale.ROOT)).increment();
-        synchronized (decisions) {
-            decisions.add(topic + ": " + d);
-        }
-        LOG.info("{}: auto-scale {}: {}", name(), topic, d);
+    /** How many consumers the topic's largest open subscription has (what the policy splits for). */
+    private int consumers(String topic) {
+        return subscriptions.getOrDefault(topic, List.of()).stream().filter(s -> !s.isDisposed())
+                .mapToInt(Subscription::consumers).max().orElse(0);
     }
 
     /** What the local policy decided so far, oldest first. */
     public List<String> policyDecisions() {
-        synchronized (decisions) {
-            return List.copyOf(decisions);
-        }
+        return policy.decisions();
     }
 
     // ---- progress and status ------------------------------------------------------------------
@@ -532,12 +486,12 @@ public final class ClusterNode implements AutoCloseable {
 
     /** True when every replication cursor of every topic toward every peer has nothing left. */
     public boolean caughtUp() {
-        return links.stream().allMatch(ReplicationLink::caughtUp);
+        return brokers.stream().allMatch(Broker::caughtUp);
     }
 
     /** Every replicator of every topic toward every peer, as its link supervises it. */
     public List<ReplicatorStatus> replicators() {
-        return links.stream().flatMap(l -> l.status().stream()).toList();
+        return brokers.stream().flatMap(b -> b.replicators().stream()).toList();
     }
 
     /** Replication backlog per segment of {@code topic} toward {@code remote} (the status of E11). */
@@ -582,20 +536,16 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Stops every broker's ingest endpoint: connections into this cluster drop, new ones are refused. */
     public synchronized void stopIngest() {
-        brokers.forEach(b -> b.ingest().stop());
+        brokers.forEach(Broker::stopIngest);
     }
 
     /** Restarts the ingest endpoints on their ports. */
     public synchronized void restartIngest() {
-        for (Broker b : brokers) {
-            if (!b.ingest().isRunning()) {
-                b.ingest().start(self.addresses().bindAddress(), b.port());
-            }
-        }
+        brokers.forEach(Broker::restartIngest);
     }
 
     private void adminRoutes(HttpServerRoutes routes) {
-        new AdminApi(this, config.brokerToken()).register(routes);
+        new AdminApi(operations, config.brokerToken()).register(routes);
         new TopicsApi(this, config.brokerToken(), config.exchange().maxBodyBytes()).register(routes);
         routes.get("/metrics", (request, response) -> response
                 .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
@@ -614,7 +564,7 @@ public final class ClusterNode implements AutoCloseable {
         if (pusher != null) {
             pusher.dispose();
         }
-        links.forEach(ReplicationLink::stop);
+        brokers.forEach(Broker::stopReplicating);
         remotes.forEach(NetworkRemote::close);
     }
 
@@ -645,7 +595,7 @@ public final class ClusterNode implements AutoCloseable {
         }
         synchronized (this) {
             disconnect();
-            brokers.forEach(b -> b.ingest().stop());
+            brokers.forEach(Broker::stopIngest);
             Map<String, ClusterImage> images = new LinkedHashMap<>();
             topics.forEach((topic, storage) -> images.put(topic, storage.image()));
             close();
@@ -660,7 +610,7 @@ public final class ClusterNode implements AutoCloseable {
         disconnect();
         running.dispose();
         rates.dispose();
-        brokers.forEach(b -> b.ingest().stop());
+        brokers.forEach(Broker::stopIngest);
         if (admin != null) {
             admin.stop();
         }

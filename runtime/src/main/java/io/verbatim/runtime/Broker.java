@@ -1,0 +1,77 @@
+package io.verbatim.runtime;
+
+import io.verbatim.budget.BrokerBudget;
+import io.verbatim.model.Segment;
+import io.verbatim.pipeline.ReplicationLink;
+import io.verbatim.pipeline.ReplicatorStatus;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+
+/**
+ * One broker of a cluster: its slow-path budget, its ingest endpoint (where peers' replicators write),
+ * and the replication links of the segments it owns — those whose id modulo the cluster's broker count
+ * is its index.
+ */
+final class Broker {
+    private final int index;
+    private final int brokers;
+    private final BrokerBudget budget;
+    private final IngestServer ingest;
+    private final List<ReplicationLink> links = new CopyOnWriteArrayList<>();
+    private String host;
+    private int port;
+
+    Broker(int index, int brokers, BrokerBudget budget, IngestServer ingest) {
+        this.index = index;
+        this.brokers = brokers;
+        this.budget = budget;
+        this.ingest = ingest;
+    }
+
+    /** Binds the ingest endpoint to {@code host:port} (0 picks a free port). */
+    void listen(String host, int port) {
+        ingest.start(host, port);
+        this.host = host;
+        this.port = ingest.port();
+    }
+
+    /** The ingest port bound (kept across {@link #stopIngest()} so a restart takes the same one). */
+    int port() {
+        return port;
+    }
+
+    boolean owns(Segment s) {
+        return Math.floorMod(s.id(), (long) brokers) == index;
+    }
+
+    /** Starts a link of one topic toward one remote for the segments this broker owns, on its budget. */
+    void replicate(Supplier<ReplicationLink.Builder> link) {
+        links.add(link.get().owned(this::owns).budget(budget).build().start());
+    }
+
+    /** Stops every link at once; the cursors keep what was acknowledged. */
+    void stopReplicating() {
+        links.forEach(ReplicationLink::stop);
+    }
+
+    boolean caughtUp() {
+        return links.stream().allMatch(ReplicationLink::caughtUp);
+    }
+
+    List<ReplicatorStatus> replicators() {
+        return links.stream().flatMap(l -> l.status().stream()).toList();
+    }
+
+    /** Drops every connection into this broker and stops answering (what a crash does to peers). */
+    void stopIngest() {
+        ingest.stop();
+    }
+
+    /** Listens again on the port it had. */
+    void restartIngest() {
+        if (!ingest.isRunning()) {
+            ingest.start(host, port);
+        }
+    }
+}
