@@ -43,10 +43,34 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         StorageConfig storage) {
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    // The ranges: what a real deployment never leaves, and nothing downstream (nanoseconds in a long,
+    // Reactor timers, doubling backoff) can overflow within.
+    private static final Duration MS = Duration.ofMillis(1);
+    private static final Duration TEN_MS = Duration.ofMillis(10);
+    /** A timeout or a retry delay: an hour. */
+    private static final Duration MAX_TIMEOUT = Duration.ofHours(1);
+    /** An interval, a cooldown, a window: a day. */
+    private static final Duration MAX_INTERVAL = Duration.ofDays(1);
+    /** Ten years of message TTL. */
+    private static final Duration MAX_MESSAGE_TTL = Duration.ofDays(3650);
+    /** A simulated round trip: a real one is under a second. */
+    static final Duration MAX_RTT = Duration.ofMinutes(1);
+    private static final long MAX_EXCHANGE_BODY_BYTES = 256L << 20;
+    /** A terabyte a second of weighted bytes: far above any broker's decompression rate. */
+    private static final long MAX_SLOW_PATH_BYTES = 1_000_000_000_000L;
+    /** A codec weight: a thousandth to a thousand times the cost of an uncompressed byte. */
+    private static final double MIN_WEIGHT = 0.001;
+    private static final double MAX_WEIGHT = 1000;
+    private static final double MAX_MSG_RATE = 1e9;
+    private static final double MAX_BYTES_RATE = 1e12;
 
     public VerbatimConfig {
         clusters = List.copyOf(clusters);
         topics = List.copyOf(topics);
+        if (rtt == null || rtt.isNegative() || rtt.compareTo(MAX_RTT) > 0) {
+            throw new ConfigException("network.rtt", (rtt == null ? "null" : Section.pretty(rtt))
+                    + " is out of range (expected a duration within [0ms, " + Section.pretty(MAX_RTT) + "])");
+        }
     }
 
     /** The cluster named {@code name}. */
@@ -139,7 +163,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         }
         security.done();
         Section network = root.section("network");
-        Duration rtt = network.duration("rtt", Duration.ZERO, Duration.ZERO);
+        Duration rtt = network.duration("rtt", Duration.ZERO, Duration.ZERO, MAX_RTT);
         network.done();
         StorageConfig storage = storage(root.section("storage"));
         root.done();
@@ -175,38 +199,38 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     private static ReplicationConfig replication(Section s) {
         ReplicationConfig d = ReplicationConfig.defaults();
         StartAt startAt = s.choice("startAt", d.startAt(), StartAt.class);
-        Duration ttl = s.duration("messageTtl", d.messageTtl(), Duration.ZERO);
+        Duration ttl = s.duration("messageTtl", d.messageTtl(), Duration.ZERO, MAX_MESSAGE_TTL);
         int window = s.integer("maxInFlight", d.maxInFlight(), 1, 1_000_000);
-        Duration sendTimeout = s.duration("sendTimeout", d.sendTimeout(), Duration.ofMillis(1));
+        Duration sendTimeout = s.duration("sendTimeout", d.sendTimeout(), MS, MAX_TIMEOUT);
         Backoff retry = backoff(s.section("retry"), d.retry());
         PartsCodec parts = s.choice("partsCodec", d.partsCodec(), PartsCodec.class);
-        Duration sealWait = s.duration("sealWait", d.sealWait(), Duration.ofMillis(1));
+        Duration sealWait = s.duration("sealWait", d.sealWait(), MS, MAX_TIMEOUT);
         s.done();
         return build(s, () -> new ReplicationConfig(startAt, ttl, window, sendTimeout, retry, parts, sealWait));
     }
 
     private static ExchangeConfig exchange(Section s) {
         ExchangeConfig d = ExchangeConfig.defaults();
-        Duration antiEntropy = s.duration("antiEntropyInterval", d.antiEntropyInterval(), Duration.ofMillis(1));
+        Duration antiEntropy = s.duration("antiEntropyInterval", d.antiEntropyInterval(), MS, MAX_INTERVAL);
         Backoff retry = backoff(s.section("retry"), d.retry());
-        Duration timeout = s.duration("requestTimeout", d.requestTimeout(), Duration.ofMillis(1));
-        int maxBody = (int) s.bytes("maxBodyBytes", d.maxBodyBytes(), 1024, Integer.MAX_VALUE);
+        Duration timeout = s.duration("requestTimeout", d.requestTimeout(), MS, MAX_TIMEOUT);
+        int maxBody = (int) s.bytes("maxBodyBytes", d.maxBodyBytes(), 1024, MAX_EXCHANGE_BODY_BYTES);
         s.done();
         return build(s, () -> new ExchangeConfig(antiEntropy, retry, timeout, maxBody));
     }
 
     /** A {@code retry} mapping: exponential backoff from {@code initial} to {@code max}, with jitter. */
     private static Backoff backoff(Section s, Backoff defaults) {
-        Duration initial = s.duration("initial", defaults.initial(), Duration.ofMillis(1));
-        Duration max = s.duration("max", defaults.max(), Duration.ofMillis(1));
+        Duration initial = s.duration("initial", defaults.initial(), MS, MAX_TIMEOUT);
+        Duration max = s.duration("max", defaults.max(), MS, MAX_TIMEOUT);
         double jitter = s.number("jitter", defaults.jitter(), 0, 1);
         s.done();
         return build(s, () -> new Backoff(initial, max, jitter));
     }
 
     private static BudgetConfig slowPath(Section s) {
-        long rate = s.bytes("bytesPerSecond", 50_000_000, 1, Long.MAX_VALUE / 4);
-        long burst = s.bytes("burstBytes", rate, 1, Long.MAX_VALUE / 4);
+        long rate = s.bytes("bytesPerSecond", 50_000_000, 1, MAX_SLOW_PATH_BYTES);
+        long burst = s.bytes("burstBytes", rate, 1, MAX_SLOW_PATH_BYTES);
         int slots = s.integer("maxConcurrentRebatches", 4, 1, 1024);
         Map<CompressionType, Double> weights = new EnumMap<>(CompressionType.class);
         s.entries("codecWeights", e -> {
@@ -217,9 +241,10 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                 throw new ConfigException(e.key(), "is not a codec (expected one of NONE, LZ4, ZLIB, ZSTD, SNAPPY)");
             }
             JsonNode v = e.value();
-            if (v == null || !v.isNumber() || !(v.asDouble() > 0) || Double.isInfinite(v.asDouble())) {
-                throw new ConfigException(e.key(), (v == null ? "null" : Section.shown(v))
-                        + " is not a weight (expected a positive number: the cost of one compressed byte)");
+            if (v == null || !v.isNumber() || !(v.asDouble() >= MIN_WEIGHT && v.asDouble() <= MAX_WEIGHT)) {
+                throw new ConfigException(e.key(), (v == null ? "null" : Section.shown(v)) + " is not a weight "
+                        + "(expected a positive number within [" + MIN_WEIGHT + ", " + MAX_WEIGHT + "]: the cost of one "
+                        + "compressed byte)");
             }
             return weights.put(codec, v.asDouble());
         });
@@ -230,14 +255,14 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     private static AutoScaleConfig autoScale(Section s) {
         AutoScaleConfig d = AutoScaleConfig.pulsarDefaults();
         boolean enabled = s.bool("enabled", d.enabled());
-        Duration interval = s.duration("interval", d.interval(), Duration.ofMillis(10));
+        Duration interval = s.duration("interval", d.interval(), TEN_MS, MAX_INTERVAL);
         int minSegments = s.integer("minSegments", d.minSegments(), 1, 1 << 16);
         int maxDagDepth = s.integer("maxDagDepth", d.maxDagDepth(), 1, 1 << 16);
-        Duration splitCooldown = s.duration("splitCooldown", d.splitCooldown(), Duration.ZERO);
-        Duration rebucketCooldown = s.duration("rebucketCooldown", d.rebucketCooldown(), Duration.ZERO);
-        Duration mergeCooldown = s.duration("mergeCooldown", d.mergeCooldown(), Duration.ZERO);
-        Duration mergeWindow = s.duration("mergeWindow", d.mergeWindow(), Duration.ZERO);
-        double floor = s.number("splitVsRebucketMinMsgRateIn", d.splitVsRebucketMinMsgRateIn(), 0, Double.MAX_VALUE);
+        Duration splitCooldown = s.duration("splitCooldown", d.splitCooldown(), Duration.ZERO, MAX_INTERVAL);
+        Duration rebucketCooldown = s.duration("rebucketCooldown", d.rebucketCooldown(), Duration.ZERO, MAX_INTERVAL);
+        Duration mergeCooldown = s.duration("mergeCooldown", d.mergeCooldown(), Duration.ZERO, MAX_INTERVAL);
+        Duration mergeWindow = s.duration("mergeWindow", d.mergeWindow(), Duration.ZERO, MAX_INTERVAL);
+        double floor = s.number("splitVsRebucketMinMsgRateIn", d.splitVsRebucketMinMsgRateIn(), 0, MAX_MSG_RATE);
         AutoScaleConfig.Rates split = rates(s.section("split"), d.split());
         AutoScaleConfig.Rates merge = rates(s.section("merge"), d.merge());
         s.done();
@@ -246,10 +271,10 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     }
 
     private static AutoScaleConfig.Rates rates(Section s, AutoScaleConfig.Rates d) {
-        double msgIn = s.number("msgRateIn", d.msgRateIn(), 0, Double.MAX_VALUE);
-        double bytesIn = s.number("bytesRateIn", d.bytesRateIn(), 0, Double.MAX_VALUE);
-        double msgOut = s.number("msgRateOut", d.msgRateOut(), 0, Double.MAX_VALUE);
-        double bytesOut = s.number("bytesRateOut", d.bytesRateOut(), 0, Double.MAX_VALUE);
+        double msgIn = s.number("msgRateIn", d.msgRateIn(), 0, MAX_MSG_RATE);
+        double bytesIn = s.number("bytesRateIn", d.bytesRateIn(), 0, MAX_BYTES_RATE);
+        double msgOut = s.number("msgRateOut", d.msgRateOut(), 0, MAX_MSG_RATE);
+        double bytesOut = s.number("bytesRateOut", d.bytesRateOut(), 0, MAX_BYTES_RATE);
         s.done();
         return new AutoScaleConfig.Rates(msgIn, bytesIn, msgOut, bytesOut);
     }
@@ -258,7 +283,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         StorageConfig d = StorageConfig.defaults();
         boolean deleteConsumed = s.bool("deleteConsumed", d.deleteConsumed());
         boolean pruneSealed = s.bool("pruneSealed", d.pruneSealed());
-        Duration gcInterval = s.duration("gcInterval", d.gcInterval(), Duration.ofMillis(10));
+        Duration gcInterval = s.duration("gcInterval", d.gcInterval(), TEN_MS, MAX_INTERVAL);
         s.done();
         return build(s, () -> new StorageConfig(deleteConsumed, pruneSealed, gcInterval));
     }
@@ -267,8 +292,8 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         MetadataLogConfig d = MetadataLogConfig.defaults();
         boolean enabled = s.bool("enabled", d.enabled());
         int perFollower = s.integer("maxListenersPerFollower", d.maxListenersPerFollower(), 1, 1024);
-        int lag = s.integer("followerLagThreshold", d.followerLagThreshold(), 0, Integer.MAX_VALUE);
-        Duration reassign = s.duration("reassignmentInterval", d.reassignmentInterval(), Duration.ofMillis(1));
+        int lag = s.integer("followerLagThreshold", d.followerLagThreshold(), 0, 1_000_000);
+        Duration reassign = s.duration("reassignmentInterval", d.reassignmentInterval(), MS, MAX_INTERVAL);
         s.done();
         return new MetadataLogConfig(enabled, perFollower, lag, reassign);
     }

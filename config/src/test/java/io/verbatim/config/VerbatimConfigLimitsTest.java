@@ -1,0 +1,116 @@
+package io.verbatim.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Issue 11: every value has a range, and a value outside it is refused at load naming key, value and range. */
+class VerbatimConfigLimitsTest {
+    private static final String TOKEN = "security:\n  brokerToken: t\n";
+    private static final String BASE = "clusters:\n  - name: a\n  - name: b\n" + TOKEN;
+
+    /** {@code extra} joins a file with two clusters and a token (or replaces the clusters when it names some). */
+    private static String file(String extra) {
+        return (extra.startsWith("clusters:") ? TOKEN : BASE) + extra.replace("\\n", "\n") + "\n";
+    }
+
+    /** Each bad value: the file's extra lines, the full key, the value as written, words of what was expected. */
+    @ParameterizedTest(name = "{1}: {2}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+        "replication: {messageTtl: 3651d}|replication.messageTtl|'3651d' is too long|at most 3650d",
+        "replication: {messageTtl: '-PT1S'}|replication.messageTtl|'-PT1S' is too short|at least 0ms",
+        "replication: {maxInFlight: 1000001}|replication.maxInFlight|1000001 is out of range|[1, 1000000]",
+        "replication: {sendTimeout: P1000000D}|replication.sendTimeout|'P1000000D' is too long|at least 1ms and at most 1h",
+        "replication: {sendTimeout: 99999999999999999999d}|replication.sendTimeout|'99999999999999999999d' is too long|at most 1h",
+        "replication: {sendTimeout: PT99999999999999999999S}|replication.sendTimeout|'PT99999999999999999999S' is too long|at most 1h",
+        "replication: {sendTimeout: 2h}|replication.sendTimeout|'2h' is too long|at most 1h",
+        "replication: {sendTimeout: 0.0000000001s}|replication.sendTimeout|'0.0000000001s' is finer than a nanosecond|whole nanoseconds",
+        "replication: {retry: {initial: 2h, max: 3h}}|replication.retry.initial|'2h' is too long|at most 1h",
+        "replication: {retry: {max: PT1000000H}}|replication.retry.max|'PT1000000H' is too long|at most 1h",
+        "replication: {sealWait: 90m}|replication.sealWait|'90m' is too long|at most 1h",
+        "exchange: {antiEntropyInterval: 2d}|exchange.antiEntropyInterval|'2d' is too long|at most 1d",
+        "exchange: {retry: {max: 1000000d}}|exchange.retry.max|'1000000d' is too long|at most 1h",
+        "exchange: {requestTimeout: 61m}|exchange.requestTimeout|'61m' is too long|at most 1h",
+        "exchange: {maxBodyBytes: 1GiB}|exchange.maxBodyBytes|'1GiB' is out of range|[1024, 268435456] bytes",
+        "exchange: {maxBodyBytes: 1024.5}|exchange.maxBodyBytes|1024.5 is not a whole number of bytes|[1024, 268435456]",
+        "exchange: {maxBodyBytes: 99999999999999999999999GiB}|exchange.maxBodyBytes|'99999999999999999999999GiB' is out of range|[1024, 268435456]",
+        "slowPath: {bytesPerSecond: 2000GB}|slowPath.bytesPerSecond|'2000GB' is out of range|[1, 1000000000000] bytes",
+        "slowPath: {burstBytes: 1.5}|slowPath.burstBytes|1.5 is not a whole number of bytes|[1, 1000000000000]",
+        "slowPath: {maxConcurrentRebatches: 1025}|slowPath.maxConcurrentRebatches|1025 is out of range|[1, 1024]",
+        "slowPath: {codecWeights: {ZLIB: 1000000}}|slowPath.codecWeights.ZLIB|1000000 is not a weight|[0.001, 1000.0]",
+        "slowPath: {codecWeights: {LZ4: 0.0000001}}|slowPath.codecWeights.LZ4|1.0E-7 is not a weight|[0.001, 1000.0]",
+        "caps: {maxSegments: 65537}|caps.maxSegments|65537 is out of range|[1, 65536]",
+        "caps: {maxEntryBucketsPerSegment: 0}|caps.maxEntryBucketsPerSegment|0 is out of range|[1, 32768]",
+        "clusters: [{name: a, caps: {maxSegments: 0}}, {name: b}]|clusters[0].caps.maxSegments|0 is out of range|[1, 65536]",
+        "clusters: [{name: a}, {name: b, brokers: 17}]|clusters[1].brokers|17 is out of range|[1, 16]",
+        "clusters: [{name: a}, {name: b, adminPort: 65536}]|clusters[1].adminPort|65536 is out of range|[0, 65535]",
+        "topics: [{name: t, bucketBudget: 32769}]|topics[0].bucketBudget|32769 is out of range|[1, 32768]",
+        "autoScale: {interval: 5ms}|autoScale.interval|'5ms' is too short|at least 10ms and at most 1d",
+        "autoScale: {interval: 25h}|autoScale.interval|'25h' is too long|at most 1d",
+        "autoScale: {splitCooldown: 8d}|autoScale.splitCooldown|'8d' is too long|at most 1d",
+        "autoScale: {rebucketCooldown: 2d}|autoScale.rebucketCooldown|'2d' is too long|at most 1d",
+        "autoScale: {mergeCooldown: 2d}|autoScale.mergeCooldown|'2d' is too long|at most 1d",
+        "autoScale: {mergeWindow: 2d}|autoScale.mergeWindow|'2d' is too long|at most 1d",
+        "autoScale: {minSegments: 65537}|autoScale.minSegments|65537 is out of range|[1, 65536]",
+        "autoScale: {splitVsRebucketMinMsgRateIn: 1e10}|autoScale.splitVsRebucketMinMsgRateIn|1.0E10 is out of range|[0.0, 1.0E9]",
+        "autoScale: {split: {bytesRateIn: 1e13}}|autoScale.split.bytesRateIn|1.0E13 is out of range|[0.0, 1.0E12]",
+        "autoScale: {merge: {msgRateOut: -1}}|autoScale.merge.msgRateOut|-1 is out of range|[0.0, 1.0E9]",
+        "metadataLog: {followerLagThreshold: 1000001}|metadataLog.followerLagThreshold|1000001 is out of range|[0, 1000000]",
+        "metadataLog: {reassignmentInterval: 2d}|metadataLog.reassignmentInterval|'2d' is too long|at most 1d",
+        "subscriptions: {receiverQueueSize: 99999999999999999999}|subscriptions.receiverQueueSize|99999999999999999999 is out of range|[1, 1000000]",
+        "network: {rtt: 61s}|network.rtt|'61s' is too long|at least 0ms and at most 1m",
+        "network: {rtt: 99999999999d}|network.rtt|'99999999999d' is too long|at most 1m",
+        "storage: {gcInterval: 1ms}|storage.gcInterval|'1ms' is too short|at least 10ms",
+        "storage: {gcInterval: 2d}|storage.gcInterval|'2d' is too long|at most 1d",
+    })
+    void aBadValueIsRefusedNamingTheFullKeyTheValueAndTheRange(String extra, String key, String value,
+            String expected) {
+        assertThatThrownBy(() -> VerbatimConfig.parse(file(extra))).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith(key + ": " + value).hasMessageContaining("expected")
+                .hasMessageContaining(expected)
+                .satisfies(e -> assertThat(((ConfigException) e).key()).isEqualTo(key));
+    }
+
+    @Test
+    void theBoundsThemselvesAreAccepted() {
+        VerbatimConfig c = VerbatimConfig.parse(file("""
+                clusters: [{name: %s}, {name: b}]
+                topics: [{name: 'persistent://%s/d/t', bucketBudget: 32768}]
+                replication: {messageTtl: 3650d, sendTimeout: 1h, sealWait: PT1H, retry: {initial: 1ms, max: 1h}}
+                exchange: {antiEntropyInterval: 1d, requestTimeout: 1h, maxBodyBytes: 256MiB}
+                slowPath: {bytesPerSecond: 1000GB, burstBytes: 1000000000000, codecWeights: {ZLIB: 1000, LZ4: 0.001}}
+                network: {rtt: 1m}
+                storage: {gcInterval: 10ms}
+                metadataLog: {followerLagThreshold: 1000000, reassignmentInterval: 1d}
+                """.formatted("c".repeat(64), "p".repeat(255 - "persistent:///d/t".length()))));
+        assertThat(c.clusters().get(0).name()).hasSize(64);
+        assertThat(c.topics().get(0).name()).hasSize(255);
+        assertThat(c.replication().messageTtl()).isEqualTo(Duration.ofDays(3650));
+        assertThat(c.replication().sendTimeout()).isEqualTo(Duration.ofHours(1));
+        assertThat(c.exchange().maxBodyBytes()).isEqualTo(256 << 20);
+        assertThat(c.slowPath().bytesPerSecond()).isEqualTo(1_000_000_000_000L);
+        assertThat(c.rtt()).isEqualTo(Duration.ofMinutes(1));
+    }
+
+    @Test
+    void aTextValueIsOneLineOfPrintableCharactersAndNotTooLong() {
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE.replace("brokerToken: t", "brokerToken: \"t\\n\"")))
+                .hasMessageStartingWith("security.brokerToken: 't\n' holds a control character or a line break");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE.replace("brokerToken: t", "brokerToken: " + "t".repeat(4097))))
+                .hasMessageStartingWith("security.brokerToken: 'ttt")
+                .hasMessageContaining("(4097 characters) is too long (expected at most 4096 characters)");
+    }
+
+    /** The round trip set programmatically (the CLI's --rtt) is held to the same range as the file's. */
+    @Test
+    void aHugeRoundTripIsRefusedNamingTheKeyWhereverItComesFrom() {
+        VerbatimConfig c = VerbatimConfig.parse(BASE);
+        assertThatThrownBy(() -> c.withRtt(Duration.ofDays(1000))).isInstanceOf(ConfigException.class)
+                .hasMessage("network.rtt: 1000d is out of range (expected a duration within [0ms, 1m])");
+        assertThat(c.withRtt(Duration.ofMillis(80)).rtt()).isEqualTo(Duration.ofMillis(80));
+    }
+}
