@@ -18,6 +18,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -141,6 +142,15 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
             }
         }
         List<TopicConfig> topics = root.sections("topics").stream().map(s -> topic(s, caps)).toList();
+        Map<String, Integer> topicNames = new HashMap<>();
+        for (int i = 0; i < topics.size(); i++) {
+            Integer first = topicNames.putIfAbsent(topics.get(i).pulsarName(), i);
+            if (first != null) {
+                throw new ConfigException("topics[" + i + "].name", Section.quoted(topics.get(i).name())
+                        + " is listed twice (as topics[" + first + "].name " + Section.quoted(topics.get(first).name())
+                        + "; expected unique topic names)");
+            }
+        }
         if (topics.isEmpty()) {
             topics = List.of(new TopicConfig("persistent://public/default/orders", 1, 4));
         }
@@ -173,6 +183,10 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
 
     private static ClusterConfig cluster(Section s, Caps defaults) {
         String name = s.requiredString("name", "the cluster's name");
+        String problem = ClusterConfig.nameProblem(name);
+        if (problem != null) {
+            throw new ConfigException(s.key("name"), problem);
+        }
         int brokers = s.integer("brokers", 1, 1, 16);
         int port = s.integer("adminPort", 0, 0, 65535);
         Caps caps = caps(s.section("caps"), defaults);
@@ -182,10 +196,14 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
 
     private static TopicConfig topic(Section s, Caps caps) {
         String name = s.requiredString("name", "the topic's name");
+        String problem = TopicConfig.nameProblem(name);
+        if (problem != null) {
+            throw new ConfigException(s.key("name"), problem);
+        }
         int segments = s.integer("initialSegments", 1, 1, caps.maxSegments());
         int budget = s.integer("bucketBudget", 4, 1, Buckets.MAX_COUNT);
         s.done();
-        return new TopicConfig(name, segments, budget);
+        return build(s, () -> new TopicConfig(name, segments, budget));
     }
 
     private static Caps caps(Section s, Caps defaults) {

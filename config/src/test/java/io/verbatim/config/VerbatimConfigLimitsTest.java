@@ -48,6 +48,12 @@ class VerbatimConfigLimitsTest {
         "clusters: [{name: a, caps: {maxSegments: 0}}, {name: b}]|clusters[0].caps.maxSegments|0 is out of range|[1, 65536]",
         "clusters: [{name: a}, {name: b, brokers: 17}]|clusters[1].brokers|17 is out of range|[1, 16]",
         "clusters: [{name: a}, {name: b, adminPort: 65536}]|clusters[1].adminPort|65536 is out of range|[0, 65535]",
+        "clusters: [{name: a}, {name: 'b/c'}]|clusters[1].name|'b/c' is not a cluster name|at most 64 characters",
+        "topics: [{name: 'persistent://a/b'}]|topics[0].name|'persistent://a/b' is not a topic name|persistent://tenant/namespace/topic",
+        "topics: [{name: 'persistent://p/d/a b'}]|topics[0].name|'persistent://p/d/a b' is not a topic name|at most 255 characters",
+        "topics: [{name: 'non-persistent://p/d/t'}]|topics[0].name|'non-persistent://p/d/t' is not a topic name|persistent://tenant/namespace/topic",
+        "topics: [{name: t}, {name: u}, {name: t}]|topics[2].name|'t' is listed twice|as topics[0].name 't'",
+        "topics: [{name: t}, {name: 'persistent://public/default/t'}]|topics[1].name|'persistent://public/default/t' is listed twice|unique topic names",
         "topics: [{name: t, bucketBudget: 32769}]|topics[0].bucketBudget|32769 is out of range|[1, 32768]",
         "autoScale: {interval: 5ms}|autoScale.interval|'5ms' is too short|at least 10ms and at most 1d",
         "autoScale: {interval: 25h}|autoScale.interval|'25h' is too long|at most 1d",
@@ -94,6 +100,31 @@ class VerbatimConfigLimitsTest {
         assertThat(c.exchange().maxBodyBytes()).isEqualTo(256 << 20);
         assertThat(c.slowPath().bytesPerSecond()).isEqualTo(1_000_000_000_000L);
         assertThat(c.rtt()).isEqualTo(Duration.ofMinutes(1));
+    }
+
+    /** 10,000 characters made URLs too long and replication never started. */
+    @Test
+    void aClusterNameLongerThan64CharactersIsRefusedAtLoad() {
+        String name = "c".repeat(10_000);
+        assertThatThrownBy(() -> VerbatimConfig.parse(TOKEN + "clusters: [{name: a}, {name: " + name + "}]"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("clusters[1].name: '" + "c".repeat(80) + "...' (10000 characters) is too long");
+        assertThatThrownBy(() -> VerbatimConfig.parse(TOKEN + "clusters: [{name: a}, {name: " + name.substring(0, 65)
+                + "}]")).hasMessage("clusters[1].name: '" + name.substring(0, 65) + "' is not a cluster name (expected "
+                        + "letters, digits, '.', '_', '-', starting with a letter or digit, at most 64 characters)");
+        assertThatThrownBy(() -> new ClusterConfig("c".repeat(65), 1, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most 64 characters");
+    }
+
+    @Test
+    void aTopicNameLongerThan255CharactersIsRefused() {
+        String name = "persistent://public/default/" + "t".repeat(228);
+        assertThat(name).hasSize(256);
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "topics: [{name: '" + name + "'}]"))
+                .hasMessageStartingWith("topics[0].name: '" + name.substring(0, 80) + "...' (256 characters) is not a "
+                        + "topic name");
+        assertThatThrownBy(() -> new TopicConfig(name, 1, 4)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("is not a topic name");
     }
 
     @Test

@@ -117,7 +117,7 @@ class VerbatimConfigTest {
         assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a}, {name: a}]\nsecurity: {brokerToken: t}"))
                 .hasMessageContaining("clusters[1].name: 'a' is listed twice");
         assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a}, {name: 'b c'}]\nsecurity: {brokerToken: t}"))
-                .hasMessageContaining("clusters[1]: name 'b c' is not a cluster name");
+                .hasMessageContaining("clusters[1].name: 'b c' is not a cluster name");
         assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a}, {brokers: 2}]\nsecurity: {brokerToken: t}"))
                 .hasMessageContaining("clusters[1].name: is missing");
     }
