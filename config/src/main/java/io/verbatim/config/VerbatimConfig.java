@@ -1,6 +1,10 @@
 package io.verbatim.config;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -43,7 +47,18 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         MetadataLogConfig metadataLog, SubscriptionConfig subscriptions, String brokerToken, Duration rtt,
         StorageConfig storage) {
 
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    /** A key given twice in one mapping is an error (the later would silently win), named with its line. */
+    private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build());
+    /**
+     * The largest file read, checked before parsing. SnakeYAML's reader takes 1024 characters at a time and copies
+     * what it holds of the token being scanned each time, so one long token (a comment, a scalar) costs the square
+     * of its length: 1 Mi characters on one line take 0.5 s, 3 Mi 3.4 s, and a 4 MiB comment took 13 s only for
+     * SnakeYAML's own limit of 3 Mi code points to call it "not valid YAML at line 1, column 1". A mebibyte holds
+     * thousands of topics; a configuration is never larger.
+     */
+    static final int MAX_FILE_CHARS = 1 << 20;
+
     // The ranges: what a real deployment never leaves, and nothing downstream (nanoseconds in a long,
     // Reactor timers, doubling backoff) can overflow within.
     private static final Duration MS = Duration.ofMillis(1);
@@ -97,6 +112,11 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
 
     public static VerbatimConfig load(Path file) {
         try {
+            long size = Files.size(file);
+            if (size > MAX_FILE_CHARS) {
+                throw new ConfigException("", "file " + file + " is " + size + " bytes long (expected at most "
+                        + MAX_FILE_CHARS + " bytes: a configuration, not data)");
+            }
             return parse(Files.readString(file), System::getenv);
         } catch (NoSuchFileException e) {
             throw new ConfigException("", "file " + file + " does not exist");
@@ -113,18 +133,42 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
      * @param env where {@code env:NAME} values are looked up (secrets stay out of the file)
      */
     public static VerbatimConfig parse(String yaml, Function<String, String> env) {
+        if (yaml.length() > MAX_FILE_CHARS) {
+            throw new ConfigException("", "is " + yaml.length() + " characters long (expected at most " + MAX_FILE_CHARS
+                    + " characters: a configuration, not data)");
+        }
         JsonNode root;
         try {
             root = YAML.readTree(yaml);
+        } catch (StreamReadException e) {
+            if (e.getProcessor() != null && e.getOriginalMessage().startsWith("Duplicate field")) {
+                throw duplicate(e.getProcessor().getParsingContext(), e.getLocation());
+            }
+            throw invalid(e);
         } catch (JacksonException e) {
-            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column "
-                    + e.getLocation().getColumnNr();
-            throw new ConfigException("", "is not valid YAML" + where + ": " + e.getOriginalMessage());
+            throw invalid(e);
         }
         if (root == null || root.isMissingNode() || root.isNull()) {
             throw new ConfigException("", "is empty (expected at least 'clusters' and 'security.brokerToken')");
         }
         return read(new Section("", root), env);
+    }
+
+    private static ConfigException invalid(JacksonException e) {
+        String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column "
+                + e.getLocation().getColumnNr();
+        return new ConfigException("", "is not valid YAML" + where + ": " + e.getOriginalMessage());
+    }
+
+    /** The duplicated key as a full path ({@code clusters[0].name}), where it is given again. */
+    private static ConfigException duplicate(JsonStreamContext context, JsonLocation where) {
+        StringBuilder key = new StringBuilder();
+        for (JsonStreamContext c = context; c != null && !c.inRoot(); c = c.getParent()) {
+            key.insert(0, c.inArray() ? "[" + c.getCurrentIndex() + "]" : (c.getParent().inRoot() ? "" : ".")
+                    + c.getCurrentName());
+        }
+        return new ConfigException(key.toString(), "is given twice" + (where == null ? "" : ", again at line "
+                + where.getLineNr()) + " (expected each key once in its mapping: the later one would silently win)");
     }
 
     private static VerbatimConfig read(Section root, Function<String, String> env) {

@@ -3,8 +3,11 @@ package io.verbatim.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -49,6 +52,7 @@ class VerbatimConfigLimitsTest {
         "clusters: [{name: a}, {name: b, brokers: 17}]|clusters[1].brokers|17 is out of range|[1, 16]",
         "clusters: [{name: a}, {name: b, adminPort: 65536}]|clusters[1].adminPort|65536 is out of range|[0, 65535]",
         "clusters: [{name: a}, {name: 'b/c'}]|clusters[1].name|'b/c' is not a cluster name|at most 64 characters",
+        "clusters: [{name: a}, {name: b, name: c}]|clusters[1].name|is given twice, again at line 3|each key once",
         "topics: [{name: 'persistent://a/b'}]|topics[0].name|'persistent://a/b' is not a topic name|persistent://tenant/namespace/topic",
         "topics: [{name: 'persistent://p/d/a b'}]|topics[0].name|'persistent://p/d/a b' is not a topic name|at most 255 characters",
         "topics: [{name: 'non-persistent://p/d/t'}]|topics[0].name|'non-persistent://p/d/t' is not a topic name|persistent://tenant/namespace/topic",
@@ -72,6 +76,9 @@ class VerbatimConfigLimitsTest {
         "network: {rtt: 99999999999d}|network.rtt|'99999999999d' is too long|at most 1m",
         "storage: {gcInterval: 1ms}|storage.gcInterval|'1ms' is too short|at least 10ms",
         "storage: {gcInterval: 2d}|storage.gcInterval|'2d' is too long|at most 1d",
+        "replication: {sealWait: 5s}\\nreplication: {sendTimeout: 5s}|replication|is given twice, again at line 7|each key once in its mapping",
+        "replication: {retry: {jitter: 0.1, jitter: 0.2}}|replication.retry.jitter|is given twice, again at line 6|each key once",
+        "slowPath: {codecWeights: {LZ4: 1, LZ4: 2}}|slowPath.codecWeights.LZ4|is given twice|each key once",
     })
     void aBadValueIsRefusedNamingTheFullKeyTheValueAndTheRange(String extra, String key, String value,
             String expected) {
@@ -143,5 +150,25 @@ class VerbatimConfigLimitsTest {
         assertThatThrownBy(() -> c.withRtt(Duration.ofDays(1000))).isInstanceOf(ConfigException.class)
                 .hasMessage("network.rtt: 1000d is out of range (expected a duration within [0ms, 1m])");
         assertThat(c.withRtt(Duration.ofMillis(80)).rtt()).isEqualTo(Duration.ofMillis(80));
+    }
+
+    /**
+     * SnakeYAML's cost is the square of the longest line (it copies what it holds of a token every 1024 characters
+     * it reads): a 4 MiB comment took 13 s and then failed as invalid YAML. Refused at once, by its size.
+     */
+    @Test
+    void aFileAboveOneMebibyteIsRefusedBeforeItIsParsed(@TempDir Path dir) throws Exception {
+        String comment = "# " + "x".repeat(4 << 20) + "\n";
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> VerbatimConfig.parse(comment + BASE)).isInstanceOf(ConfigException.class)
+                .hasMessage("(root): is " + (comment + BASE).length() + " characters long (expected at most 1048576 "
+                        + "characters: a configuration, not data)");
+        Path file = dir.resolve("big.yaml");
+        Files.writeString(file, comment + BASE);
+        assertThatThrownBy(() -> VerbatimConfig.load(file))
+                .hasMessage("(root): file " + file + " is " + Files.size(file) + " bytes long (expected at most 1048576 "
+                        + "bytes: a configuration, not data)");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+        assertThat(VerbatimConfig.parse("# " + "x".repeat(1000) + "\n" + BASE).clusters()).hasSize(2);
     }
 }
