@@ -1,5 +1,12 @@
 package io.verbatim.config;
 
+import static io.verbatim.config.Ranges.MAX_INTERVAL;
+import static io.verbatim.config.Ranges.MAX_MESSAGE_TTL;
+import static io.verbatim.config.Ranges.MAX_RTT;
+import static io.verbatim.config.Ranges.MAX_TIMEOUT;
+import static io.verbatim.config.Ranges.MS;
+import static io.verbatim.config.Ranges.TEN_MS;
+
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonStreamContext;
@@ -59,18 +66,8 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
      */
     static final int MAX_FILE_CHARS = 1 << 20;
 
-    // The ranges: what a real deployment never leaves, and nothing downstream (nanoseconds in a long,
-    // Reactor timers, doubling backoff) can overflow within.
-    private static final Duration MS = Duration.ofMillis(1);
-    private static final Duration TEN_MS = Duration.ofMillis(10);
-    /** A timeout or a retry delay: an hour. */
-    private static final Duration MAX_TIMEOUT = Duration.ofHours(1);
-    /** An interval, a cooldown, a window: a day. */
-    private static final Duration MAX_INTERVAL = Duration.ofDays(1);
-    /** Ten years of message TTL. */
-    private static final Duration MAX_MESSAGE_TTL = Duration.ofDays(3650);
-    /** A simulated round trip: a real one is under a second. */
-    static final Duration MAX_RTT = Duration.ofMinutes(1);
+    // The ranges (durations: Ranges): what a real deployment never leaves, and nothing downstream can overflow
+    // within.
     private static final long MAX_EXCHANGE_BODY_BYTES = 256L << 20;
     /** A terabyte a second of weighted bytes: far above any broker's decompression rate. */
     private static final long MAX_SLOW_PATH_BYTES = 1_000_000_000_000L;
@@ -287,6 +284,11 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         Duration max = s.duration("max", defaults.max(), MS, MAX_TIMEOUT);
         double jitter = s.number("jitter", defaults.jitter(), 0, 1);
         s.done();
+        if (max.compareTo(initial) < 0) {
+            throw new ConfigException(s.key("max"), Section.pretty(max) + (s.has("max") ? "" : " (the default)")
+                    + " is below " + s.key("initial") + " " + Section.pretty(initial) + " (expected a largest delay of"
+                    + " at least the first)");
+        }
         return build(s, () -> new Backoff(initial, max, jitter));
     }
 
@@ -328,8 +330,20 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         AutoScaleConfig.Rates split = rates(s.section("split"), d.split());
         AutoScaleConfig.Rates merge = rates(s.section("merge"), d.merge());
         s.done();
+        above(s, "msgRateIn", split.msgRateIn(), merge.msgRateIn());
+        above(s, "bytesRateIn", split.bytesRateIn(), merge.bytesRateIn());
+        above(s, "msgRateOut", split.msgRateOut(), merge.msgRateOut());
+        above(s, "bytesRateOut", split.bytesRateOut(), merge.bytesRateOut());
         return build(s, () -> new AutoScaleConfig(enabled, interval, minSegments, maxDagDepth, splitCooldown, rebucketCooldown,
                 mergeCooldown, mergeWindow, floor, split, merge));
+    }
+
+    private static void above(Section s, String rate, double split, double merge) {
+        if (!(split > merge)) {
+            throw new ConfigException(s.key("split." + rate), split + " is not above " + s.key("merge." + rate) + " "
+                    + merge + " (expected a split threshold above the matching merge threshold, or segments would "
+                    + "split and merge back and forth)");
+        }
     }
 
     private static AutoScaleConfig.Rates rates(Section s, AutoScaleConfig.Rates d) {
@@ -353,11 +367,12 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     private static MetadataLogConfig metadataLog(Section s) {
         MetadataLogConfig d = MetadataLogConfig.defaults();
         boolean enabled = s.bool("enabled", d.enabled());
-        int perFollower = s.integer("maxListenersPerFollower", d.maxListenersPerFollower(), 1, 1024);
-        int lag = s.integer("followerLagThreshold", d.followerLagThreshold(), 0, 1_000_000);
+        int perFollower = s.integer("maxListenersPerFollower", d.maxListenersPerFollower(), 1,
+                MetadataLogConfig.MAX_LISTENERS_PER_FOLLOWER);
+        int lag = s.integer("followerLagThreshold", d.followerLagThreshold(), 0, MetadataLogConfig.MAX_FOLLOWER_LAG);
         Duration reassign = s.duration("reassignmentInterval", d.reassignmentInterval(), MS, MAX_INTERVAL);
         s.done();
-        return new MetadataLogConfig(enabled, perFollower, lag, reassign);
+        return build(s, () -> new MetadataLogConfig(enabled, perFollower, lag, reassign));
     }
 
     private static SubscriptionConfig subscriptions(Section s) {

@@ -143,6 +143,22 @@ class VerbatimConfigLimitsTest {
                 .hasMessageContaining("(4097 characters) is too long (expected at most 4096 characters)");
     }
 
+    /** Records built in code (not from a file) keep to the same ranges. */
+    @Test
+    void theRecordsOfThisModuleRefuseWhatTheLoaderRefuses() {
+        assertThatThrownBy(() -> new StorageConfig(false, true, Duration.ofDays(2)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("gcInterval is 2d: must be within 10ms..1d");
+        assertThatThrownBy(() -> new MetadataLogConfig(false, 5, 1_000_001, Duration.ofSeconds(30)))
+                .hasMessage("followerLagThreshold is 1000001: must be within 0..1000000");
+        assertThatThrownBy(() -> new MetadataLogConfig(false, 5, 100, null))
+                .hasMessage("reassignmentInterval is null: must be within 1ms..1d");
+        AutoScaleConfig d = AutoScaleConfig.pulsarDefaults();
+        assertThatThrownBy(() -> new AutoScaleConfig(true, Duration.ofDays(1000), 1, 10, d.splitCooldown(),
+                d.rebucketCooldown(), d.mergeCooldown(), d.mergeWindow(), 1000, d.split(), d.merge()))
+                .hasMessage("interval is 1000d: must be within 10ms..1d");
+        assertThatThrownBy(() -> new TopicConfig("t", 0, 4)).hasMessage("initialSegments is 0: must be within 1..65536");
+    }
+
     /** The round trip set programmatically (the CLI's --rtt) is held to the same range as the file's. */
     @Test
     void aHugeRoundTripIsRefusedNamingTheKeyWhereverItComesFrom() {
