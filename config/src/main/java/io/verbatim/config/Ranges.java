@@ -3,18 +3,15 @@ package io.verbatim.config;
 import java.time.Duration;
 
 /**
- * The duration ranges the loader and the records of this package share: what a real deployment never leaves,
- * and nothing downstream (nanoseconds in a {@code long}, Reactor timers, doubling backoff) overflows within.
+ * The duration ranges the loader and the records of this package share (the other modules' records hold their
+ * own): what a real deployment never leaves, and nothing downstream (nanoseconds in a {@code long}, Reactor
+ * timers, doubling backoff) overflows within.
  */
 final class Ranges {
     static final Duration MS = Duration.ofMillis(1);
     static final Duration TEN_MS = Duration.ofMillis(10);
-    /** A timeout or a retry delay: an hour. */
-    static final Duration MAX_TIMEOUT = Duration.ofHours(1);
     /** An interval, a cooldown, a window: a day. */
     static final Duration MAX_INTERVAL = Duration.ofDays(1);
-    /** Ten years of message TTL. */
-    static final Duration MAX_MESSAGE_TTL = Duration.ofDays(3650);
     /** A simulated round trip: a real one is under a second. */
     static final Duration MAX_RTT = Duration.ofMinutes(1);
 

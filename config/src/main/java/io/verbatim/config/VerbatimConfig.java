@@ -1,9 +1,7 @@
 package io.verbatim.config;
 
 import static io.verbatim.config.Ranges.MAX_INTERVAL;
-import static io.verbatim.config.Ranges.MAX_MESSAGE_TTL;
 import static io.verbatim.config.Ranges.MAX_RTT;
-import static io.verbatim.config.Ranges.MAX_TIMEOUT;
 import static io.verbatim.config.Ranges.MS;
 import static io.verbatim.config.Ranges.TEN_MS;
 
@@ -22,6 +20,7 @@ import io.verbatim.model.Backoff;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.PartsCodec;
+import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.StartAt;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -66,14 +65,8 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
      */
     static final int MAX_FILE_CHARS = 1 << 20;
 
-    // The ranges (durations: Ranges): what a real deployment never leaves, and nothing downstream can overflow
-    // within.
-    private static final long MAX_EXCHANGE_BODY_BYTES = 256L << 20;
-    /** A terabyte a second of weighted bytes: far above any broker's decompression rate. */
-    private static final long MAX_SLOW_PATH_BYTES = 1_000_000_000_000L;
-    /** A codec weight: a thousandth to a thousand times the cost of an uncompressed byte. */
-    private static final double MIN_WEIGHT = 0.001;
-    private static final double MAX_WEIGHT = 1000;
+    // The ranges (the records' own, durations of this package in Ranges): what a real deployment never leaves,
+    // and nothing downstream can overflow within.
     private static final double MAX_MSG_RATE = 1e9;
     private static final double MAX_BYTES_RATE = 1e12;
 
@@ -258,30 +251,31 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     private static ReplicationConfig replication(Section s) {
         ReplicationConfig d = ReplicationConfig.defaults();
         StartAt startAt = s.choice("startAt", d.startAt(), StartAt.class);
-        Duration ttl = s.duration("messageTtl", d.messageTtl(), Duration.ZERO, MAX_MESSAGE_TTL);
-        int window = s.integer("maxInFlight", d.maxInFlight(), 1, 1_000_000);
-        Duration sendTimeout = s.duration("sendTimeout", d.sendTimeout(), MS, MAX_TIMEOUT);
+        Duration ttl = s.duration("messageTtl", d.messageTtl(), Duration.ZERO, ReplicatorConfig.MAX_MESSAGE_TTL);
+        int window = s.integer("maxInFlight", d.maxInFlight(), 1, ReplicatorConfig.MAX_IN_FLIGHT);
+        Duration sendTimeout = s.duration("sendTimeout", d.sendTimeout(), MS, ReplicatorConfig.MAX_TIMEOUT);
         Backoff retry = backoff(s.section("retry"), d.retry());
         PartsCodec parts = s.choice("partsCodec", d.partsCodec(), PartsCodec.class);
-        Duration sealWait = s.duration("sealWait", d.sealWait(), MS, MAX_TIMEOUT);
+        Duration sealWait = s.duration("sealWait", d.sealWait(), MS, ReplicatorConfig.MAX_TIMEOUT);
         s.done();
         return build(s, () -> new ReplicationConfig(startAt, ttl, window, sendTimeout, retry, parts, sealWait));
     }
 
     private static ExchangeConfig exchange(Section s) {
         ExchangeConfig d = ExchangeConfig.defaults();
-        Duration antiEntropy = s.duration("antiEntropyInterval", d.antiEntropyInterval(), MS, MAX_INTERVAL);
+        Duration antiEntropy = s.duration("antiEntropyInterval", d.antiEntropyInterval(), MS,
+                ExchangeConfig.MAX_ANTI_ENTROPY_INTERVAL);
         Backoff retry = backoff(s.section("retry"), d.retry());
-        Duration timeout = s.duration("requestTimeout", d.requestTimeout(), MS, MAX_TIMEOUT);
-        int maxBody = (int) s.bytes("maxBodyBytes", d.maxBodyBytes(), 1024, MAX_EXCHANGE_BODY_BYTES);
+        Duration timeout = s.duration("requestTimeout", d.requestTimeout(), MS, ExchangeConfig.MAX_REQUEST_TIMEOUT);
+        int maxBody = (int) s.bytes("maxBodyBytes", d.maxBodyBytes(), 1024, ExchangeConfig.MAX_BODY_BYTES);
         s.done();
         return build(s, () -> new ExchangeConfig(antiEntropy, retry, timeout, maxBody));
     }
 
     /** A {@code retry} mapping: exponential backoff from {@code initial} to {@code max}, with jitter. */
     private static Backoff backoff(Section s, Backoff defaults) {
-        Duration initial = s.duration("initial", defaults.initial(), MS, MAX_TIMEOUT);
-        Duration max = s.duration("max", defaults.max(), MS, MAX_TIMEOUT);
+        Duration initial = s.duration("initial", defaults.initial(), MS, Backoff.MAX_DELAY);
+        Duration max = s.duration("max", defaults.max(), MS, Backoff.MAX_DELAY);
         double jitter = s.number("jitter", defaults.jitter(), 0, 1);
         s.done();
         if (max.compareTo(initial) < 0) {
@@ -293,9 +287,9 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     }
 
     private static BudgetConfig slowPath(Section s) {
-        long rate = s.bytes("bytesPerSecond", 50_000_000, 1, MAX_SLOW_PATH_BYTES);
-        long burst = s.bytes("burstBytes", rate, 1, MAX_SLOW_PATH_BYTES);
-        int slots = s.integer("maxConcurrentRebatches", 4, 1, 1024);
+        long rate = s.bytes("bytesPerSecond", 50_000_000, 1, BudgetConfig.MAX_BYTES_PER_SECOND);
+        long burst = s.bytes("burstBytes", rate, 1, BudgetConfig.MAX_BYTES_PER_SECOND);
+        int slots = s.integer("maxConcurrentRebatches", 4, 1, BudgetConfig.MAX_CONCURRENT_REBATCHES);
         Map<CompressionType, Double> weights = new EnumMap<>(CompressionType.class);
         s.entries("codecWeights", e -> {
             CompressionType codec;
@@ -305,10 +299,11 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                 throw new ConfigException(e.key(), "is not a codec (expected one of NONE, LZ4, ZLIB, ZSTD, SNAPPY)");
             }
             JsonNode v = e.value();
-            if (v == null || !v.isNumber() || !(v.asDouble() >= MIN_WEIGHT && v.asDouble() <= MAX_WEIGHT)) {
+            if (v == null || !v.isNumber() || !(v.asDouble() >= BudgetConfig.MIN_WEIGHT
+                    && v.asDouble() <= BudgetConfig.MAX_WEIGHT)) {
                 throw new ConfigException(e.key(), (v == null ? "null" : Section.shown(v)) + " is not a weight "
-                        + "(expected a positive number within [" + MIN_WEIGHT + ", " + MAX_WEIGHT + "]: the cost of one "
-                        + "compressed byte)");
+                        + "(expected a positive number within [" + BudgetConfig.MIN_WEIGHT + ", " + BudgetConfig.MAX_WEIGHT
+                        + "]: the cost of one compressed byte)");
             }
             return weights.put(codec, v.asDouble());
         });
