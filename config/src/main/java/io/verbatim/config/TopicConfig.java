@@ -41,10 +41,9 @@ public record TopicConfig(String name, int initialSegments, int bucketBudget) {
     /** What is wrong with {@code name} as a topic name, the name first; {@code null} when nothing is. */
     static String nameProblem(String name) {
         if (name != null && name.length() <= MAX_NAME_LENGTH) {
-            String[] parts = name.startsWith(PERSISTENT) ? name.substring(PERSISTENT.length()).split("/", -1)
-                    : new String[] {name};
-            if ((parts.length == 1 && !name.startsWith(PERSISTENT) || parts.length == 3)
-                    && Arrays.stream(parts).allMatch(p -> PART.matcher(p).matches())) {
+            boolean full = name.startsWith(PERSISTENT);
+            String[] parts = full ? name.substring(PERSISTENT.length()).split("/", -1) : new String[] {name};
+            if (parts.length == (full ? 3 : 1) && Arrays.stream(parts).allMatch(p -> PART.matcher(p).matches())) {
                 return null;
             }
         }

@@ -67,6 +67,10 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
 
     // The ranges (the records' own, durations of this package in Ranges): what a real deployment never leaves,
     // and nothing downstream can overflow within.
+    /** Every cluster replicates to every other: a mesh of more is not one geo-replicated namespace. */
+    private static final int MAX_CLUSTERS = 64;
+    /** Topics the file lists (every one has replicators per segment and remote in this process). */
+    private static final int MAX_TOPICS = 10_000;
     private static final double MAX_MSG_RATE = 1e9;
     private static final double MAX_BYTES_RATE = 1e12;
 
@@ -163,11 +167,12 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
 
     private static VerbatimConfig read(Section root, Function<String, String> env) {
         Caps caps = caps(root.section("caps"), Caps.PULSAR_DEFAULTS);
-        List<ClusterConfig> clusters = root.sections("clusters").stream().map(s -> cluster(s, caps)).toList();
-        if (clusters.size() < 2) {
-            throw new ConfigException("clusters", clusters.size() + " cluster(s) listed (expected at least 2: "
-                    + "replication needs a remote)");
+        List<Section> clusterSections = root.sections("clusters");
+        if (clusterSections.size() < 2 || clusterSections.size() > MAX_CLUSTERS) {
+            throw new ConfigException("clusters", clusterSections.size() + " cluster(s) listed (expected at least 2: "
+                    + "replication needs a remote; at most " + MAX_CLUSTERS + ")");
         }
+        List<ClusterConfig> clusters = clusterSections.stream().map(s -> cluster(s, caps)).toList();
         Set<String> names = new HashSet<>();
         for (int i = 0; i < clusters.size(); i++) {
             if (!names.add(clusters.get(i).name())) {
@@ -175,7 +180,12 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                         + "' is listed twice (expected unique cluster names)");
             }
         }
-        List<TopicConfig> topics = root.sections("topics").stream().map(s -> topic(s, caps)).toList();
+        List<Section> topicSections = root.sections("topics");
+        if (topicSections.size() > MAX_TOPICS) {
+            throw new ConfigException("topics", topicSections.size() + " topics listed (expected at most " + MAX_TOPICS
+                    + ")");
+        }
+        List<TopicConfig> topics = topicSections.stream().map(s -> topic(s, caps)).toList();
         Map<String, Integer> topicNames = new HashMap<>();
         for (int i = 0; i < topics.size(); i++) {
             Integer first = topicNames.putIfAbsent(topics.get(i).pulsarName(), i);

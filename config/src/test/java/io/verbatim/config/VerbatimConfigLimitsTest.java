@@ -109,6 +109,16 @@ class VerbatimConfigLimitsTest {
         assertThat(c.rtt()).isEqualTo(Duration.ofMinutes(1));
     }
 
+    @Test
+    void theListsHaveAMaximumToo() {
+        String clusters = "clusters: [" + "{name: c}, ".repeat(64) + "{name: d}]";
+        assertThatThrownBy(() -> VerbatimConfig.parse(TOKEN + clusters)).hasMessage("clusters: 65 cluster(s) listed "
+                + "(expected at least 2: replication needs a remote; at most 64)");
+        String topics = "topics: [" + "{name: t}, ".repeat(10_000) + "{name: u}]";
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + topics))
+                .hasMessage("topics: 10001 topics listed (expected at most 10000)");
+    }
+
     /** 10,000 characters made URLs too long and replication never started. */
     @Test
     void aClusterNameLongerThan64CharactersIsRefusedAtLoad() {
