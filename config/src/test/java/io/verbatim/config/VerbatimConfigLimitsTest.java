@@ -180,12 +180,12 @@ class VerbatimConfigLimitsTest {
 
     /**
      * SnakeYAML's cost is the square of the longest line (it copies what it holds of a token every 1024 characters
-     * it reads): a 4 MiB comment took 13 s and then failed as invalid YAML. Refused at once, by its size.
+     * it reads): a 4 MiB comment took 13 s and then failed as invalid YAML. Refused by its size before parsing
+     * (otherwise the message would be SnakeYAML's).
      */
     @Test
     void aFileAboveOneMebibyteIsRefusedBeforeItIsParsed(@TempDir Path dir) throws Exception {
         String comment = "# " + "x".repeat(4 << 20) + "\n";
-        long started = System.nanoTime();
         assertThatThrownBy(() -> VerbatimConfig.parse(comment + BASE)).isInstanceOf(ConfigException.class)
                 .hasMessage("(root): is " + (comment + BASE).length() + " characters long (expected at most 1048576 "
                         + "characters: a configuration, not data)");
@@ -194,7 +194,6 @@ class VerbatimConfigLimitsTest {
         assertThatThrownBy(() -> VerbatimConfig.load(file))
                 .hasMessage("(root): file " + file + " is " + Files.size(file) + " bytes long (expected at most 1048576 "
                         + "bytes: a configuration, not data)");
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
         assertThat(VerbatimConfig.parse("# " + "x".repeat(1000) + "\n" + BASE).clusters()).hasSize(2);
     }
 }
