@@ -15,25 +15,36 @@ import java.util.Map;
 public record BudgetConfig(long bytesPerSecond, long burstBytes, int maxConcurrentRebatches,
         Map<CompressionType, Double> codecWeights) {
     public static final String PREFIX = "slowPath.";
+    /** A terabyte a second (and of burst) of weighted bytes: far above any broker's decompression rate. */
+    public static final long MAX_BYTES_PER_SECOND = 1_000_000_000_000L;
+    public static final int MAX_CONCURRENT_REBATCHES = 1024;
+    /** A codec costs a thousandth to a thousand times an uncompressed byte: beyond, a cost rounds to 1 or overflows. */
+    public static final double MIN_WEIGHT = 0.001;
+    public static final double MAX_WEIGHT = 1000;
 
     public BudgetConfig {
         if (bytesPerSecond < 1) {
             throw new IllegalArgumentException(PREFIX + "bytesPerSecond is " + bytesPerSecond
                     + ": the rate must be at least 1 (a zero budget would stall convergence forever)");
         }
-        if (burstBytes < 1) {
-            throw new IllegalArgumentException(PREFIX + "burstBytes is " + burstBytes + ": must be at least 1");
+        if (bytesPerSecond > MAX_BYTES_PER_SECOND) {
+            throw new IllegalArgumentException(PREFIX + "bytesPerSecond is " + bytesPerSecond + ": must be at most "
+                    + MAX_BYTES_PER_SECOND);
         }
-        if (maxConcurrentRebatches < 1) {
+        if (burstBytes < 1 || burstBytes > MAX_BYTES_PER_SECOND) {
+            throw new IllegalArgumentException(PREFIX + "burstBytes is " + burstBytes + ": must be within 1.."
+                    + MAX_BYTES_PER_SECOND);
+        }
+        if (maxConcurrentRebatches < 1 || maxConcurrentRebatches > MAX_CONCURRENT_REBATCHES) {
             throw new IllegalArgumentException(PREFIX + "maxConcurrentRebatches is " + maxConcurrentRebatches
-                    + ": must be at least 1");
+                    + ": must be within 1.." + MAX_CONCURRENT_REBATCHES);
         }
         EnumMap<CompressionType, Double> weights = new EnumMap<>(CompressionType.class);
         for (Map.Entry<CompressionType, Double> w : codecWeights.entrySet()) {
             Double value = w.getValue();
-            if (value == null || !(value > 0) || value.isInfinite()) {
+            if (value == null || !(value >= MIN_WEIGHT && value <= MAX_WEIGHT)) {
                 throw new IllegalArgumentException(PREFIX + "codecWeights." + w.getKey() + " is " + value
-                        + ": a weight must be a positive finite number");
+                        + ": a weight must be within " + MIN_WEIGHT + ".." + MAX_WEIGHT);
             }
             weights.put(w.getKey(), value);
         }

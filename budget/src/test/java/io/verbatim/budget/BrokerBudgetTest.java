@@ -174,6 +174,12 @@ class BrokerBudgetTest {
         assertThatThrownBy(() -> BudgetConfig.of(10).withBurstBytes(-1)).hasMessageContaining("slowPath.burstBytes");
         assertThatThrownBy(() -> BudgetConfig.of(10).withCodecWeights(Map.of(CompressionType.ZSTD, 0.0)))
                 .hasMessageContaining("slowPath.codecWeights.ZSTD is 0.0");
+        assertThatThrownBy(() -> BudgetConfig.of(2_000_000_000_000L))
+                .hasMessageContaining("slowPath.bytesPerSecond is 2000000000000: must be at most 1000000000000");
+        assertThatThrownBy(() -> BudgetConfig.of(10).withCodecWeights(Map.of(CompressionType.ZLIB, 1e9)))
+                .hasMessageContaining("slowPath.codecWeights.ZLIB is 1.0E9: a weight must be within 0.001..1000.0");
+        assertThatThrownBy(() -> BudgetConfig.of(10).withMaxConcurrentRebatches(1025))
+                .hasMessageContaining("slowPath.maxConcurrentRebatches is 1025: must be within 1..1024");
     }
 
     @Test

@@ -40,6 +40,14 @@ public record AutoScaleConfig(boolean enabled, Duration interval, int minSegment
     }
 
     public AutoScaleConfig {
+        Ranges.check("interval", interval, Ranges.TEN_MS, Ranges.MAX_INTERVAL);
+        Ranges.check("splitCooldown", splitCooldown, Duration.ZERO, Ranges.MAX_INTERVAL);
+        Ranges.check("rebucketCooldown", rebucketCooldown, Duration.ZERO, Ranges.MAX_INTERVAL);
+        Ranges.check("mergeCooldown", mergeCooldown, Duration.ZERO, Ranges.MAX_INTERVAL);
+        Ranges.check("mergeWindow", mergeWindow, Duration.ZERO, Ranges.MAX_INTERVAL);
+        if (split == null || merge == null) {
+            throw new IllegalArgumentException("split and merge thresholds must be set");
+        }
         if (minSegments < 1) {
             throw new IllegalArgumentException("minSegments is " + minSegments + ": must be at least 1");
         }

@@ -16,9 +16,13 @@ import java.util.Optional;
  * @param dataDir where a node of this cluster keeps its state across a restart (empty: nothing is kept)
  */
 public record ClusterConfig(String name, int brokers, Addresses addresses, Caps caps, Optional<Path> dataDir) {
+    /** Pulsar's cluster names are short; this one goes into every URL, cursor and producer name. */
+    public static final int MAX_NAME_LENGTH = 64;
+
     public ClusterConfig {
-        if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9._-]*")) {
-            throw new IllegalArgumentException("name '" + name + "' is not a cluster name (letters, digits, '.', '_', '-')");
+        String problem = nameProblem(name);
+        if (problem != null) {
+            throw new IllegalArgumentException("name " + problem);
         }
         if (brokers < 1) {
             throw new IllegalArgumentException("brokers is " + brokers + ": must be at least 1");
@@ -46,5 +50,14 @@ public record ClusterConfig(String name, int brokers, Addresses addresses, Caps 
 
     public ClusterConfig withDataDir(Path value) {
         return new ClusterConfig(name, brokers, addresses, caps, Optional.of(value));
+    }
+
+    /** What is wrong with {@code name} as a cluster name, the name first; {@code null} when nothing is. */
+    static String nameProblem(String name) {
+        if (name != null && name.length() <= MAX_NAME_LENGTH && name.matches("[A-Za-z0-9][A-Za-z0-9._-]*")) {
+            return null;
+        }
+        return (name == null ? "null" : Section.quoted(name)) + " is not a cluster name (expected letters, digits, "
+                + "'.', '_', '-', starting with a letter or digit, at most " + MAX_NAME_LENGTH + " characters)";
     }
 }

@@ -2,6 +2,8 @@ package io.verbatim.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -22,6 +24,16 @@ import java.util.regex.Pattern;
  */
 final class Section {
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h|d)");
+    /** Durations are nanoseconds in a {@code long} downstream: the longest one there is (about 292 years). */
+    static final Duration MAX_DURATION = Duration.ofDays(Long.MAX_VALUE / 86_400_000_000_000L);
+    /** The maximum of a duration key that names none: a day. */
+    static final Duration DEFAULT_MAX_DURATION = Duration.ofDays(1);
+    /** A number longer than this is no setting (and would make exact arithmetic slow). */
+    private static final int MAX_NUMBER_CHARS = 64;
+    /** No text value of a file is longer: names, tokens, addresses, paths (an HTTP header holds 8 KiB). */
+    static final int MAX_TEXT_CHARS = 4096;
+    /** An error shows this much of a value. */
+    private static final int MAX_SHOWN_CHARS = 80;
     private static final Pattern SIZE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(B|KB|MB|GB|KiB|MiB|GiB)?");
 
     private final String path;
@@ -75,6 +87,7 @@ final class Section {
         return out;
     }
 
+    /** A non-blank text of at most {@link #MAX_TEXT_CHARS} printable characters on one line. */
     String string(String name, String fallback) {
         JsonNode v = raw(name);
         if (v == null) {
@@ -83,7 +96,16 @@ final class Section {
         if (!v.isValueNode() || v.asText().isBlank()) {
             throw new ConfigException(key(name), shown(v) + " is not a usable text (expected a non-empty string)");
         }
-        return v.asText();
+        String text = v.asText();
+        if (text.length() > MAX_TEXT_CHARS) {
+            throw new ConfigException(key(name), shown(v) + " is too long (expected at most " + MAX_TEXT_CHARS
+                    + " characters)");
+        }
+        if (text.chars().anyMatch(Character::isISOControl)) {
+            throw new ConfigException(key(name), shown(v) + " holds a control character or a line break (expected"
+                    + " printable text on one line)");
+        }
+        return text;
     }
 
     String requiredString(String name, String expected) {
@@ -99,16 +121,17 @@ final class Section {
         if (v == null) {
             return fallback;
         }
-        if (!v.canConvertToLong() || !(v.isIntegralNumber() || v.isTextual() && v.asText().matches("-?\\d+"))) {
+        String text = v.asText().trim();
+        if (!(v.isIntegralNumber() || v.isTextual() && text.length() <= MAX_NUMBER_CHARS && text.matches("-?\\d+"))) {
             throw new ConfigException(key(name), shown(v) + " is not a whole number (expected an integer within ["
                     + min + ", " + max + "])");
         }
-        long n = v.asLong();
-        if (n < min || n > max) {
-            throw new ConfigException(key(name), n + " is out of range (expected an integer within [" + min + ", "
-                    + max + "])");
+        BigInteger n = v.isIntegralNumber() ? v.bigIntegerValue() : new BigInteger(text);
+        if (n.compareTo(BigInteger.valueOf(min)) < 0 || n.compareTo(BigInteger.valueOf(max)) > 0) {
+            throw new ConfigException(key(name), shown(v) + " is out of range (expected an integer within [" + min
+                    + ", " + max + "])");
         }
-        return (int) n;
+        return n.intValueExact();
     }
 
     /** A list of whole numbers, each within {@code [min, max]}; empty when the key is absent. */
@@ -167,66 +190,96 @@ final class Section {
         throw new ConfigException(key(name), shown(v) + " is not a boolean (expected true or false)");
     }
 
-    /** {@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h}, {@code 0}, or ISO-8601 ({@code PT30S}). */
+    /**
+     * A duration within {@code [min, max]}: {@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h}, {@code 0}, or
+     * ISO-8601 ({@code PT30S}). Keys name their own maximum; this form caps at {@link #DEFAULT_MAX_DURATION}.
+     */
     Duration duration(String name, Duration fallback, Duration min) {
+        return duration(name, fallback, min, DEFAULT_MAX_DURATION);
+    }
+
+    /** A duration within {@code [min, max]}, refused naming both bounds otherwise. */
+    Duration duration(String name, Duration fallback, Duration min, Duration max) {
         JsonNode v = raw(name);
         if (v == null) {
             return fallback;
         }
-        Duration d = parseDuration(v);
-        if (d == null) {
-            throw new ConfigException(key(name), shown(v)
-                    + " is not a duration (expected a number with a unit: 250ms, 30s, 5m, 1h, or 0)");
-        }
+        String range = "at least " + pretty(min) + " and at most " + pretty(max);
+        Duration d = parseDuration(key(name), shown(v), v.asText(), range);
         if (d.compareTo(min) < 0) {
-            throw new ConfigException(key(name), shown(v) + " is too short (expected at least " + pretty(min) + ")");
+            throw new ConfigException(key(name), shown(v) + " is too short (expected " + range + ")");
+        }
+        if (d.compareTo(max) > 0) {
+            throw new ConfigException(key(name), shown(v) + " is too long (expected " + range + ")");
         }
         return d;
     }
 
-    private static Duration parseDuration(JsonNode v) {
-        return v.isNumber() && v.asLong() == 0 ? Duration.ZERO : parseDuration(v.asText());
-    }
-
-    /** A duration as written in the YAML ({@code 250ms}, {@code 30s}, {@code 0}, ISO-8601), or {@code null}. */
-    static Duration parseDuration(String value) {
+    /**
+     * A duration as written ({@code 250ms}, {@code 30s}, {@code 0}, ISO-8601), computed exactly: a value whose
+     * nanoseconds do not fit a {@code long} (about 292 years) is refused, never saturated or rounded.
+     *
+     * @param shown the value as the error shows it
+     * @param range what a value too long for a duration is told was expected
+     * @throws ConfigException naming {@code key} when it is not a duration or too long for one
+     */
+    static Duration parseDuration(String key, String shown, String value, String range) {
         String text = value.trim();
         if (text.equals("0")) {
             return Duration.ZERO;
         }
+        if (text.length() > MAX_NUMBER_CHARS) {
+            throw new ConfigException(key, shown + " is not a duration (expected a number with a unit: 250ms, 30s, "
+                    + "5m, 1h, " + range + ")");
+        }
         Matcher m = DURATION.matcher(text);
         if (m.matches()) {
-            double amount = Double.parseDouble(m.group(1));
-            double millis = switch (m.group(2)) {
-                case "ms" -> amount;
-                case "s" -> amount * 1_000;
-                case "m" -> amount * 60_000;
-                case "h" -> amount * 3_600_000;
-                default -> amount * 86_400_000;
-            };
-            return Duration.ofNanos(Math.round(millis * 1_000_000));
+            BigDecimal nanos = new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(switch (m.group(2)) {
+                case "ms" -> 1_000_000L;
+                case "s" -> 1_000_000_000L;
+                case "m" -> 60_000_000_000L;
+                case "h" -> 3_600_000_000_000L;
+                default -> 86_400_000_000_000L;
+            }));
+            if (nanos.compareTo(BigDecimal.valueOf(MAX_DURATION.toNanos())) > 0) {
+                throw new ConfigException(key, shown + " is too long (expected " + range + ")");
+            }
+            if (nanos.stripTrailingZeros().scale() > 0) {
+                throw new ConfigException(key, shown + " is finer than a nanosecond (expected a duration in whole "
+                        + "nanoseconds)");
+            }
+            return Duration.ofNanos(nanos.longValueExact());
         }
+        Duration d;
         try {
-            return Duration.parse(text);
+            d = Duration.parse(text);
         } catch (DateTimeParseException e) {
-            return null;
+            if (e.getCause() instanceof ArithmeticException || e.getCause() instanceof NumberFormatException) {
+                throw new ConfigException(key, shown + " is too long (expected " + range + ")");
+            }
+            throw new ConfigException(key, shown
+                    + " is not a duration (expected a number with a unit: 250ms, 30s, 5m, 1h, or 0)");
         }
+        if (d.compareTo(MAX_DURATION) > 0 || d.compareTo(MAX_DURATION.negated()) < 0) {
+            throw new ConfigException(key, shown + " is too long (expected " + range + ")");
+        }
+        return d;
     }
 
-    /** Bytes: {@code 1048576}, {@code 50MB} (10^6), {@code 4MiB} (2^20). */
+    /** Bytes within {@code [min, max]}: {@code 1048576}, {@code 50MB} (10^6), {@code 4MiB} (2^20); exact, never rounded. */
     long bytes(String name, long fallback, long min, long max) {
         JsonNode v = raw(name);
         if (v == null) {
             return fallback;
         }
-        Matcher m = SIZE.matcher(v.asText().trim());
-        if (!m.matches()) {
-            throw new ConfigException(key(name), shown(v)
-                    + " is not a size (expected bytes, optionally with a unit: 65536, 512KiB, 50MB, 1GiB)");
+        String text = v.asText().trim();
+        Matcher m = SIZE.matcher(text);
+        if (!v.isValueNode() || text.length() > MAX_NUMBER_CHARS || !m.matches()) {
+            throw new ConfigException(key(name), shown(v) + " is not a size (expected bytes, optionally with a unit: "
+                    + "65536, 512KiB, 50MB, 1GiB, within [" + min + ", " + max + "] bytes)");
         }
-        double amount = Double.parseDouble(m.group(1));
         String unit = m.group(2) == null ? "B" : m.group(2);
-        long scale = switch (unit) {
+        BigDecimal b = new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(switch (unit) {
             case "KB" -> 1_000L;
             case "MB" -> 1_000_000L;
             case "GB" -> 1_000_000_000L;
@@ -234,13 +287,16 @@ final class Section {
             case "MiB" -> 1L << 20;
             case "GiB" -> 1L << 30;
             default -> 1L;
-        };
-        double b = amount * scale;
-        if (b < min || b > max) {
+        }));
+        if (b.stripTrailingZeros().scale() > 0) {
+            throw new ConfigException(key(name), shown(v) + " is not a whole number of bytes (expected a size within ["
+                    + min + ", " + max + "] bytes)");
+        }
+        if (b.compareTo(BigDecimal.valueOf(min)) < 0 || b.compareTo(BigDecimal.valueOf(max)) > 0) {
             throw new ConfigException(key(name), shown(v) + " is out of range (expected a size within [" + min + ", "
                     + max + "] bytes)");
         }
-        return Math.round(b);
+        return b.longValueExact();
     }
 
     <E extends Enum<E>> E choice(String name, E fallback, Class<E> type) {
@@ -292,14 +348,34 @@ final class Section {
         }
     }
 
+    /** The value as written, quoted when it is a text; a long one shortened, with its length. */
     static String shown(JsonNode v) {
-        if (v.isTextual()) {
-            return "'" + v.asText() + "'";
-        }
-        return v.toString();
+        return v.isTextual() ? quoted(v.asText()) : shortened(v.toString(), "");
     }
 
+    /** {@code text} in quotes, the way errors show a text value. */
+    static String quoted(String text) {
+        return "'" + shortened(text, "'");
+    }
+
+    private static String shortened(String text, String close) {
+        return text.length() <= MAX_SHOWN_CHARS ? text + close
+                : text.substring(0, MAX_SHOWN_CHARS) + "..." + close + " (" + text.length() + " characters)";
+    }
+
+    /** A bound as the notation writes it: {@code 1ms}, {@code 30s}, {@code 1h}, {@code 3650d}. */
     static String pretty(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+        long millis = d.toMillis();
+        if (millis == 0 || millis % 1_000 != 0) {
+            return millis + "ms";
+        }
+        long seconds = millis / 1_000;
+        if (seconds % 86_400 == 0) {
+            return seconds / 86_400 + "d";
+        }
+        if (seconds % 3_600 == 0) {
+            return seconds / 3_600 + "h";
+        }
+        return seconds % 60 == 0 ? seconds / 60 + "m" : seconds + "s";
     }
 }

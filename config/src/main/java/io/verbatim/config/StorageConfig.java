@@ -15,9 +15,7 @@ import java.time.Duration;
 public record StorageConfig(boolean deleteConsumed, boolean pruneSealed, Duration gcInterval) {
 
     public StorageConfig {
-        if (gcInterval == null || gcInterval.isZero() || gcInterval.isNegative()) {
-            throw new IllegalArgumentException("gcInterval " + gcInterval + " must be a positive duration");
-        }
+        Ranges.check("gcInterval", gcInterval, Ranges.TEN_MS, Ranges.MAX_INTERVAL);
     }
 
     public static StorageConfig defaults() {

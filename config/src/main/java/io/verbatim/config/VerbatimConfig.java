@@ -1,6 +1,15 @@
 package io.verbatim.config;
 
+import static io.verbatim.config.Ranges.MAX_INTERVAL;
+import static io.verbatim.config.Ranges.MAX_RTT;
+import static io.verbatim.config.Ranges.MS;
+import static io.verbatim.config.Ranges.TEN_MS;
+
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -11,6 +20,7 @@ import io.verbatim.model.Backoff;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.PartsCodec;
+import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.StartAt;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,6 +28,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -42,11 +53,34 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         MetadataLogConfig metadataLog, SubscriptionConfig subscriptions, String brokerToken, Duration rtt,
         StorageConfig storage) {
 
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    /** A key given twice in one mapping is an error (the later would silently win), named with its line. */
+    private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build());
+    /**
+     * The largest file read, checked before parsing. SnakeYAML's reader takes 1024 characters at a time and copies
+     * what it holds of the token being scanned each time, so one long token (a comment, a scalar) costs the square
+     * of its length: 1 Mi characters on one line take 0.5 s, 3 Mi 3.4 s, and a 4 MiB comment took 13 s only for
+     * SnakeYAML's own limit of 3 Mi code points to call it "not valid YAML at line 1, column 1". A mebibyte holds
+     * thousands of topics; a configuration is never larger.
+     */
+    static final int MAX_FILE_CHARS = 1 << 20;
+
+    // The ranges (the records' own, durations of this package in Ranges): what a real deployment never leaves,
+    // and nothing downstream can overflow within.
+    /** Every cluster replicates to every other: a mesh of more is not one geo-replicated namespace. */
+    private static final int MAX_CLUSTERS = 64;
+    /** Topics the file lists (every one has replicators per segment and remote in this process). */
+    private static final int MAX_TOPICS = 10_000;
+    private static final double MAX_MSG_RATE = 1e9;
+    private static final double MAX_BYTES_RATE = 1e12;
 
     public VerbatimConfig {
         clusters = List.copyOf(clusters);
         topics = List.copyOf(topics);
+        if (rtt == null || rtt.isNegative() || rtt.compareTo(MAX_RTT) > 0) {
+            throw new ConfigException("network.rtt", (rtt == null ? "null" : Section.pretty(rtt))
+                    + " is out of range (expected a duration within [0ms, " + Section.pretty(MAX_RTT) + "])");
+        }
     }
 
     /** The cluster named {@code name}. */
@@ -80,6 +114,11 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
 
     public static VerbatimConfig load(Path file) {
         try {
+            long size = Files.size(file);
+            if (size > MAX_FILE_CHARS) {
+                throw new ConfigException("", "file " + file + " is " + size + " bytes long (expected at most "
+                        + MAX_FILE_CHARS + " bytes: a configuration, not data)");
+            }
             return parse(Files.readString(file), System::getenv);
         } catch (NoSuchFileException e) {
             throw new ConfigException("", "file " + file + " does not exist");
@@ -96,13 +135,20 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
      * @param env where {@code env:NAME} values are looked up (secrets stay out of the file)
      */
     public static VerbatimConfig parse(String yaml, Function<String, String> env) {
+        if (yaml.length() > MAX_FILE_CHARS) {
+            throw new ConfigException("", "is " + yaml.length() + " characters long (expected at most " + MAX_FILE_CHARS
+                    + " characters: a configuration, not data)");
+        }
         JsonNode root;
         try {
             root = YAML.readTree(yaml);
+        } catch (StreamReadException e) {
+            if (e.getProcessor() != null && e.getOriginalMessage().startsWith("Duplicate field")) {
+                throw duplicate(e.getProcessor().getParsingContext(), e.getLocation());
+            }
+            throw invalid(e);
         } catch (JacksonException e) {
-            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column "
-                    + e.getLocation().getColumnNr();
-            throw new ConfigException("", "is not valid YAML" + where + ": " + e.getOriginalMessage());
+            throw invalid(e);
         }
         if (root == null || root.isMissingNode() || root.isNull()) {
             throw new ConfigException("", "is empty (expected at least 'clusters' and 'security.brokerToken')");
@@ -110,13 +156,31 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         return read(new Section("", root), env);
     }
 
+    private static ConfigException invalid(JacksonException e) {
+        String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column "
+                + e.getLocation().getColumnNr();
+        return new ConfigException("", "is not valid YAML" + where + ": " + e.getOriginalMessage());
+    }
+
+    /** The duplicated key as a full path ({@code clusters[0].name}), where it is given again. */
+    private static ConfigException duplicate(JsonStreamContext context, JsonLocation where) {
+        StringBuilder key = new StringBuilder();
+        for (JsonStreamContext c = context; c != null && !c.inRoot(); c = c.getParent()) {
+            key.insert(0, c.inArray() ? "[" + c.getCurrentIndex() + "]" : (c.getParent().inRoot() ? "" : ".")
+                    + c.getCurrentName());
+        }
+        return new ConfigException(key.toString(), "is given twice" + (where == null ? "" : ", again at line "
+                + where.getLineNr()) + " (expected each key once in its mapping: the later one would silently win)");
+    }
+
     private static VerbatimConfig read(Section root, Function<String, String> env) {
         Caps caps = caps(root.section("caps"), Caps.PULSAR_DEFAULTS);
-        List<ClusterConfig> clusters = root.sections("clusters").stream().map(s -> cluster(s, caps)).toList();
-        if (clusters.size() < 2) {
-            throw new ConfigException("clusters", clusters.size() + " cluster(s) listed (expected at least 2: "
-                    + "replication needs a remote)");
+        List<Section> clusterSections = root.sections("clusters");
+        if (clusterSections.size() < 2 || clusterSections.size() > MAX_CLUSTERS) {
+            throw new ConfigException("clusters", clusterSections.size() + " cluster(s) listed (expected at least 2: "
+                    + "replication needs a remote; at most " + MAX_CLUSTERS + ")");
         }
+        List<ClusterConfig> clusters = clusterSections.stream().map(s -> cluster(s, caps)).toList();
         Set<String> names = new HashSet<>();
         for (int i = 0; i < clusters.size(); i++) {
             if (!names.add(clusters.get(i).name())) {
@@ -125,7 +189,21 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
             }
         }
         distinctPorts(clusters);
-        List<TopicConfig> topics = root.sections("topics").stream().map(s -> topic(s, caps)).toList();
+        List<Section> topicSections = root.sections("topics");
+        if (topicSections.size() > MAX_TOPICS) {
+            throw new ConfigException("topics", topicSections.size() + " topics listed (expected at most " + MAX_TOPICS
+                    + ")");
+        }
+        List<TopicConfig> topics = topicSections.stream().map(s -> topic(s, caps)).toList();
+        Map<String, Integer> topicNames = new HashMap<>();
+        for (int i = 0; i < topics.size(); i++) {
+            Integer first = topicNames.putIfAbsent(topics.get(i).pulsarName(), i);
+            if (first != null) {
+                throw new ConfigException("topics[" + i + "].name", Section.quoted(topics.get(i).name())
+                        + " is listed twice (as topics[" + first + "].name " + Section.quoted(topics.get(first).name())
+                        + "; expected unique topic names)");
+            }
+        }
         if (topics.isEmpty()) {
             topics = List.of(new TopicConfig("persistent://public/default/orders", 1, 4));
         }
@@ -148,7 +226,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         }
         security.done();
         Section network = root.section("network");
-        Duration rtt = network.duration("rtt", Duration.ZERO, Duration.ZERO);
+        Duration rtt = network.duration("rtt", Duration.ZERO, Duration.ZERO, MAX_RTT);
         network.done();
         StorageConfig storage = storage(root.section("storage"));
         root.done();
@@ -158,6 +236,10 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
 
     private static ClusterConfig cluster(Section s, Caps defaults) {
         String name = s.requiredString("name", "the cluster's name");
+        String problem = ClusterConfig.nameProblem(name);
+        if (problem != null) {
+            throw new ConfigException(s.key("name"), problem);
+        }
         String bind = s.string("bindAddress", Addresses.LOOPBACK);
         String advertised = s.string("advertisedAddress", null);
         int adminPort = s.integer("adminPort", 0, 0, 65535);
@@ -214,10 +296,14 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
 
     private static TopicConfig topic(Section s, Caps caps) {
         String name = s.requiredString("name", "the topic's name");
+        String problem = TopicConfig.nameProblem(name);
+        if (problem != null) {
+            throw new ConfigException(s.key("name"), problem);
+        }
         int segments = s.integer("initialSegments", 1, 1, caps.maxSegments());
         int budget = s.integer("bucketBudget", 4, 1, Buckets.MAX_COUNT);
         s.done();
-        return new TopicConfig(name, segments, budget);
+        return build(s, () -> new TopicConfig(name, segments, budget));
     }
 
     private static Caps caps(Section s, Caps defaults) {
@@ -231,39 +317,45 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     private static ReplicationConfig replication(Section s) {
         ReplicationConfig d = ReplicationConfig.defaults();
         StartAt startAt = s.choice("startAt", d.startAt(), StartAt.class);
-        Duration ttl = s.duration("messageTtl", d.messageTtl(), Duration.ZERO);
-        int window = s.integer("maxInFlight", d.maxInFlight(), 1, 1_000_000);
-        Duration sendTimeout = s.duration("sendTimeout", d.sendTimeout(), Duration.ofMillis(1));
+        Duration ttl = s.duration("messageTtl", d.messageTtl(), Duration.ZERO, ReplicatorConfig.MAX_MESSAGE_TTL);
+        int window = s.integer("maxInFlight", d.maxInFlight(), 1, ReplicatorConfig.MAX_IN_FLIGHT);
+        Duration sendTimeout = s.duration("sendTimeout", d.sendTimeout(), MS, ReplicatorConfig.MAX_TIMEOUT);
         Backoff retry = backoff(s.section("retry"), d.retry());
         PartsCodec parts = s.choice("partsCodec", d.partsCodec(), PartsCodec.class);
-        Duration sealWait = s.duration("sealWait", d.sealWait(), Duration.ofMillis(1));
+        Duration sealWait = s.duration("sealWait", d.sealWait(), MS, ReplicatorConfig.MAX_TIMEOUT);
         s.done();
         return build(s, () -> new ReplicationConfig(startAt, ttl, window, sendTimeout, retry, parts, sealWait));
     }
 
     private static ExchangeConfig exchange(Section s) {
         ExchangeConfig d = ExchangeConfig.defaults();
-        Duration antiEntropy = s.duration("antiEntropyInterval", d.antiEntropyInterval(), Duration.ofMillis(1));
+        Duration antiEntropy = s.duration("antiEntropyInterval", d.antiEntropyInterval(), MS,
+                ExchangeConfig.MAX_ANTI_ENTROPY_INTERVAL);
         Backoff retry = backoff(s.section("retry"), d.retry());
-        Duration timeout = s.duration("requestTimeout", d.requestTimeout(), Duration.ofMillis(1));
-        int maxBody = (int) s.bytes("maxBodyBytes", d.maxBodyBytes(), 1024, Integer.MAX_VALUE);
+        Duration timeout = s.duration("requestTimeout", d.requestTimeout(), MS, ExchangeConfig.MAX_REQUEST_TIMEOUT);
+        int maxBody = (int) s.bytes("maxBodyBytes", d.maxBodyBytes(), 1024, ExchangeConfig.MAX_BODY_BYTES);
         s.done();
         return build(s, () -> new ExchangeConfig(antiEntropy, retry, timeout, maxBody));
     }
 
     /** A {@code retry} mapping: exponential backoff from {@code initial} to {@code max}, with jitter. */
     private static Backoff backoff(Section s, Backoff defaults) {
-        Duration initial = s.duration("initial", defaults.initial(), Duration.ofMillis(1));
-        Duration max = s.duration("max", defaults.max(), Duration.ofMillis(1));
+        Duration initial = s.duration("initial", defaults.initial(), MS, Backoff.MAX_DELAY);
+        Duration max = s.duration("max", defaults.max(), MS, Backoff.MAX_DELAY);
         double jitter = s.number("jitter", defaults.jitter(), 0, 1);
         s.done();
+        if (max.compareTo(initial) < 0) {
+            throw new ConfigException(s.key("max"), Section.pretty(max) + (s.has("max") ? "" : " (the default)")
+                    + " is below " + s.key("initial") + " " + Section.pretty(initial) + " (expected a largest delay of"
+                    + " at least the first)");
+        }
         return build(s, () -> new Backoff(initial, max, jitter));
     }
 
     private static BudgetConfig slowPath(Section s) {
-        long rate = s.bytes("bytesPerSecond", 50_000_000, 1, Long.MAX_VALUE / 4);
-        long burst = s.bytes("burstBytes", rate, 1, Long.MAX_VALUE / 4);
-        int slots = s.integer("maxConcurrentRebatches", 4, 1, 1024);
+        long rate = s.bytes("bytesPerSecond", 50_000_000, 1, BudgetConfig.MAX_BYTES_PER_SECOND);
+        long burst = s.bytes("burstBytes", rate, 1, BudgetConfig.MAX_BYTES_PER_SECOND);
+        int slots = s.integer("maxConcurrentRebatches", 4, 1, BudgetConfig.MAX_CONCURRENT_REBATCHES);
         Map<CompressionType, Double> weights = new EnumMap<>(CompressionType.class);
         s.entries("codecWeights", e -> {
             CompressionType codec;
@@ -273,9 +365,11 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                 throw new ConfigException(e.key(), "is not a codec (expected one of NONE, LZ4, ZLIB, ZSTD, SNAPPY)");
             }
             JsonNode v = e.value();
-            if (v == null || !v.isNumber() || !(v.asDouble() > 0) || Double.isInfinite(v.asDouble())) {
-                throw new ConfigException(e.key(), (v == null ? "null" : Section.shown(v))
-                        + " is not a weight (expected a positive number: the cost of one compressed byte)");
+            if (v == null || !v.isNumber() || !(v.asDouble() >= BudgetConfig.MIN_WEIGHT
+                    && v.asDouble() <= BudgetConfig.MAX_WEIGHT)) {
+                throw new ConfigException(e.key(), (v == null ? "null" : Section.shown(v)) + " is not a weight "
+                        + "(expected a positive number within [" + BudgetConfig.MIN_WEIGHT + ", " + BudgetConfig.MAX_WEIGHT
+                        + "]: the cost of one compressed byte)");
             }
             return weights.put(codec, v.asDouble());
         });
@@ -286,26 +380,38 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     private static AutoScaleConfig autoScale(Section s) {
         AutoScaleConfig d = AutoScaleConfig.pulsarDefaults();
         boolean enabled = s.bool("enabled", d.enabled());
-        Duration interval = s.duration("interval", d.interval(), Duration.ofMillis(10));
+        Duration interval = s.duration("interval", d.interval(), TEN_MS, MAX_INTERVAL);
         int minSegments = s.integer("minSegments", d.minSegments(), 1, 1 << 16);
         int maxDagDepth = s.integer("maxDagDepth", d.maxDagDepth(), 1, 1 << 16);
-        Duration splitCooldown = s.duration("splitCooldown", d.splitCooldown(), Duration.ZERO);
-        Duration rebucketCooldown = s.duration("rebucketCooldown", d.rebucketCooldown(), Duration.ZERO);
-        Duration mergeCooldown = s.duration("mergeCooldown", d.mergeCooldown(), Duration.ZERO);
-        Duration mergeWindow = s.duration("mergeWindow", d.mergeWindow(), Duration.ZERO);
-        double floor = s.number("splitVsRebucketMinMsgRateIn", d.splitVsRebucketMinMsgRateIn(), 0, Double.MAX_VALUE);
+        Duration splitCooldown = s.duration("splitCooldown", d.splitCooldown(), Duration.ZERO, MAX_INTERVAL);
+        Duration rebucketCooldown = s.duration("rebucketCooldown", d.rebucketCooldown(), Duration.ZERO, MAX_INTERVAL);
+        Duration mergeCooldown = s.duration("mergeCooldown", d.mergeCooldown(), Duration.ZERO, MAX_INTERVAL);
+        Duration mergeWindow = s.duration("mergeWindow", d.mergeWindow(), Duration.ZERO, MAX_INTERVAL);
+        double floor = s.number("splitVsRebucketMinMsgRateIn", d.splitVsRebucketMinMsgRateIn(), 0, MAX_MSG_RATE);
         AutoScaleConfig.Rates split = rates(s.section("split"), d.split());
         AutoScaleConfig.Rates merge = rates(s.section("merge"), d.merge());
         s.done();
+        above(s, "msgRateIn", split.msgRateIn(), merge.msgRateIn());
+        above(s, "bytesRateIn", split.bytesRateIn(), merge.bytesRateIn());
+        above(s, "msgRateOut", split.msgRateOut(), merge.msgRateOut());
+        above(s, "bytesRateOut", split.bytesRateOut(), merge.bytesRateOut());
         return build(s, () -> new AutoScaleConfig(enabled, interval, minSegments, maxDagDepth, splitCooldown, rebucketCooldown,
                 mergeCooldown, mergeWindow, floor, split, merge));
     }
 
+    private static void above(Section s, String rate, double split, double merge) {
+        if (!(split > merge)) {
+            throw new ConfigException(s.key("split." + rate), split + " is not above " + s.key("merge." + rate) + " "
+                    + merge + " (expected a split threshold above the matching merge threshold, or segments would "
+                    + "split and merge back and forth)");
+        }
+    }
+
     private static AutoScaleConfig.Rates rates(Section s, AutoScaleConfig.Rates d) {
-        double msgIn = s.number("msgRateIn", d.msgRateIn(), 0, Double.MAX_VALUE);
-        double bytesIn = s.number("bytesRateIn", d.bytesRateIn(), 0, Double.MAX_VALUE);
-        double msgOut = s.number("msgRateOut", d.msgRateOut(), 0, Double.MAX_VALUE);
-        double bytesOut = s.number("bytesRateOut", d.bytesRateOut(), 0, Double.MAX_VALUE);
+        double msgIn = s.number("msgRateIn", d.msgRateIn(), 0, MAX_MSG_RATE);
+        double bytesIn = s.number("bytesRateIn", d.bytesRateIn(), 0, MAX_BYTES_RATE);
+        double msgOut = s.number("msgRateOut", d.msgRateOut(), 0, MAX_MSG_RATE);
+        double bytesOut = s.number("bytesRateOut", d.bytesRateOut(), 0, MAX_BYTES_RATE);
         s.done();
         return new AutoScaleConfig.Rates(msgIn, bytesIn, msgOut, bytesOut);
     }
@@ -314,7 +420,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         StorageConfig d = StorageConfig.defaults();
         boolean deleteConsumed = s.bool("deleteConsumed", d.deleteConsumed());
         boolean pruneSealed = s.bool("pruneSealed", d.pruneSealed());
-        Duration gcInterval = s.duration("gcInterval", d.gcInterval(), Duration.ofMillis(10));
+        Duration gcInterval = s.duration("gcInterval", d.gcInterval(), TEN_MS, MAX_INTERVAL);
         s.done();
         return build(s, () -> new StorageConfig(deleteConsumed, pruneSealed, gcInterval));
     }
@@ -322,11 +428,12 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     private static MetadataLogConfig metadataLog(Section s) {
         MetadataLogConfig d = MetadataLogConfig.defaults();
         boolean enabled = s.bool("enabled", d.enabled());
-        int perFollower = s.integer("maxListenersPerFollower", d.maxListenersPerFollower(), 1, 1024);
-        int lag = s.integer("followerLagThreshold", d.followerLagThreshold(), 0, Integer.MAX_VALUE);
-        Duration reassign = s.duration("reassignmentInterval", d.reassignmentInterval(), Duration.ofMillis(1));
+        int perFollower = s.integer("maxListenersPerFollower", d.maxListenersPerFollower(), 1,
+                MetadataLogConfig.MAX_LISTENERS_PER_FOLLOWER);
+        int lag = s.integer("followerLagThreshold", d.followerLagThreshold(), 0, MetadataLogConfig.MAX_FOLLOWER_LAG);
+        Duration reassign = s.duration("reassignmentInterval", d.reassignmentInterval(), MS, MAX_INTERVAL);
         s.done();
-        return new MetadataLogConfig(enabled, perFollower, lag, reassign);
+        return build(s, () -> new MetadataLogConfig(enabled, perFollower, lag, reassign));
     }
 
     private static SubscriptionConfig subscriptions(Section s) {

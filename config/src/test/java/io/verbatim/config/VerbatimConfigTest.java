@@ -72,7 +72,8 @@ class VerbatimConfigTest {
         "replication: {sendTimeout: soon}|replication.sendTimeout: 'soon' is not a duration|250ms, 30s",
         "replication: {startAt: yesterday}|replication.startAt: 'yesterday' is not one of|earliest, latest",
         "replication: {maxInFlight: 0}|replication.maxInFlight: 0 is out of range|[1, 1000000]",
-        "replication: {retry: {initial: 5s, max: 1s}}|replication.retry: max PT1S|below",
+        "replication: {retry: {initial: 5s, max: 1s}}|replication.retry.max: 1s is below replication.retry.initial 5s|at least the first",
+        "replication: {retry: {initial: 2m}}|replication.retry.max: 1m (the default) is below replication.retry.initial 2m|at least",
         "replication: {sendTimout: 5s}|replication.sendTimout: is not a known key|sendTimeout",
         "exchange: {antiEntropyInterval: 0}|exchange.antiEntropyInterval: 0 is too short|at least",
         "exchange: {maxBodyBytes: 12 parsecs}|exchange.maxBodyBytes: '12 parsecs' is not a size|50MB",
@@ -80,7 +81,7 @@ class VerbatimConfigTest {
         "slowPath: {codecWeights: {GZIP: 2}}|slowPath.codecWeights.GZIP: is not a codec|LZ4",
         "slowPath: {codecWeights: {LZ4: -1}}|slowPath.codecWeights.LZ4: -1 is not a weight|positive",
         "caps: {maxEntryBucketsPerSegment: 65536}|caps.maxEntryBucketsPerSegment: 65536 is out of range|32768",
-        "autoScale: {split: {msgRateIn: 500}}|autoScale: split.msgRateIn is 500.0|above the matching merge",
+        "autoScale: {split: {msgRateIn: 500}}|autoScale.split.msgRateIn: 500.0 is not above autoScale.merge.msgRateIn 1000.0|above the matching merge",
         "autoScale: {maxDagDepth: 0}|autoScale.maxDagDepth: 0 is out of range|[1, 65536]",
         "autoScale: {enabled: maybe}|autoScale.enabled: 'maybe' is not a boolean|true or false",
         "metadataLog: {maxListenersPerFollower: -2}|metadataLog.maxListenersPerFollower: -2 is out of range|[1, 1024]",
@@ -117,7 +118,7 @@ class VerbatimConfigTest {
         assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a}, {name: a}]\nsecurity: {brokerToken: t}"))
                 .hasMessageContaining("clusters[1].name: 'a' is listed twice");
         assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a}, {name: 'b c'}]\nsecurity: {brokerToken: t}"))
-                .hasMessageContaining("clusters[1]: name 'b c' is not a cluster name");
+                .hasMessageContaining("clusters[1].name: 'b c' is not a cluster name");
         assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a}, {brokers: 2}]\nsecurity: {brokerToken: t}"))
                 .hasMessageContaining("clusters[1].name: is missing");
     }

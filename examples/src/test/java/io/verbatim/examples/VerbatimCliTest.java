@@ -205,4 +205,17 @@ class VerbatimCliTest {
         assertThat(r.err()).contains("slowPath.bytesPerSecond: 0 is out of range");
         assertThat(run("demo", "--duration", "soon").err()).contains("--duration: 'soon' is not a duration");
     }
+
+    /** 99999999999999999999d used to become 292 years, and a 1000-day round trip overflowed the timers later. */
+    @Test
+    void aDurationTooLongIsRefusedBeforeTheDemoStarts() {
+        // Without the limits the demo would run (for 292 years), so each is given 30 s to be refused.
+        Run huge = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30),
+                () -> run("demo", "--duration", "99999999999999999999d"));
+        assertThat(huge.err()).contains("--duration: '99999999999999999999d' is too long (expected at most 106751d");
+        Run rtt = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30),
+                () -> run("demo", "--rtt", "1000d"));
+        assertThat(rtt.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(rtt.err()).contains("network.rtt: 1000d is out of range (expected a duration within [0ms, 1m])");
+    }
 }

@@ -13,15 +13,22 @@ import java.time.Duration;
  */
 public record ExchangeConfig(Duration antiEntropyInterval, Backoff retry, Duration requestTimeout,
         int maxBodyBytes) {
+    /** The longest anti-entropy interval: a day. */
+    public static final Duration MAX_ANTI_ENTROPY_INTERVAL = Duration.ofDays(1);
+    /** The longest request timeout: an hour. */
+    public static final Duration MAX_REQUEST_TIMEOUT = Duration.ofHours(1);
+    /** The largest body an endpoint reads into memory: calls are cut under the peer's limit anyway. */
+    public static final int MAX_BODY_BYTES = 256 << 20;
 
     public ExchangeConfig {
-        positive("exchange.antiEntropyInterval", antiEntropyInterval);
-        positive("exchange.requestTimeout", requestTimeout);
+        positive("exchange.antiEntropyInterval", antiEntropyInterval, MAX_ANTI_ENTROPY_INTERVAL);
+        positive("exchange.requestTimeout", requestTimeout, MAX_REQUEST_TIMEOUT);
         if (retry == null) {
             throw new IllegalArgumentException("exchange.retry must be set");
         }
-        if (maxBodyBytes < 1024) {
-            throw new IllegalArgumentException("exchange.maxBodyBytes is " + maxBodyBytes + ": must be at least 1024");
+        if (maxBodyBytes < 1024 || maxBodyBytes > MAX_BODY_BYTES) {
+            throw new IllegalArgumentException("exchange.maxBodyBytes is " + maxBodyBytes + ": must be within 1024.."
+                    + MAX_BODY_BYTES);
         }
     }
 
@@ -42,9 +49,9 @@ public record ExchangeConfig(Duration antiEntropyInterval, Backoff retry, Durati
         return new ExchangeConfig(antiEntropyInterval, retry, requestTimeout, value);
     }
 
-    private static void positive(String key, Duration d) {
-        if (d == null || d.isZero() || d.isNegative()) {
-            throw new IllegalArgumentException(key + " is " + d + ": must be a positive duration");
+    private static void positive(String key, Duration d, Duration max) {
+        if (d == null || d.isZero() || d.isNegative() || d.compareTo(max) > 0) {
+            throw new IllegalArgumentException(key + " is " + d + ": must be a positive duration, at most " + max);
         }
     }
 }

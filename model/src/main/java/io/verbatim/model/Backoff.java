@@ -16,6 +16,8 @@ import java.util.random.RandomGenerator;
  * @param jitter the spread, {@code 0..1} of the delay (0: none)
  */
 public record Backoff(Duration initial, Duration max, double jitter) {
+    /** The longest delay: an hour between attempts is already giving up in all but name. */
+    public static final Duration MAX_DELAY = Duration.ofHours(1);
 
     public Backoff {
         if (initial == null || initial.isZero() || initial.isNegative()) {
@@ -23,6 +25,9 @@ public record Backoff(Duration initial, Duration max, double jitter) {
         }
         if (max == null || max.compareTo(initial) < 0) {
             throw new IllegalArgumentException("max " + max + " is below initial " + initial);
+        }
+        if (max.compareTo(MAX_DELAY) > 0) {
+            throw new IllegalArgumentException("max " + max + " is above " + MAX_DELAY + ", the longest delay");
         }
         if (!(jitter >= 0 && jitter <= 1)) {
             throw new IllegalArgumentException("jitter " + jitter + " is outside 0..1");

@@ -42,6 +42,10 @@ class BackoffTest {
                 .hasMessageContaining("max PT1S is below initial PT5S");
         assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1), 1.5))
                 .hasMessageContaining("jitter 1.5 is outside 0..1");
+        assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(1), Duration.ofDays(1_000_000), 0))
+                .hasMessageContaining("max PT24000000H is above PT1H, the longest delay");
+        assertThat(new Backoff(Duration.ofHours(1), Backoff.MAX_DELAY, 1).delay(Long.MAX_VALUE, new Random()))
+                .isEqualTo(Duration.ofHours(1));
         assertThatThrownBy(() -> STEADY.delay(0, new Random())).hasMessageContaining("attempt 0");
     }
 }

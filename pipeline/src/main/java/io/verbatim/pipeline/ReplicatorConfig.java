@@ -28,21 +28,28 @@ public record ReplicatorConfig(
         Duration sealWait) {
 
     public static final int DEFAULT_MAX_IN_FLIGHT = 1000;
+    /** Entries in flight per replicator at most: each may be megabytes. */
+    public static final int MAX_IN_FLIGHT = 1_000_000;
+    /** The longest send timeout and seal wait: beyond an hour a remote is down, not slow. */
+    public static final Duration MAX_TIMEOUT = Duration.ofHours(1);
+    /** Ten years: the longest message TTL (publish time plus TTL stays far inside a long of milliseconds). */
+    public static final Duration MAX_MESSAGE_TTL = Duration.ofDays(3650);
 
     public ReplicatorConfig {
         if (localCluster == null || localCluster.isBlank()) {
             throw new IllegalArgumentException("localCluster must name this cluster");
         }
-        if (maxInFlight < 1) {
-            throw new IllegalArgumentException("maxInFlight " + maxInFlight + " must be at least 1");
+        if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT) {
+            throw new IllegalArgumentException("maxInFlight " + maxInFlight + " must be within 1.." + MAX_IN_FLIGHT);
         }
         requirePositive("sendTimeout", sendTimeout);
         requirePositive("sealWait", sealWait);
         if (retry == null) {
             throw new IllegalArgumentException("retry must be set");
         }
-        if (messageTtl == null || messageTtl.isNegative()) {
-            throw new IllegalArgumentException("messageTtl " + messageTtl + " must be zero (none) or positive");
+        if (messageTtl == null || messageTtl.isNegative() || messageTtl.compareTo(MAX_MESSAGE_TTL) > 0) {
+            throw new IllegalArgumentException("messageTtl " + messageTtl + " must be zero (none) or positive, at most "
+                    + MAX_MESSAGE_TTL);
         }
         if (startAt == null || partsCodec == null) {
             throw new IllegalArgumentException("startAt and partsCodec must be set");
@@ -99,8 +106,8 @@ public record ReplicatorConfig(
     }
 
     private static void requirePositive(String name, Duration d) {
-        if (d == null || d.isZero() || d.isNegative()) {
-            throw new IllegalArgumentException(name + " " + d + " must be a positive duration");
+        if (d == null || d.isZero() || d.isNegative() || d.compareTo(MAX_TIMEOUT) > 0) {
+            throw new IllegalArgumentException(name + " " + d + " must be a positive duration, at most " + MAX_TIMEOUT);
         }
     }
 }
