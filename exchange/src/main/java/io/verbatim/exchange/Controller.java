@@ -70,13 +70,11 @@ public final class Controller {
     private final PeerVerdicts verdicts = new PeerVerdicts();
     private final Map<String, Long> lastHeardNanos = new ConcurrentHashMap<>();
     private final Set<String> heardSinceLeadership = ConcurrentHashMap.newKeySet();
-    /** topic → when a peer state we do not yet refine arrived (for the convergence lag). */
-    private final Map<String, Long> divergedSinceNanos = new ConcurrentHashMap<>();
-    // Per topic, only what differs from the usual (no mismatch, not limited, nothing diverged): a large
-    // fleet's topics are mostly usual, and each entry held for every topic costs memory.
+    private final Convergence convergence = new Convergence();
+    // Per topic, only what differs from the usual (no mismatch, not limited): a large fleet's topics are
+    // mostly usual, and each entry held for every topic costs memory.
     private final Map<String, List<CapMismatch>> capMismatches = new ConcurrentHashMap<>();
     private final Set<String> capLimited = ConcurrentHashMap.newKeySet();
-    private final Map<String, Integer> divergedByTopic = new ConcurrentHashMap<>();
     /** topic → the plan of its latest fold (what the committed change did, and why). */
     private final Map<String, Planned> lastPlans = new ConcurrentHashMap<>();
     /** topic → the inputs of its latest fold, when it planned nothing: a fold on the same inputs is skipped. */
@@ -606,25 +604,8 @@ public final class Controller {
     private void afterFold(String topic, Layout after, boolean layoutChanged) {
         Collection<PeerState> states = statesOf(topic, null);
         Shape local = Shape.of(after);
-        Set<Integer> agreed = Fold.agreedToRemove(local, exchanged(topic).boundaries(), states);
-        int diverged = 0;
-        for (PeerState s : states) {
-            diverged += divergedCells(local, Fold.without(s.shape(), agreed));
-        }
-        if (diverged == 0) {
-            divergedByTopic.remove(topic);
-        } else {
-            divergedByTopic.put(topic, diverged);
-        }
-        long now = clock.now(TimeUnit.NANOSECONDS);
-        if (diverged == 0) {
-            Long since = divergedSinceNanos.remove(topic);
-            if (since != null) {
-                metrics.convergenceLagNanos.set(now - since);
-            }
-        } else {
-            divergedSinceNanos.putIfAbsent(topic, now);
-        }
+        convergence.afterFold(topic, local, exchanged(topic), states, clock.now(TimeUnit.NANOSECONDS))
+                .ifPresent(metrics.convergenceLagNanos::set);
         TopicMarks topicMarks = marks.get(topic);
         if (topicMarks != null) {
             topicMarks.forgetSettled(local, states, everyPeerHeld(states));
@@ -877,8 +858,7 @@ public final class Controller {
 
     private Map<String, Object> topicStatus(String topic, Layout layout, BacklogSource backlog, long now) {
         Shape local = Shape.of(layout);
-        Set<Integer> agreed = Fold.agreedToRemove(local, exchanged(topic).boundaries(),
-                statesOf(topic, null));
+        Set<Integer> agreed = Divergence.agreed(local, exchanged(topic), statesOf(topic, null));
         Map<String, Object> remotes = new LinkedHashMap<>();
         for (String peer : new java.util.TreeSet<>(peers)) {
             PeerState s = held(topic, peer);
@@ -886,7 +866,7 @@ public final class Controller {
             if (s == null) {
                 r.put("state", "no state received");
             } else {
-                Divergence d = divergence(local, Fold.without(s.shape(), agreed));
+                Divergence d = Divergence.of(local, Divergence.comparable(s.shape(), agreed));
                 r.put("peerEpoch", s.epoch());
                 r.put("convergedRanges", d.converged());
                 r.put("divergedRanges", d.diverged());
@@ -904,11 +884,10 @@ public final class Controller {
             r.put("replicationBacklog", backlog.backlog(topic, peer));
             remotes.put(peer, r);
         }
-        Long since = divergedSinceNanos.get(topic);
         Map<String, Object> t = new LinkedHashMap<>();
         t.put("epoch", layout.epoch());
-        t.put("layout", local.cells().stream().map(c -> c.range().toHexString() + "/N" + c.buckets().count()).toList());
-        t.put("convergenceLagMillis", since == null ? 0 : (now - since) / 1_000_000);
+        t.put("layout", local.cells().stream().map(Divergence::describe).toList());
+        t.put("convergenceLagMillis", convergence.lag(topic, now).toMillis());
         t.put("capMismatches", capMismatches.getOrDefault(topic, List.of()).stream().map(CapMismatch::toString)
                 .toList());
         t.put("capLimited", capLimited.contains(topic));
@@ -921,7 +900,7 @@ public final class Controller {
 
     /** Diverged ranges over all topics and peers as of the last folds: the gauge of R-F. */
     public int divergedRangesNow() {
-        return divergedByTopic.values().stream().mapToInt(Integer::intValue).sum();
+        return convergence.divergedRangesNow();
     }
 
     /** Each peer cap that differs from this cluster's, from the peers' latest states of any topic. */
@@ -940,34 +919,6 @@ public final class Controller {
         Map<String, Caps> out = new HashMap<>();
         states.forEach(s -> out.put(s.cluster(), s.caps()));
         return out;
-    }
-
-    /** A peer's cells the local layout refines (converged) or not yet (diverged: it lags there). */
-    record Divergence(List<String> converged, List<String> diverged) {
-    }
-
-    static Divergence divergence(Shape local, Shape theirs) {
-        List<String> diverged = new ArrayList<>();
-        List<String> converged = new ArrayList<>();
-        for (Shape.Cell c : theirs.cells()) {
-            (refines(local, c) ? converged : diverged).add(c.range().toHexString() + "/N" + c.buckets().count());
-        }
-        return new Divergence(converged, diverged);
-    }
-
-    /** How many of a peer's cells the local layout does not refine yet ({@link #divergence}, counted). */
-    static int divergedCells(Shape local, Shape theirs) {
-        int diverged = 0;
-        for (Shape.Cell c : theirs.cells()) {
-            diverged += refines(local, c) ? 0 : 1;
-        }
-        return diverged;
-    }
-
-    /** Whether {@code local} cuts where {@code cell} starts and holds at least its buckets over it. */
-    private static boolean refines(Shape local, Shape.Cell cell) {
-        boolean cut = cell.range().start() == 0 || local.boundaries().contains(cell.range().start());
-        return cut && local.bucketsOver(cell.range()) >= cell.buckets().count();
     }
 
     /** Replication backlog per segment toward a remote, from the replication side (status only). */
