@@ -20,6 +20,8 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -815,9 +817,9 @@ public final class Controller {
     }
 
     /** The marks of {@code topic} by source (manual, policy, caps, bucket lowerings), for an admin answer. */
-    public Map<String, Object> exchangedMarksDescribed(String topic) {
+    public MarksBySource exchangedMarksDescribed(String topic) {
         TopicMarks m = marks.get(topic);
-        return (m == null ? new TopicMarks(() -> bornVersion) : m).describe();
+        return m == null ? MarksBySource.NONE : m.describe();
     }
 
     /** Everything this cluster offers to coarsen for {@code topic}. */
@@ -827,75 +829,12 @@ public final class Controller {
 
     // ---- status -------------------------------------------------------------------------------
 
-    /** Per topic and remote: converged or diverged ranges, lag, age of the last state, caps (E11). */
-    public Mono<Map<String, Object>> status(BacklogSource backlog) {
-        long now = clock.now(TimeUnit.NANOSECONDS);
-        return store.topics().concatMap(topic -> store.get(topic).map(layout -> Map.entry(topic,
-                (Object) topicStatus(topic, layout, backlog, now))))
-                .collectMap(Map.Entry::getKey, Map.Entry::getValue, LinkedHashMap::new).map(m -> {
-                    Map<String, Object> out = new LinkedHashMap<>();
-                    out.put("cluster", cluster);
-                    out.put("caps", caps);
-                    out.put("deferringOwnChanges", deferOwn);
-                    out.put("peers", peerStatus(now));
-                    out.put("topics", m);
-                    return out;
-                });
-    }
-
-    private Map<String, Object> peerStatus(long now) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        for (String peer : new java.util.TreeSet<>(peers)) {
-            Map<String, Object> p = new LinkedHashMap<>();
-            p.put("exchange", verdicts.describe(peer));
-            Long heard = lastHeardNanos.get(peer);
-            p.put("lastHeardMillisAgo", heard == null ? -1 : Math.max(0, now - heard) / 1_000_000);
-            p.put("lastFailure", metrics.lastFailure(peer));
-            out.put(peer, p);
-        }
-        return out;
-    }
-
-    private Map<String, Object> topicStatus(String topic, Layout layout, BacklogSource backlog, long now) {
-        Shape local = Shape.of(layout);
-        Set<Integer> agreed = Divergence.agreed(local, exchanged(topic), statesOf(topic, null));
-        Map<String, Object> remotes = new LinkedHashMap<>();
-        for (String peer : new java.util.TreeSet<>(peers)) {
-            PeerState s = held(topic, peer);
-            Map<String, Object> r = new LinkedHashMap<>();
-            if (s == null) {
-                r.put("state", "no state received");
-            } else {
-                Divergence d = Divergence.of(local, Divergence.comparable(s.shape(), agreed));
-                r.put("peerEpoch", s.epoch());
-                r.put("convergedRanges", d.converged());
-                r.put("divergedRanges", d.diverged());
-                Long heard = lastHeardNanos.get(peer);
-                // A state may land between reading the clock and here: an age is never negative.
-                r.put("lastStateAgeMillis", heard == null ? -1 : Math.max(0, now - heard) / 1_000_000);
-                r.put("capMismatch", !s.caps().equals(caps));
-            }
-            r.put("acknowledgedEpoch", acknowledged.getOrDefault(peer, Map.of()).getOrDefault(topic, -1L));
-            r.put("exchange", verdicts.describe(peer));
-            String refused = refusedByPeer.getOrDefault(peer, Map.of()).get(topic);
-            if (refused != null) {
-                r.put("refusedOurState", refused);
-            }
-            r.put("replicationBacklog", backlog.backlog(topic, peer));
-            remotes.put(peer, r);
-        }
-        Map<String, Object> t = new LinkedHashMap<>();
-        t.put("epoch", layout.epoch());
-        t.put("layout", local.cells().stream().map(Divergence::describe).toList());
-        t.put("convergenceLagMillis", convergence.lag(topic, now).toMillis());
-        t.put("capMismatches", capMismatches.getOrDefault(topic, List.of()).stream().map(CapMismatch::toString)
-                .toList());
-        t.put("capLimited", capLimited.contains(topic));
-        t.put("effectiveCaps", effectiveCaps(topic));
-        t.put("coldMarks", marks.getOrDefault(topic, new TopicMarks(() -> bornVersion)).describe());
-        t.put("recentChanges", recentChanges(topic).stream().map(LayoutChange::toString).toList());
-        t.put("remotes", remotes);
-        return t;
+    /**
+     * Per peer the exchange's verdict; per topic its layout, caps, cold marks, latest changes, lag, and per
+     * remote the converged and diverged ranges, epochs, age of the last state and backlog (E11).
+     */
+    public Mono<ClusterStatus> status(BacklogSource backlog) {
+        return StatusAssembler.status(this, backlog);
     }
 
     /** Diverged ranges over all topics and peers as of the last folds: the gauge of R-F. */
@@ -919,6 +858,46 @@ public final class Controller {
         Map<String, Caps> out = new HashMap<>();
         states.forEach(s -> out.put(s.cluster(), s.caps()));
         return out;
+    }
+
+    // What the status reads (StatusAssembler), each value at once.
+
+    long nowNanos() {
+        return clock.now(TimeUnit.NANOSECONDS);
+    }
+
+    Convergence convergence() {
+        return convergence;
+    }
+
+    PeerStatus.Verdict verdict(String peer) {
+        return verdicts.verdict(peer);
+    }
+
+    OptionalLong lastHeardNanos(String peer) {
+        Long heard = lastHeardNanos.get(peer);
+        return heard == null ? OptionalLong.empty() : OptionalLong.of(heard);
+    }
+
+    Optional<PeerState> heldState(String topic, String peer) {
+        return Optional.ofNullable(held(topic, peer));
+    }
+
+    Collection<PeerState> statesOf(String topic) {
+        return statesOf(topic, null);
+    }
+
+    OptionalLong acknowledgedEpoch(String peer, String topic) {
+        Long epoch = acknowledged.getOrDefault(peer, Map.of()).get(topic);
+        return epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch);
+    }
+
+    Optional<String> refusedOurState(String peer, String topic) {
+        return Optional.ofNullable(refusedByPeer.getOrDefault(peer, Map.of()).get(topic));
+    }
+
+    List<CapMismatch> capMismatches(String topic) {
+        return capMismatches.getOrDefault(topic, List.of());
     }
 
     /** Replication backlog per segment toward a remote, from the replication side (status only). */
