@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
@@ -45,14 +46,57 @@ class StatusJsonTest {
         clock.dispose();
     }
 
+    @Test
+    void theStatusJsonKeepsItsShape() throws IOException {
+        Controller a = scenario();
+        server = new ExchangeServer(a, ExchangeConfig.defaults(), Map.of(), () -> null, this::backlog).start(0);
+        String json = HttpClient.create().get().uri(server.baseUrl() + ExchangeServer.STATUS_PATH)
+                .responseSingle((r, body) -> body.asString(StandardCharsets.UTF_8)).block(Duration.ofSeconds(10));
+
+        Path actual = Path.of("target", "status-json", "cluster-status.json");
+        Files.createDirectories(actual.getParent());
+        Files.writeString(actual, json);
+        assertThat(json).as("written to %s", actual.toAbsolutePath()).isEqualTo(expected("cluster-status.json"));
+    }
+
+    /** The same status as values: what the JSON writes as -1, "" or leaves out is empty. */
+    @Test
+    void theStatusRecordsSayWhatTheJsonSays() {
+        ClusterStatus status = scenario().status(this::backlog).block();
+        assertThat(status.peers().keySet()).containsExactly("b", "c", "d");
+        assertThat(status.peers().get("b")).isEqualTo(new PeerStatus(PeerStatus.Verdict.ANSWERED,
+                Optional.of(Duration.ofMillis(800)), Optional.empty()));
+        assertThat(status.peers().get("c")).isEqualTo(new PeerStatus(PeerStatus.Verdict.UNSUPPORTED, Optional.empty(),
+                Optional.of("404: no exchange endpoint")));
+        assertThat(status.peers().get("d").lastHeard()).isEmpty();
+
+        TopicStatus t = status.topics().get("t");
+        assertThat(t.convergenceLag()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(t.capMismatches()).containsExactly(new CapMismatch("b", "maxSegments", 64, 2));
+        assertThat(t.capLimited()).isTrue();
+        assertThat(t.coldMarks()).isEqualTo(new MarksBySource(Set.of("8000"), Set.of(), Set.of(), Map.of("8000-ffff", 2)));
+        assertThat(t.remotes().get("b").held()).hasValue(new RemoteStatus.Held(2, List.of("0000-1fff/N1",
+                "8000-ffff/N2"), List.of("2000-3fff/N1", "4000-7fff/N1"), Duration.ofMillis(800), true));
+        assertThat(t.remotes().get("b").acknowledgedEpoch()).hasValue(0);
+        assertThat(t.remotes().get("c").held()).isEmpty();
+        assertThat(t.remotes().get("c").acknowledgedEpoch()).isEmpty();
+        assertThat(t.remotes().get("c").refusedOurState()).isEmpty();
+
+        TopicStatus u = status.topics().get("u");
+        assertThat(u.recentChanges()).extracting(LayoutChange::what, LayoutChange::why)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("split 0000-7fff-0", "own"));
+        assertThat(u.remotes().get("b").refusedOurState()).hasValue("topic 'u' from a: bucket count 3 is not a power "
+                + "of two");
+        assertThat(u.convergenceLag()).isZero();
+    }
+
     /**
      * a holds t and u; b answered (its state of t is split past the cap b names, so a's capped join cannot
      * refine it: diverged, cap-limited, a cap mismatch), c answers 404 (unsupported), d never answered.
      * t carries an operator's cold mark and bucket lowering, u the policy's mark, an own split, and b's
      * refusal of a's state.
      */
-    @Test
-    void theStatusJsonKeepsItsShape() throws IOException {
+    private Controller scenario() {
         Controller a = new Controller("a", Set.of("b", "c", "d"), CAPS, store, clock);
         Layout two = Layout.initial(2, 4, 0);
         store.create("t", two).block();
@@ -73,20 +117,14 @@ class StatusJsonTest {
                         .setDetail("topic 'u' from a: bucket count 3 is not a power of two"))
                 .build()).block();
         clock.advanceTimeBy(Duration.ofMillis(800));
+        return a;
+    }
 
-        server = new ExchangeServer(a, ExchangeConfig.defaults(), Map.of(), () -> null, (topic, remote) -> {
-            Map<String, Long> backlog = new TreeMap<>();
-            store.get(topic).block().segments().values().forEach(s -> backlog.put(s.descriptor(),
-                    (long) remote.length() * topic.length()));
-            return backlog;
-        }).start(0);
-        String json = HttpClient.create().get().uri(server.baseUrl() + ExchangeServer.STATUS_PATH)
-                .responseSingle((r, body) -> body.asString(StandardCharsets.UTF_8)).block(Duration.ofSeconds(10));
-
-        Path actual = Path.of("target", "status-json", "cluster-status.json");
-        Files.createDirectories(actual.getParent());
-        Files.writeString(actual, json);
-        assertThat(json).as("written to %s", actual.toAbsolutePath()).isEqualTo(expected("cluster-status.json"));
+    private Map<String, Long> backlog(String topic, String remote) {
+        Map<String, Long> backlog = new TreeMap<>();
+        store.get(topic).block().segments().values().forEach(s -> backlog.put(s.descriptor(),
+                (long) remote.length() * topic.length()));
+        return backlog;
     }
 
     private static Layout split(Layout l, long id) {
