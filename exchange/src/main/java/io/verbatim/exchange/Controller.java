@@ -20,6 +20,8 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -70,13 +72,11 @@ public final class Controller {
     private final PeerVerdicts verdicts = new PeerVerdicts();
     private final Map<String, Long> lastHeardNanos = new ConcurrentHashMap<>();
     private final Set<String> heardSinceLeadership = ConcurrentHashMap.newKeySet();
-    /** topic → when a peer state we do not yet refine arrived (for the convergence lag). */
-    private final Map<String, Long> divergedSinceNanos = new ConcurrentHashMap<>();
-    // Per topic, only what differs from the usual (no mismatch, not limited, nothing diverged): a large
-    // fleet's topics are mostly usual, and each entry held for every topic costs memory.
+    private final Convergence convergence = new Convergence();
+    // Per topic, only what differs from the usual (no mismatch, not limited): a large fleet's topics are
+    // mostly usual, and each entry held for every topic costs memory.
     private final Map<String, List<CapMismatch>> capMismatches = new ConcurrentHashMap<>();
     private final Set<String> capLimited = ConcurrentHashMap.newKeySet();
-    private final Map<String, Integer> divergedByTopic = new ConcurrentHashMap<>();
     /** topic → the plan of its latest fold (what the committed change did, and why). */
     private final Map<String, Planned> lastPlans = new ConcurrentHashMap<>();
     /** topic → the inputs of its latest fold, when it planned nothing: a fold on the same inputs is skipped. */
@@ -606,25 +606,8 @@ public final class Controller {
     private void afterFold(String topic, Layout after, boolean layoutChanged) {
         Collection<PeerState> states = statesOf(topic, null);
         Shape local = Shape.of(after);
-        Set<Integer> agreed = Fold.agreedToRemove(local, exchanged(topic).boundaries(), states);
-        int diverged = 0;
-        for (PeerState s : states) {
-            diverged += divergedCells(local, Fold.without(s.shape(), agreed));
-        }
-        if (diverged == 0) {
-            divergedByTopic.remove(topic);
-        } else {
-            divergedByTopic.put(topic, diverged);
-        }
-        long now = clock.now(TimeUnit.NANOSECONDS);
-        if (diverged == 0) {
-            Long since = divergedSinceNanos.remove(topic);
-            if (since != null) {
-                metrics.convergenceLagNanos.set(now - since);
-            }
-        } else {
-            divergedSinceNanos.putIfAbsent(topic, now);
-        }
+        convergence.afterFold(topic, local, exchanged(topic), states, clock.now(TimeUnit.NANOSECONDS))
+                .ifPresent(metrics.convergenceLagNanos::set);
         TopicMarks topicMarks = marks.get(topic);
         if (topicMarks != null) {
             topicMarks.forgetSettled(local, states, everyPeerHeld(states));
@@ -834,9 +817,9 @@ public final class Controller {
     }
 
     /** The marks of {@code topic} by source (manual, policy, caps, bucket lowerings), for an admin answer. */
-    public Map<String, Object> exchangedMarksDescribed(String topic) {
+    public MarksBySource exchangedMarksDescribed(String topic) {
         TopicMarks m = marks.get(topic);
-        return (m == null ? new TopicMarks(() -> bornVersion) : m).describe();
+        return m == null ? MarksBySource.NONE : m.describe();
     }
 
     /** Everything this cluster offers to coarsen for {@code topic}. */
@@ -846,82 +829,17 @@ public final class Controller {
 
     // ---- status -------------------------------------------------------------------------------
 
-    /** Per topic and remote: converged or diverged ranges, lag, age of the last state, caps (E11). */
-    public Mono<Map<String, Object>> status(BacklogSource backlog) {
-        long now = clock.now(TimeUnit.NANOSECONDS);
-        return store.topics().concatMap(topic -> store.get(topic).map(layout -> Map.entry(topic,
-                (Object) topicStatus(topic, layout, backlog, now))))
-                .collectMap(Map.Entry::getKey, Map.Entry::getValue, LinkedHashMap::new).map(m -> {
-                    Map<String, Object> out = new LinkedHashMap<>();
-                    out.put("cluster", cluster);
-                    out.put("caps", caps);
-                    out.put("deferringOwnChanges", deferOwn);
-                    out.put("peers", peerStatus(now));
-                    out.put("topics", m);
-                    return out;
-                });
-    }
-
-    private Map<String, Object> peerStatus(long now) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        for (String peer : new java.util.TreeSet<>(peers)) {
-            Map<String, Object> p = new LinkedHashMap<>();
-            p.put("exchange", verdicts.describe(peer));
-            Long heard = lastHeardNanos.get(peer);
-            p.put("lastHeardMillisAgo", heard == null ? -1 : Math.max(0, now - heard) / 1_000_000);
-            p.put("lastFailure", metrics.lastFailure(peer));
-            out.put(peer, p);
-        }
-        return out;
-    }
-
-    private Map<String, Object> topicStatus(String topic, Layout layout, BacklogSource backlog, long now) {
-        Shape local = Shape.of(layout);
-        Set<Integer> agreed = Fold.agreedToRemove(local, exchanged(topic).boundaries(),
-                statesOf(topic, null));
-        Map<String, Object> remotes = new LinkedHashMap<>();
-        for (String peer : new java.util.TreeSet<>(peers)) {
-            PeerState s = held(topic, peer);
-            Map<String, Object> r = new LinkedHashMap<>();
-            if (s == null) {
-                r.put("state", "no state received");
-            } else {
-                Divergence d = divergence(local, Fold.without(s.shape(), agreed));
-                r.put("peerEpoch", s.epoch());
-                r.put("convergedRanges", d.converged());
-                r.put("divergedRanges", d.diverged());
-                Long heard = lastHeardNanos.get(peer);
-                // A state may land between reading the clock and here: an age is never negative.
-                r.put("lastStateAgeMillis", heard == null ? -1 : Math.max(0, now - heard) / 1_000_000);
-                r.put("capMismatch", !s.caps().equals(caps));
-            }
-            r.put("acknowledgedEpoch", acknowledged.getOrDefault(peer, Map.of()).getOrDefault(topic, -1L));
-            r.put("exchange", verdicts.describe(peer));
-            String refused = refusedByPeer.getOrDefault(peer, Map.of()).get(topic);
-            if (refused != null) {
-                r.put("refusedOurState", refused);
-            }
-            r.put("replicationBacklog", backlog.backlog(topic, peer));
-            remotes.put(peer, r);
-        }
-        Long since = divergedSinceNanos.get(topic);
-        Map<String, Object> t = new LinkedHashMap<>();
-        t.put("epoch", layout.epoch());
-        t.put("layout", local.cells().stream().map(c -> c.range().toHexString() + "/N" + c.buckets().count()).toList());
-        t.put("convergenceLagMillis", since == null ? 0 : (now - since) / 1_000_000);
-        t.put("capMismatches", capMismatches.getOrDefault(topic, List.of()).stream().map(CapMismatch::toString)
-                .toList());
-        t.put("capLimited", capLimited.contains(topic));
-        t.put("effectiveCaps", effectiveCaps(topic));
-        t.put("coldMarks", marks.getOrDefault(topic, new TopicMarks(() -> bornVersion)).describe());
-        t.put("recentChanges", recentChanges(topic).stream().map(LayoutChange::toString).toList());
-        t.put("remotes", remotes);
-        return t;
+    /**
+     * Per peer the exchange's verdict; per topic its layout, caps, cold marks, latest changes, lag, and per
+     * remote the converged and diverged ranges, epochs, age of the last state and backlog (E11).
+     */
+    public Mono<ClusterStatus> status(BacklogSource backlog) {
+        return StatusAssembler.status(this, backlog);
     }
 
     /** Diverged ranges over all topics and peers as of the last folds: the gauge of R-F. */
     public int divergedRangesNow() {
-        return divergedByTopic.values().stream().mapToInt(Integer::intValue).sum();
+        return convergence.divergedRangesNow();
     }
 
     /** Each peer cap that differs from this cluster's, from the peers' latest states of any topic. */
@@ -942,32 +860,44 @@ public final class Controller {
         return out;
     }
 
-    /** A peer's cells the local layout refines (converged) or not yet (diverged: it lags there). */
-    record Divergence(List<String> converged, List<String> diverged) {
+    // What the status reads (StatusAssembler), each value at once.
+
+    long nowNanos() {
+        return clock.now(TimeUnit.NANOSECONDS);
     }
 
-    static Divergence divergence(Shape local, Shape theirs) {
-        List<String> diverged = new ArrayList<>();
-        List<String> converged = new ArrayList<>();
-        for (Shape.Cell c : theirs.cells()) {
-            (refines(local, c) ? converged : diverged).add(c.range().toHexString() + "/N" + c.buckets().count());
-        }
-        return new Divergence(converged, diverged);
+    Convergence convergence() {
+        return convergence;
     }
 
-    /** How many of a peer's cells the local layout does not refine yet ({@link #divergence}, counted). */
-    static int divergedCells(Shape local, Shape theirs) {
-        int diverged = 0;
-        for (Shape.Cell c : theirs.cells()) {
-            diverged += refines(local, c) ? 0 : 1;
-        }
-        return diverged;
+    PeerStatus.Verdict verdict(String peer) {
+        return verdicts.verdict(peer);
     }
 
-    /** Whether {@code local} cuts where {@code cell} starts and holds at least its buckets over it. */
-    private static boolean refines(Shape local, Shape.Cell cell) {
-        boolean cut = cell.range().start() == 0 || local.boundaries().contains(cell.range().start());
-        return cut && local.bucketsOver(cell.range()) >= cell.buckets().count();
+    OptionalLong lastHeardNanos(String peer) {
+        Long heard = lastHeardNanos.get(peer);
+        return heard == null ? OptionalLong.empty() : OptionalLong.of(heard);
+    }
+
+    Optional<PeerState> heldState(String topic, String peer) {
+        return Optional.ofNullable(held(topic, peer));
+    }
+
+    Collection<PeerState> statesOf(String topic) {
+        return statesOf(topic, null);
+    }
+
+    OptionalLong acknowledgedEpoch(String peer, String topic) {
+        Long epoch = acknowledged.getOrDefault(peer, Map.of()).get(topic);
+        return epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch);
+    }
+
+    Optional<String> refusedOurState(String peer, String topic) {
+        return Optional.ofNullable(refusedByPeer.getOrDefault(peer, Map.of()).get(topic));
+    }
+
+    List<CapMismatch> capMismatches(String topic) {
+        return capMismatches.getOrDefault(topic, List.of());
     }
 
     /** Replication backlog per segment toward a remote, from the replication side (status only). */

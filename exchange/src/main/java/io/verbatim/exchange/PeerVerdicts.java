@@ -41,10 +41,11 @@ final class PeerVerdicts {
         return Boolean.FALSE.equals(latest.get(peer));
     }
 
-    /** {@code answered}, {@code unsupported} or {@code no answer yet}, for status pages. */
-    String describe(String peer) {
+    /** The latest verdict, for the status. */
+    PeerStatus.Verdict verdict(String peer) {
         Boolean v = latest.get(peer);
-        return v == null ? "no answer yet" : v ? "answered" : "unsupported";
+        return v == null ? PeerStatus.Verdict.NO_ANSWER_YET : v ? PeerStatus.Verdict.ANSWERED
+                : PeerStatus.Verdict.UNSUPPORTED;
     }
 
     private Sinks.Many<Boolean> sink(String peer) {

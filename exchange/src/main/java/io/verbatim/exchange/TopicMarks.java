@@ -5,7 +5,6 @@ import io.verbatim.model.Shape;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -115,17 +114,12 @@ final class TopicMarks {
         remade(forgot);
     }
 
-    /** The marks by source, for the status page (boundaries and ranges in hex). */
-    synchronized Map<String, Object> describe() {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("manual", hex(manual));
-        out.put("policy", hex(policy));
-        out.put("caps", hex(caps.boundaries()));
+    /** The marks by source, for the status and the admin API (boundaries and ranges in hex). */
+    synchronized MarksBySource describe() {
         Map<String, Integer> lowerings = new TreeMap<>();
         manualBuckets.forEach((r, n) -> lowerings.put(r.toHexString(), n));
         caps.buckets().forEach((r, n) -> lowerings.merge(r.toHexString(), n, Math::max));
-        out.put("bucketLowerings", lowerings);
-        return out;
+        return new MarksBySource(hex(manual), hex(policy), hex(caps.boundaries()), lowerings);
     }
 
     private static Set<String> hex(Set<Integer> boundaries) {

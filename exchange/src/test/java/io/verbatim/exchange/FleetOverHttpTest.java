@@ -146,11 +146,8 @@ class FleetOverHttpTest {
         assertThat(answer.getResults(0).getCode()).isEqualTo(TopicResult.Code.ACCEPTED);
     }
 
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> remote(Map<String, Object> status, String topic, String peer) {
-        Map<String, Object> topics = (Map<String, Object>) status.get("topics");
-        Map<String, Object> remotes = (Map<String, Object>) ((Map<String, Object>) topics.get(topic)).get("remotes");
-        return (Map<String, Object>) remotes.get(peer);
+    private static RemoteStatus remote(ClusterStatus status, String topic, String peer) {
+        return status.topics().get(topic).remotes().get(peer);
     }
 
     @Test
@@ -190,11 +187,12 @@ class FleetOverHttpTest {
                 .as("calls to c").isGreaterThan(TOPICS * 60L / C_LIMIT);
 
         // The invalid state was refused by each peer and reported; it did not make the push fail.
-        Map<String, Object> status = controllers.get("a").status(Controller.BacklogSource.NONE).block();
+        ClusterStatus status = controllers.get("a").status(Controller.BacklogSource.NONE).block();
         for (String peer : List.of("b", "c")) {
-            assertThat(remote(status, topic(INVALID), peer).get("refusedOurState")).as("refused by %s", peer)
-                    .asString().contains("topic '" + topic(INVALID) + "' from a", "not a power of two");
-            assertThat(remote(status, topic(INVALID + 6), peer)).as("its neighbour").doesNotContainKey("refusedOurState");
+            assertThat(remote(status, topic(INVALID), peer).refusedOurState()).as("refused by %s", peer)
+                    .hasValueSatisfying(why -> assertThat(why).contains("topic '" + topic(INVALID) + "' from a",
+                            "not a power of two"));
+            assertThat(remote(status, topic(INVALID + 6), peer).refusedOurState()).as("its neighbour").isEmpty();
         }
         // The stale one: b now holds a's real state of it, which superseded the forged epoch.
         assertThat(controllers.get("b").peerStatesView().get(topic(STALE)).get("a").epoch())

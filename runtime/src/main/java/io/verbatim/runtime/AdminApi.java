@@ -53,7 +53,7 @@ final class AdminApi {
                 .post(PREFIX + "rebucket", (req, res) -> handle(req, res, this::rebucket))
                 .post(PREFIX + "merge", (req, res) -> handle(req, res, this::merge))
                 .get(PREFIX + "coldmarks", (req, res) -> handle(req, res, (topic, p) -> Mono.just(
-                        new Answer(200, new LinkedHashMap<>(node.coldMarks(topic))))))
+                        new Answer(200, node.coldMarks(topic)))))
                 .delete(PREFIX + "coldmarks", (req, res) -> handle(req, res, this::withdraw));
     }
 
@@ -62,7 +62,8 @@ final class AdminApi {
         Mono<Answer> run(String topic, Map<String, String> params);
     }
 
-    private record Answer(int status, Map<String, Object> body) {
+    /** @param body a map or a record, serialized as the answer's JSON */
+    private record Answer(int status, Object body) {
     }
 
     private Mono<Answer> rebucket(String topic, Map<String, String> params) {
@@ -151,16 +152,20 @@ final class AdminApi {
             return new Answer(200, body);
         }
         Outcome.Refused refused = (Outcome.Refused) outcome;
-        Answer a = refusal(409, refused.message());
-        a.body().put("reason", refused.reason().name());
-        return a;
+        Map<String, Object> body = refused(refused.message());
+        body.put("reason", refused.reason().name());
+        return new Answer(409, body);
     }
 
     private static Answer refusal(int status, String why) {
+        return new Answer(status, refused(why));
+    }
+
+    private static Map<String, Object> refused(String why) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("outcome", "refused");
         body.put("error", why);
-        return new Answer(status, body);
+        return body;
     }
 
     private Mono<Void> handle(HttpServerRequest request, HttpServerResponse response, Operation op) {

@@ -1,10 +1,10 @@
 package io.verbatim.runtime;
 
+import io.verbatim.exchange.MarksBySource;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
 import java.util.List;
-import java.util.Map;
 import reactor.core.publisher.Mono;
 
 /**
@@ -37,5 +37,5 @@ interface AdminOperations {
     boolean unmarkBuckets(String topic, HashRange range);
 
     /** The topic's cold marks by source (manual, policy, caps, bucket lowerings). */
-    Map<String, Object> coldMarks(String topic);
+    MarksBySource coldMarks(String topic);
 }

@@ -451,7 +451,7 @@ public final class ClusterNode implements AutoCloseable {
         }
 
         @Override
-        public Map<String, Object> coldMarks(String topic) {
+        public io.verbatim.exchange.MarksBySource coldMarks(String topic) {
             return controller.exchangedMarksDescribed(topic);
         }
     }
@@ -513,25 +513,8 @@ public final class ClusterNode implements AutoCloseable {
      * mismatches, cold marks, recent changes; per peer the exchange's verdict) and of the replicators:
      * how many, their restarts, and each one failing now with its last error.
      */
-    public Mono<Map<String, Object>> status() {
-        return controller.status(this::backlog).map(s -> {
-            Map<String, Object> out = new LinkedHashMap<>(s);
-            List<ReplicatorStatus> all = replicators();
-            Map<String, Object> r = new LinkedHashMap<>();
-            r.put("total", all.size());
-            r.put("restarts", all.stream().mapToLong(ReplicatorStatus::restarts).sum());
-            r.put("failing", all.stream().filter(ReplicatorStatus::failing).map(f -> {
-                Map<String, Object> one = new LinkedHashMap<>();
-                one.put("id", f.id());
-                one.put("state", f.state().name());
-                one.put("consecutiveFailures", f.consecutiveFailures());
-                one.put("restarts", f.restarts());
-                one.put("lastError", f.lastError());
-                return one;
-            }).toList());
-            out.put("replicators", r);
-            return out;
-        });
+    public Mono<NodeStatus> status() {
+        return controller.status(this::backlog).map(s -> new NodeStatus(s, NodeStatus.Replicators.of(replicators())));
     }
 
     /** Stops every broker's ingest endpoint: connections into this cluster drop, new ones are refused. */

@@ -1,0 +1,42 @@
+package io.verbatim.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.verbatim.exchange.Caps;
+import io.verbatim.exchange.ClusterStatus;
+import io.verbatim.pipeline.ReplicatorStatus;
+import io.verbatim.pipeline.SegmentReplicator;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A node's status with a failing replicator: the JSON's fields, and the page's table of failing ones. */
+class NodeStatusTest {
+    private static final ReplicatorStatus OK = new ReplicatorStatus("a/t/0000-7fff-0->b", "0000-7fff-0",
+            SegmentReplicator.State.REPLICATING, 1, 0, "java.io.IOException: once");
+    private static final ReplicatorStatus FAILING = new ReplicatorStatus("a/t/8000-ffff-1->b", "8000-ffff-1",
+            SegmentReplicator.State.FAILED, 2, 3, "java.lang.IllegalStateException: b refused <it>");
+    private static final NodeStatus STATUS = new NodeStatus(new ClusterStatus("a", new Caps(4, 8), false, Map.of(),
+            Map.of()), NodeStatus.Replicators.of(List.of(OK, FAILING)));
+
+    @Test
+    void aFailingReplicatorIsNamedWithItsStateFailuresRestartsAndLastError() throws Exception {
+        assertThat(new ObjectMapper().writeValueAsString(STATUS)).isEqualTo("{\"cluster\":\"a\","
+                + "\"caps\":{\"maxSegments\":4,\"maxEntryBucketsPerSegment\":8},\"deferringOwnChanges\":false,"
+                + "\"peers\":{},\"topics\":{},\"replicators\":{\"total\":2,\"restarts\":3,\"failing\":[{"
+                + "\"id\":\"a/t/8000-ffff-1->b\",\"state\":\"FAILED\",\"consecutiveFailures\":3,\"restarts\":2,"
+                + "\"lastError\":\"java.lang.IllegalStateException: b refused <it>\"}]}}");
+        assertThat(STATUS.replicators().failing()).containsExactly(FAILING);
+    }
+
+    @Test
+    void thePageListsEachFailingReplicator() {
+        String page = StatusPage.render(STATUS, Map.of());
+        assertThat(page).contains("<p id=\"replicators\">2 replicators · 3 restart(s) · <span class=\"diverged\">1 "
+                + "failing</span></p>")
+                .contains("<tr><td>a/t/8000-ffff-1-&gt;b</td><td>FAILED</td><td>3</td><td class=\"diverged\">"
+                        + "java.lang.IllegalStateException: b refused &lt;it&gt;</td></tr>")
+                .doesNotContain("0000-7fff-0-&gt;b");
+    }
+}
