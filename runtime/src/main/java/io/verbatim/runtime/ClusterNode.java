@@ -530,9 +530,8 @@ public final class ClusterNode implements AutoCloseable {
         new AdminApi(this, config.brokerToken()).register(routes);
         routes.get("/metrics", (request, response) -> response
                 .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
-                .sendString(Mono.fromCallable(registry::scrape), StandardCharsets.UTF_8))
-                .get("/", (request, response) -> response.header(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8")
-                        .sendString(status().map(s -> StatusPage.render(s, rates.snapshot())), StandardCharsets.UTF_8));
+                .sendString(Mono.fromCallable(registry::scrape), StandardCharsets.UTF_8));
+        new StatusPage(this, rates, timer).register(routes);
     }
 
     /**
