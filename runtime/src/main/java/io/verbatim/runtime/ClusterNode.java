@@ -97,6 +97,7 @@ public final class ClusterNode implements AutoCloseable {
     private final List<String> decisions = new ArrayList<>();
     private ExchangeServer admin;
     private Pusher pusher;
+    private ProcessMetrics processMetrics;
 
     public ClusterNode(VerbatimConfig config, String name, Scheduler timer, Scheduler cpu) {
         this(config, name, new InMemoryLayoutStore(), timer, cpu);
@@ -129,6 +130,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Creates the topics, starts the brokers' ingest endpoints and the controller's admin endpoint. */
     public synchronized ClusterNode start() {
+        processMetrics = ProcessMetrics.bindTo(registry);
         for (TopicConfig t : config.topics()) {
             // The same initial layout on every cluster (PIP-495: a replicated namespace's topic starts alike);
             // a store that already holds the topic (a restart) keeps what it holds.
@@ -556,6 +558,9 @@ public final class ClusterNode implements AutoCloseable {
         brokers.forEach(b -> b.ingest().stop());
         if (admin != null) {
             admin.stop();
+        }
+        if (processMetrics != null) {
+            processMetrics.close();
         }
         registry.close();
     }

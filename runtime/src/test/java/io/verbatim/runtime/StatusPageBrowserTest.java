@@ -77,8 +77,11 @@ class StatusPageBrowserTest {
     void start() throws Exception {
         Optional<Path> binary = Chromium.binary();
         if (binary.isEmpty()) {
-            String missing = "no Chromium binary: none of " + Chromium.NAMES + " on the PATH, and VERBATIM_CHROMIUM "
-                    + "not set (Debian: apt-get install chromium)";
+            String explicit = System.getenv("VERBATIM_CHROMIUM");
+            String missing = explicit != null && !explicit.isBlank()
+                    ? "no Chromium binary: VERBATIM_CHROMIUM=" + explicit + " is not an executable file"
+                    : "no Chromium binary: none of " + Chromium.NAMES + " on the PATH and VERBATIM_CHROMIUM not set "
+                            + "(Debian: apt-get install chromium)";
             if ("1".equals(System.getenv("VERBATIM_BROWSER_REQUIRED"))) {
                 fail(missing + ", and VERBATIM_BROWSER_REQUIRED=1");
             }
