@@ -223,6 +223,12 @@ class EmbeddedRuntimeTest {
         assertThat(withRates.path("current").path("b").path("verbatim").isNumber()).isTrue();
         assertThat(withRates.path("remotes").path("b").path("verbatim").size())
                 .isEqualTo(withRates.path("atMillis").size()).isPositive();
+        // The split is on the rates' time axis, when a committed it (its own, or folded from b's).
+        JsonNode split = withRates.path("layoutChanges").get(0);
+        assertThat(split.path("topic").asText()).isEqualTo("t");
+        assertThat(split.path("what").asText()).isEqualTo("split 0000-ffff-0");
+        assertThat(split.path("atMillis").asLong()).isBetween(withRates.path("nowMillis").asLong() - 60_000,
+                withRates.path("nowMillis").asLong());
 
         String metrics = get(a.adminUrl() + "/metrics");
         assertThat(metrics).startsWith("200:")
