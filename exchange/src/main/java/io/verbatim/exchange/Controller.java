@@ -516,17 +516,20 @@ public final class Controller {
     }
 
     /**
-     * Notes the changes applied to {@code before} (at epoch {@code firstEpoch}) for the status page; of a
-     * long batch only the last {@link #RECENT_CHANGES} are described (the rest applied at once, linearly).
+     * Notes the changes applied to {@code before} (at epoch {@code firstEpoch}), just committed, for the status
+     * page; of a long batch only the last {@link #RECENT_CHANGES} are described (the rest applied at once,
+     * linearly).
      */
     private void record(String topic, long firstEpoch, List<Mutation> mutations, List<String> reasons, Layout before) {
         int skipped = Math.max(0, mutations.size() - RECENT_CHANGES);
         Layout working = skipped == 0 ? before
                 : before.applyAll(mutations.subList(0, skipped), before.epoch(), 0L).layoutOrThrow();
         java.util.Deque<LayoutChange> recent = recentChanges.computeIfAbsent(topic, t -> new java.util.ArrayDeque<>());
+        long committedAtMs = clock.now(TimeUnit.MILLISECONDS);
         synchronized (recent) {
             for (int i = skipped; i < mutations.size(); i++) {
-                recent.addLast(LayoutChange.of(firstEpoch + i + 1, mutations.get(i), working, reasons.get(i)));
+                recent.addLast(LayoutChange.of(firstEpoch + i + 1, mutations.get(i), working, reasons.get(i),
+                        committedAtMs));
                 Outcome o = working.apply(mutations.get(i), working.epoch(), 0L);
                 working = o instanceof Outcome.Applied a ? a.layout() : working;
                 while (recent.size() > RECENT_CHANGES) {
@@ -541,7 +544,7 @@ public final class Controller {
         return capLimited.contains(topic);
     }
 
-    /** The topic's latest layout changes on this cluster, oldest first: what, and why. */
+    /** The topic's latest layout changes on this cluster, oldest first: what, why and when. */
     public List<LayoutChange> recentChanges(String topic) {
         java.util.Deque<LayoutChange> recent = recentChanges.get(topic);
         if (recent == null) {

@@ -56,7 +56,8 @@ public final class ExchangeServer {
 
     /**
      * Binds to {@code 127.0.0.1:port} with {@code more} routes beside the exchange and status ones (a
-     * runtime adds its metrics and status page to the same admin port).
+     * runtime adds its metrics and status page to the same admin port). A route of {@code more} comes first:
+     * a runtime answers the status path itself with more than the controller knows (its replicators).
      */
     public ExchangeServer start(int port, Consumer<HttpServerRoutes> more) {
         return start("127.0.0.1", port, more);
@@ -69,8 +70,8 @@ public final class ExchangeServer {
     public ExchangeServer start(String host, int port, Consumer<HttpServerRoutes> more) {
         server = HttpServer.create().host(host).port(port)
                 .route(routes -> {
-                    routes.post(EXCHANGE_PATH, this::exchange).get(STATUS_PATH, this::status);
                     more.accept(routes);
+                    routes.post(EXCHANGE_PATH, this::exchange).get(STATUS_PATH, this::status);
                 })
                 .bindNow();
         return this;

@@ -25,6 +25,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
+import reactor.test.scheduler.VirtualTimeScheduler;
 
 class ControllerTest {
     private static final Caps CAPS = new Caps(64, 256);
@@ -67,6 +68,23 @@ class ControllerTest {
                 .verifyComplete();
         assertThat(Shape.of(store.get("t").block())).isEqualTo(Shape.of(peer));
         assertThat(a.hasAnswered("b")).isTrue();
+    }
+
+    @Test
+    void aChangeIsRecordedWithTheTimeItWasCommittedOnTheControllersClock() {
+        VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+        InMemoryLayoutStore timed = new InMemoryLayoutStore();
+        timed.create("t", ONE).block();
+        Controller c = new Controller("a", Set.of("b"), CAPS, timed, clock);
+        clock.advanceTimeBy(Duration.ofSeconds(42));
+        StepVerifier.create(c.receive(push("b", split(ONE, 0), 1))).expectNextCount(1).verifyComplete();
+        clock.advanceTimeBy(Duration.ofSeconds(3));
+        c.split("t", 1).block();
+
+        List<LayoutChange> changes = c.recentChanges("t");
+        assertThat(changes).extracting(LayoutChange::atMillis).containsExactly(42_000L, 45_000L);
+        assertThat(changes.get(0).toString()).isEqualTo("epoch 1: split 0000-ffff-0 (" + changes.get(0).why() + ")");
+        assertThat(changes.get(1).why()).isEqualTo("own");
     }
 
     @Test

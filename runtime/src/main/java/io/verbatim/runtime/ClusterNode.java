@@ -102,6 +102,7 @@ public final class ClusterNode implements AutoCloseable {
     private final AdminOperations operations = new Operations();
     private ExchangeServer admin;
     private Pusher pusher;
+    private ProcessMetrics processMetrics;
 
     public ClusterNode(VerbatimConfig config, String name, Scheduler timer, Scheduler cpu) {
         this(config, name, new InMemoryLayoutStore(), timer, cpu);
@@ -145,6 +146,7 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     private ClusterNode startNow() {
+        processMetrics = ProcessMetrics.bindTo(registry);
         for (TopicConfig t : config.topics()) {
             // The same initial layout on every cluster (PIP-495: a replicated namespace's topic starts alike);
             // a store that already holds the topic (a restart) keeps what it holds.
@@ -532,9 +534,8 @@ public final class ClusterNode implements AutoCloseable {
         new TopicsApi(this, config.brokerToken(), config.exchange().maxBodyBytes()).register(routes);
         routes.get("/metrics", (request, response) -> response
                 .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
-                .sendString(Mono.fromCallable(registry::scrape), StandardCharsets.UTF_8))
-                .get("/", (request, response) -> response.header(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8")
-                        .sendString(status().map(s -> StatusPage.render(s, rates.snapshot())), StandardCharsets.UTF_8));
+                .sendString(Mono.fromCallable(registry::scrape), StandardCharsets.UTF_8));
+        new StatusPage(this, rates, timer).register(routes);
     }
 
     /**
@@ -596,6 +597,9 @@ public final class ClusterNode implements AutoCloseable {
         brokers.forEach(Broker::stopIngest);
         if (admin != null) {
             admin.stop();
+        }
+        if (processMetrics != null) {
+            processMetrics.close();
         }
         registry.close();
     }

@@ -1,133 +1,140 @@
 package io.verbatim.runtime;
 
-import io.verbatim.exchange.ClusterStatus;
-import io.verbatim.exchange.MarksBySource;
-import io.verbatim.exchange.PeerStatus;
-import io.verbatim.exchange.RemoteStatus;
-import io.verbatim.pipeline.ReplicatorStatus;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.verbatim.exchange.ExchangeServer;
+import io.verbatim.exchange.LayoutChange;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.netty.http.server.HttpServerResponse;
+import reactor.netty.http.server.HttpServerRoutes;
 
 /**
- * The node's status as a small HTML page: per peer the exchange's verdict (answered, unsupported) and
- * the last failure; the replicators, each failing one with its last error; per topic its layout, cap
- * mismatches, cold marks and latest changes, and per remote the converged and diverged ranges, the
- * convergence lag, the age of the last state received, the replication backlog per segment and the
- * replication rates (verbatim vs re-batched). Built from the node's {@link NodeStatus}; no script, so it reads
- * the same in a browser, in curl and in a test's parser.
+ * What an operator looks at on a node's admin port: {@code GET /}, a live page (one classpath resource,
+ * no external script, font or style: it works offline) whose script polls two JSON documents of the same
+ * origin every second and draws them; {@code GET /admin/v2/scalable/status}, the node's status (the
+ * controller's, with the replicators); and {@code GET /admin/v2/scalable/rates}, the rates history:
+ * <pre>{@code
+ * {"cluster": "us-east", "nowMillis": …, "stepMillis": 1000, "historySeconds": 600, "currentSeconds": 5,
+ *  "current": {"eu-west": {"verbatim": 812.4, "rebatched": 0.0}, …},      // over the last currentSeconds
+ *  "atMillis": [t1, t2, …],                                               // when each step ended, oldest first
+ *  "remotes": {"eu-west": {"verbatim": [v1, v2, …], "rebatched": [r1, r2, …]}, …},   // entries/s per step
+ *  "layoutChanges": [{"topic": …, "atMillis": …, "epoch": 3, "what": "split 0000-ffff-0", "boundary": 32768,
+ *                     "why": "own"}, …]}                                  // within the history, oldest first
+ * }</pre>
+ * Times are the runtime's clock in milliseconds; the page draws them relative to {@code nowMillis}.
  */
 final class StatusPage {
-    private StatusPage() {
+    static final String RATES_PATH = AdminApi.PREFIX + "rates";
+    static final String RESOURCE = "status-page.html";
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final byte[] PAGE = load();
+
+    private final ClusterNode node;
+    private final RateWindow rates;
+    private final Scheduler clock;
+
+    StatusPage(ClusterNode node, RateWindow rates, Scheduler clock) {
+        this.node = node;
+        this.rates = rates;
+        this.clock = clock;
     }
 
-    static String render(NodeStatus status, Map<String, RateWindow.Rate> rates) {
-        ClusterStatus cluster = status.exchange();
-        StringBuilder h = new StringBuilder(4096);
-        h.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Verbatim · ").append(esc(cluster.cluster()))
-                .append("</title>\n<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse;"
-                        + "margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}"
-                        + ".diverged{color:#b00}.converged{color:#070}</style></head><body>\n")
-                .append("<h1>cluster <span id=\"cluster\">").append(esc(cluster.cluster())).append("</span></h1>\n");
-        if (cluster.deferringOwnChanges()) {
-            h.append("<p id=\"deferring\">own layout changes wait for every peer's state (after a failover)</p>\n");
-        }
-        h.append("<h2>replication rates (entries/s over the last ").append(RateWindow.SECONDS).append(" s)</h2>\n")
-                .append("<table id=\"rates\"><tr><th>remote</th><th>verbatim</th><th>re-batched</th></tr>\n");
-        rates.forEach((remote, r) -> h.append("<tr data-remote=\"").append(esc(remote)).append("\"><td>")
-                .append(esc(remote)).append("</td><td class=\"verbatim\">").append(fmt(r.verbatim()))
-                .append("</td><td class=\"rebatched\">").append(fmt(r.rebatched())).append("</td></tr>\n"));
-        h.append("</table>\n");
-        peers(h, cluster.peers());
-        replicators(h, status.replicators());
-        cluster.topics().forEach((topic, t) -> {
-            h.append("<h2 class=\"topic\">").append(esc(topic)).append("</h2>\n<p>epoch ").append(t.epoch())
-                    .append(" · layout ").append(esc(String.valueOf(t.layout())))
-                    .append(" · convergence lag ").append(t.convergenceLag().toMillis()).append(" ms")
-                    .append(" · effective caps ").append(esc(String.valueOf(t.effectiveCaps()))).append("</p>\n");
-            if (!t.capMismatches().isEmpty()) {
-                h.append("<p class=\"diverged cap-mismatches\">cap mismatches: ").append(ranges(t.capMismatches()))
-                        .append("</p>\n");
+    void register(HttpServerRoutes routes) {
+        routes.get(ExchangeServer.STATUS_PATH, (request, response) -> json(response, node.status()))
+                .get(RATES_PATH, (request, response) -> json(response, Mono.fromCallable(this::rates)))
+                .get("/", (request, response) -> response
+                        .header(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8")
+                        .header(HttpHeaderNames.CACHE_CONTROL, "no-store")
+                        .sendByteArray(Mono.just(PAGE)));
+    }
+
+    /** The body of {@code GET /admin/v2/scalable/rates}. */
+    Map<String, Object> rates() {
+        long now = clock.now(TimeUnit.MILLISECONDS);
+        RateWindow.History h = rates.history();
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("cluster", node.name());
+        out.put("nowMillis", now);
+        out.put("stepMillis", RateWindow.STEP_MILLIS);
+        out.put("historySeconds", RateWindow.HISTORY_SECONDS);
+        out.put("currentSeconds", RateWindow.SECONDS);
+        Map<String, Object> current = new LinkedHashMap<>();
+        rates.snapshot().forEach((remote, r) -> current.put(remote, Map.of("verbatim", round(r.verbatim()),
+                "rebatched", round(r.rebatched()))));
+        out.put("current", current);
+        out.put("atMillis", h.atMillis());
+        Map<String, Object> remotes = new LinkedHashMap<>();
+        h.verbatim().forEach((remote, v) -> remotes.put(remote, Map.of("verbatim", rounded(v),
+                "rebatched", rounded(h.rebatched().get(remote)))));
+        out.put("remotes", remotes);
+        out.put("layoutChanges", changesSince(now - RateWindow.HISTORY_SECONDS * 1000L));
+        return out;
+    }
+
+    private List<Map<String, Object>> changesSince(long sinceMs) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (String topic : node.topics()) {
+            for (LayoutChange c : node.controller().recentChanges(topic)) {
+                if (c.atMillis() >= sinceMs) {
+                    Map<String, Object> one = new LinkedHashMap<>();
+                    one.put("topic", topic);
+                    one.put("atMillis", c.atMillis());
+                    one.put("epoch", c.epoch());
+                    one.put("what", c.what());
+                    one.put("boundary", c.boundary());
+                    one.put("why", c.why());
+                    out.add(one);
+                }
             }
-            h.append("<p class=\"cold-marks\">cold marks: ").append(esc(describe(t.coldMarks()))).append("</p>\n");
-            h.append("<table class=\"remotes\" data-topic=\"").append(esc(topic)).append("\"><tr><th>remote</th>"
-                    + "<th>converged ranges</th><th>diverged ranges</th><th>last state age</th><th>backlog</th></tr>\n");
-            t.remotes().forEach((remote, r) -> {
-                long total = r.replicationBacklog().values().stream().mapToLong(Long::longValue).sum();
-                Optional<RemoteStatus.Held> held = r.held();
-                h.append("<tr data-remote=\"").append(esc(remote)).append("\"><td>").append(esc(remote)).append("</td>")
-                        .append("<td class=\"converged\">").append(ranges(held.map(RemoteStatus.Held::convergedRanges)
-                                .orElse(List.of()))).append("</td>")
-                        .append("<td class=\"diverged\">").append(ranges(held.map(RemoteStatus.Held::divergedRanges)
-                                .orElse(List.of()))).append("</td>")
-                        .append("<td>").append(held.map(s -> s.lastStateAge().toMillis() + " ms")
-                                .orElse("no state received")).append("</td>")
-                        .append("<td class=\"backlog\" title=\"").append(esc(r.replicationBacklog().toString()))
-                        .append("\">").append(total).append("</td></tr>\n");
-            });
-            h.append("</table>\n");
-            if (!t.recentChanges().isEmpty()) {
-                h.append("<details><summary>latest layout changes</summary><ol class=\"changes\">");
-                t.recentChanges().forEach(c -> h.append("<li>").append(esc(String.valueOf(c))).append("</li>"));
-                h.append("</ol></details>\n");
+        }
+        out.sort(Comparator.comparingLong(m -> (Long) m.get("atMillis")));
+        return out;
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 10) / 10.0;
+    }
+
+    private static double[] rounded(double[] values) {
+        double[] out = new double[values.length];
+        for (int i = 0; i < values.length; i++) {
+            out[i] = round(values[i]);
+        }
+        return out;
+    }
+
+    private static Mono<Void> json(HttpServerResponse response, Mono<?> body) {
+        return body.map(b -> {
+            try {
+                return JSON.writeValueAsString(b) + "\n";
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-        });
-        h.append("<p>JSON: <a href=\"/admin/v2/scalable/status\">/admin/v2/scalable/status</a> · "
-                + "Prometheus: <a href=\"/metrics\">/metrics</a></p>\n</body></html>\n");
-        return h.toString();
+        }).flatMap(text -> response.header(HttpHeaderNames.CONTENT_TYPE, "application/json")
+                .header(HttpHeaderNames.CACHE_CONTROL, "no-store")
+                .sendString(Mono.just(text), StandardCharsets.UTF_8).then());
     }
 
-    private static void peers(StringBuilder h, Map<String, PeerStatus> peers) {
-        h.append("<h2>peers</h2>\n<table id=\"peers\"><tr><th>peer</th><th>exchange</th><th>last heard</th>"
-                + "<th>last failure</th></tr>\n");
-        peers.forEach((peer, p) -> h.append("<tr data-peer=\"").append(esc(peer)).append("\"><td>").append(esc(peer))
-                .append("</td><td class=\"").append(p.exchange() == PeerStatus.Verdict.ANSWERED ? "converged" : "diverged")
-                .append(" exchange\">").append(esc(p.exchange().toString())).append("</td><td>")
-                .append(p.lastHeard().map(d -> d.toMillis() + " ms ago").orElse("never"))
-                .append("</td><td class=\"failure\">").append(esc(p.lastFailure().orElse(""))).append("</td></tr>\n"));
-        h.append("</table>\n");
-    }
-
-    private static void replicators(StringBuilder h, NodeStatus.Replicators r) {
-        List<ReplicatorStatus> failing = r.failing();
-        h.append("<h2>replicators</h2>\n<p id=\"replicators\">").append(r.total())
-                .append(" replicators · ").append(r.restarts()).append(" restart(s) · <span class=\"")
-                .append(failing.isEmpty() ? "converged" : "diverged").append("\">").append(failing.size())
-                .append(" failing</span></p>\n");
-        if (failing.isEmpty()) {
-            return;
+    private static byte[] load() {
+        try (InputStream in = StatusPage.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("the status page " + RESOURCE + " is missing from the classpath");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        h.append("<table id=\"failing\"><tr><th>replicator</th><th>state</th><th>failures in a row</th>"
-                + "<th>last error</th></tr>\n");
-        for (ReplicatorStatus f : failing) {
-            h.append("<tr><td>").append(esc(f.id())).append("</td><td>")
-                    .append(esc(f.state().name())).append("</td><td>").append(f.consecutiveFailures())
-                    .append("</td><td class=\"diverged\">").append(esc(String.valueOf(f.lastError())))
-                    .append("</td></tr>\n");
-        }
-        h.append("</table>\n");
-    }
-
-    /** The marks by source as the page always showed them. */
-    private static String describe(MarksBySource m) {
-        return "{manual=" + m.manual() + ", policy=" + m.policy() + ", caps=" + m.caps() + ", bucketLowerings="
-                + m.bucketLowerings() + "}";
-    }
-
-    private static String ranges(List<?> list) {
-        StringBuilder b = new StringBuilder();
-        for (Object o : list) {
-            b.append(b.length() == 0 ? "" : " ").append(esc(String.valueOf(o)));
-        }
-        return b.toString();
-    }
-
-    private static String fmt(double v) {
-        return String.format(Locale.ROOT, "%.1f", v);
-    }
-
-    static String esc(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 }

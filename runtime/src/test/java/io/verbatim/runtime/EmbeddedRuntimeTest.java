@@ -3,6 +3,8 @@ package io.verbatim.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
@@ -20,8 +22,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -208,20 +208,27 @@ class EmbeddedRuntimeTest {
                 + "topic t is open already on cluster a");
         Flux.interval(Duration.ofMillis(10)).filter(t -> stalled.queueDepth(0) == 5).blockFirst(Duration.ofSeconds(10));
 
-        String page = get(a.adminUrl() + "/");
-        assertThat(page).startsWith("200:").contains("<span id=\"cluster\">a</span>");
-        Matcher row = Pattern.compile("<table class=\"remotes\" data-topic=\"t\">.*?<tr data-remote=\"b\">"
-                + "<td>b</td><td class=\"converged\">([^<]*)</td><td class=\"diverged\">([^<]*)</td>", Pattern.DOTALL)
-                .matcher(page);
-        assertThat(row.find()).as(page).isTrue();
+        // The live page is served as it is; what it draws is the status and rates JSON (the browser test reads
+        // it as drawn).
+        assertThat(get(a.adminUrl() + "/")).startsWith("200:").contains("<span id=\"cluster\">").contains("<script>");
+        JsonNode toB = json(a.adminUrl() + "/admin/v2/scalable/status").path("topics").path("t").path("remotes").path("b");
         // The split children get N/2 = 1, as a lone cluster's would: b still holding the parent's N = 2
         // counts 1 on each half, so the join does not raise them back.
-        assertThat(row.group(1)).isEqualTo("0000-7fff/N1 8000-ffff/N1");
-        assertThat(row.group(2)).isEmpty();
+        assertThat(toB.path("convergedRanges").toString()).isEqualTo("[\"0000-7fff/N1\",\"8000-ffff/N1\"]");
+        assertThat(toB.path("divergedRanges").isArray()).isTrue();
+        assertThat(toB.path("divergedRanges")).isEmpty();
         // Rates appear once the node has two samples a second apart.
-        String withRates = Flux.interval(Duration.ofMillis(100)).map(t -> uncheckedGet(a.adminUrl() + "/"))
-                .filter(p -> p.contains("<td class=\"verbatim\">")).blockFirst(Duration.ofSeconds(10));
-        assertThat(withRates).containsPattern("<tr data-remote=\"b\"><td>b</td><td class=\"verbatim\">[0-9.]+</td>");
+        JsonNode withRates = Flux.interval(Duration.ofMillis(100)).map(t -> json(a.adminUrl() + "/admin/v2/scalable/rates"))
+                .filter(r -> r.path("current").has("b")).blockFirst(Duration.ofSeconds(10));
+        assertThat(withRates.path("current").path("b").path("verbatim").isNumber()).isTrue();
+        assertThat(withRates.path("remotes").path("b").path("verbatim").size())
+                .isEqualTo(withRates.path("atMillis").size()).isPositive();
+        // The split is on the rates' time axis, when a committed it (its own, or folded from b's).
+        JsonNode split = withRates.path("layoutChanges").get(0);
+        assertThat(split.path("topic").asText()).isEqualTo("t");
+        assertThat(split.path("what").asText()).isEqualTo("split 0000-ffff-0");
+        assertThat(split.path("atMillis").asLong()).isBetween(withRates.path("nowMillis").asLong() - 60_000,
+                withRates.path("nowMillis").asLong());
 
         String metrics = get(a.adminUrl() + "/metrics");
         assertThat(metrics).startsWith("200:")
@@ -246,6 +253,16 @@ class EmbeddedRuntimeTest {
     static String uncheckedGet(String url) {
         try {
             return get(url);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static JsonNode json(String url) {
+        try {
+            String answer = get(url);
+            assertThat(answer).startsWith("200:");
+            return new ObjectMapper().readTree(answer.substring("200:".length()));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
