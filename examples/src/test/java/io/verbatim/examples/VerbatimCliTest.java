@@ -122,10 +122,10 @@ class VerbatimCliTest {
     @Test
     void statusReadsARunningNode() {
         try (EmbeddedRuntime runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
-                clusters: [{name: east}, {name: west}]
+                clusters: [{name: east, token: east-token}, {name: west, token: west-token}]
                 topics: [{name: t, initialSegments: 2, bucketBudget: 4}]
                 exchange: {antiEntropyInterval: 500ms}
-                security: {brokerToken: s}
+                security: {adminToken: s}
                 """))) {
             runtime.awaitQuiet(Duration.ofSeconds(20)).block();
             Run r = run("status", runtime.cluster("east").adminUrl());
@@ -199,7 +199,7 @@ class VerbatimCliTest {
     @Test
     void aBadConfigurationStopsTheDemoNamingTheKey() throws Exception {
         Path config = dir.resolve("bad.yaml");
-        Files.writeString(config, "clusters: [{name: a}, {name: b}]\nsecurity: {brokerToken: t}\nslowPath: {bytesPerSecond: 0}\n");
+        Files.writeString(config, "clusters: [{name: a, token: a-token}, {name: b, token: b-token}]\nsecurity: {adminToken: t}\nslowPath: {bytesPerSecond: 0}\n");
         Run r = run("demo", "--config", config.toString());
         assertThat(r.code()).isEqualTo(Verbatim.BAD_INPUT);
         assertThat(r.err()).contains("slowPath.bytesPerSecond: 0 is out of range");

@@ -20,6 +20,11 @@ import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
 import io.verbatim.model.proto.CompressionType;
+import io.verbatim.net.NetClient;
+import io.verbatim.net.NetMetricsBinder;
+import io.verbatim.net.NetServer;
+import io.verbatim.net.Role;
+import io.verbatim.net.Tls;
 import io.verbatim.pipeline.ExchangeGate;
 import io.verbatim.pipeline.PipelineMetricsBinder;
 import io.verbatim.pipeline.ReplicationLink;
@@ -64,7 +69,6 @@ import reactor.util.Loggers;
  */
 public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = Loggers.getLogger(ClusterNode.class);
-    static final int MAX_FRAME_BYTES = 8 << 20;
     /** Sealed segments garbage collection deleted, per topic. */
     public static final String PRUNED = "verbatim.gc.pruned.segments";
 
@@ -95,6 +99,10 @@ public final class ClusterNode implements AutoCloseable {
     private final Disposable.Composite running = Disposables.composite();
     private final RateWindow rates;
     private final List<String> decisions = new ArrayList<>();
+    /** Who may call this cluster's ports, their limits and TLS. */
+    private final NetServer net;
+    /** How this cluster calls its peers: its own token, its TLS. */
+    private final NetClient client;
     private ExchangeServer admin;
     private Pusher pusher;
 
@@ -115,6 +123,11 @@ public final class ClusterNode implements AutoCloseable {
         List<String> peers = peers();
         this.controller = new Controller(name, Set.copyOf(peers), self.caps(), store, timer);
         this.rates = new RateWindow(timer);
+        Tls tls = config.security().tls(name).orElse(null);
+        this.net = new NetServer(config.security().authenticator(), config.network(),
+                tls == null ? null : tls.serverContext());
+        this.client = new NetClient(config.security().ownToken(name), config.network(),
+                tls == null ? null : tls.clientContext());
         registry.config().commonTags("cluster", name);
     }
 
@@ -151,15 +164,15 @@ public final class ClusterNode implements AutoCloseable {
         for (int i = 0; i < self.brokers(); i++) {
             BrokerBudget budget = new BrokerBudget(config.slowPath(), timer);
             new BudgetMetricsBinder(budget, Tags.of("broker", Integer.toString(i))).bindTo(registry);
-            IngestServer ingest = new IngestServer(name(), i, topics::get, this::brokerUrls, config.brokerToken(),
-                    MAX_FRAME_BYTES, registry, (topic, segment, messages, bytes) -> load.get(topic)
+            IngestServer ingest = new IngestServer(name(), i, topics::get, this::brokerUrls, net, Set.copyOf(peers()),
+                    registry, (topic, segment, messages, bytes) -> load.get(topic)
                             .produced(segment, messages, bytes)).start(0);
             brokers.add(new Broker(i, budget, ingest, ingest.port()));
         }
-        admin = new ExchangeServer(controller, config.exchange(),
-                Map.of(config.brokerToken(), ExchangeServer.BROKER_ROLE), () -> null, this::backlog)
+        admin = new ExchangeServer(controller, config.exchange(), net, () -> null, this::backlog)
                 .start(self.adminPort(), this::adminRoutes);
         new ExchangeMetricsBinder(controller).bindTo(registry);
+        new NetMetricsBinder(net).bindTo(registry);
         return this;
     }
 
@@ -167,7 +180,7 @@ public final class ClusterNode implements AutoCloseable {
     public synchronized ClusterNode connect(Map<String, Address> peers) {
         Map<String, String> adminUrls = new TreeMap<>();
         peers.forEach((peer, address) -> adminUrls.put(peer, address.adminUrl()));
-        ExchangeTransport http = new HttpTransport(adminUrls, config.brokerToken());
+        ExchangeTransport http = new HttpTransport(adminUrls, client);
         Duration half = config.rtt().dividedBy(2);
         // The simulated WAN delays the exchange as it delays replication: half the round trip each way.
         ExchangeTransport transport = half.isZero() ? http : (peer, request) -> Mono.delay(half, timer)
@@ -183,8 +196,8 @@ public final class ClusterNode implements AutoCloseable {
                 }
                 ReplicatorMetrics counters = new ReplicatorMetrics();
                 replication.computeIfAbsent(topic.getKey(), t -> new ConcurrentHashMap<>()).put(peer, counters);
-                NetworkRemote remote = new NetworkRemote(peer, topic.getKey(), address.brokerUrls(),
-                        config.brokerToken(), MAX_FRAME_BYTES, config.rtt(), timer);
+                NetworkRemote remote = new NetworkRemote(peer, topic.getKey(), address.brokerUrls(), client,
+                        config.rtt(), timer);
                 remotes.add(remote);
                 for (Broker broker : brokers) {
                     links.add(ReplicationLink.builder().local(topic.getValue()).remote(remote)
@@ -234,7 +247,7 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     public List<String> brokerUrls() {
-        return brokers.stream().map(b -> "http://127.0.0.1:" + b.port()).toList();
+        return brokers.stream().map(b -> net.scheme() + "://127.0.0.1:" + b.port()).toList();
     }
 
     public Controller controller() {
@@ -527,12 +540,13 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     private void adminRoutes(HttpServerRoutes routes) {
-        new AdminApi(this, config.brokerToken()).register(routes);
-        routes.get("/metrics", (request, response) -> response
+        new AdminApi(this, net).register(routes);
+        routes.get("/metrics", net.guard(Role.STATUS, "the metrics", (request, response) -> response
                 .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
-                .sendString(Mono.fromCallable(registry::scrape), StandardCharsets.UTF_8))
-                .get("/", (request, response) -> response.header(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8")
-                        .sendString(status().map(s -> StatusPage.render(s, rates.snapshot())), StandardCharsets.UTF_8));
+                .sendString(Mono.fromCallable(registry::scrape), StandardCharsets.UTF_8)))
+                .get("/", net.guard(Role.STATUS, "the status page", (request, response) -> response
+                        .header(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8")
+                        .sendString(status().map(s -> StatusPage.render(s, rates.snapshot())), StandardCharsets.UTF_8)));
     }
 
     /**
