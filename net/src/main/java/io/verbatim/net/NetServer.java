@@ -95,6 +95,7 @@ public final class NetServer {
                 .requestTimeout(limits.requestTimeout())
                 .httpRequestDecoder(spec -> spec.maxHeaderSize(limits.maxHeaderBytes())
                         .maxInitialLineLength(Math.min(limits.maxHeaderBytes(), 8192)))
+                .httpMessageLogFactory(OneLineMessageLog.INSTANCE) // a bad request is one log line, not one per header
                 .doOnChannelInit((observer, channel, remote) -> {
                     if (port.open.incrementAndGet() > limits.maxConnectionsPerPort()) {
                         port.refused.incrementAndGet();

@@ -101,6 +101,11 @@ final class NetworkRemote implements RemoteCluster {
         return new WebSocketSession(client, spec(), limits, uri, segmentId, halfRtt, timer);
     }
 
+    /** How many times the layout stream connected (or tried to). */
+    int connects() {
+        return attempts.get();
+    }
+
     /** Stops following the remote's layouts (and reconnecting to do so). */
     void close() {
         stream.dispose();
