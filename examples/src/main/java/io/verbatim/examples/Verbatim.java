@@ -501,17 +501,19 @@ public final class Verbatim implements Runnable {
     static HttpResponse<String> fetch(CommandLine.Model.CommandSpec spec, String command, HttpRequest.Builder request,
             Path ca) {
         HttpRequest built = request.timeout(Duration.ofSeconds(10)).build();
+        HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        if (ca != null) {
+            try {
+                client.sslContext(Tls.trusting(ca)); // the JDK client checks the host name against the certificate
+            } catch (IOException | java.security.GeneralSecurityException e) {
+                spec.commandLine().getErr().println("verbatim " + command + ": --ca " + ca + " cannot be used: "
+                        + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage()));
+                return null;
+            }
+        }
         HttpResponse<String> response;
         try {
-            HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
-            if (ca != null) {
-                client.sslContext(Tls.trusting(ca)); // the JDK client checks the host name against the certificate
-            }
             response = client.build().send(built, HttpResponse.BodyHandlers.ofString());
-        } catch (java.security.GeneralSecurityException e) {
-            spec.commandLine().getErr().println("verbatim " + command + ": --ca " + ca + " cannot be used: "
-                    + e.getMessage());
-            return null;
         } catch (IOException e) {
             URI node = built.uri();
             spec.commandLine().getErr().println("verbatim " + command + ": cannot reach " + node.getScheme() + "://"
