@@ -16,8 +16,11 @@ final class Security {
     private Security() {
     }
 
-    /** A cluster's own certificate chain and key ({@code clusters[].tls}), replacing the file's. */
-    record OwnFiles(String key, Path certificateChain, Path privateKey) {
+    /**
+     * A cluster's own certificate chain and key ({@code clusters[].tls}), replacing the file's; checked
+     * only when TLS is enabled.
+     */
+    record OwnFiles(Section section, String certificateChain, String privateKey) {
     }
 
     static SecurityConfig.ClusterCredentials credentials(Section s, Function<String, String> env) {
@@ -32,10 +35,10 @@ final class Security {
             s.done();
             return null;
         }
-        Path chain = file(s, "certificateChain");
-        Path key = file(s, "privateKey");
+        String chain = s.requiredString("certificateChain", "a PEM file");
+        String key = s.requiredString("privateKey", "a PEM file (PKCS#8)");
         s.done();
-        return new OwnFiles(s.path(), chain, key);
+        return new OwnFiles(s, chain, key);
     }
 
     static SecurityConfig read(Section s, List<ClusterConfig> clusters, List<SecurityConfig.ClusterCredentials> credentials,
@@ -93,8 +96,8 @@ final class Security {
         for (int i = 0; i < clusters.size(); i++) {
             OwnFiles own = ownTls.get(i);
             Tls t = own == null ? new Tls(chain, key, trusted, auth)
-                    : new Tls(own.certificateChain(), own.privateKey(), trusted, auth);
-            String where = own == null ? s.path() : own.key();
+                    : new Tls(file(own.section(), "certificateChain"), file(own.section(), "privateKey"), trusted, auth);
+            String where = own == null ? s.path() : own.section().path();
             try {
                 t.serverContext();
                 t.clientContext();

@@ -213,8 +213,15 @@ class VerbatimConfigTest {
         assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {tls: {enabled: true, certificateChain: "
                 + empty + ", privateKey: " + empty + ", trustedCertificates: " + empty + "}}"))
                 .hasMessageContaining("security.tls: TLS files " + empty + " and " + empty + " cannot be used");
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: x, tls: {certificateChain: "
+                + dir.resolve("a.pem") + ", privateKey: " + empty + "}}, {name: b, token: y}]\n"
+                + "security: {tls: {enabled: true, certificateChain: " + empty + ", privateKey: " + empty
+                + ", trustedCertificates: " + empty + "}}"))
+                .hasMessageContaining("clusters[0].tls.certificateChain: file " + dir.resolve("a.pem") + " does not exist");
         assertThat(VerbatimConfig.parse(BASE + "security: {tls: {enabled: false, certificateChain: nowhere.pem}}")
                 .security().tls("a")).as("off: not checked").isEmpty();
+        assertThat(VerbatimConfig.parse("clusters: [{name: a, token: x, tls: {certificateChain: nowhere.pem, "
+                + "privateKey: nowhere.key}}, {name: b, token: y}]").security().tls("a")).as("off: not checked").isEmpty();
     }
 
     @Test

@@ -49,7 +49,10 @@ class RolesTest {
         assertThat(post(a.adminUrl() + ExchangeServer.EXCHANGE_PATH, "admin-token")).startsWith("403:")
                 .contains("the admin may not call the exchange");
         assertThat(RawHttp.status(RawHttp.get(a.adminUrl(), "/", null))).as("open status page").isEqualTo(200);
-        assertThat(RawHttp.status(RawHttp.get(a.adminUrl(), "/metrics", null))).isEqualTo(200);
+        String metrics = RawHttp.get(a.adminUrl(), "/metrics", null);
+        assertThat(RawHttp.status(metrics)).isEqualTo(200);
+        assertThat(metrics).contains("verbatim_net_connections_refused_total{cluster=\"a\",port=\"admin\"} 0.0")
+                .contains("verbatim_net_connections_refused_total{cluster=\"a\",port=\"ingest-0\"} 0.0");
         assertThat(RawHttp.status(RawHttp.get(a.adminUrl(), ExchangeServer.STATUS_PATH, null))).isEqualTo(200);
     }
 
