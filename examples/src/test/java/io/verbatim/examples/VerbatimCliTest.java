@@ -13,6 +13,7 @@ import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
+import io.verbatim.net.TestCertificates;
 import io.verbatim.runtime.EmbeddedRuntime;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -117,6 +118,34 @@ class VerbatimCliTest {
         Run bad = run("layout", "join", "0000-7fff/4", "0000-ffff/1");
         assertThat(bad.code()).isEqualTo(Verbatim.BAD_INPUT);
         assertThat(bad.err()).contains("layout A '0000-7fff/4' is unusable");
+    }
+
+    @Test
+    void statusAndAdminReachANodeServingTlsWithTheCa() throws Exception {
+        TestCertificates ca = new TestCertificates(dir, "cli-ca");
+        Path[] east = ca.issue("east");
+        Path[] west = ca.issue("west");
+        try (EmbeddedRuntime runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
+                clusters:
+                  - {name: east, token: east-token, tls: {certificateChain: '%s', privateKey: '%s'}}
+                  - {name: west, token: west-token, tls: {certificateChain: '%s', privateKey: '%s'}}
+                topics: [{name: t, initialSegments: 2, bucketBudget: 4}]
+                exchange: {antiEntropyInterval: 500ms}
+                security:
+                  adminToken: s
+                  tls: {enabled: true, trustedCertificates: '%s', clientAuth: optional}
+                """.formatted(east[0], east[1], west[0], west[1], ca.caFile())))) {
+            String url = runtime.cluster("east").adminUrl();
+            assertThat(url).startsWith("https://127.0.0.1:");
+            Run status = run("status", url, "--ca", ca.caFile().toString());
+            assertThat(status.code()).as(status.err()).isZero();
+            assertThat(status.out()).contains("cluster east");
+            Run marks = run("admin", "coldmarks", url, "t", "--token", "s", "--ca", ca.caFile().toString());
+            assertThat(marks.code()).as(marks.err()).isZero();
+            Run untrusted = run("status", url);
+            assertThat(untrusted.code()).isEqualTo(Verbatim.BAD_INPUT);
+            assertThat(untrusted.err()).contains("cannot reach " + url);
+        }
     }
 
     @Test

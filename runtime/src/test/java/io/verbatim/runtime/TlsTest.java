@@ -12,6 +12,7 @@ import io.verbatim.model.proto.CompressionType;
 import io.verbatim.net.NetClient;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.NetworkLimits;
+import io.verbatim.net.TestCertificates;
 import io.verbatim.net.Tls;
 import io.verbatim.pipeline.memory.ReplicationChecks;
 import io.verbatim.pipeline.memory.ReplicationRecorder;

@@ -1,4 +1,4 @@
-package io.verbatim.runtime;
+package io.verbatim.net;
 
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -28,9 +28,10 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
  * A CA and the certificates it signs, made at test time and written as PEM files (certificate chains,
- * PKCS#8 keys): what {@code security.tls} and {@code clusters[].tls} name.
+ * PKCS#8 keys): what {@code security.tls} and {@code clusters[].tls} name. Shared with the other
+ * modules' tests through this module's test jar.
  */
-final class TestCertificates {
+public final class TestCertificates {
     private static final AtomicLong SERIAL = new AtomicLong(System.currentTimeMillis());
     private final Path dir;
     private final String name;
@@ -38,7 +39,7 @@ final class TestCertificates {
     private final X509Certificate ca;
 
     /** A new CA named {@code name}, its files in {@code dir}. */
-    TestCertificates(Path dir, String name) throws Exception {
+    public TestCertificates(Path dir, String name) throws Exception {
         this.dir = dir;
         this.name = name;
         this.caKeys = keys();
@@ -51,18 +52,18 @@ final class TestCertificates {
     }
 
     /** The CA certificate's PEM file. */
-    Path caFile() {
+    public Path caFile() {
         return dir.resolve(name + "-ca.pem");
     }
 
     /** A certificate for {@code cn} (SAN IP 127.0.0.1 and DNS localhost) and its key: [chain file, key file]. */
-    Path[] issue(String cn) throws Exception {
+    public Path[] issue(String cn) throws Exception {
         return issue(cn, new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
                 new GeneralName(GeneralName.dNSName, "localhost"));
     }
 
     /** A certificate for {@code cn} naming only {@code host} (DNS): no loopback name. */
-    Path[] issueFor(String cn, String host) throws Exception {
+    public Path[] issueFor(String cn, String host) throws Exception {
         return issue(cn, new GeneralName(GeneralName.dNSName, host));
     }
 
