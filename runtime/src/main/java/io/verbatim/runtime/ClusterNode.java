@@ -33,7 +33,6 @@ import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.ReplicatorStatus;
 import io.verbatim.pipeline.memory.ClusterImage;
 import io.verbatim.pipeline.memory.MemoryCluster;
-import io.verbatim.pipeline.memory.MemoryCursor;
 import io.verbatim.store.InMemoryLayoutStore;
 import io.verbatim.store.LayoutStore;
 import java.nio.charset.StandardCharsets;
@@ -520,8 +519,8 @@ public final class ClusterNode implements AutoCloseable {
             return out;
         }
         for (Segment s : storage.layout().segments().values()) {
-            MemoryCursor cursor = storage.log(s.id()).existingCursor(ReplicatorConfig.cursorName(remote));
-            out.put(s.descriptor(), cursor == null ? 0 : cursor.backlog());
+            // Not storage.log(id): garbage collection may have deleted a segment of the layout just read.
+            out.put(s.descriptor(), storage.backlog(s.id(), ReplicatorConfig.cursorName(remote)));
         }
         return out;
     }
