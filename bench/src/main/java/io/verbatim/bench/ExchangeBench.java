@@ -7,6 +7,11 @@ import io.verbatim.exchange.ExchangeConfig;
 import io.verbatim.exchange.ExchangeServer;
 import io.verbatim.exchange.ExchangeTransport;
 import io.verbatim.exchange.HttpTransport;
+import io.verbatim.net.Authenticator;
+import io.verbatim.net.NetClient;
+import io.verbatim.net.NetServer;
+import io.verbatim.net.NetworkLimits;
+import io.verbatim.net.Token;
 import io.verbatim.exchange.Pusher;
 import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.exchange.proto.ExchangeResponse;
@@ -38,7 +43,10 @@ import reactor.core.scheduler.Schedulers;
  * ({@code rounds} of P6, default 20; {@code topics} of P9, default 100,000).
  */
 public final class ExchangeBench {
-    private static final String TOKEN = "bench";
+    /** Every cluster's token is its name and "-bench"; what each presents and each server checks. */
+    private static final NetServer NET = new NetServer(new Authenticator(Map.of("a", Token.clear("a-bench"),
+            "b", Token.clear("b-bench"), "c", Token.clear("c-bench")), null, Map.of(), true), NetworkLimits.defaults(),
+            null);
 
     private ExchangeBench() {
     }
@@ -63,7 +71,7 @@ public final class ExchangeBench {
             Set<String> peers = new HashSet<>(List.of("a", "b", "c"));
             peers.remove(name);
             Controller c = new Controller(name, peers, Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
-            ExchangeServer server = new ExchangeServer(c, config, Map.of(TOKEN, ExchangeServer.BROKER_ROLE), () -> null,
+            ExchangeServer server = new ExchangeServer(c, config, NET, () -> null,
                     Controller.BacklogSource.NONE).start(0);
             stores.put(name, store);
             controllers.put(name, c);
@@ -71,9 +79,9 @@ public final class ExchangeBench {
             urls.put(name, server.baseUrl());
         }
         List<Pusher> pushers = new ArrayList<>();
-        controllers.values().forEach(c -> pushers.add(new Pusher(c, new HttpTransport(urls, TOKEN), config,
+        controllers.values().forEach(c -> pushers.add(new Pusher(c, new HttpTransport(urls, client(c.cluster())), config,
                 Schedulers.parallel()).start()));
-        Pusher probe = new Pusher(controllers.get("a"), new HttpTransport(urls, TOKEN), config, Schedulers.parallel());
+        Pusher probe = new Pusher(controllers.get("a"), new HttpTransport(urls, client("a")), config, Schedulers.parallel());
         for (int i = 0; i < 50; i++) {
             probe.pushUntilAcknowledged("b").block(); // warm-up
         }
@@ -127,13 +135,13 @@ public final class ExchangeBench {
         ExchangeConfig config = ExchangeConfig.defaults();
         Controller a = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, storeA, Schedulers.parallel());
         Controller b = new Controller("b", Set.of("a"), Caps.PULSAR_DEFAULTS, storeB, Schedulers.parallel());
-        ExchangeServer serverA = new ExchangeServer(a, config, Map.of(TOKEN, ExchangeServer.BROKER_ROLE), () -> null,
+        ExchangeServer serverA = new ExchangeServer(a, config, NET, () -> null,
                 Controller.BacklogSource.NONE).start(0);
-        ExchangeServer serverB = new ExchangeServer(b, config, Map.of(TOKEN, ExchangeServer.BROKER_ROLE), () -> null,
+        ExchangeServer serverB = new ExchangeServer(b, config, NET, () -> null,
                 Controller.BacklogSource.NONE).start(0);
         Map<String, String> urls = Map.of("a", serverA.baseUrl(), "b", serverB.baseUrl());
-        Counting toB = new Counting(new HttpTransport(urls, TOKEN));
-        Counting toA = new Counting(new HttpTransport(urls, TOKEN));
+        Counting toB = new Counting(new HttpTransport(urls, client("a")));
+        Counting toA = new Counting(new HttpTransport(urls, client("b")));
 
         long t0 = System.nanoTime();
         List<Pusher> pushers = List.of(new Pusher(a, toB, config, Schedulers.parallel()).start(),
@@ -361,5 +369,9 @@ public final class ExchangeBench {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
         return sorted[sorted.length / 2];
+    }
+
+    private static NetClient client(String cluster) {
+        return new NetClient(cluster + "-bench", NetworkLimits.defaults(), null);
     }
 }

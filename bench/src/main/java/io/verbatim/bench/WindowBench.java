@@ -51,10 +51,10 @@ public final class WindowBench {
 
     private static double run(int window, long rttMs, int entries) {
         VerbatimConfig config = VerbatimConfig.parse("""
-                clusters: [{name: a}, {name: b}]
+                clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
                 topics: [{name: t, initialSegments: 1, bucketBudget: 1}]
                 replication: {startAt: earliest, maxInFlight: %d}
-                security: {brokerToken: bench}
+                security: {adminToken: bench}
                 network: {rtt: %dms}
                 """.formatted(window, rttMs));
         try (EmbeddedRuntime runtime = EmbeddedRuntime.start(config)) {

@@ -19,6 +19,7 @@ import io.verbatim.exchange.ExchangeConfig;
 import io.verbatim.model.Backoff;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.proto.CompressionType;
+import io.verbatim.net.NetworkLimits;
 import io.verbatim.pipeline.PartsCodec;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.StartAt;
@@ -43,15 +44,15 @@ import java.util.function.Supplier;
  * value and what was expected when something is wrong; an unknown key is an error, never ignored.
  *
  * @param subscriptions how PIP-486 subscriptions dispatch (each consumer's bounded queue)
- * @param brokerToken the bearer token of the broker role: what brokers present to each other's exchange and
- *        ingest endpoints
+ * @param security each cluster's broker credential, the admin token, whether status is open, TLS
  * @param rtt a simulated network round trip added to replication traffic between clusters (0: none)
  * @param storage how segments are kept in memory: retention of consumed entries, garbage collection
+ * @param network what keeps every listening port standing: timeouts, connections per port, header and frame sizes
  */
 public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> topics, ReplicationConfig replication,
         ExchangeConfig exchange, BudgetConfig slowPath, Caps caps, AutoScaleConfig autoScale,
-        MetadataLogConfig metadataLog, SubscriptionConfig subscriptions, String brokerToken, Duration rtt,
-        StorageConfig storage) {
+        MetadataLogConfig metadataLog, SubscriptionConfig subscriptions, SecurityConfig security, Duration rtt,
+        StorageConfig storage, NetworkLimits network) {
 
     /** A key given twice in one mapping is an error (the later would silently win), named with its line. */
     private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
@@ -94,22 +95,22 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         cluster(value.name());
         List<ClusterConfig> list = clusters.stream().map(c -> c.name().equals(value.name()) ? value : c).toList();
         return new VerbatimConfig(list, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                subscriptions, brokerToken, rtt, storage);
+                subscriptions, security, rtt, storage, network);
     }
 
     public VerbatimConfig withRtt(Duration value) {
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                subscriptions, brokerToken, value, storage);
+                subscriptions, security, value, storage, network);
     }
 
     public VerbatimConfig withTopics(List<TopicConfig> value) {
         return new VerbatimConfig(clusters, value, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                subscriptions, brokerToken, rtt, storage);
+                subscriptions, security, rtt, storage, network);
     }
 
     public VerbatimConfig withStorage(StorageConfig value) {
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                subscriptions, brokerToken, rtt, value);
+                subscriptions, security, rtt, value, network);
     }
 
     public static VerbatimConfig load(Path file) {
@@ -151,7 +152,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
             throw invalid(e);
         }
         if (root == null || root.isMissingNode() || root.isNull()) {
-            throw new ConfigException("", "is empty (expected at least 'clusters' and 'security.brokerToken')");
+            throw new ConfigException("", "is empty (expected at least 'clusters', each with its 'token')");
         }
         return read(new Section("", root), env);
     }
@@ -180,7 +181,15 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
             throw new ConfigException("clusters", clusterSections.size() + " cluster(s) listed (expected at least 2: "
                     + "replication needs a remote; at most " + MAX_CLUSTERS + ")");
         }
-        List<ClusterConfig> clusters = clusterSections.stream().map(s -> cluster(s, caps)).toList();
+        List<SecurityConfig.ClusterCredentials> credentials = new java.util.ArrayList<>();
+        List<Security.OwnFiles> ownTls = new java.util.ArrayList<>();
+        List<ClusterConfig> clusters = new java.util.ArrayList<>();
+        for (Section s : clusterSections) {
+            clusters.add(cluster(s, caps));
+            credentials.add(Security.credentials(s, env));
+            ownTls.add(Security.ownTls(s.section("tls")));
+            s.done();
+        }
         Set<String> names = new HashSet<>();
         for (int i = 0; i < clusters.size(); i++) {
             if (!names.add(clusters.get(i).name())) {
@@ -213,25 +222,32 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         AutoScaleConfig autoScale = autoScale(root.section("autoScale"));
         MetadataLogConfig metadataLog = metadataLog(root.section("metadataLog"));
         SubscriptionConfig subscriptions = subscriptions(root.section("subscriptions"));
-        Section security = root.section("security");
-        String token = security.requiredString("brokerToken",
-                "the bearer token of the broker role, or env:NAME to read it from the environment");
-        if (token.startsWith("env:")) {
-            String variable = token.substring(4);
-            token = env.apply(variable);
-            if (token == null || token.isBlank()) {
-                throw new ConfigException("security.brokerToken", "'env:" + variable
-                        + "' names an environment variable that is not set (expected the broker role's token in it)");
-            }
-        }
-        security.done();
-        Section network = root.section("network");
-        Duration rtt = network.duration("rtt", Duration.ZERO, Duration.ZERO, MAX_RTT);
-        network.done();
+        SecurityConfig security = Security.read(root.section("security"), clusters, credentials, ownTls, env);
+        Section networkSection = root.section("network");
+        Duration rtt = networkSection.duration("rtt", Duration.ZERO, Duration.ZERO, MAX_RTT);
+        NetworkLimits network = network(networkSection);
+        networkSection.done();
         StorageConfig storage = storage(root.section("storage"));
         root.done();
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                subscriptions, token, rtt, storage);
+                subscriptions, security, rtt, storage, network);
+    }
+
+    private static NetworkLimits network(Section s) {
+        NetworkLimits d = NetworkLimits.defaults();
+        Duration idle = timeout(s, "idleTimeout", d.idleTimeout());
+        Duration request = timeout(s, "requestTimeout", d.requestTimeout());
+        int connections = s.integer("maxConnectionsPerPort", d.maxConnectionsPerPort(), 1, NetworkLimits.MAX_CONNECTIONS);
+        int headers = (int) s.bytes("maxHeaderBytes", d.maxHeaderBytes(), NetworkLimits.MIN_HEADER_BYTES,
+                NetworkLimits.MAX_HEADER_BYTES);
+        int frames = (int) s.bytes("maxFrameBytes", d.maxFrameBytes(), NetworkLimits.MIN_FRAME_BYTES,
+                NetworkLimits.MAX_FRAME_BYTES);
+        return build(s, () -> new NetworkLimits(idle, request, connections, headers, frames));
+    }
+
+    /** A timeout within [100ms, 1h]. */
+    private static Duration timeout(Section s, String name, Duration fallback) {
+        return s.duration(name, fallback, NetworkLimits.MIN_TIMEOUT, NetworkLimits.MAX_TIMEOUT);
     }
 
     private static ClusterConfig cluster(Section s, Caps defaults) {
@@ -253,7 +269,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         }
         Caps caps = caps(s.section("caps"), defaults);
         String dataDir = s.string("dataDir", null);
-        s.done();
+        // the caller reads the cluster's credentials and TLS, then done()
         List<Integer> ports = brokerPorts;
         Addresses addresses = build(s, () -> new Addresses(bind, advertised == null ? Addresses.defaultAdvertised(bind)
                 : advertised, adminPort, ports));

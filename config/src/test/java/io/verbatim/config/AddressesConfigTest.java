@@ -12,7 +12,13 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** Where each cluster listens and where peers reach it (bind vs advertised), as the YAML names them. */
 class AddressesConfigTest {
     private static VerbatimConfig parse(String clusters) {
-        return VerbatimConfig.parse("clusters:\n" + clusters + "security:\n  brokerToken: t\n");
+        return VerbatimConfig.parse("clusters:\n" + withTokens(clusters));
+    }
+
+    /** Each cluster gets a token of its own (the test is about addresses). */
+    private static String withTokens(String clusters) {
+        return clusters.replaceAll("- \\{name: ([a-z]+)", "- {token: t-$1, name: $1").replaceAll("(?m)^  - name: ([a-z]+)$",
+                "  - name: $1\n    token: t-$1");
     }
 
     @Test

@@ -13,12 +13,30 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /** Issue 11: every value has a range, and a value outside it is refused at load naming key, value and range. */
 class VerbatimConfigLimitsTest {
-    private static final String TOKEN = "security:\n  brokerToken: t\n";
-    private static final String BASE = "clusters:\n  - name: a\n  - name: b\n" + TOKEN;
+    private static final String BASE = "clusters:\n  - name: a\n    token: ta\n  - name: b\n    token: tb\n";
 
-    /** {@code extra} joins a file with two clusters and a token (or replaces the clusters when it names some). */
+    /** {@code extra} joins a file with two clusters, each with its token (or replaces the clusters when it names some). */
     private static String file(String extra) {
-        return (extra.startsWith("clusters:") ? TOKEN : BASE) + extra.replace("\\n", "\n") + "\n";
+        return (extra.startsWith("clusters:") ? "" : BASE) + withTokens(extra.replace("\\n", "\n")) + "\n";
+    }
+
+    /** Every cluster of a {@code clusters: [...]} line gets a token of its own (the tests are about other values). */
+    static String withTokens(String yaml) {
+        StringBuilder out = new StringBuilder();
+        int n = 0;
+        for (String line : yaml.split("\n", -1)) {
+            if (line.startsWith("clusters:")) {
+                StringBuilder l = new StringBuilder();
+                int from = 0;
+                for (int at = line.indexOf("{name: "); at >= 0; at = line.indexOf("{name: ", at + 1)) {
+                    l.append(line, from, at).append("{token: t").append(n++).append(", ");
+                    from = at + 1;
+                }
+                line = l.append(line.substring(from)).toString();
+            }
+            out.append(out.length() == 0 ? "" : "\n").append(line);
+        }
+        return out.toString();
     }
 
     /** Each bad value: the file's extra lines, the full key, the value as written, words of what was expected. */
@@ -52,7 +70,7 @@ class VerbatimConfigLimitsTest {
         "clusters: [{name: a}, {name: b, brokers: 17}]|clusters[1].brokers|17 is out of range|[1, 16]",
         "clusters: [{name: a}, {name: b, adminPort: 65536}]|clusters[1].adminPort|65536 is out of range|[0, 65535]",
         "clusters: [{name: a}, {name: 'b/c'}]|clusters[1].name|'b/c' is not a cluster name|at most 64 characters",
-        "clusters: [{name: a}, {name: b, name: c}]|clusters[1].name|is given twice, again at line 3|each key once",
+        "clusters: [{name: a}, {name: b, name: c}]|clusters[1].name|is given twice, again at line 1|each key once",
         "topics: [{name: 'persistent://a/b'}]|topics[0].name|'persistent://a/b' is not a topic name|persistent://tenant/namespace/topic",
         "topics: [{name: 'persistent://p/d/a b'}]|topics[0].name|'persistent://p/d/a b' is not a topic name|at most 255 characters",
         "topics: [{name: 'non-persistent://p/d/t'}]|topics[0].name|'non-persistent://p/d/t' is not a topic name|persistent://tenant/namespace/topic",
@@ -112,7 +130,7 @@ class VerbatimConfigLimitsTest {
     @Test
     void theListsHaveAMaximumToo() {
         String clusters = "clusters: [" + "{name: c}, ".repeat(64) + "{name: d}]";
-        assertThatThrownBy(() -> VerbatimConfig.parse(TOKEN + clusters)).hasMessage("clusters: 65 cluster(s) listed "
+        assertThatThrownBy(() -> VerbatimConfig.parse(withTokens(clusters))).hasMessage("clusters: 65 cluster(s) listed "
                 + "(expected at least 2: replication needs a remote; at most 64)");
         String topics = "topics: [" + "{name: t}, ".repeat(10_000) + "{name: u}]";
         assertThatThrownBy(() -> VerbatimConfig.parse(BASE + topics))
@@ -123,11 +141,11 @@ class VerbatimConfigLimitsTest {
     @Test
     void aClusterNameLongerThan64CharactersIsRefusedAtLoad() {
         String name = "c".repeat(10_000);
-        assertThatThrownBy(() -> VerbatimConfig.parse(TOKEN + "clusters: [{name: a}, {name: " + name + "}]"))
+        assertThatThrownBy(() -> VerbatimConfig.parse(withTokens("clusters: [{name: a}, {name: " + name + "}]")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("clusters[1].name: '" + "c".repeat(80) + "...' (10000 characters) is too long");
-        assertThatThrownBy(() -> VerbatimConfig.parse(TOKEN + "clusters: [{name: a}, {name: " + name.substring(0, 65)
-                + "}]")).hasMessage("clusters[1].name: '" + name.substring(0, 65) + "' is not a cluster name (expected "
+        assertThatThrownBy(() -> VerbatimConfig.parse(withTokens("clusters: [{name: a}, {name: " + name.substring(0, 65)
+                + "}]"))).hasMessage("clusters[1].name: '" + name.substring(0, 65) + "' is not a cluster name (expected "
                         + "letters, digits, '.', '_', '-', starting with a letter or digit, at most 64 characters)");
         assertThatThrownBy(() -> new ClusterConfig("c".repeat(65), 1)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("at most 64 characters");
@@ -146,10 +164,10 @@ class VerbatimConfigLimitsTest {
 
     @Test
     void aTextValueIsOneLineOfPrintableCharactersAndNotTooLong() {
-        assertThatThrownBy(() -> VerbatimConfig.parse(BASE.replace("brokerToken: t", "brokerToken: \"t\\n\"")))
-                .hasMessageStartingWith("security.brokerToken: 't\n' holds a control character or a line break");
-        assertThatThrownBy(() -> VerbatimConfig.parse(BASE.replace("brokerToken: t", "brokerToken: " + "t".repeat(4097))))
-                .hasMessageStartingWith("security.brokerToken: 'ttt")
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {adminToken: \"t\\n\"}"))
+                .hasMessageStartingWith("security.adminToken: 't\n' holds a control character or a line break");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {adminToken: " + "t".repeat(4097) + "}"))
+                .hasMessageStartingWith("security.adminToken: 'ttt")
                 .hasMessageContaining("(4097 characters) is too long (expected at most 4096 characters)");
     }
 

@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.verbatim.model.proto.CompressionType;
+import io.verbatim.net.Authenticator;
+import io.verbatim.net.NetworkLimits;
+import io.verbatim.net.Principal;
+import io.verbatim.net.Role;
+import io.verbatim.net.Token;
+import io.verbatim.net.Verdict;
 import io.verbatim.pipeline.PartsCodec;
 import io.verbatim.pipeline.StartAt;
 import java.nio.file.Files;
@@ -20,17 +26,21 @@ class VerbatimConfigTest {
     private static final String BASE = """
             clusters:
               - name: a
+                token: ta
               - name: b
-            security:
-              brokerToken: t
+                token: tb
             """;
 
     @ParameterizedTest
-    @ValueSource(strings = {"demo.yaml", "minimal.yaml", "autoscale.yaml"})
+    @ValueSource(strings = {"demo.yaml", "minimal.yaml", "autoscale.yaml", "nodes.yaml"})
     void everySampleLoads(String name) {
-        VerbatimConfig c = VerbatimConfig.parse(Samples.text(name), Map.of("VERBATIM_BROKER_TOKEN", "s3cret")::get);
+        VerbatimConfig c = VerbatimConfig.parse(Samples.text(name), Map.of("VERBATIM_EAST_TOKEN", "s3cret",
+                "VERBATIM_WEST_TOKEN", "s3cret2", "VERBATIM_TOKEN_US_EAST", "e", "VERBATIM_TOKEN_EU_WEST", "w",
+                "VERBATIM_TOKEN_AP_SOUTH", "s", "VERBATIM_ADMIN_TOKEN", "admin")::get);
         assertThat(c.clusters()).hasSizeGreaterThanOrEqualTo(2);
-        assertThat(c.brokerToken()).isNotBlank();
+        for (ClusterConfig cluster : c.clusters()) {
+            assertThat(c.security().ownToken(cluster.name())).isNotBlank();
+        }
     }
 
     @Test
@@ -52,7 +62,11 @@ class VerbatimConfigTest {
         assertThat(c.autoScale().enabled()).isFalse();
         assertThat(c.metadataLog()).isEqualTo(MetadataLogConfig.defaults());
         assertThat(c.subscriptions().receiverQueueSize()).isEqualTo(1000);
-        assertThat(c.brokerToken()).isEqualTo("demo-broker-token");
+        assertThat(c.security().ownToken("eu-west")).isEqualTo("demo-eu-west-token");
+        assertThat(c.security().adminToken().matches("demo-admin-token")).isTrue();
+        assertThat(c.security().openStatus()).isTrue();
+        assertThat(c.security().tls("us-east")).isEmpty();
+        assertThat(c.network()).isEqualTo(NetworkLimits.defaults());
     }
 
     @Test
@@ -113,23 +127,103 @@ class VerbatimConfigTest {
 
     @Test
     void clustersMustBeTwoOrMoreWithUniqueNames() {
-        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a}]\nsecurity: {brokerToken: t}"))
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: x}]\nsecurity: {}"))
                 .hasMessageContaining("clusters: 1 cluster(s) listed (expected at least 2");
-        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a}, {name: a}]\nsecurity: {brokerToken: t}"))
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: x}, {name: a, token: y}]\nsecurity: {}"))
                 .hasMessageContaining("clusters[1].name: 'a' is listed twice");
-        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a}, {name: 'b c'}]\nsecurity: {brokerToken: t}"))
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: x}, {name: 'b c', token: y}]\nsecurity: {}"))
                 .hasMessageContaining("clusters[1].name: 'b c' is not a cluster name");
-        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a}, {brokers: 2}]\nsecurity: {brokerToken: t}"))
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: x}, {brokers: 2}]\nsecurity: {}"))
                 .hasMessageContaining("clusters[1].name: is missing");
     }
 
     @Test
     void missingCredentialsAreNamed() {
-        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a}, {name: b}]"))
-                .hasMessageContaining("security.brokerToken: is missing (expected the bearer token");
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: x}, {name: b}]"))
+                .hasMessageContaining("clusters[1].token: is missing (expected the cluster's broker credential");
         assertThatThrownBy(() -> VerbatimConfig.parse(
-                "clusters: [{name: a}, {name: b}]\nsecurity: {brokerToken: 'env:NOPE'}", Map.<String, String>of()::get))
-                .hasMessageContaining("security.brokerToken: 'env:NOPE' names an environment variable that is not set");
+                "clusters: [{name: a, token: x}, {name: b, token: 'env:NOPE'}]", Map.<String, String>of()::get))
+                .hasMessageContaining("clusters[1].token: 'env:NOPE' names an environment variable that is not set");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {adminToken: 'env:NOPE'}",
+                Map.<String, String>of()::get))
+                .hasMessageContaining("security.adminToken: 'env:NOPE' names an environment variable that is not set");
+    }
+
+    @Test
+    void theSharedBrokerTokenIsReplacedByPerClusterTokens() {
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {brokerToken: t}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("security.brokerToken: is replaced by per-cluster tokens")
+                .hasMessageContaining("clusters[].token");
+    }
+
+    @Test
+    void everyClusterHasATokenOfItsOwnAndTheAdminOneToo() {
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: same}, {name: b, token: same}]"))
+                .hasMessageContaining("clusters[1].token: is the same token as clusters[0].token");
+        String digest = Token.clear("same").digestForm();
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: same}, {name: b, token: '"
+                + digest + "'}]")).as("the same token in another form")
+                .hasMessageContaining("clusters[1].token: is the same token as clusters[0].token");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {adminToken: tb}"))
+                .hasMessageContaining("security.adminToken: is the same token as clusters[1].token");
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: x}, {name: b, token: 'sha256:12'}]"))
+                .hasMessageContaining("clusters[1].token: 'sha256:12' is not a SHA-256 digest");
+    }
+
+    @Test
+    void aNodeVerifiesDigestsButPresentsItsOwnTokenInClear() {
+        VerbatimConfig c = VerbatimConfig.parse("clusters: [{name: a, token: x}, {name: b, token: '"
+                + Token.clear("y").digestForm() + "'}]\nsecurity: {adminToken: '" + Token.clear("z").digestForm() + "'}");
+        assertThat(c.security().ownToken("a")).isEqualTo("x");
+        assertThatThrownBy(() -> c.security().ownToken("b")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("clusters[1].token: is a digest, but cluster b presents this token");
+        Authenticator auth = c.security().authenticator();
+        assertThat(auth.check(Role.BROKER, "Bearer y", null, "the exchange"))
+                .isEqualTo(new Verdict.Allowed(new Principal.Cluster("b")));
+        assertThat(auth.check(Role.ADMIN, "Bearer z", null, "admin")).isEqualTo(new Verdict.Allowed(new Principal.Admin()));
+        assertThat(auth.check(Role.ADMIN, "Bearer x", null, "admin")).isInstanceOf(Verdict.Refused.class);
+    }
+
+    @Test
+    void networkLimitsAreReadWithinTheirRanges() {
+        VerbatimConfig c = VerbatimConfig.parse(BASE + """
+                network: {idleTimeout: 5s, requestTimeout: 2s, maxConnectionsPerPort: 10, maxHeaderBytes: 4KiB,
+                          maxFrameBytes: 1MiB}
+                """);
+        assertThat(c.network()).isEqualTo(new NetworkLimits(Duration.ofSeconds(5), Duration.ofSeconds(2), 10, 4096,
+                1 << 20));
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "network: {idleTimeout: 10ms}"))
+                .hasMessageContaining("network.idleTimeout: '10ms' is too short (expected at least 100ms and at most 1h)");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "network: {requestTimeout: 2h}"))
+                .hasMessageContaining("network.requestTimeout: '2h' is too long (expected at least 100ms and at most 1h)");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "network: {maxConnectionsPerPort: 0}"))
+                .hasMessageContaining("network.maxConnectionsPerPort: 0 is out of range");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "network: {maxHeaderBytes: 100}"))
+                .hasMessageContaining("network.maxHeaderBytes: 100 is out of range");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "network: {maxFrameBytes: 1GiB}"))
+                .hasMessageContaining("network.maxFrameBytes: '1GiB' is out of range");
+    }
+
+    @Test
+    void missingTlsFilesAreNamedWithTheirKey(@TempDir Path dir) throws Exception {
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {tls: {enabled: true, certificateChain: "
+                + dir.resolve("none.pem") + ", privateKey: x, trustedCertificates: y}}"))
+                .hasMessageContaining("security.tls.certificateChain: file " + dir.resolve("none.pem")
+                        + " does not exist");
+        Path empty = Files.writeString(dir.resolve("empty.pem"), "");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {tls: {enabled: true, certificateChain: "
+                + empty + ", privateKey: " + empty + ", trustedCertificates: " + empty + "}}"))
+                .hasMessageContaining("security.tls: TLS files " + empty + " and " + empty + " cannot be used");
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: x, tls: {certificateChain: "
+                + dir.resolve("a.pem") + ", privateKey: " + empty + "}}, {name: b, token: y}]\n"
+                + "security: {tls: {enabled: true, certificateChain: " + empty + ", privateKey: " + empty
+                + ", trustedCertificates: " + empty + "}}"))
+                .hasMessageContaining("clusters[0].tls.certificateChain: file " + dir.resolve("a.pem") + " does not exist");
+        assertThat(VerbatimConfig.parse(BASE + "security: {tls: {enabled: false, certificateChain: nowhere.pem}}")
+                .security().tls("a")).as("off: not checked").isEmpty();
+        assertThat(VerbatimConfig.parse("clusters: [{name: a, token: x, tls: {certificateChain: nowhere.pem, "
+                + "privateKey: nowhere.key}}, {name: b, token: y}]").security().tls("a")).as("off: not checked").isEmpty();
     }
 
     @Test
@@ -137,7 +231,7 @@ class VerbatimConfigTest {
         assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [name: a\n  - b"))
                 .hasMessageContaining("is not valid YAML at line");
         assertThatThrownBy(() -> VerbatimConfig.parse("")).hasMessageContaining("is empty");
-        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: 3\nsecurity: {brokerToken: t}"))
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: 3\nsecurity: {}"))
                 .hasMessageContaining("clusters: 3 is not a list");
         assertThatThrownBy(() -> VerbatimConfig.load(dir.resolve("nope.yaml")))
                 .hasMessageContaining("nope.yaml does not exist");

@@ -20,10 +20,10 @@ public final class EmbeddingExample {
 
     public static void main(String[] args) {
         VerbatimConfig config = VerbatimConfig.parse("""
-                clusters: [{name: us-east}, {name: eu-west}]
+                clusters: [{name: us-east, token: us-east-token}, {name: eu-west, token: eu-west-token}]
                 topics: [{name: persistent://shop/orders/placed, initialSegments: 2}]
                 replication: {startAt: earliest}
-                security: {brokerToken: example-token}
+                security: {adminToken: example-token}
                 """);
         try (EmbeddedRuntime runtime = EmbeddedRuntime.start(config)) {
             String topic = "persistent://shop/orders/placed";

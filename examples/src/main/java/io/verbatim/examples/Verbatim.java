@@ -20,6 +20,7 @@ import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.EntryFormatException;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.proto.MessageMetadata;
+import io.verbatim.net.Tls;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -356,8 +357,8 @@ public final class Verbatim implements Runnable {
     }
 
     @Command(name = "admin", mixinStandardHelpOptions = true,
-            description = "Manual layout operations on a running node (the broker role's token from --token or "
-                    + "VERBATIM_BROKER_TOKEN): split URL TOPIC SEGMENT | rebucket URL TOPIC SEGMENT N (a lower N is a "
+            description = "Manual layout operations on a running node (the admin token from --token or "
+                    + "VERBATIM_ADMIN_TOKEN; --ca FILE for a node serving TLS): split URL TOPIC SEGMENT | rebucket URL TOPIC SEGMENT N (a lower N is a "
                     + "cold mark) | merge URL TOPIC FIRST SECOND (a cold mark: merged once every cluster agrees) | "
                     + "coldmarks URL TOPIC (the marks by source) | unmark URL TOPIC BOUNDARY|RANGE (withdraws an "
                     + "operator's mark, e.g. 8000 or c000-ffff).")
@@ -377,8 +378,11 @@ public final class Verbatim implements Runnable {
         @Parameters(index = "3..*", paramLabel = "ARG", description = "segment id(s), and the bucket count of a rebucket")
         List<String> args = new ArrayList<>();
 
-        @Option(names = "--token", description = "the broker role's bearer token (default: $VERBATIM_BROKER_TOKEN)")
+        @Option(names = "--token", description = "the admin token (default: $VERBATIM_ADMIN_TOKEN)")
         String token;
+
+        @Option(names = "--ca", paramLabel = "FILE", description = "the CA certificates (PEM) an https node is checked by")
+        Path ca;
 
         @Override
         public Integer call() throws Exception {
@@ -402,9 +406,9 @@ public final class Verbatim implements Runnable {
                             default -> "SEGMENT N";
                         } + " after the topic, not " + args);
             }
-            String bearer = token != null ? token : System.getenv("VERBATIM_BROKER_TOKEN");
+            String bearer = token != null ? token : System.getenv("VERBATIM_ADMIN_TOKEN");
             if (bearer == null || bearer.isBlank()) {
-                spec.commandLine().getErr().println("verbatim admin: no token: pass --token or set VERBATIM_BROKER_TOKEN");
+                spec.commandLine().getErr().println("verbatim admin: no token: pass --token or set VERBATIM_ADMIN_TOKEN");
                 return BAD_INPUT;
             }
             String path = operation.equals("unmark") ? "coldmarks" : operation;
@@ -416,7 +420,7 @@ public final class Verbatim implements Runnable {
                 case "unmark" -> call.DELETE();
                 default -> call.POST(HttpRequest.BodyPublishers.noBody());
             };
-            HttpResponse<String> response = fetch(spec, "admin", call);
+            HttpResponse<String> response = fetch(spec, "admin", call, ca);
             if (response == null) {
                 return BAD_INPUT;
             }
@@ -438,12 +442,21 @@ public final class Verbatim implements Runnable {
         @Option(names = "--json", description = "print the status JSON as received")
         boolean json;
 
+        @Option(names = "--token", description = "a token, for a node whose status is not open (security.openStatus: false)")
+        String token;
+
+        @Option(names = "--ca", paramLabel = "FILE", description = "the CA certificates (PEM) an https node is checked by")
+        Path ca;
+
         @Override
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
             String base = url.replaceAll("/+$", "");
-            HttpResponse<String> response = fetch(spec, "status",
-                    HttpRequest.newBuilder(URI.create(base + "/admin/v2/scalable/status")).GET());
+            HttpRequest.Builder call = HttpRequest.newBuilder(URI.create(base + "/admin/v2/scalable/status")).GET();
+            if (token != null) {
+                call.header("Authorization", "Bearer " + token);
+            }
+            HttpResponse<String> response = fetch(spec, "status", call, ca);
             if (response == null) {
                 return BAD_INPUT;
             }
@@ -485,12 +498,22 @@ public final class Verbatim implements Runnable {
      * Sends a request to a node; on no answer or an answer other than 2xx, says so on stderr (naming the
      * command, the status and the node's own message) and returns {@code null}.
      */
-    static HttpResponse<String> fetch(CommandLine.Model.CommandSpec spec, String command, HttpRequest.Builder request) {
+    static HttpResponse<String> fetch(CommandLine.Model.CommandSpec spec, String command, HttpRequest.Builder request,
+            Path ca) {
         HttpRequest built = request.timeout(Duration.ofSeconds(10)).build();
+        HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        if (ca != null) {
+            try {
+                client.sslContext(Tls.trusting(ca)); // the JDK client checks the host name against the certificate
+            } catch (IOException | java.security.GeneralSecurityException e) {
+                spec.commandLine().getErr().println("verbatim " + command + ": --ca " + ca + " cannot be used: "
+                        + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage()));
+                return null;
+            }
+        }
         HttpResponse<String> response;
         try {
-            response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().send(built,
-                    HttpResponse.BodyHandlers.ofString());
+            response = client.build().send(built, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             URI node = built.uri();
             spec.commandLine().getErr().println("verbatim " + command + ": cannot reach " + node.getScheme() + "://"

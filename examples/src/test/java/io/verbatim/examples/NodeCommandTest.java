@@ -20,8 +20,8 @@ class NodeCommandTest {
 
     @Test
     void anUnknownClusterIsNamedWithTheOnesTheFileHas() throws Exception {
-        Path file = config("clusters: [{name: a, adminPort: 18081, brokerPorts: [18082]}, "
-                + "{name: b, adminPort: 18083, brokerPorts: [18084]}]\nsecurity: {brokerToken: t}\n");
+        Path file = config("clusters: [{name: a, token: ta, adminPort: 18081, brokerPorts: [18082]}, "
+                + "{name: b, token: tb, adminPort: 18083, brokerPorts: [18084]}]\n");
         VerbatimCliTest.Run r = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "c");
         assertThat(r.code()).isEqualTo(Verbatim.BAD_INPUT);
         assertThat(r.err()).contains("--cluster c is not a cluster of").contains("[a, b]");
@@ -29,8 +29,8 @@ class NodeCommandTest {
 
     @Test
     void aPortPickedAtStartIsRefusedForANode() throws Exception {
-        Path file = config("clusters: [{name: a, adminPort: 18081, brokerPorts: [18082]}, {name: b}]\n"
-                + "security: {brokerToken: t}\n");
+        Path file = config("clusters: [{name: a, token: ta, adminPort: 18081, brokerPorts: [18082]}, {name: b, token: tb}]\n"
+                + "");
         VerbatimCliTest.Run r = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "a");
         assertThat(r.code()).isEqualTo(Verbatim.BAD_INPUT);
         assertThat(r.err()).contains("clusters[1] (b)").contains("adminPort and brokerPorts named");
@@ -42,8 +42,8 @@ class NodeCommandTest {
                 "--cluster", "a");
         assertThat(missing.code()).isEqualTo(Verbatim.BAD_INPUT);
         assertThat(missing.err()).contains("does not exist");
-        Path file = config("clusters: [{name: a, adminPort: 18081, brokerPorts: [18082]}, "
-                + "{name: b, adminPort: 18083, brokerPorts: [18084]}]\nsecurity: {brokerToken: t}\n");
+        Path file = config("clusters: [{name: a, token: ta, adminPort: 18081, brokerPorts: [18082]}, "
+                + "{name: b, token: tb, adminPort: 18083, brokerPorts: [18084]}]\n");
         VerbatimCliTest.Run drain = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "a",
                 "--drain-timeout", "soon");
         assertThat(drain.code()).isEqualTo(Verbatim.BAD_INPUT);

@@ -44,7 +44,8 @@ import reactor.core.scheduler.Schedulers;
  */
 class NodeProcessesTest {
     private static final String TOPIC = "persistent://public/default/orders";
-    private static final String TOKEN = "node-test-token";
+    /** The admin role's: producing, splitting, reading images. */
+    private static final String TOKEN = "node-test-admin-token";
     private static final List<String> CLUSTERS = List.of("us-east", "eu-west", "ap-south");
     private static final int KEYS = 200;
     private static final int PER_CALL = 20;
@@ -127,7 +128,8 @@ class NodeProcessesTest {
         for (String c : CLUSTERS) {
             int admin = freePort();
             adminPorts.put(c, admin);
-            y.append("  - name: ").append(c).append("\n    adminPort: ").append(admin)
+            y.append("  - name: ").append(c).append("\n    token: ").append(c).append("-token")
+                    .append("\n    adminPort: ").append(admin)
                     .append("\n    brokerPorts: [").append(freePort()).append(", ").append(freePort()).append("]\n");
         }
         y.append("""
@@ -143,7 +145,7 @@ class NodeProcessesTest {
                   antiEntropyInterval: 1s
                   retry: { initial: 20ms, max: 500ms, jitter: 0.5 }
                 security:
-                  brokerToken: %s
+                  adminToken: %s
                 storage:
                   deleteConsumed: false
                   pruneSealed: false

@@ -25,10 +25,10 @@ class ReplicationFlowTest {
     @Test
     void ordersPlacedInUsEastReachBillingInEuWestInOrderPerCustomer() {
         VerbatimConfig config = VerbatimConfig.parse("""
-                clusters: [{name: us-east}, {name: eu-west}]
+                clusters: [{name: us-east, token: us-east-token}, {name: eu-west, token: eu-west-token}]
                 topics: [{name: %s, initialSegments: 2, bucketBudget: 8}]
                 replication: {startAt: earliest}
-                security: {brokerToken: flow-token}
+                security: {adminToken: flow-token}
                 """.formatted(TOPIC));
         try (EmbeddedRuntime runtime = EmbeddedRuntime.start(config)) {
             Subscription billing = runtime.cluster("eu-west").subscribe(TOPIC, "billing", 4, true);

@@ -13,6 +13,7 @@ import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
+import io.verbatim.net.TestCertificates;
 import io.verbatim.runtime.EmbeddedRuntime;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -120,12 +121,40 @@ class VerbatimCliTest {
     }
 
     @Test
-    void statusReadsARunningNode() {
+    void statusAndAdminReachANodeServingTlsWithTheCa() throws Exception {
+        TestCertificates ca = new TestCertificates(dir, "cli-ca");
+        Path[] east = ca.issue("east");
+        Path[] west = ca.issue("west");
         try (EmbeddedRuntime runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
-                clusters: [{name: east}, {name: west}]
+                clusters:
+                  - {name: east, token: east-token, tls: {certificateChain: '%s', privateKey: '%s'}}
+                  - {name: west, token: west-token, tls: {certificateChain: '%s', privateKey: '%s'}}
                 topics: [{name: t, initialSegments: 2, bucketBudget: 4}]
                 exchange: {antiEntropyInterval: 500ms}
-                security: {brokerToken: s}
+                security:
+                  adminToken: s
+                  tls: {enabled: true, trustedCertificates: '%s', clientAuth: optional}
+                """.formatted(east[0], east[1], west[0], west[1], ca.caFile())))) {
+            String url = runtime.cluster("east").adminUrl();
+            assertThat(url).startsWith("https://127.0.0.1:");
+            Run status = run("status", url, "--ca", ca.caFile().toString());
+            assertThat(status.code()).as(status.err()).isZero();
+            assertThat(status.out()).contains("cluster east");
+            Run marks = run("admin", "coldmarks", url, "t", "--token", "s", "--ca", ca.caFile().toString());
+            assertThat(marks.code()).as(marks.err()).isZero();
+            Run untrusted = run("status", url);
+            assertThat(untrusted.code()).isEqualTo(Verbatim.BAD_INPUT);
+            assertThat(untrusted.err()).contains("cannot reach " + url);
+        }
+    }
+
+    @Test
+    void statusReadsARunningNode() {
+        try (EmbeddedRuntime runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
+                clusters: [{name: east, token: east-token}, {name: west, token: west-token}]
+                topics: [{name: t, initialSegments: 2, bucketBudget: 4}]
+                exchange: {antiEntropyInterval: 500ms}
+                security: {adminToken: s}
                 """))) {
             runtime.awaitQuiet(Duration.ofSeconds(20)).block();
             Run r = run("status", runtime.cluster("east").adminUrl());
@@ -162,6 +191,10 @@ class VerbatimCliTest {
             assertThat(run("admin", "rebucket", east, "t", "0", "8", "--token", "s").err()).contains("409")
                     .contains("SEGMENT_SEALED");
             assertThat(run("admin", "split", east, "t", "1", "--token", "wrong").err()).contains("403");
+            assertThat(run("admin", "split", east, "t", "1", "--token", "east-token").err()).as("a broker credential")
+                    .contains("403").contains("it needs the admin token");
+            assertThat(run("admin", "coldmarks", east, "t", "--token", "s", "--ca", "/nonexistent/ca.pem").err())
+                    .contains("--ca /nonexistent/ca.pem cannot be used: no such file");
             assertThat(run("admin", "split", east, "nope", "1", "--token", "s").err()).contains("404")
                     .contains("no topic 'nope'");
             assertThat(run("admin", "split", east, "t", "x", "--token", "s").err()).contains("400")
@@ -199,7 +232,7 @@ class VerbatimCliTest {
     @Test
     void aBadConfigurationStopsTheDemoNamingTheKey() throws Exception {
         Path config = dir.resolve("bad.yaml");
-        Files.writeString(config, "clusters: [{name: a}, {name: b}]\nsecurity: {brokerToken: t}\nslowPath: {bytesPerSecond: 0}\n");
+        Files.writeString(config, "clusters: [{name: a, token: a-token}, {name: b, token: b-token}]\nsecurity: {adminToken: t}\nslowPath: {bytesPerSecond: 0}\n");
         Run r = run("demo", "--config", config.toString());
         assertThat(r.code()).isEqualTo(Verbatim.BAD_INPUT);
         assertThat(r.err()).contains("slowPath.bytesPerSecond: 0 is out of range");

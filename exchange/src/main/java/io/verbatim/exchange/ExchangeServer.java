@@ -6,8 +6,13 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.verbatim.exchange.proto.ExchangeRequest;
+import io.verbatim.net.Bodies;
+import io.verbatim.net.NetServer;
+import io.verbatim.net.Principal;
+import io.verbatim.net.Role;
+import io.verbatim.net.Verdict;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
@@ -19,32 +24,35 @@ import reactor.netty.http.server.HttpServerRoutes;
 
 /**
  * The broker-to-broker exchange endpoint (Reactor Netty, Protobuf bodies) and the status endpoint
- * (JSON). A non-leader redirects to the controller leader; a call without the broker role's bearer
- * token is refused; a malformed, oversized or inconsistent call gets a 4xx naming the problem and
- * changes nothing.
+ * (JSON). A non-leader redirects to the controller leader. The exchange takes a cluster's broker
+ * credential only, and a call whose {@code cluster} is not the authenticated caller is refused; status
+ * needs no credential unless {@code security.openStatus} is false. A malformed, oversized or
+ * inconsistent call gets a 4xx naming the problem and changes nothing; a body is counted as it streams,
+ * so one over the limit is answered 413 (and its connection closed) once the limit is passed, never
+ * read whole.
  */
 public final class ExchangeServer {
     public static final String EXCHANGE_PATH = "/admin/v2/scalable/exchange";
     public static final String STATUS_PATH = "/admin/v2/scalable/status";
-    public static final String BROKER_ROLE = "broker";
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private final Controller controller;
     private final ExchangeConfig config;
-    private final Map<String, String> rolesByToken;
+    private final NetServer net;
     private final Supplier<String> leaderUrl;
     private final Controller.BacklogSource backlog;
+    private final AtomicLong refusedBodyBytes = new AtomicLong();
     private DisposableServer server;
 
     /**
-     * @param rolesByToken bearer tokens this endpoint accepts, with the role each grants
+     * @param net who may call, the port's limits and TLS
      * @param leaderUrl the controller leader's base URL, or {@code null} when this node is the leader
      */
-    public ExchangeServer(Controller controller, ExchangeConfig config, Map<String, String> rolesByToken,
-            Supplier<String> leaderUrl, Controller.BacklogSource backlog) {
+    public ExchangeServer(Controller controller, ExchangeConfig config, NetServer net, Supplier<String> leaderUrl,
+            Controller.BacklogSource backlog) {
         this.controller = controller.maxBodyBytes(config.maxBodyBytes());
         this.config = config;
-        this.rolesByToken = Map.copyOf(rolesByToken);
+        this.net = net;
         this.leaderUrl = leaderUrl;
         this.backlog = backlog;
     }
@@ -68,10 +76,11 @@ public final class ExchangeServer {
      * one) with {@code more} routes beside the exchange and status ones.
      */
     public ExchangeServer start(String host, int port, Consumer<HttpServerRoutes> more) {
-        server = HttpServer.create().host(host).port(port)
+        server = net.apply(HttpServer.create().host(host).port(port), "admin")
                 .route(routes -> {
                     more.accept(routes);
-                    routes.post(EXCHANGE_PATH, this::exchange).get(STATUS_PATH, this::status);
+                    routes.post(EXCHANGE_PATH, this::exchange)
+                            .get(STATUS_PATH, net.guard(Role.STATUS, "the status endpoint", this::status));
                 })
                 .bindNow();
         return this;
@@ -79,7 +88,7 @@ public final class ExchangeServer {
 
     /** The loopback URL of the bound port (what a test in the same process calls). */
     public String baseUrl() {
-        return "http://127.0.0.1:" + server.port();
+        return net.scheme() + "://127.0.0.1:" + server.port();
     }
 
     /** The port bound. */
@@ -93,59 +102,40 @@ public final class ExchangeServer {
         }
     }
 
+    /** How many bytes of the latest body refused as too large were read before the refusal. */
+    long refusedBodyBytes() {
+        return refusedBodyBytes.get();
+    }
+
     private Mono<Void> exchange(HttpServerRequest request, HttpServerResponse response) {
-        String refusal = authorize(request);
-        if (refusal != null) {
-            int status = request.requestHeaders().contains(HttpHeaderNames.AUTHORIZATION) ? 403 : 401;
-            return text(response, status, refusal);
+        Verdict verdict = net.check(request, Role.BROKER, "the exchange");
+        if (verdict instanceof Verdict.Refused r) {
+            return text(response, r.status(), r.reason());
         }
+        String caller = ((Principal.Cluster) ((Verdict.Allowed) verdict).principal()).name();
         String leader = leaderUrl.get();
         if (leader != null) {
             return response.status(HttpResponseStatus.TEMPORARY_REDIRECT)
                     .header(HttpHeaderNames.LOCATION, leader + EXCHANGE_PATH).send();
         }
-        String length = request.requestHeaders().get(HttpHeaderNames.CONTENT_LENGTH);
-        if (length != null && declaredLength(length) > config.maxBodyBytes()) {
-            return text(response, 413, "body of " + length + " bytes is above the limit of " + config.maxBodyBytes());
-        }
-        return request.receive().aggregate().asByteArray().defaultIfEmpty(new byte[0]).flatMap(body -> {
-            if (body.length > config.maxBodyBytes()) {
-                return text(response, 413, "body of " + body.length + " bytes is above the limit of "
-                        + config.maxBodyBytes());
-            }
+        return Bodies.read(request, config.maxBodyBytes()).flatMap(body -> {
             ExchangeRequest parsed;
             try {
                 parsed = ExchangeRequest.parseFrom(body);
             } catch (InvalidProtocolBufferException e) {
                 return text(response, 400, "body is not an ExchangeRequest: " + e.getMessage());
             }
+            if (!parsed.getCluster().equals(caller)) {
+                return text(response, 403, "authenticated as " + caller + ", claims to be '" + parsed.getCluster() + "'");
+            }
             return controller.receive(parsed)
                     .flatMap(answer -> response.status(200).header(HttpHeaderNames.CONTENT_TYPE, "application/x-protobuf")
                             .sendByteArray(Mono.just(answer.toByteArray())).then())
                     .onErrorResume(ExchangeException.class, e -> text(response, e.status(), e.getMessage()));
+        }).onErrorResume(Bodies.TooLarge.class, e -> {
+            refusedBodyBytes.set(e.read());
+            return Bodies.tooLarge(response, e.getMessage());
         });
-    }
-
-    /** A Content-Length that is not a number is treated as too large: the body is not read. */
-    private static long declaredLength(String header) {
-        try {
-            return Long.parseLong(header.trim());
-        } catch (NumberFormatException e) {
-            return Long.MAX_VALUE;
-        }
-    }
-
-    /** Null when the call carries a bearer token of the broker role; otherwise why not. */
-    private String authorize(HttpServerRequest request) {
-        String header = request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION);
-        if (header == null || !header.startsWith("Bearer ")) {
-            return "a bearer token of the '" + BROKER_ROLE + "' role is required";
-        }
-        String role = rolesByToken.get(header.substring("Bearer ".length()).trim());
-        if (role == null) {
-            return "the bearer token is not valid here";
-        }
-        return BROKER_ROLE.equals(role) ? null : "role '" + role + "' may not call the exchange";
     }
 
     private Mono<Void> status(HttpServerRequest request, HttpServerResponse response) {

@@ -4,27 +4,30 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.exchange.proto.ExchangeResponse;
+import io.verbatim.net.NetClient;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import reactor.core.publisher.Mono;
 import reactor.netty.ByteBufFlux;
 import reactor.netty.http.client.HttpClient;
 
-/** Pushes over HTTP with the broker role's bearer token, following the peer's redirect to its leader. */
+/**
+ * Pushes over HTTP (HTTPS under TLS: the peer's certificate checked against the CA, host name included)
+ * with this cluster's own token, following the peer's redirect to its leader.
+ */
 public final class HttpTransport implements ExchangeTransport {
     private final Map<String, String> peerUrls;
     private final HttpClient client;
 
     /** @param peerUrls each peer's base URL (any of its controllers: a non-leader redirects) */
-    public HttpTransport(Map<String, String> peerUrls, String bearerToken) {
+    public HttpTransport(Map<String, String> peerUrls, NetClient net) {
         this.peerUrls = Map.copyOf(peerUrls);
-        String authorization = "Bearer " + bearerToken;
+        String authorization = net.authorization();
         // Reactor Netty drops the credentials when a redirect leads to another host or port; the leader
         // a peer redirects to is as much that peer as the follower was, so they go along again.
-        this.client = HttpClient.create()
+        this.client = net.apply(HttpClient.create())
                 .followRedirect(true, redirected -> redirected.header(HttpHeaderNames.AUTHORIZATION, authorization))
-                .headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, authorization)
-                        .set(HttpHeaderNames.CONTENT_TYPE, "application/x-protobuf"));
+                .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/x-protobuf"));
     }
 
     @Override

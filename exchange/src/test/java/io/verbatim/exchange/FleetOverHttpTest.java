@@ -2,6 +2,11 @@ package io.verbatim.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.net.Authenticator;
+import io.verbatim.net.NetClient;
+import io.verbatim.net.NetServer;
+import io.verbatim.net.NetworkLimits;
+import io.verbatim.net.Token;
 import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.exchange.proto.ExchangeResponse;
 import io.verbatim.exchange.proto.TopicResult;
@@ -32,7 +37,9 @@ import reactor.core.scheduler.Schedulers;
  */
 class FleetOverHttpTest {
     private static final int TOPICS = 3000;
-    private static final String TOKEN = "broker-secret";
+    private static final NetServer NET = new NetServer(new Authenticator(Map.of("a", Token.clear("a-secret"),
+            "b", Token.clear("b-secret"), "c", Token.clear("c-secret")), null, Map.of(), true),
+            NetworkLimits.defaults(), null);
     private static final List<String> CLUSTERS = List.of("a", "b", "c");
     private static final ExchangeConfig CONFIG = ExchangeConfig.defaults()
             .withRetry(Duration.ofMillis(20), Duration.ofMillis(200), 0.5).withMaxBodyBytes(16 * 1024);
@@ -91,7 +98,7 @@ class FleetOverHttpTest {
             peers.remove(name);
             Controller c = new Controller(name, peers, Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
             ExchangeConfig config = name.equals("c") ? CONFIG.withMaxBodyBytes(C_LIMIT) : CONFIG;
-            ExchangeServer server = new ExchangeServer(c, config, Map.of(TOKEN, ExchangeServer.BROKER_ROLE), () -> null,
+            ExchangeServer server = new ExchangeServer(c, config, NET, () -> null,
                     Controller.BacklogSource.NONE).start(0);
             stores.put(name, store);
             controllers.put(name, c);
@@ -102,7 +109,7 @@ class FleetOverHttpTest {
 
     /** {@code from}'s calls over HTTP, recorded; a's state of {@link #INVALID} damaged (a bucket count of 3). */
     private ExchangeTransport transport(String from) {
-        HttpTransport http = new HttpTransport(urls, TOKEN);
+        HttpTransport http = new HttpTransport(urls, new NetClient(from + "-secret", NetworkLimits.defaults(), null));
         return (peer, request) -> {
             ExchangeRequest sent = from.equals("a") ? damaged(request) : request;
             return http.send(peer, sent)

@@ -8,6 +8,11 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.model.Join;
+import io.verbatim.net.Authenticator;
+import io.verbatim.net.NetClient;
+import io.verbatim.net.NetServer;
+import io.verbatim.net.NetworkLimits;
+import io.verbatim.net.Token;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Shape;
@@ -29,8 +34,11 @@ import reactor.netty.http.client.HttpClient;
 
 /** Three clusters exchanging over real HTTP on loopback. */
 class HttpExchangeTest {
-    private static final String TOKEN = "broker-secret";
-    private static final Map<String, String> ROLES = Map.of(TOKEN, "broker", "operator-secret", "operator");
+    /** b's token: what b presents, and what the tests call a's endpoint with as b. */
+    private static final String TOKEN = "b-secret";
+    private static final NetServer NET = new NetServer(new Authenticator(Map.of("a", Token.clear("a-secret"),
+            "b", Token.clear("b-secret"), "c", Token.clear("c-secret"), "mallory", Token.clear("mallory-secret")),
+            Token.clear("operator-secret"), Map.of(), true), NetworkLimits.defaults(), null);
     private static final ExchangeConfig CONFIG = ExchangeConfig.defaults().withAntiEntropyInterval(Duration.ofSeconds(1))
             .withRetry(Duration.ofMillis(50), Duration.ofSeconds(1), 0.5).withMaxBodyBytes(64 * 1024);
 
@@ -54,13 +62,14 @@ class HttpExchangeTest {
             peers.remove(e.getKey());
             Controller c = new Controller(e.getKey(), peers, Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
             controllers.put(e.getKey(), c);
-            servers.put(e.getKey(), new ExchangeServer(c, CONFIG, ROLES, () -> null,
+            servers.put(e.getKey(), new ExchangeServer(c, CONFIG, NET, () -> null,
                     (topic, remote) -> Map.of("0000-ffff-0", 0L)).start(0));
         }
         Map<String, String> urls = new HashMap<>();
         servers.forEach((name, server) -> urls.put(name, server.baseUrl()));
         for (Controller c : controllers.values()) {
-            pushers.add(new Pusher(c, new HttpTransport(urls, TOKEN), CONFIG, Schedulers.parallel()).start());
+            pushers.add(new Pusher(c, new HttpTransport(urls, client(c.cluster())), CONFIG, Schedulers.parallel())
+                    .start());
         }
     }
 
@@ -88,7 +97,7 @@ class HttpExchangeTest {
         // One more acknowledged push from a to b: a then holds b's converged state, and has a success.
         Map<String, String> urls = new HashMap<>();
         servers.forEach((name, server) -> urls.put(name, server.baseUrl()));
-        new Pusher(controllers.get("a"), new HttpTransport(urls, TOKEN), CONFIG, Schedulers.parallel())
+        new Pusher(controllers.get("a"), new HttpTransport(urls, client("a")), CONFIG, Schedulers.parallel())
                 .pushUntilAcknowledged("b").block(Duration.ofSeconds(10));
         JsonNode status = new ObjectMapper().readTree(get(servers.get("a").baseUrl() + ExchangeServer.STATUS_PATH));
         JsonNode remote = status.path("topics").path("t").path("remotes").path("b");
@@ -119,12 +128,17 @@ class HttpExchangeTest {
 
         assertThat(post(url, null, valid)).startsWith("401:").contains("bearer token");
         assertThat(post(url, "nope", valid)).startsWith("403:").contains("not valid");
-        assertThat(post(url, "operator-secret", valid)).startsWith("403:").contains("role 'operator'");
+        assertThat(post(url, "operator-secret", valid)).startsWith("403:")
+                .contains("the admin may not call the exchange");
+        assertThat(post(url, "c-secret", valid)).as("c's token, b's state").startsWith("403:")
+                .contains("authenticated as c, claims to be 'b'");
         assertThat(post(url, TOKEN, new byte[] {(byte) 0xff, 0x01})).startsWith("400:")
                 .contains("not an ExchangeRequest");
         assertThat(post(url, TOKEN, new byte[100_000])).startsWith("413:").contains("above the limit");
         byte[] stranger = ExchangeRequest.newBuilder().setCluster("mallory").build().toByteArray();
-        assertThat(post(url, TOKEN, stranger)).startsWith("403:").contains("not in the replication set");
+        assertThat(post(url, TOKEN, stranger)).startsWith("403:").contains("authenticated as b, claims to be 'mallory'");
+        assertThat(post(url, "mallory-secret", stranger)).as("a known cluster outside the replication set")
+                .startsWith("403:").contains("not in the replication set");
         assertThat(stores.get("a").get("t").block().epoch()).as("nothing changed").isZero();
 
         assertThat(post(url, TOKEN, valid)).startsWith("200:");
@@ -136,7 +150,7 @@ class HttpExchangeTest {
         start(Map.of("a", Layout.initial(1, 1, 0), "b", Layout.initial(1, 1, 0)));
         pushers.forEach(Pusher::dispose);
         String leader = servers.get("a").baseUrl();
-        ExchangeServer follower = new ExchangeServer(controllers.get("a"), CONFIG, ROLES, () -> leader,
+        ExchangeServer follower = new ExchangeServer(controllers.get("a"), CONFIG, NET, () -> leader,
                 Controller.BacklogSource.NONE).start(0);
         try {
             String answer = HttpClient.create().headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + TOKEN))
@@ -150,12 +164,16 @@ class HttpExchangeTest {
             stores.get("b").compareAndSet("t", 0, Layout.of(1, split.nextSegmentId(), split.segments().values()))
                     .block();
             Pusher viaFollower = new Pusher(controllers.get("b"), new HttpTransport(Map.of("a", follower.baseUrl()),
-                    TOKEN), CONFIG, Schedulers.parallel());
+                    client("b")), CONFIG, Schedulers.parallel());
             viaFollower.pushUntilAcknowledged("a").block(Duration.ofSeconds(10));
             assertThat(stores.get("a").get("t").block().activeSegments()).hasSize(2);
         } finally {
             follower.stop();
         }
+    }
+
+    private static NetClient client(String cluster) {
+        return new NetClient(cluster + "-secret", NetworkLimits.defaults(), null);
     }
 
     private static String post(String url, String token, byte[] body) {

@@ -8,6 +8,10 @@ import io.verbatim.exchange.proto.TopicResult;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
+import io.verbatim.net.Authenticator;
+import io.verbatim.net.NetServer;
+import io.verbatim.net.NetworkLimits;
+import io.verbatim.net.Token;
 import io.verbatim.store.InMemoryLayoutStore;
 import java.io.IOException;
 import java.io.InputStream;
@@ -49,7 +53,10 @@ class StatusJsonTest {
     @Test
     void theStatusJsonKeepsItsShape() throws IOException {
         Controller a = scenario();
-        server = new ExchangeServer(a, ExchangeConfig.defaults(), Map.of(), () -> null, this::backlog).start(0);
+        // Status is open by default: no credential is needed to read it.
+        NetServer open = new NetServer(new Authenticator(Map.of("a", Token.clear("a-token")), null, Map.of(), true),
+                NetworkLimits.defaults(), null);
+        server = new ExchangeServer(a, ExchangeConfig.defaults(), open, () -> null, this::backlog).start(0);
         String json = HttpClient.create().get().uri(server.baseUrl() + ExchangeServer.STATUS_PATH)
                 .responseSingle((r, body) -> body.asString(StandardCharsets.UTF_8)).block(Duration.ofSeconds(10));
 

@@ -4,14 +4,16 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
+import io.verbatim.net.NetServer;
+import io.verbatim.net.Query;
+import io.verbatim.net.Role;
+import io.verbatim.net.Verdict;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import reactor.core.publisher.Mono;
@@ -21,7 +23,7 @@ import reactor.netty.http.server.HttpServerRoutes;
 
 /**
  * The manual layout operations of Pulsar's {@code /admin/v2/scalable} API on a node's admin port, for the
- * broker (superuser) role:
+ * admin role ({@code security.adminToken}; a cluster's broker credential is refused with 403):
  * <ul>
  * <li>{@code POST …/split?topic=T&segment=S};
  * <li>{@code POST …/rebucket?topic=T&segment=S&bucketCount=N} (N a power of two; a higher count applies at
@@ -40,11 +42,12 @@ final class AdminApi {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final AdminOperations node;
-    private final String token;
+    private final NetServer net;
 
-    AdminApi(AdminOperations node, String token) {
+    /** @param net who may call: the admin token only */
+    AdminApi(AdminOperations node, NetServer net) {
         this.node = node;
-        this.token = token;
+        this.net = net;
     }
 
     void register(HttpServerRoutes routes) {
@@ -169,15 +172,15 @@ final class AdminApi {
     }
 
     private Mono<Void> handle(HttpServerRequest request, HttpServerResponse response, Operation op) {
-        String auth = request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION);
-        if (auth == null) {
-            return send(response, refusal(401, "no bearer token: layout operations need the broker role"));
+        if (net.check(request, Role.ADMIN, "layout operations") instanceof Verdict.Refused r) {
+            return send(response, refusal(r.status(), r.reason()));
         }
-        if (!auth.equals("Bearer " + token)) {
-            return send(response, refusal(403, "the bearer token is not valid for the broker role"));
+        Map<String, String> params;
+        try {
+            params = Query.parse(request.uri());
+        } catch (Query.BadParameter e) {
+            return send(response, refusal(400, e.getMessage()));
         }
-        Map<String, String> params = new HashMap<>();
-        new QueryStringDecoder(request.uri()).parameters().forEach((k, v) -> params.put(k, v.get(0)));
         String topic = params.get("topic");
         if (topic == null || !node.topics().contains(topic)) {
             return send(response, refusal(404, "cluster " + node.cluster() + " has no topic '" + topic + "'"));

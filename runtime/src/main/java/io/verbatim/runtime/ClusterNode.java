@@ -20,6 +20,11 @@ import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
 import io.verbatim.model.proto.CompressionType;
+import io.verbatim.net.NetClient;
+import io.verbatim.net.NetMetricsBinder;
+import io.verbatim.net.NetServer;
+import io.verbatim.net.Role;
+import io.verbatim.net.Tls;
 import io.verbatim.pipeline.ExchangeGate;
 import io.verbatim.pipeline.PipelineMetricsBinder;
 import io.verbatim.pipeline.ReplicationLink;
@@ -28,7 +33,6 @@ import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.ReplicatorStatus;
 import io.verbatim.pipeline.memory.ClusterImage;
 import io.verbatim.pipeline.memory.MemoryCluster;
-import io.verbatim.pipeline.memory.MemoryCursor;
 import io.verbatim.store.InMemoryLayoutStore;
 import io.verbatim.store.LayoutStore;
 import java.nio.charset.StandardCharsets;
@@ -64,17 +68,20 @@ import reactor.util.Loggers;
  */
 public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = Loggers.getLogger(ClusterNode.class);
-    static final int MAX_FRAME_BYTES = 8 << 20;
     /** Sealed segments garbage collection deleted, per topic. */
     public static final String PRUNED = GarbageCollector.PRUNED;
 
     /** Where a peer is reached: its controller's admin URL and its brokers' ingest URLs. */
     public record Address(String adminUrl, List<String> brokerUrls) {
-        /** Where {@code cluster}'s configuration says it is reached (its advertised address and named ports). */
-        public static Address of(ClusterConfig cluster) {
-            Addresses a = cluster.addresses();
-            return new Address(a.advertisedUrl("http", a.adminPort()),
-                    a.brokerPorts().stream().map(p -> a.advertisedUrl("http", p)).toList());
+        /**
+         * Where cluster {@code name} of {@code config} is reached: its advertised address and named ports, over
+         * HTTPS when it serves TLS.
+         */
+        public static Address of(VerbatimConfig config, String name) {
+            Addresses a = config.cluster(name).addresses();
+            String scheme = config.security().tls(name).isPresent() ? "https" : "http";
+            return new Address(a.advertisedUrl(scheme, a.adminPort()),
+                    a.brokerPorts().stream().map(p -> a.advertisedUrl(scheme, p)).toList());
         }
     }
 
@@ -100,6 +107,10 @@ public final class ClusterNode implements AutoCloseable {
     private final Map<String, ClusterImage> restored = new LinkedHashMap<>();
     private final PolicyLoop policy;
     private final AdminOperations operations = new Operations();
+    /** Who may call this cluster's ports, their limits and TLS. */
+    private final NetServer net;
+    /** How this cluster calls its peers: its own token, its TLS. */
+    private final NetClient client;
     private ExchangeServer admin;
     private Pusher pusher;
     private ProcessMetrics processMetrics;
@@ -121,6 +132,11 @@ public final class ClusterNode implements AutoCloseable {
         List<String> peers = peers();
         this.controller = new Controller(name, Set.copyOf(peers), self.caps(), store, timer);
         this.rates = new RateWindow(timer);
+        Tls tls = config.security().tls(name).orElse(null);
+        this.net = new NetServer(config.security().authenticator(), config.network(),
+                tls == null ? null : tls.serverContext());
+        this.client = new NetClient(config.security().ownToken(name), config.network(),
+                tls == null ? null : tls.clientContext());
         registry.config().commonTags("cluster", name);
         this.policy = new PolicyLoop(name, config.autoScale(), controller, this::storage, load::get, this::consumers,
                 registry, timer);
@@ -173,9 +189,8 @@ public final class ClusterNode implements AutoCloseable {
         for (int i = 0; i < self.brokers(); i++) {
             BrokerBudget budget = new BrokerBudget(config.slowPath(), timer);
             new BudgetMetricsBinder(budget, Tags.of("broker", Integer.toString(i))).bindTo(registry);
-            IngestServer ingest = new IngestServer(name(), i, topics::get, this::brokerUrls, config.brokerToken(),
-                    MAX_FRAME_BYTES, registry, (topic, segment, messages, bytes) -> load.get(topic)
-                            .produced(segment, messages, bytes));
+            IngestServer ingest = new IngestServer(name(), i, topics::get, this::brokerUrls, net, Set.copyOf(peers()),
+                    registry, (topic, segment, messages, bytes) -> load.get(topic).produced(segment, messages, bytes));
             Broker broker = new Broker(i, self.brokers(), budget, ingest);
             brokers.add(broker); // before it binds: a failed start stops what did start
             int port = addresses.brokerPorts().get(i);
@@ -184,11 +199,11 @@ public final class ClusterNode implements AutoCloseable {
                 return broker;
             });
         }
-        ExchangeServer exchange = new ExchangeServer(controller, config.exchange(),
-                Map.of(config.brokerToken(), ExchangeServer.BROKER_ROLE), () -> null, this::backlog);
+        ExchangeServer exchange = new ExchangeServer(controller, config.exchange(), net, () -> null, this::backlog);
         admin = bind(key() + ".adminPort", addresses.bindAddress(), addresses.adminPort(),
                 () -> exchange.start(addresses.bindAddress(), addresses.adminPort(), this::adminRoutes));
         new ExchangeMetricsBinder(controller).bindTo(registry);
+        new NetMetricsBinder(net).bindTo(registry);
         return this;
     }
 
@@ -222,7 +237,7 @@ public final class ClusterNode implements AutoCloseable {
     public synchronized ClusterNode connect(Map<String, Address> peers) {
         Map<String, String> adminUrls = new TreeMap<>();
         peers.forEach((peer, address) -> adminUrls.put(peer, address.adminUrl()));
-        ExchangeTransport http = new HttpTransport(adminUrls, config.brokerToken());
+        ExchangeTransport http = new HttpTransport(adminUrls, client);
         Duration half = config.rtt().dividedBy(2);
         // The simulated WAN delays the exchange as it delays replication: half the round trip each way.
         ExchangeTransport transport = half.isZero() ? http : (peer, request) -> Mono.delay(half, timer)
@@ -238,8 +253,8 @@ public final class ClusterNode implements AutoCloseable {
                 }
                 ReplicatorMetrics counters = new ReplicatorMetrics();
                 replication.computeIfAbsent(topic.getKey(), t -> new ConcurrentHashMap<>()).put(peer, counters);
-                NetworkRemote remote = new NetworkRemote(peer, topic.getKey(), address.brokerUrls(),
-                        config.brokerToken(), MAX_FRAME_BYTES, config.rtt(), timer);
+                NetworkRemote remote = new NetworkRemote(peer, topic.getKey(), address.brokerUrls(), client,
+                        config.rtt(), timer);
                 remotes.add(remote);
                 for (Broker broker : brokers) {
                     broker.replicate(() -> ReplicationLink.builder().local(topic.getValue()).remote(remote)
@@ -276,7 +291,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** The controller's admin URL as peers reach it (the advertised address). */
     public String adminUrl() {
-        return self.addresses().advertisedUrl("http", admin.port());
+        return self.addresses().advertisedUrl(net.scheme(), admin.port());
     }
 
     /** The port the controller's admin endpoint is bound to. */
@@ -286,7 +301,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Every broker's ingest URL as peers reach it (the advertised address), in broker order. */
     public List<String> brokerUrls() {
-        return brokers.stream().map(b -> self.addresses().advertisedUrl("http", b.port())).toList();
+        return brokers.stream().map(b -> self.addresses().advertisedUrl(net.scheme(), b.port())).toList();
     }
 
     /** The node's clock, in milliseconds. */
@@ -504,8 +519,8 @@ public final class ClusterNode implements AutoCloseable {
             return out;
         }
         for (Segment s : storage.layout().segments().values()) {
-            MemoryCursor cursor = storage.log(s.id()).existingCursor(ReplicatorConfig.cursorName(remote));
-            out.put(s.descriptor(), cursor == null ? 0 : cursor.backlog());
+            // Not storage.log(id): garbage collection may have deleted a segment of the layout just read.
+            out.put(s.descriptor(), storage.backlog(s.id(), ReplicatorConfig.cursorName(remote)));
         }
         return out;
     }
@@ -530,12 +545,12 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     private void adminRoutes(HttpServerRoutes routes) {
-        new AdminApi(operations, config.brokerToken()).register(routes);
-        new TopicsApi(this, config.brokerToken(), config.exchange().maxBodyBytes()).register(routes);
-        routes.get("/metrics", (request, response) -> response
+        new AdminApi(operations, net).register(routes);
+        new TopicsApi(this, net, config.exchange().maxBodyBytes()).register(routes);
+        routes.get("/metrics", net.guard(Role.STATUS, "the metrics", (request, response) -> response
                 .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
-                .sendString(Mono.fromCallable(registry::scrape), StandardCharsets.UTF_8));
-        new StatusPage(this, rates, timer).register(routes);
+                .sendString(Mono.fromCallable(registry::scrape), StandardCharsets.UTF_8)));
+        new StatusPage(this, rates, timer, net).register(routes);
     }
 
     /**

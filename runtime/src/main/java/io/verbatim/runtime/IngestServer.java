@@ -7,24 +7,30 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.verbatim.model.Segment;
+import io.verbatim.model.Stamp;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.EntryFormatException;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.MessageMetadata;
+import io.verbatim.net.NetServer;
+import io.verbatim.net.Principal;
+import io.verbatim.net.Query;
+import io.verbatim.net.Role;
+import io.verbatim.net.Verdict;
 import io.verbatim.pipeline.ProducerSession.Receipt;
 import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.runtime.proto.IngestReply;
 import io.verbatim.runtime.proto.IngestSend;
-import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -35,16 +41,22 @@ import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.http.server.WebsocketServerSpec;
+import reactor.netty.http.websocket.WebsocketInbound;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
  * A broker's ingest endpoint: where replicators of other clusters write (one WebSocket per ordered
- * session) and read this cluster's layouts (one WebSocket streaming each new layout). Every arriving
- * entry goes through the destination's rules of {@link MemoryCluster#ingest}: deduplication on the source
- * position, the session's sequence numbers (a gap or a refusal refuses the rest of the session; a newer
- * session fences older ones), sealed segments refused. A malformed frame or entry is answered with what
- * was wrong and ends the session; nothing of it is stored.
+ * session) and read this cluster's layouts (one WebSocket streaming each new layout). Only a peer
+ * cluster may call it, and a session carries only what that cluster may send: its producer is
+ * {@code pulsar.repl.<caller>.<source segment>}, and every entry is stamped as replicated from the
+ * caller, at a position of that source segment, with a stamp inside one bucket of the destination
+ * segment ({@code FORBIDDEN} otherwise). Every arriving entry then goes through the destination's rules
+ * of {@link MemoryCluster#ingest}: deduplication on the source position, the session's sequence numbers
+ * (a gap or a refusal refuses the rest of the session; a newer session fences older ones), sealed
+ * segments refused. A malformed or forbidden frame is answered with what was wrong and ends the session;
+ * nothing of it is stored. A session that hears nothing for {@code network.idleTimeout} (healthy clients
+ * ping) is closed.
  */
 final class IngestServer {
     static final String SESSION_PATH = "/ingest/v1/session";
@@ -52,10 +64,12 @@ final class IngestServer {
     private static final Logger LOG = Loggers.getLogger(IngestServer.class);
 
     private final String cluster;
+    private final int broker;
     private final Function<String, MemoryCluster> topics;
     private final Arrival arrivals;
     private final Supplier<List<String>> brokerUrls;
-    private final String token;
+    private final NetServer net;
+    private final Set<String> peers;
     private final int maxFrameBytes;
     private final Counter persisted;
     private final Counter duplicates;
@@ -74,15 +88,19 @@ final class IngestServer {
     /**
      * @param topics the cluster's storage of a topic, or {@code null} when it does not host the topic
      * @param brokerUrls every broker's ingest URL, in broker order
+     * @param net who may call (a peer's broker credential), the port's limits and TLS
+     * @param peers the clusters that replicate into this one
      */
     IngestServer(String cluster, int broker, Function<String, MemoryCluster> topics, Supplier<List<String>> brokerUrls,
-            String token, int maxFrameBytes, MeterRegistry registry, Arrival arrivals) {
+            NetServer net, Set<String> peers, MeterRegistry registry, Arrival arrivals) {
         this.cluster = cluster;
+        this.broker = broker;
         this.topics = topics;
         this.arrivals = arrivals;
         this.brokerUrls = brokerUrls;
-        this.token = token;
-        this.maxFrameBytes = maxFrameBytes;
+        this.net = net;
+        this.peers = Set.copyOf(peers);
+        this.maxFrameBytes = net.limits().maxFrameBytes();
         String b = Integer.toString(broker);
         this.persisted = Counter.builder("verbatim.ingest.entries").tag("broker", b).tag("result", "persisted")
                 .description("replicated entries arriving at this broker, by what happened to them").register(registry);
@@ -102,7 +120,7 @@ final class IngestServer {
 
     /** Binds {@code host:port} ({@code 0.0.0.0}: every interface; port 0 picks a free one). */
     IngestServer start(String host, int port) {
-        server = HttpServer.create().host(host).port(port)
+        server = net.apply(HttpServer.create().host(host).port(port), "ingest-" + broker)
                 .doOnConnection(c -> {
                     connections.add(c);
                     c.onDispose(() -> connections.remove(c));
@@ -113,7 +131,7 @@ final class IngestServer {
     }
 
     String baseUrl() {
-        return "http://127.0.0.1:" + server.port();
+        return net.scheme() + "://127.0.0.1:" + server.port();
     }
 
     int port() {
@@ -134,30 +152,50 @@ final class IngestServer {
     }
 
     private Mono<Void> layouts(HttpServerRequest request, HttpServerResponse response) {
-        return checked(request, response, false, (storage, params) -> response.sendWebsocket((in, out) -> {
+        return checked(request, response, false, (caller, storage, params) -> response.sendWebsocket((in, out) -> {
+            closeWhenSilent(in);
             String topic = params.get("topic");
+            // The client's pings are answered by Reactor Netty itself; nothing else of it is read.
             return out.send(storage.layouts().map(l -> Unpooled.wrappedBuffer(
                     LayoutCodec.toProto(topic, l, brokerUrls.get()).toByteArray()))).then();
         }, spec()));
     }
 
     private Mono<Void> session(HttpServerRequest request, HttpServerResponse response) {
-        return checked(request, response, true, (storage, params) -> {
+        return checked(request, response, true, (caller, storage, params) -> {
             long segment = Long.parseLong(params.get("segment"));
             String producer = params.get("producer");
             String topic = params.get("topic");
+            Rules rules = new Rules(caller, Long.parseLong(producer.substring(producerPrefix(caller).length())));
             return response.sendWebsocket((in, out) -> {
+                closeWhenSilent(in);
                 long session = storage.newSessionId();
-                return out.send(in.aggregateFrames(maxFrameBytes).receive()
-                        .map(frame -> receive(topic, storage, segment, producer, session, frame))
-                        .takeUntil(reply -> reply.getResult() == IngestReply.Result.MALFORMED)
+                return out.send(in.aggregateFrames(maxFrameBytes).receiveFrames()
+                        .filter(f -> f instanceof BinaryWebSocketFrame)
+                        .map(frame -> receive(topic, storage, segment, producer, session, rules, frame.content()))
+                        .takeUntil(reply -> reply.getResult() == IngestReply.Result.MALFORMED
+                                || reply.getResult() == IngestReply.Result.FORBIDDEN)
                         .map(reply -> Unpooled.wrappedBuffer(reply.toByteArray()))).then();
             }, spec());
         });
     }
 
+    /** The producer names of {@code caller}'s replicators: {@code pulsar.repl.<caller>.<source segment id>}. */
+    private static String producerPrefix(String caller) {
+        return "pulsar.repl." + caller + ".";
+    }
+
+    /** A session or stream that hears nothing, not even a ping, for the idle timeout is half-open: closed. */
+    private void closeWhenSilent(WebsocketInbound in) {
+        in.withConnection(c -> c.onReadIdle(net.limits().idleTimeout().toMillis(), c::dispose));
+    }
+
+    /** What the authenticated cluster may send on one session. */
+    private record Rules(String caller, long sourceSegment) {
+    }
+
     private IngestReply receive(String topic, MemoryCluster storage, long segment, String producer, long session,
-            ByteBuf frame) {
+            Rules rules, ByteBuf frame) {
         IngestSend send;
         try {
             send = IngestSend.parseFrom(ByteBufUtil.getBytes(frame));
@@ -172,6 +210,10 @@ final class IngestServer {
         } catch (EntryFormatException | IllegalArgumentException e) {
             return refused(send.getSequence(), IngestReply.Result.MALFORMED, "entry at " + send.getLedgerId() + ":"
                     + send.getEntryId() + " is unusable: " + e.getMessage());
+        }
+        String forbidden = forbidden(storage, segment, rules, position, entry);
+        if (forbidden != null) {
+            return refused(send.getSequence(), IngestReply.Result.FORBIDDEN, "entry at " + position + ": " + forbidden);
         }
         try {
             Receipt receipt = storage.ingest(segment, producer, session, send.getSequence(), position, entry);
@@ -196,10 +238,42 @@ final class IngestServer {
         }
     }
 
+    /** Why the caller may not send {@code entry} into {@code segment} on this session, or {@code null}. */
+    private static String forbidden(MemoryCluster storage, long segment, Rules rules, SourcePosition position,
+            Entry entry) {
+        String from = entry.metadata().hasReplicatedFrom() ? entry.metadata().getReplicatedFrom() : null;
+        if (!rules.caller().equals(from)) {
+            return "replicated_from is " + (from == null ? "not set" : "'" + from + "'") + ", but the session is "
+                    + rules.caller() + "'s";
+        }
+        if (position.ledgerId() != rules.sourceSegment()) {
+            return "the source position is not in source segment " + rules.sourceSegment() + " of the session's producer";
+        }
+        SourcePosition stamped;
+        try {
+            stamped = entry.sourcePosition().orElse(null);
+        } catch (IllegalArgumentException e) {
+            stamped = null;
+        }
+        if (!position.equals(stamped)) {
+            return "the entry is stamped with source position " + stamped + ", not the send's";
+        }
+        Stamp stamp = entry.facts().stamp();
+        if (stamp == null) {
+            return "the entry has no stamp (entry_hash_min/max)";
+        }
+        Segment destination = storage.layout().segment(segment).orElse(null);
+        if (destination != null && !destination.buckets().holdsInOneBucket(stamp.asRange())) {
+            return "its stamp " + stamp.asRange().toHexString() + " is not inside one bucket of destination segment "
+                    + destination.descriptor();
+        }
+        return null;
+    }
+
     private IngestReply refused(long sequence, IngestReply.Result result, String detail) {
         refusals.get(result).increment();
-        if (result == IngestReply.Result.MALFORMED) {
-            LOG.warn("{}: ingest refused a malformed send: {}", cluster, detail);
+        if (result == IngestReply.Result.MALFORMED || result == IngestReply.Result.FORBIDDEN) {
+            LOG.warn("{}: ingest refused a {} send: {}", cluster, result.name().toLowerCase(Locale.ROOT), detail);
         }
         return IngestReply.newBuilder().setSequence(sequence).setResult(result).setDetail(detail).build();
     }
@@ -210,41 +284,56 @@ final class IngestServer {
 
     /** What a checked request goes on to do. */
     private interface Upgrade {
-        Mono<Void> apply(MemoryCluster storage, Map<String, String> params);
+        Mono<Void> apply(String caller, MemoryCluster storage, Map<String, String> params);
     }
 
-    /** Credentials, then the parameters, each refused with the problem named before any upgrade. */
+    /**
+     * Credentials (a peer cluster's), the parameters, then the upgrade header, each refused with the
+     * problem named before any upgrade (a plain GET gets 426, not Reactor Netty's failed handshake).
+     */
     private Mono<Void> checked(HttpServerRequest request, HttpServerResponse response, boolean session,
             Upgrade upgrade) {
-        String auth = request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION);
-        if (auth == null) {
-            return text(response, 401, "no bearer token: the ingest endpoint needs the broker role");
+        Verdict verdict = net.check(request, Role.BROKER, "the ingest endpoint");
+        if (verdict instanceof Verdict.Refused r) {
+            return NetServer.text(response, r.status(), r.reason());
         }
-        if (!auth.equals("Bearer " + token)) {
-            return text(response, 403, "the bearer token is not valid for the broker role");
+        String caller = ((Principal.Cluster) ((Verdict.Allowed) verdict).principal()).name();
+        if (caller.equals(cluster) || !peers.contains(caller)) {
+            return NetServer.text(response, 403, "cluster " + caller + " is not a peer of " + cluster
+                    + (caller.equals(cluster) ? " (a cluster does not replicate into itself)" : " " + new TreeSet<>(peers)));
         }
-        Map<String, String> params = new HashMap<>();
-        new QueryStringDecoder(request.uri()).parameters().forEach((k, v) -> params.put(k, v.get(0)));
+        Map<String, String> params;
+        try {
+            params = Query.parse(request.uri());
+        } catch (Query.BadParameter e) {
+            return NetServer.text(response, 400, e.getMessage());
+        }
         String topic = params.get("topic");
         MemoryCluster storage = topic == null ? null : topics.apply(topic);
         if (storage == null) {
-            return text(response, 404, "cluster " + cluster + " has no topic '" + topic + "'");
+            return NetServer.text(response, 404, "cluster " + cluster + " has no topic '" + topic + "'");
         }
         if (session) {
             String segment = params.get("segment");
             if (segment == null || !segment.matches("\\d{1,18}")) {
-                return text(response, 400, "segment '" + segment + "' is not a segment id");
+                return NetServer.text(response, 400, "segment '" + segment + "' is not a segment id");
             }
             String producer = params.get("producer");
             if (producer == null || producer.isBlank()) {
-                return text(response, 400, "a session needs a producer name");
+                return NetServer.text(response, 400, "a session needs a producer name");
+            }
+            String prefix = producerPrefix(caller);
+            if (!producer.startsWith(prefix) || !producer.substring(prefix.length()).matches("\\d{1,18}")) {
+                return NetServer.text(response, 403, "producer '" + producer + "' is not one cluster " + caller
+                        + " may use (expected " + prefix + "<source segment id>)");
             }
         }
-        return upgrade.apply(storage, params);
-    }
-
-    private static Mono<Void> text(HttpServerResponse response, int status, String message) {
-        return response.status(HttpResponseStatus.valueOf(status)).header(HttpHeaderNames.CONTENT_TYPE, "text/plain")
-                .sendString(Mono.just(message + "\n"), StandardCharsets.UTF_8).then();
+        if (!request.requestHeaders().containsValue(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET, true)) {
+            return response.header(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET).status(426)
+                    .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+                    .sendString(Mono.just(request.path() + " is a WebSocket endpoint (expected Upgrade: websocket)\n"))
+                    .then();
+        }
+        return upgrade.apply(caller, storage, params);
     }
 }

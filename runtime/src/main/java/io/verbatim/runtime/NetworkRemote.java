@@ -1,8 +1,9 @@
 package io.verbatim.runtime;
 
 import com.google.protobuf.InvalidProtocolBufferException;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.verbatim.model.Layout;
+import io.verbatim.net.NetClient;
+import io.verbatim.net.NetworkLimits;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteCluster;
 import io.verbatim.runtime.proto.LayoutRecord;
@@ -31,6 +32,7 @@ final class NetworkRemote implements RemoteCluster {
     private final String topic;
     private final List<String> seedUrls;
     private final HttpClient client;
+    private final NetworkLimits limits;
     private final int maxFrameBytes;
     private final Duration halfRtt;
     private final Scheduler timer;
@@ -41,17 +43,18 @@ final class NetworkRemote implements RemoteCluster {
 
     /**
      * @param seedUrls the remote's broker ingest URLs (any of them serves its layouts)
+     * @param net this cluster's credential and TLS, the frame limit and the ping cadence
      * @param rtt a simulated round trip added to every session's traffic (half each way), or zero
      */
-    NetworkRemote(String name, String topic, List<String> seedUrls, String token, int maxFrameBytes, Duration rtt,
-            Scheduler timer) {
+    NetworkRemote(String name, String topic, List<String> seedUrls, NetClient net, Duration rtt, Scheduler timer) {
         this.name = name;
         this.topic = topic;
         this.seedUrls = List.copyOf(seedUrls);
-        this.maxFrameBytes = maxFrameBytes;
+        this.limits = net.limits();
+        this.maxFrameBytes = limits.maxFrameBytes();
         this.halfRtt = rtt.dividedBy(2);
         this.timer = timer;
-        this.client = HttpClient.create().headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + token));
+        this.client = net.apply(HttpClient.create());
         this.records = Flux.defer(this::streamOnce)
                 .concatWith(Mono.error(() -> new IOException("layout stream of " + name + " ended")))
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(50)).maxBackoff(Duration.ofSeconds(2))
@@ -63,13 +66,17 @@ final class NetworkRemote implements RemoteCluster {
     private Flux<LayoutRecord> streamOnce() {
         String base = seedUrls.get(Math.floorMod(attempts.getAndIncrement(), seedUrls.size()));
         return client.websocket(spec()).uri(base + IngestServer.LAYOUTS_PATH + "?topic=" + encode(topic))
-                .handle((in, out) -> in.aggregateFrames(maxFrameBytes).receive().asByteArray().map(bytes -> {
-                    try {
-                        return LayoutRecord.parseFrom(bytes);
-                    } catch (InvalidProtocolBufferException e) {
-                        throw new IllegalStateException(name + " sent a layout that does not parse: " + e.getMessage(), e);
-                    }
-                }));
+                .handle((in, out) -> {
+                    Flux<LayoutRecord> layouts = WebSocketSession.binaryFrames(in, limits).map(bytes -> {
+                        try {
+                            return LayoutRecord.parseFrom(bytes);
+                        } catch (InvalidProtocolBufferException e) {
+                            throw new IllegalStateException(name + " sent a layout that does not parse: " + e.getMessage(), e);
+                        }
+                    });
+                    return layouts.takeUntilOther(WebSocketSession.pinging(out, limits, timer).onErrorComplete()
+                            .then(Mono.just(0)));
+                });
     }
 
     @Override
@@ -91,7 +98,12 @@ final class NetworkRemote implements RemoteCluster {
         String owner = brokers.get((int) Math.floorMod(segmentId, (long) brokers.size()));
         String uri = owner + IngestServer.SESSION_PATH + "?topic=" + encode(topic) + "&segment=" + segmentId
                 + "&producer=" + encode(producerName);
-        return new WebSocketSession(client, spec(), uri, segmentId, halfRtt, timer);
+        return new WebSocketSession(client, spec(), limits, uri, segmentId, halfRtt, timer);
+    }
+
+    /** How many times the layout stream connected (or tried to). */
+    int connects() {
+        return attempts.get();
     }
 
     /** Stops following the remote's layouts (and reconnecting to do so). */

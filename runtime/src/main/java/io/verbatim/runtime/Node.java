@@ -76,7 +76,7 @@ public final class Node implements AutoCloseable {
             Map<String, ClusterNode.Address> peers = new LinkedHashMap<>();
             for (ClusterConfig c : config.clusters()) {
                 if (!c.name().equals(name)) {
-                    peers.put(c.name(), ClusterNode.Address.of(c));
+                    peers.put(c.name(), ClusterNode.Address.of(config, c.name()));
                 }
             }
             node.connect(peers);

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.verbatim.exchange.ExchangeServer;
 import io.verbatim.exchange.LayoutChange;
+import io.verbatim.net.NetServer;
+import io.verbatim.net.Role;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -44,20 +46,29 @@ final class StatusPage {
     private final ClusterNode node;
     private final RateWindow rates;
     private final Scheduler clock;
+    private final NetServer net;
 
-    StatusPage(ClusterNode node, RateWindow rates, Scheduler clock) {
+    /** @param net who may read the status and rates (anyone unless {@code security.openStatus} is false) */
+    StatusPage(ClusterNode node, RateWindow rates, Scheduler clock, NetServer net) {
         this.node = node;
         this.rates = rates;
         this.clock = clock;
+        this.net = net;
     }
 
+    /**
+     * The page and what it reads, each for the status role: anyone while {@code security.openStatus}, else a
+     * valid token (which a browser cannot send: a closed status is for scrapers and the command line).
+     */
     void register(HttpServerRoutes routes) {
-        routes.get(ExchangeServer.STATUS_PATH, (request, response) -> json(response, node.status()))
-                .get(RATES_PATH, (request, response) -> json(response, Mono.fromCallable(this::rates)))
-                .get("/", (request, response) -> response
+        routes.get(ExchangeServer.STATUS_PATH, net.guard(Role.STATUS, "the status endpoint",
+                        (request, response) -> json(response, node.status())))
+                .get(RATES_PATH, net.guard(Role.STATUS, "the rates", (request, response) -> json(response,
+                        Mono.fromCallable(this::rates))))
+                .get("/", net.guard(Role.STATUS, "the status page", (request, response) -> response
                         .header(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8")
                         .header(HttpHeaderNames.CACHE_CONTROL, "no-store")
-                        .sendByteArray(Mono.just(PAGE)));
+                        .sendByteArray(Mono.just(PAGE))));
     }
 
     /** The body of {@code GET /admin/v2/scalable/rates}. */

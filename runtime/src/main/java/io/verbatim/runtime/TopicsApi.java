@@ -4,10 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
+import io.verbatim.net.Bodies;
+import io.verbatim.net.NetServer;
+import io.verbatim.net.Query;
+import io.verbatim.net.Role;
+import io.verbatim.net.Verdict;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -41,12 +45,13 @@ final class TopicsApi {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ClusterNode node;
-    private final String token;
+    private final NetServer net;
     private final int maxBodyBytes;
 
-    TopicsApi(ClusterNode node, String token, int maxBodyBytes) {
+    /** @param net who may call: the admin token only */
+    TopicsApi(ClusterNode node, NetServer net, int maxBodyBytes) {
         this.node = node;
-        this.token = token;
+        this.net = net;
         this.maxBodyBytes = maxBodyBytes;
     }
 
@@ -79,7 +84,7 @@ final class TopicsApi {
                 answer.put("messages", messages.size());
                 answer.put("entries", written.stream().map(SourcePosition::toString).toList());
                 return json(response, 200, answer);
-            }).onErrorResume(Bodies.TooLarge.class, e -> text(response, 413, e.getMessage()));
+            }).onErrorResume(Bodies.TooLarge.class, e -> Bodies.tooLarge(response, e.getMessage()));
         });
     }
 
@@ -149,18 +154,14 @@ final class TopicsApi {
     }
 
     private Mono<Void> checked(HttpServerRequest request, HttpServerResponse response, Call call) {
-        String auth = request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION);
-        if (auth == null) {
-            return text(response, 401, "no bearer token: this call needs the admin role");
+        if (net.check(request, Role.ADMIN, "producing and reading a topic's image") instanceof Verdict.Refused r) {
+            return text(response, r.status(), r.reason());
         }
-        if (!auth.equals("Bearer " + token)) {
-            return text(response, 403, "the bearer token is not valid for the admin role");
-        }
-        Map<String, String> params = new LinkedHashMap<>();
+        Map<String, String> params;
         try {
-            new QueryStringDecoder(request.uri()).parameters().forEach((k, v) -> params.put(k, v.get(0)));
-        } catch (IllegalArgumentException e) {
-            return text(response, 400, "the query is not well formed: " + e.getMessage());
+            params = Query.parse(request.uri());
+        } catch (Query.BadParameter e) {
+            return text(response, 400, e.getMessage());
         }
         String topic = params.get("topic");
         if (topic == null || !node.topics().contains(topic)) {

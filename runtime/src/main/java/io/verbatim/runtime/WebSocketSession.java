@@ -3,9 +3,13 @@ package io.verbatim.runtime;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.UnsafeByteOperations;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.net.NetworkLimits;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.RemoteException.Kind;
@@ -22,6 +26,8 @@ import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.http.client.WebsocketClientSpec;
+import reactor.netty.http.websocket.WebsocketInbound;
+import reactor.netty.http.websocket.WebsocketOutbound;
 
 /**
  * One ordered replication session over one WebSocket: sends go out in call order with their sequence
@@ -38,8 +44,8 @@ final class WebSocketSession implements ProducerSession {
     private volatile boolean broken;
     private volatile boolean disposed;
 
-    WebSocketSession(HttpClient client, WebsocketClientSpec spec, String uri, long segmentId, Duration halfRtt,
-            Scheduler timer) {
+    WebSocketSession(HttpClient client, WebsocketClientSpec spec, NetworkLimits limits, String uri, long segmentId,
+            Duration halfRtt, Scheduler timer) {
         this.segmentId = segmentId;
         this.connection = client.websocket(spec).uri(uri).handle((in, out) -> {
             // The simulated wire holds everything sent within the last half round trip: the delay stage must
@@ -48,11 +54,30 @@ final class WebSocketSession implements ProducerSession {
             Flux<IngestSend> sends = halfRtt.isZero() ? outbound.asFlux()
                     : outbound.asFlux().delaySequence(halfRtt, timer).onBackpressureBuffer();
             Mono<Void> sending = out.send(sends.map(s -> Unpooled.wrappedBuffer(s.toByteArray()))).then();
-            Flux<byte[]> replies = in.aggregateFrames(spec.maxFramePayloadLength()).receive().asByteArray();
+            Flux<byte[]> replies = binaryFrames(in, limits);
             Mono<Void> receiving = (halfRtt.isZero() ? replies : replies.delaySequence(halfRtt, timer))
                     .doOnNext(this::onReply).then();
-            return Mono.firstWithSignal(sending, receiving);
+            return Mono.firstWithSignal(sending, receiving, pinging(out, limits, timer));
         }).subscribe(v -> { }, e -> lost("connection failed: " + e.getMessage()), () -> lost("connection closed"));
+    }
+
+    /**
+     * The binary frames {@code in} receives, as bytes (pongs left out); a connection that hears nothing,
+     * not even a pong, for the idle timeout is half-open and closed.
+     */
+    static Flux<byte[]> binaryFrames(WebsocketInbound in, NetworkLimits limits) {
+        in.withConnection(c -> c.onReadIdle(limits.idleTimeout().toMillis(), c::dispose));
+        return in.aggregateFrames(limits.maxFrameBytes()).receiveFrames()
+                .filter(f -> f instanceof BinaryWebSocketFrame).map(f -> ByteBufUtil.getBytes(f.content()));
+    }
+
+    /**
+     * A ping every {@link NetworkLimits#pingInterval()}, until the connection goes: the broker closes a
+     * session that is silent for its idle timeout (half-open), so a quiet healthy one must not be.
+     */
+    static Mono<Void> pinging(WebsocketOutbound out, NetworkLimits limits, Scheduler timer) {
+        return Flux.interval(limits.pingInterval(), timer).onBackpressureDrop()
+                .concatMap(t -> out.sendObject(new PingWebSocketFrame()).then(), 1).then();
     }
 
     @Override

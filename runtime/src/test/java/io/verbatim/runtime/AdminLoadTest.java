@@ -40,11 +40,11 @@ class AdminLoadTest {
     @Test
     void concurrentAdminCallsOnTwoClustersConvergeWithinTheCaps() throws Exception {
         runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
-                clusters: [{name: a}, {name: b}]
+                clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
                 topics: [{name: t, initialSegments: 1, bucketBudget: 4}]
                 exchange: {antiEntropyInterval: 300ms, retry: {initial: 20ms, max: 300ms}}
                 caps: {maxSegments: 16, maxEntryBucketsPerSegment: 32}
-                security: {brokerToken: load-token}
+                security: {adminToken: load-token}
                 """));
         HttpClient http = HttpClient.newHttpClient();
         Random random = new Random(8);
@@ -86,11 +86,11 @@ class AdminLoadTest {
     void aCapMismatchIsNamedWithBothValuesAndNoClusterPassesTheSmallerCap() throws Exception {
         runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
                 clusters:
-                  - {name: a, caps: {maxSegments: 4}}
-                  - {name: b, caps: {maxSegments: 8}}
+                  - {name: a, token: a-token, caps: {maxSegments: 4}}
+                  - {name: b, token: b-token, caps: {maxSegments: 8}}
                 topics: [{name: t, initialSegments: 1, bucketBudget: 4}]
                 exchange: {antiEntropyInterval: 300ms, retry: {initial: 20ms, max: 300ms}}
-                security: {brokerToken: caps-token}
+                security: {adminToken: caps-token}
                 """));
         ClusterNode b = runtime.cluster("b");
         for (int i = 0; i < 6; i++) {

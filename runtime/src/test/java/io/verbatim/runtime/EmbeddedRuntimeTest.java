@@ -31,9 +31,9 @@ class EmbeddedRuntimeTest {
     static final String TOPIC = "persistent://public/default/orders";
     static final String CONFIG = """
             clusters:
-              - {name: a, brokers: 2}
-              - {name: b}
-              - {name: c}
+              - {name: a, token: a-token, brokers: 2}
+              - {name: b, token: b-token}
+              - {name: c, token: c-token}
             topics:
               - {name: %s, initialSegments: 2, bucketBudget: 4}
             replication:
@@ -44,7 +44,7 @@ class EmbeddedRuntimeTest {
             exchange:
               antiEntropyInterval: 500ms
               retry: {initial: 20ms, max: 500ms}
-            security: {brokerToken: e2e-token}
+            security: {adminToken: e2e-token}
             """.formatted(TOPIC);
 
     private EmbeddedRuntime runtime;
@@ -115,7 +115,7 @@ class EmbeddedRuntimeTest {
     @Test
     void coldSiblingsMergeOnEveryClusterOnceEachMarksThemAndNothingIsLostOrReordered() {
         runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
-                clusters: [{name: a}, {name: b}]
+                clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
                 topics: [{name: t, initialSegments: 1, bucketBudget: 2}]
                 replication: {startAt: earliest, retry: {initial: 20ms, max: 500ms}}
                 exchange: {antiEntropyInterval: 300ms, retry: {initial: 20ms, max: 500ms}}
@@ -128,7 +128,7 @@ class EmbeddedRuntimeTest {
                   split: {msgRateIn: 300}
                   merge: {msgRateIn: 1}
                 caps: {maxSegments: 2}
-                security: {brokerToken: merge-token}
+                security: {adminToken: merge-token}
                 """));
         ClusterNode a = runtime.cluster("a");
         ClusterNode b = runtime.cluster("b");
@@ -174,7 +174,7 @@ class EmbeddedRuntimeTest {
     @Test
     void theLocalPolicySplitsAHotSegmentAndTheStatusPageAndMetricsShowIt() throws Exception {
         runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
-                clusters: [{name: a}, {name: b}]
+                clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
                 topics: [{name: t, initialSegments: 1, bucketBudget: 2}]
                 replication: {startAt: earliest, retry: {initial: 20ms, max: 500ms}}
                 exchange: {antiEntropyInterval: 500ms, retry: {initial: 20ms, max: 500ms}}
@@ -186,7 +186,7 @@ class EmbeddedRuntimeTest {
                   merge: {msgRateIn: 1}
                 caps: {maxSegments: 2}
                 subscriptions: {receiverQueueSize: 5}
-                security: {brokerToken: policy-token}
+                security: {adminToken: policy-token}
                 """));
         ClusterNode a = runtime.cluster("a");
         Traffic traffic = new Traffic(Map.of("a", a.producer("t", CompressionType.ZSTD)), 100, 0, 7);

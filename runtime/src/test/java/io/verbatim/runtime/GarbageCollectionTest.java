@@ -22,12 +22,12 @@ import reactor.core.publisher.Flux;
  */
 class GarbageCollectionTest {
     private static final String CONFIG = """
-            clusters: [{name: a}, {name: b}]
+            clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
             topics: [{name: t, initialSegments: 1, bucketBudget: 4}]
             replication: {startAt: earliest, retry: {initial: 20ms, max: 300ms}, sendTimeout: 2s, sealWait: 1s}
             exchange: {antiEntropyInterval: 300ms, retry: {initial: 20ms, max: 300ms}}
             storage: {deleteConsumed: true, pruneSealed: true, gcInterval: 50ms}
-            security: {brokerToken: gc-token}
+            security: {adminToken: gc-token}
             """;
 
     private EmbeddedRuntime runtime;

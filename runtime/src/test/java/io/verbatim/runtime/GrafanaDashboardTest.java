@@ -115,11 +115,11 @@ class GrafanaDashboardTest {
      */
     private static Set<String> scrapeAfterTraffic() throws Exception {
         try (EmbeddedRuntime runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
-                clusters: [{name: a, brokers: 2}, {name: b}]
+                clusters: [{name: a, brokers: 2, token: a-token}, {name: b, token: b-token}]
                 topics: [{name: t, initialSegments: 1, bucketBudget: 2}]
                 replication: {startAt: earliest, retry: {initial: 20ms, max: 200ms}}
                 exchange: {antiEntropyInterval: 300ms, retry: {initial: 20ms, max: 200ms}}
-                security: {brokerToken: dashboard-token}
+                security: {adminToken: dashboard-token}
                 """))) {
             ClusterNode a = runtime.cluster("a");
             ClusterNode b = runtime.cluster("b");

@@ -6,6 +6,7 @@ import com.google.protobuf.ByteString;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.entry.Entries;
@@ -25,7 +26,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -35,11 +40,13 @@ import reactor.test.StepVerifier;
 /** The ingest endpoint over real WebSockets: the destination's rules hold across the network. */
 class IngestServerTest {
     private static final String TOPIC = "t";
-    private static final String TOKEN = "ingest-token";
+    /** a's token: a replicates into b. */
+    private static final String TOKEN = TestNet.token("a");
 
-    private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 1, 0), Schedulers.parallel());
+    private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 4, 0), Schedulers.parallel());
     private final IngestServer server = new IngestServer("b", 0, t -> t.equals(TOPIC) ? storage : null,
-            () -> List.of(), TOKEN, ClusterNode.MAX_FRAME_BYTES, new SimpleMeterRegistry(), IngestServer.Arrival.NONE).start(0);
+            () -> List.of(), TestNet.server(), Set.of("a", "c"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE)
+            .start(0);
 
     @AfterEach
     void stop() {
@@ -47,21 +54,33 @@ class IngestServerTest {
     }
 
     private static Entry entry(String key, long n) {
-        Entry e = Entries.batch(MessageMetadata.newBuilder().setProducerName("p").setSequenceId(n).setPublishTime(0)
-                .build(), List.of(Message.of(key, ("m" + n).getBytes())), CompressionType.LZ4);
-        return e.restamp(new ReplicationStamp("a", SourcePosition.of(0, n)));
+        return entry(List.of(Message.of(key, ("m" + n).getBytes())), "a", SourcePosition.of(0, n));
+    }
+
+    private static Entry entry(List<Message> messages, String from, SourcePosition at) {
+        Entry e = Entries.batch(MessageMetadata.newBuilder().setProducerName("p").setSequenceId(at.entryId())
+                .setPublishTime(0).build(), messages, CompressionType.LZ4);
+        return e.restamp(new ReplicationStamp(from, at));
     }
 
     private static IngestSend send(long seq, long entryId) {
-        return IngestSend.newBuilder().setSequence(seq).setLedgerId(0).setEntryId(entryId).setPart(-1)
-                .setEntry(ByteString.copyFrom(entry("k", entryId).toByteArray())).build();
+        return send(seq, SourcePosition.of(0, entryId), entry("k", entryId));
+    }
+
+    private static IngestSend send(long seq, SourcePosition at, Entry entry) {
+        return IngestSend.newBuilder().setSequence(seq).setLedgerId(at.ledgerId()).setEntryId(at.entryId())
+                .setPart(at.part()).setEntry(ByteString.copyFrom(entry.toByteArray())).build();
     }
 
     /** Sends raw frames on one session and collects the replies. */
     private List<IngestReply> exchange(List<byte[]> frames) {
+        return exchange(frames, TOKEN, "pulsar.repl.a.0");
+    }
+
+    private List<IngestReply> exchange(List<byte[]> frames, String token, String producer) {
         return reactor.netty.http.client.HttpClient.create()
-                .headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + TOKEN)).websocket()
-                .uri(server.baseUrl() + IngestServer.SESSION_PATH + "?topic=t&segment=0&producer=pulsar.repl.a.0")
+                .headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + token)).websocket()
+                .uri(server.baseUrl() + IngestServer.SESSION_PATH + "?topic=t&segment=0&producer=" + producer)
                 .handle((in, out) -> out.send(Flux.fromIterable(frames).map(Unpooled::wrappedBuffer)).then()
                         .thenMany(in.receive().asByteArray().take(frames.size())))
                 .map(bytes -> {
@@ -104,7 +123,8 @@ class IngestServerTest {
     @Test
     void callsWithoutTheBrokerRoleOrForUnknownTopicsAreRefusedBeforeAnyUpgrade() throws Exception {
         String base = server.baseUrl() + IngestServer.SESSION_PATH;
-        assertThat(get(base + "?topic=t&segment=0&producer=p", null)).startsWith("401:").contains("broker role");
+        assertThat(get(base + "?topic=t&segment=0&producer=p", null)).startsWith("401:")
+                .contains("a cluster's broker credential");
         assertThat(get(base + "?topic=t&segment=0&producer=p", "nope")).startsWith("403:");
         assertThat(get(base + "?topic=other&segment=0&producer=p", TOKEN)).startsWith("404:").contains("'other'");
         assertThat(get(base + "?topic=t&segment=x&producer=p", TOKEN)).startsWith("400:").contains("'x'");
@@ -112,9 +132,64 @@ class IngestServerTest {
     }
 
     @Test
+    void onlyAPeerClusterMayOpenASessionAndOnlyUnderItsOwnProducerNames() throws Exception {
+        String base = server.baseUrl() + IngestServer.SESSION_PATH + "?topic=t&segment=0&producer=";
+        assertThat(get(base + "pulsar.repl.c.0", TOKEN)).as("a's credential, c's producer").startsWith("403:")
+                .contains("producer 'pulsar.repl.c.0' is not one cluster a may use (expected pulsar.repl.a.<source");
+        assertThat(get(base + "pulsar.repl.a.x", TOKEN)).startsWith("403:");
+        assertThat(get(base + "pulsar.repl.b.0", TestNet.token("b"))).as("b's own credential").startsWith("403:")
+                .contains("cluster b is not a peer of b");
+        assertThat(get(base + "pulsar.repl.a.0", TestNet.ADMIN)).startsWith("403:")
+                .contains("the admin may not call the ingest endpoint");
+        assertThat(get(base + "pulsar.repl.a.0", TOKEN)).as("a plain GET, no upgrade").startsWith("426:")
+                .contains("is a WebSocket endpoint");
+        String badEscape = RawHttp.get(server.baseUrl(), IngestServer.SESSION_PATH + "?topic=%ZZ&segment=0", TOKEN);
+        assertThat(RawHttp.status(badEscape)).isEqualTo(400);
+        assertThat(badEscape).contains("parameter 'topic' is not well percent-encoded").doesNotContain("Exception");
+        assertThat(storage.log(0).entries()).isEmpty();
+    }
+
+    @Test
+    void anEntryTheSessionsClusterMayNotSendIsForbiddenNotStoredAndEndsTheSession() {
+        Entry ok = entry("k", 0);
+        Map<String, IngestSend> forbidden = new LinkedHashMap<>();
+        forbidden.put("replicated_from is 'c', but the session is a's",
+                send(0, SourcePosition.of(0, 0), entry(List.of(Message.of("k", "m".getBytes())), "c", SourcePosition.of(0, 0))));
+        forbidden.put("the source position is not in source segment 0",
+                send(0, SourcePosition.of(1L << 62, 0), entry(List.of(Message.of("k", "m".getBytes())), "a",
+                        SourcePosition.of(1L << 62, 0))));
+        forbidden.put("stamped with source position 0:7, not the send's", send(0, SourcePosition.of(0, 0),
+                entry(List.of(Message.of("k", "m".getBytes())), "a", SourcePosition.of(0, 7))));
+        forbidden.put("is not inside one bucket of destination segment", send(0, SourcePosition.of(0, 0),
+                entry(List.of(Message.of(keyInQuarter(0), "m".getBytes()), Message.of(keyInQuarter(3), "n".getBytes())),
+                        "a", SourcePosition.of(0, 0))));
+        Entry unstamped = Entry.of(MessageMetadata.newBuilder().setProducerName("p").setSequenceId(0).setPublishTime(0)
+                .build(), ByteBuffer.wrap("a/0".getBytes())).restamp(new ReplicationStamp("a", SourcePosition.of(0, 0)));
+        forbidden.put("has no stamp", send(0, SourcePosition.of(0, 0), unstamped));
+        forbidden.forEach((why, frame) -> assertThat(exchange(List.of(frame.toByteArray(),
+                send(1, SourcePosition.of(0, 1), entry("k", 1)).toByteArray()))).as(why).singleElement().satisfies(r -> {
+                    assertThat(r.getResult()).isEqualTo(IngestReply.Result.FORBIDDEN);
+                    assertThat(r.getDetail()).contains(why);
+                }));
+        assertThat(storage.log(0).entries()).as("nothing stored, not even what followed on the session").isEmpty();
+        assertThat(exchange(List.of(send(0, SourcePosition.of(0, 0), ok).toByteArray())))
+                .extracting(IngestReply::getResult).containsExactly(IngestReply.Result.PERSISTED);
+    }
+
+    /** A key whose hashB falls in quarter {@code q} of the ring (bucket q of 4). */
+    private static String keyInQuarter(int q) {
+        for (int i = 0; ; i++) {
+            String k = "key-" + i;
+            if (KeyHash.of(k).hashB() >>> 14 == q) {
+                return k;
+            }
+        }
+    }
+
+    @Test
     void theClientSessionCarriesReceiptsAndRefusalsAsThePipelineExpects() {
-        NetworkRemote remote = new NetworkRemote("b", TOPIC, List.of(server.baseUrl()), TOKEN,
-                ClusterNode.MAX_FRAME_BYTES, Duration.ZERO, Schedulers.parallel());
+        NetworkRemote remote = new NetworkRemote("b", TOPIC, List.of(server.baseUrl()), TestNet.client("a"),
+                Duration.ZERO, Schedulers.parallel());
         StepVerifier.create(remote.layouts().take(1)).assertNext(l -> assertThat(l).isEqualTo(storage.layout()))
                 .verifyComplete();
         ProducerSession session = remote.open(0, "pulsar.repl.a.0");
@@ -136,8 +211,8 @@ class IngestServerTest {
 
     @Test
     void aLostConnectionFailsEverySendUnderWay() {
-        NetworkRemote remote = new NetworkRemote("b", TOPIC, List.of(server.baseUrl()), TOKEN,
-                ClusterNode.MAX_FRAME_BYTES, Duration.ofMillis(400), Schedulers.parallel());
+        NetworkRemote remote = new NetworkRemote("b", TOPIC, List.of(server.baseUrl()), TestNet.client("a"),
+                Duration.ofMillis(400), Schedulers.parallel());
         ProducerSession session = remote.open(0, "pulsar.repl.a.0");
         var pending = session.send(entry("k", 0), SourcePosition.of(0, 0));
         StepVerifier.create(pending).then(server::stop)

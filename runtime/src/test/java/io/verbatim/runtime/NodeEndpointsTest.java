@@ -29,10 +29,10 @@ class NodeEndpointsTest {
     private static final String T = "persistent://public/default/t";
     private static final String TOKEN = "e-token";
     private static final VerbatimConfig CONFIG = VerbatimConfig.parse("""
-            clusters: [{name: a}, {name: b}]
+            clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
             topics: [{name: %s}]
             exchange: {antiEntropyInterval: 200ms, retry: {initial: 20ms, max: 200ms}, maxBodyBytes: 4KiB}
-            security: {brokerToken: %s}
+            security: {adminToken: %s}
             """.formatted(T, TOKEN));
 
     private final Scheduler timer = Schedulers.newParallel("test-timer", 2, true);
@@ -82,6 +82,7 @@ class NodeEndpointsTest {
         Map<String, Object[]> calls = new java.util.LinkedHashMap<>();
         calls.put("no token", new Object[] {produce(T), "{\"messages\":[{\"payload\":\"YQ==\"}]}", null, 401, "token"});
         calls.put("wrong token", new Object[] {produce(T), "{\"messages\":[{\"payload\":\"YQ==\"}]}", "nope", 403, "not valid"});
+        calls.put("a cluster's token", new Object[] {produce(T), "{\"messages\":[{\"payload\":\"YQ==\"}]}", "b-token", 403, "needs the admin token"});
         calls.put("unknown topic", new Object[] {produce("persistent://x/y/z"), "{\"messages\":[{\"payload\":\"YQ==\"}]}", TOKEN, 404, "no topic"});
         calls.put("not json", new Object[] {produce(T), "{messages", TOKEN, 400, "not JSON"});
         calls.put("no messages", new Object[] {produce(T), "{\"messages\":[]}", TOKEN, 400, "non-empty list"});
@@ -134,8 +135,7 @@ class NodeEndpointsTest {
     void aPortInUseIsNamedByItsKey() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
             VerbatimConfig config = VerbatimConfig.parse("""
-                    clusters: [{name: a, adminPort: %d}, {name: b}]
-                    security: {brokerToken: t}
+                    clusters: [{name: a, adminPort: %d, token: a-token}, {name: b, token: b-token}]
                     """.formatted(taken.getLocalPort()));
             assertThatThrownBy(() -> new ClusterNode(config, "a", timer, cpu).start())
                     .hasMessageStartingWith("clusters[0].adminPort: cannot listen on 127.0.0.1:" + taken.getLocalPort())

@@ -35,11 +35,11 @@ import reactor.core.scheduler.Schedulers;
  */
 class StatusJsonTest {
     private static final VerbatimConfig CONFIG = VerbatimConfig.parse("""
-            clusters: [{name: a}, {name: b}]
+            clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
             topics: [{name: t, initialSegments: 2}]
             replication: {startAt: earliest, retry: {initial: 20ms, max: 200ms}}
             exchange: {antiEntropyInterval: 200ms, retry: {initial: 20ms, max: 200ms}}
-            security: {brokerToken: s-token}
+            security: {adminToken: s-token}
             """);
 
     private final Scheduler timer = Schedulers.newParallel("test-timer", 2, true);

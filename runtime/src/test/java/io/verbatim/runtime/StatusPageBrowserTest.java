@@ -33,11 +33,11 @@ import org.junit.jupiter.api.TestMethodOrder;
 class StatusPageBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final String CONFIG = """
-            clusters: [{name: a}, {name: b}]
+            clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
             topics: [{name: t, initialSegments: 1, bucketBudget: 2}]
             replication: {startAt: earliest, retry: {initial: 20ms, max: 500ms}}
             exchange: {antiEntropyInterval: 500ms, retry: {initial: 20ms, max: 500ms}}
-            security: {brokerToken: page-token}
+            security: {adminToken: page-token}
             """;
     /** What the test reads of a page, as JSON: the script's output, not the server's. */
     private static final String READ = """

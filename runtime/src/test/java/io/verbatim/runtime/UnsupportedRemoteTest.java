@@ -21,11 +21,11 @@ import reactor.core.scheduler.Schedulers;
  */
 class UnsupportedRemoteTest {
     private static final VerbatimConfig CONFIG = VerbatimConfig.parse("""
-            clusters: [{name: a}, {name: b}]
+            clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
             topics: [{name: t}]
             replication: {startAt: earliest}
             exchange: {antiEntropyInterval: 200ms, retry: {initial: 20ms, max: 200ms}}
-            security: {brokerToken: r-token}
+            security: {adminToken: r-token}
             """);
 
     private final Scheduler timer = Schedulers.newParallel("test-timer", 2, true);

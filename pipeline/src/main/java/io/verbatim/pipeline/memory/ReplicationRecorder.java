@@ -79,7 +79,12 @@ public final class ReplicationRecorder implements MemoryCluster.AppendListener, 
         comparePayload(cluster, entry);
         boolean part = entry.sourcePosition().map(p -> !p.isWhole()).orElse(false);
         for (Message m : Entries.messages(entry)) {
-            String[] id = new String(m.payloadBytes(), StandardCharsets.UTF_8).split("/", 3);
+            String payload = new String(m.payloadBytes(), StandardCharsets.UTF_8);
+            String[] id = payload.split("/", 3);
+            if (id.length < 2 || id[0].isEmpty() || !id[1].matches("\\d{1,9}")) {
+                c.foreign(cluster.name(), stored, payload);
+                continue;
+            }
             c.message(cluster.name(), id[0], Integer.parseInt(id[1]), m.key(), part, allowSlowPathDuplicates);
         }
     }
@@ -103,9 +108,29 @@ public final class ReplicationRecorder implements MemoryCluster.AppendListener, 
         }
     }
 
-    /** Every message everywhere, at most once but for the seal window, per origin in order per key. */
+    /**
+     * Every message everywhere, at most once but for the seal window, per origin in order per key, and
+     * nothing stored that no origin produced.
+     */
     public synchronized List<Check> delivery(Map<String, Long> produced) {
-        return List.of(everyMessageEverywhere(produced), atMostOnce(), perOriginOrderPerKey());
+        return List.of(everyMessageEverywhere(produced), atMostOnce(), perOriginOrderPerKey(), noForeignData(produced));
+    }
+
+    /** A payload that is not {@code origin/counter}, or an origin that produced nothing, is foreign data. */
+    private Check noForeignData(Map<String, Long> produced) {
+        for (var cluster : byCluster.entrySet()) {
+            PerCluster c = cluster.getValue();
+            if (c.foreignFailure != null) {
+                return new Check("only produced messages stored", false, c.foreignFailure);
+            }
+            for (var origin : c.seen.entrySet()) {
+                if (!produced.containsKey(origin.getKey()) && !origin.getValue().isEmpty()) {
+                    return new Check("only produced messages stored", false, origin.getValue().cardinality()
+                            + " message(s) from unknown origin '" + origin.getKey() + "' stored on " + cluster.getKey());
+                }
+            }
+        }
+        return new Check("only produced messages stored", true, "every stored message is origin/counter of a known origin");
     }
 
     /** No stored entry straddles a bucket of its segment or leaves its range, one check per cluster. */
@@ -213,6 +238,15 @@ public final class ReplicationRecorder implements MemoryCluster.AppendListener, 
         long duplicates;
         String duplicateFailure;
         String placementFailure;
+        String foreignFailure;
+
+        void foreign(String cluster, StoredEntry stored, String payload) {
+            if (foreignFailure == null) {
+                String shown = payload.length() > 40 ? payload.substring(0, 40) + "…" : payload;
+                foreignFailure = "entry " + stored.position() + " on " + cluster + " holds a message whose payload is "
+                        + "not origin/counter: '" + shown.replaceAll("[^\\x20-\\x7e]", "?") + "'";
+            }
+        }
 
         void message(String cluster, String origin, int counter, String key, boolean part, boolean allowSlowPath) {
             BitSet s = seen.computeIfAbsent(origin, o -> new BitSet());

@@ -1,0 +1,91 @@
+package io.verbatim.exchange;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.verbatim.model.Layout;
+import io.verbatim.net.Authenticator;
+import io.verbatim.net.NetServer;
+import io.verbatim.net.NetworkLimits;
+import io.verbatim.net.Token;
+import io.verbatim.store.InMemoryLayoutStore;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Schedulers;
+
+/** The exchange endpoint's body limit holds while the body streams: an oversized body is never read whole. */
+class ExchangeLimitsTest {
+    private static final int LIMIT = 64 * 1024;
+    private final InMemoryLayoutStore store = new InMemoryLayoutStore();
+    private final ExchangeServer server;
+
+    ExchangeLimitsTest() {
+        store.create("t", Layout.initial(1, 1, 0)).block();
+        Controller c = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
+        NetServer net = new NetServer(new Authenticator(Map.of("a", Token.clear("a-secret"), "b", Token.clear("b-secret")),
+                null, Map.of(), true), NetworkLimits.defaults(), null);
+        server = new ExchangeServer(c, ExchangeConfig.defaults().withMaxBodyBytes(LIMIT), net, () -> null,
+                Controller.BacklogSource.NONE).start(0);
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop();
+    }
+
+    @Test
+    void aGibibyteChunkedBodyIsAnswered413OnceTheLimitIsPassedAndTheConnectionClosed() throws Exception {
+        URI base = URI.create(server.baseUrl());
+        long offered = 1L << 30;
+        long written = 0;
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(10_000);
+            InputStream in = socket.getInputStream();
+            CompletableFuture<String> answer = CompletableFuture.supplyAsync(() -> readAll(in));
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST " + ExchangeServer.EXCHANGE_PATH + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer b-secret\r\n"
+                    + "Content-Type: application/x-protobuf\r\nTransfer-Encoding: chunked\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            byte[] chunk = new byte[64 * 1024];
+            byte[] header = (Integer.toHexString(chunk.length) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            try {
+                while (written < offered && !answer.isDone()) {
+                    out.write(header);
+                    out.write(chunk);
+                    out.write('\r');
+                    out.write('\n');
+                    written += chunk.length;
+                }
+            } catch (IOException closed) {
+                // the server closed the connection after its answer: what we expect
+            }
+            assertThat(answer.get(10, TimeUnit.SECONDS)).startsWith("HTTP/1.1 413").contains("above the limit of " + LIMIT);
+        }
+        assertThat(written).as("the client could not send the gibibyte").isLessThan(offered / 4);
+        assertThat(server.refusedBodyBytes()).as("read before the 413").isBetween((long) LIMIT + 1, 2L * LIMIT + 65536);
+        assertThat(store.get("t").block().epoch()).isZero();
+    }
+
+    private static String readAll(InputStream in) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buf = new byte[4096];
+        try {
+            for (int n; (n = in.read(buf)) > 0; ) {
+                out.write(buf, 0, n);
+            }
+        } catch (IOException e) {
+            // reset after the answer
+        }
+        return out.toString(StandardCharsets.US_ASCII);
+    }
+}

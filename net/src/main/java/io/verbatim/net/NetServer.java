@@ -1,0 +1,152 @@
+package io.verbatim.net;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.ssl.SslContext;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.BiFunction;
+import org.reactivestreams.Publisher;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.publisher.Mono;
+import reactor.netty.Connection;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
+
+/**
+ * What every listening port of a node shares: who may call it ({@link Authenticator}), the limits that
+ * keep it standing ({@link NetworkLimits}) and its TLS. {@link #apply} sets a Reactor Netty server up
+ * with them: an idle timeout, a request timeout, a header size limit, a connection limit (connections
+ * above it closed at once and counted) and, when configured, TLS.
+ */
+public final class NetServer {
+    private final Authenticator authenticator;
+    private final NetworkLimits limits;
+    private final SslContext tls;
+    private final List<Port> ports = new CopyOnWriteArrayList<>();
+
+    /** @param tls what the ports serve, or {@code null} for plain HTTP */
+    public NetServer(Authenticator authenticator, NetworkLimits limits, SslContext tls) {
+        this.authenticator = authenticator;
+        this.limits = limits;
+        this.tls = tls;
+    }
+
+    /** One listening port's connections: open now, and refused over the limit since it started. */
+    public static final class Port {
+        private final String name;
+        private final AtomicInteger open = new AtomicInteger();
+        private final AtomicLong refused = new AtomicLong();
+
+        Port(String name) {
+            this.name = name;
+        }
+
+        public String name() {
+            return name;
+        }
+
+        public int open() {
+            return open.get();
+        }
+
+        public long refused() {
+            return refused.get();
+        }
+    }
+
+    public Authenticator authenticator() {
+        return authenticator;
+    }
+
+    public NetworkLimits limits() {
+        return limits;
+    }
+
+    public boolean secure() {
+        return tls != null;
+    }
+
+    /** {@code https} under TLS, else {@code http}. */
+    public String scheme() {
+        return tls == null ? "http" : "https";
+    }
+
+    /** Every port {@link #apply} set up, in order. */
+    public List<Port> ports() {
+        return List.copyOf(ports);
+    }
+
+    /** {@code server} with this node's limits and TLS; {@code name} names the port in metrics. */
+    public HttpServer apply(HttpServer server, String name) {
+        Port port = ports.stream().filter(p -> p.name.equals(name)).findFirst().orElseGet(() -> {
+            Port p = new Port(name);
+            ports.add(p);
+            return p;
+        });
+        HttpServer out = server
+                .idleTimeout(limits.idleTimeout())
+                .readTimeout(limits.requestTimeout())
+                .requestTimeout(limits.requestTimeout())
+                .httpRequestDecoder(spec -> spec.maxHeaderSize(limits.maxHeaderBytes())
+                        .maxInitialLineLength(Math.min(limits.maxHeaderBytes(), 8192)))
+                .httpMessageLogFactory(OneLineMessageLog.INSTANCE) // a bad request is one log line, not one per header
+                .doOnChannelInit((observer, channel, remote) -> {
+                    if (port.open.incrementAndGet() > limits.maxConnectionsPerPort()) {
+                        port.refused.incrementAndGet();
+                        channel.pipeline().addFirst(new CloseAtOnce());
+                    }
+                    channel.closeFuture().addListener(f -> port.open.decrementAndGet());
+                });
+        return tls == null ? out : out.secure(spec -> spec.sslContext(tls));
+    }
+
+    /** Closes a connection over the port's limit as soon as it is active: nothing of it is read. */
+    private static final class CloseAtOnce extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            ctx.close();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            io.netty.util.ReferenceCountUtil.release(msg);
+        }
+    }
+
+    /** May the caller of {@code request} use an endpoint of {@code role}? */
+    public Verdict check(HttpServerRequest request, Role role, String what) {
+        String[] certificate = new String[1];
+        request.withConnection(c -> certificate[0] = Certificates.clientName(c));
+        return authenticator.check(role, request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION), certificate[0],
+                what);
+    }
+
+    /**
+     * {@code handler} behind a check of its caller: a refused call gets its 401 or 403 (plain text naming
+     * why) and never reaches the handler.
+     */
+    public BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> guard(Role role, String what,
+            BiFunction<HttpServerRequest, HttpServerResponse, ? extends Publisher<Void>> handler) {
+        return (request, response) -> check(request, role, what) instanceof Verdict.Refused r
+                ? text(response, r.status(), r.reason()) : handler.apply(request, response);
+    }
+
+    /** The client certificate's name on {@code connection}, or {@code null}. */
+    public static String certificateName(Connection connection) {
+        return Certificates.clientName(connection);
+    }
+
+    /** A plain-text answer. */
+    public static Mono<Void> text(HttpServerResponse response, int status, String message) {
+        return response.status(HttpResponseStatus.valueOf(status))
+                .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+                .sendString(Mono.just(message.endsWith("\n") ? message : message + "\n"), StandardCharsets.UTF_8)
+                .then();
+    }
+}
