@@ -118,6 +118,8 @@ class NodeProcessesTest {
             p.destroy();
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).as(c + " exit code; log:\n" + log(c)).isZero();
+            // Nothing went wrong that a node had to log as an error (a cut WebSocket, a dropped signal, ...).
+            assertThat(log(c).lines().filter(l -> l.contains(" ERROR ")).toList()).as(c + "'s errors").isEmpty();
         }
     }
 

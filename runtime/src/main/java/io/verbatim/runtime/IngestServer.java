@@ -334,6 +334,8 @@ final class IngestServer {
                     .sendString(Mono.just(request.path() + " is a WebSocket endpoint (expected Upgrade: websocket)\n"))
                     .then();
         }
-        return upgrade.apply(caller, storage, params);
+        // The upgrade waits for the request's (empty) body to end: Reactor Netty stops the request's read and
+        // request timeouts there, and a WebSocket upgraded before it would be cut when they fire.
+        return request.receive().then(Mono.defer(() -> upgrade.apply(caller, storage, params)));
     }
 }

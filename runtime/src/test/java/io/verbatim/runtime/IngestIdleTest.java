@@ -28,7 +28,12 @@ import reactor.netty.http.client.HttpClient;
 
 /** WebSockets and the idle timeout: a quiet healthy one stays (its client pings), a silent one is closed. */
 class IngestIdleTest {
-    private static final NetworkLimits LIMITS = NetworkLimits.defaults().withIdleTimeout(Duration.ofMillis(600));
+    /**
+     * The request timeout bounds how long an HTTP request may take to arrive, never how long a WebSocket it
+     * upgraded to may live (at 10 s, the default, every session of the demo was cut and logged an ERROR).
+     */
+    private static final NetworkLimits LIMITS = NetworkLimits.defaults().withIdleTimeout(Duration.ofMillis(600))
+            .withRequestTimeout(Duration.ofMillis(300));
     private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 1, 0), Schedulers.parallel());
     private final NetServer net = TestNet.server(LIMITS);
     private final IngestServer server = new IngestServer("b", 0, t -> t.equals("t") ? storage : null, List::of, net,
@@ -54,7 +59,7 @@ class IngestIdleTest {
         ProducerSession session = remote.open(0, "pulsar.repl.a.0");
         assertThat(session.send(entry(0), SourcePosition.of(0, 0)).block(Duration.ofSeconds(5)))
                 .isEqualTo(ProducerSession.Receipt.PERSISTED);
-        Thread.sleep(2_000); // more than three idle timeouts of nothing but pings
+        Thread.sleep(2_000); // more than three idle timeouts of nothing but pings, six request timeouts
         assertThat(session.send(entry(1), SourcePosition.of(0, 1)).block(Duration.ofSeconds(5)))
                 .as("the same session, still open").isEqualTo(ProducerSession.Receipt.PERSISTED);
         storage.apply(Mutation.split(0));
