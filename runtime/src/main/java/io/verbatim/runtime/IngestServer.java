@@ -231,6 +231,7 @@ final class IngestServer {
         } catch (RemoteException e) {
             return refused(send.getSequence(), switch (e.kind()) {
                 case SEALED -> IngestReply.Result.SEALED;
+                case UNAVAILABLE -> IngestReply.Result.UNAVAILABLE;
                 case OUT_OF_ORDER -> IngestReply.Result.OUT_OF_ORDER;
                 case IN_FLIGHT -> IngestReply.Result.IN_FLIGHT;
                 default -> IngestReply.Result.REJECTED;

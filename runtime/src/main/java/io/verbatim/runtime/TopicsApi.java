@@ -78,7 +78,12 @@ final class TopicsApi {
                 if (node.stopping()) {
                     return text(response, 503, "cluster " + node.name() + " is stopping: nothing was stored");
                 }
-                List<SourcePosition> written = node.producer(topic, codec).sendNow(messages);
+                List<SourcePosition> written;
+                try {
+                    written = node.producer(topic, codec).sendNow(messages);
+                } catch (IllegalStateException stopped) {
+                    return text(response, 503, "cluster " + node.name() + " is stopping: nothing was stored");
+                }
                 Map<String, Object> answer = new LinkedHashMap<>();
                 answer.put("topic", topic);
                 answer.put("messages", messages.size());

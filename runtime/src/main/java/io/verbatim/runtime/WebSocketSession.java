@@ -133,6 +133,7 @@ final class WebSocketSession implements ProducerSession {
     private static Kind kind(IngestReply.Result result) {
         return switch (result) {
             case SEALED -> Kind.SEALED;
+            case UNAVAILABLE -> Kind.UNAVAILABLE;
             case OUT_OF_ORDER -> Kind.OUT_OF_ORDER;
             case IN_FLIGHT -> Kind.IN_FLIGHT;
             default -> Kind.REJECTED;

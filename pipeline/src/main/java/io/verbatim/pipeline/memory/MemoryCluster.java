@@ -67,6 +67,7 @@ public final class MemoryCluster implements LocalSegments {
     private volatile SendFaults faults = SendFaults.NONE;
     private volatile boolean sessionOrder = true;
     private volatile boolean deleteConsumed;
+    private volatile boolean stopped;
     private final List<AppendListener> appendListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** Told of every entry this cluster stores, as it is stored (checks that must not keep the data). */
@@ -109,6 +110,21 @@ public final class MemoryCluster implements LocalSegments {
             }
         }
         return new ClusterImage(layout, segments, new TreeMap<>(destinations), sessionIds.get(), sequence.get());
+    }
+
+    /**
+     * The image of this cluster as it stops: taken under its lock, after which it stores nothing more (an
+     * arriving replicated entry is refused as unavailable, a produce fails), so no entry can be stored —
+     * and acknowledged to its sender — after the image that a restart starts from.
+     */
+    public synchronized ClusterImage stop() {
+        stopped = true;
+        return image();
+    }
+
+    /** Whether {@link #stop} was called: nothing more is stored. */
+    public boolean isStopped() {
+        return stopped;
     }
 
     /**
@@ -310,6 +326,9 @@ public final class MemoryCluster implements LocalSegments {
     }
 
     private synchronized List<SourcePosition> tryWrite(Map<Long, List<Message>> batches, CompressionType codec) {
+        if (stopped) {
+            throw new IllegalStateException("cluster " + name + " has stopped: nothing more is stored");
+        }
         List<SourcePosition> written = new ArrayList<>();
         for (Map.Entry<Long, List<Message>> batch : batches.entrySet()) {
             MemorySegmentLog log = logs.get(batch.getKey() >>> 16);
@@ -495,6 +514,10 @@ public final class MemoryCluster implements LocalSegments {
      */
     public synchronized ProducerSession.Receipt ingest(long segmentId, String producerName, long session, long seq,
             SourcePosition position, Entry entry) {
+        if (stopped) {
+            throw new RemoteException(RemoteException.Kind.UNAVAILABLE, segmentId, "cluster " + name
+                    + " is stopping: nothing more is stored");
+        }
         MemorySegmentLog log = logs.get(segmentId);
         if (log == null) {
             throw new RemoteException(RemoteException.Kind.SEALED, segmentId,
