@@ -23,11 +23,27 @@ public final class HttpTransport implements ExchangeTransport {
     public HttpTransport(Map<String, String> peerUrls, NetClient net) {
         this.peerUrls = Map.copyOf(peerUrls);
         String authorization = net.authorization();
-        // Reactor Netty drops the credentials when a redirect leads to another host or port; the leader
-        // a peer redirects to is as much that peer as the follower was, so they go along again.
+        java.util.Set<String> origins = new java.util.HashSet<>();
+        peerUrls.values().forEach(url -> origins.add(origin(url)));
+        // Reactor Netty drops the credentials when a redirect leads to another host or port. The leader a peer
+        // redirects to is as much that peer as the follower was, so they go along again, but only to a scheme
+        // and host some peer is configured at: a redirect elsewhere (or from https to http) never carries this
+        // cluster's token, and is answered 401 there.
         this.client = net.apply(HttpClient.create())
-                .followRedirect(true, redirected -> redirected.header(HttpHeaderNames.AUTHORIZATION, authorization))
+                .followRedirect(true, redirected -> {
+                    if (origins.contains(origin(redirected.resourceUrl()))) {
+                        redirected.header(HttpHeaderNames.AUTHORIZATION, authorization);
+                    } else {
+                        redirected.requestHeaders().remove(HttpHeaderNames.AUTHORIZATION);
+                    }
+                })
                 .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/x-protobuf"));
+    }
+
+    /** {@code scheme://host} of a URL (the port may differ between a cluster's controllers). */
+    static String origin(String url) {
+        java.net.URI u = java.net.URI.create(url);
+        return (u.getScheme() + "://" + u.getHost()).toLowerCase(java.util.Locale.ROOT);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.verbatim.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -167,6 +168,26 @@ class HttpExchangeTest {
                     client("b")), CONFIG, Schedulers.parallel());
             viaFollower.pushUntilAcknowledged("a").block(Duration.ofSeconds(10));
             assertThat(stores.get("a").get("t").block().activeSegments()).hasSize(2);
+        } finally {
+            follower.stop();
+        }
+    }
+
+    /** A redirect is followed, but this cluster's token goes only to a scheme and host some peer is configured at. */
+    @Test
+    void aRedirectToAHostNoPeerIsAtCarriesNoToken() {
+        start(Map.of("a", Layout.initial(1, 1, 0), "b", Layout.initial(1, 1, 0)));
+        pushers.forEach(Pusher::dispose);
+        // The same leader, named by a host the pushing cluster was not configured with.
+        String elsewhere = servers.get("a").baseUrl().replace("127.0.0.1", "localhost");
+        ExchangeServer follower = new ExchangeServer(controllers.get("a"), CONFIG, NET, () -> elsewhere,
+                Controller.BacklogSource.NONE).start(0);
+        try {
+            HttpTransport transport = new HttpTransport(Map.of("a", follower.baseUrl()), client("b"));
+            assertThatThrownBy(() -> controllers.get("b").stateFor("a").flatMap(r -> transport.send("a", r))
+                    .block(Duration.ofSeconds(10)))
+                    .isInstanceOfSatisfying(ExchangeException.class, e -> assertThat(e.status()).isEqualTo(401));
+            assertThat(HttpTransport.origin("HTTPS://Example.net:8081/x")).isEqualTo("https://example.net");
         } finally {
             follower.stop();
         }
