@@ -12,6 +12,9 @@ import reactor.netty.http.server.HttpServerResponse;
  * once and the rest is never read or held (a 1 GiB chunked body costs no more than the limit).
  */
 public final class Bodies {
+    /** How much of a declared-too-large body is read and dropped before the 413, at most. */
+    static final long DRAINED_AT_MOST = 1 << 20;
+
     private Bodies() {
     }
 
@@ -46,8 +49,12 @@ public final class Bodies {
         if (declared != null) {
             long length = declaredLength(declared);
             if (length > maxBytes) {
-                return Mono.error(new TooLarge(length, maxBytes, "the body of " + declared.trim()
-                        + " bytes is above the limit of " + maxBytes));
+                TooLarge refused = new TooLarge(length, maxBytes, "the body of " + declared.trim()
+                        + " bytes is above the limit of " + maxBytes);
+                // A body a little over the limit is read and dropped first, so that a client still sending it
+                // reads the 413 rather than a connection reset under its feet; a larger one is refused at once.
+                return length <= (long) maxBytes + DRAINED_AT_MOST ? request.receive().then(Mono.error(refused))
+                        : Mono.error(refused);
             }
         }
         return request.receive().asByteArray().reduceWith(ByteArrayOutputStream::new, (out, chunk) -> {
