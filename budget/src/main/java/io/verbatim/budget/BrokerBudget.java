@@ -69,7 +69,7 @@ public final class BrokerBudget implements SlowPathBudget {
         return config;
     }
 
-    public BudgetMetrics metrics() {
+    BudgetMetrics metrics() {
         return metrics;
     }
 

@@ -457,6 +457,8 @@ class SegmentReplicatorTest {
         io.verbatim.budget.BrokerBudget budget = new io.verbatim.budget.BrokerBudget(
                 io.verbatim.budget.BudgetConfig.of(200), f.clock);
         f.budget = budget;
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        new io.verbatim.budget.BudgetMetricsBinder(budget).bindTo(meters);
         f.b.faults(SendFaults.roundTrip(Duration.ofMillis(10)));
         for (int i = 0; i < 40; i++) {
             f.produce(i * 50, 50, 200, CompressionType.LZ4);
@@ -472,7 +474,7 @@ class SegmentReplicatorTest {
         Duration took = Duration.ofMillis(f.clock.now(java.util.concurrent.TimeUnit.MILLISECONDS) - start);
         if (slowPathBusy) {
             assertThat(slow.isDisposed()).as("the slow path is still throttled").isFalse();
-            assertThat(budget.metrics().grants()).isPositive();
+            assertThat(meters.get(io.verbatim.budget.BudgetMetricsBinder.GRANTED).functionCounter().count()).isPositive();
             f.advance(Duration.ofMinutes(10));
             assertThat(slow.isDisposed()).as("and gets there").isTrue();
             assertThat(f.deliveredToB()).hasSize(2000).doesNotHaveDuplicates();
