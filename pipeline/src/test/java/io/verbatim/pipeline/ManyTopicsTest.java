@@ -7,9 +7,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.verbatim.budget.BrokerBudget;
 import io.verbatim.budget.BudgetConfig;
 import io.verbatim.budget.BudgetMetricsBinder;
+import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import java.time.Duration;
 import java.util.List;
@@ -66,7 +66,7 @@ class ManyTopicsTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         orders.pinnedSegmentsMetric(0).bindTo(registry);
         payments.pinnedSegmentsMetric(0).bindTo(registry);
-        orders.produce(Fixture.messages(0, 10, 5), CompressionType.NONE);
+        orders.produce(Fixture.messages(0, 10, 5), Compression.NONE);
         orders.apply(Mutation.split(0)).layoutOrThrow(); // seals orders' segment 0 with backlog
 
         assertThat(registry.find(PipelineMetricsBinder.SEALED_PINNED).gauges()).hasSize(2);
@@ -87,7 +87,7 @@ class ManyTopicsTest {
         Topic(String name, VirtualTimeScheduler clock) {
             a = new MemoryCluster("a", name, ONE, clock).replicateTo("b", StartAt.EARLIEST);
             b = new MemoryCluster("b", name, SPLIT, clock);
-            a.produce(Fixture.messages(0, 200, 80), CompressionType.ZSTD);
+            a.produce(Fixture.messages(0, 200, 80), Compression.ZSTD);
             a.log(0).seal();
         }
 

@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
 import io.verbatim.model.Shape;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.memory.ReplicationChecks;
 import io.verbatim.pipeline.memory.ReplicationRecorder;
@@ -63,7 +63,7 @@ class EmbeddedRuntimeTest {
         Map<String, Subscription> subscriptions = new LinkedHashMap<>();
         Map<String, Producer> producers = new LinkedHashMap<>();
         runtime.clusters().forEach((name, node) -> {
-            producers.put(name, node.producer(TOPIC, CompressionType.LZ4));
+            producers.put(name, node.producer(TOPIC, Compression.LZ4));
             subscriptions.put(name, reading(node.subscribe(TOPIC, "checks", 3, true)));
         });
         Traffic traffic = new Traffic(producers, 300, 0.05, 42);
@@ -135,8 +135,8 @@ class EmbeddedRuntimeTest {
         ReplicationRecorder recorder = runtime.record("t");
         Map<String, Subscription> subscriptions = Map.of("a", reading(a.subscribe("t", "checks", 2, true)), "b",
                 reading(b.subscribe("t", "checks", 2, true)));
-        Traffic traffic = new Traffic(Map.of("a", a.producer("t", CompressionType.LZ4), "b",
-                b.producer("t", CompressionType.LZ4)), 100, 0, 11);
+        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4), "b",
+                b.producer("t", Compression.LZ4)), 100, 0, 11);
         // Hot until both clusters split, then quiet: the halves go cold, each cluster marks the boundary,
         // and the exchange merges it everywhere.
         Flux.interval(Duration.ofMillis(20)).takeUntil(t -> a.layout("t").activeSegments().size() == 2
@@ -189,7 +189,7 @@ class EmbeddedRuntimeTest {
                 security: {adminToken: policy-token}
                 """));
         ClusterNode a = runtime.cluster("a");
-        Traffic traffic = new Traffic(Map.of("a", a.producer("t", CompressionType.ZSTD)), 100, 0, 7);
+        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.ZSTD)), 100, 0, 7);
         Flux.interval(Duration.ofMillis(20)).takeUntil(t -> a.layout("t").activeSegments().size() == 2)
                 .doOnNext(t -> traffic.send("a", 20)).blockLast(Duration.ofSeconds(30));
         runtime.awaitQuiet(Duration.ofSeconds(30)).block();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ExchangeMetricsBinder;
-import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.Compression;
 import io.verbatim.pipeline.SegmentReplicator;
 import java.time.Duration;
 import java.util.List;
@@ -53,7 +53,7 @@ class UnsupportedRemoteTest {
         // a reaches b's "controller" at one of b's brokers: an HTTP server with no exchange endpoint (404).
         ClusterNode.Address wrong = new ClusterNode.Address(b.brokerUrls().get(0), b.brokerUrls());
         a.connect(Map.of("b", wrong));
-        a.producer("t", CompressionType.LZ4).sendNow(List.of(io.verbatim.model.entry.Message.of("k",
+        a.producer("t", Compression.LZ4).sendNow(List.of(io.verbatim.model.entry.Message.of("k",
                 DeliveryChecks.payload("a", 0))));
 
         Flux.interval(Duration.ofMillis(20)).filter(t -> a.controller().isUnsupported("b"))
