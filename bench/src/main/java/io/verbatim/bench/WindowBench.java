@@ -1,8 +1,8 @@
 package io.verbatim.bench;
 
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Compression;
 import io.verbatim.model.entry.Message;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.runtime.ClusterNode;
 import io.verbatim.runtime.EmbeddedRuntime;
 import io.verbatim.runtime.Producer;
@@ -59,7 +59,7 @@ public final class WindowBench {
                 """.formatted(window, rttMs));
         try (EmbeddedRuntime runtime = EmbeddedRuntime.start(config)) {
             ClusterNode a = runtime.cluster("a");
-            Producer producer = a.producer("t", CompressionType.LZ4);
+            Producer producer = a.producer("t", Compression.LZ4);
             List<Message> batch = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
                 batch.add(Message.of(null, ("payload-" + i + "-".repeat(90)).getBytes(StandardCharsets.UTF_8)));

@@ -5,7 +5,7 @@ import io.github.bucket4j.Bucket;
 import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.EstimationProbe;
 import io.github.bucket4j.TimeMeter;
-import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.Compression;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -69,7 +69,7 @@ public final class BrokerBudget implements SlowPathBudget {
         return config;
     }
 
-    public BudgetMetrics metrics() {
+    BudgetMetrics metrics() {
         return metrics;
     }
 
@@ -82,7 +82,7 @@ public final class BrokerBudget implements SlowPathBudget {
     }
 
     @Override
-    public Mono<Permit> acquire(String replicatorId, long bytes, CompressionType codec) {
+    public Mono<Permit> acquire(String replicatorId, long bytes, Compression codec) {
         long cost = config.cost(bytes, codec);
         return Mono.create(sink -> enqueue(new Waiter(replicatorId, cost, sink, scheduler.now(TimeUnit.NANOSECONDS))));
     }

@@ -1,6 +1,6 @@
 package io.verbatim.budget;
 
-import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.Compression;
 import java.util.EnumMap;
 import java.util.Map;
 
@@ -13,7 +13,7 @@ import java.util.Map;
  * @param codecWeights cost per compressed byte, by codec (1 when absent): budget CPU, not bytes
  */
 public record BudgetConfig(long bytesPerSecond, long burstBytes, int maxConcurrentRebatches,
-        Map<CompressionType, Double> codecWeights) {
+        Map<Compression, Double> codecWeights) {
     public static final String PREFIX = "slowPath.";
     /** A terabyte a second (and of burst) of weighted bytes: far above any broker's decompression rate. */
     public static final long MAX_BYTES_PER_SECOND = 1_000_000_000_000L;
@@ -39,8 +39,8 @@ public record BudgetConfig(long bytesPerSecond, long burstBytes, int maxConcurre
             throw new IllegalArgumentException(PREFIX + "maxConcurrentRebatches is " + maxConcurrentRebatches
                     + ": must be within 1.." + MAX_CONCURRENT_REBATCHES);
         }
-        EnumMap<CompressionType, Double> weights = new EnumMap<>(CompressionType.class);
-        for (Map.Entry<CompressionType, Double> w : codecWeights.entrySet()) {
+        EnumMap<Compression, Double> weights = new EnumMap<>(Compression.class);
+        for (Map.Entry<Compression, Double> w : codecWeights.entrySet()) {
             Double value = w.getValue();
             if (value == null || !(value >= MIN_WEIGHT && value <= MAX_WEIGHT)) {
                 throw new IllegalArgumentException(PREFIX + "codecWeights." + w.getKey() + " is " + value
@@ -64,16 +64,16 @@ public record BudgetConfig(long bytesPerSecond, long burstBytes, int maxConcurre
         return new BudgetConfig(bytesPerSecond, value, maxConcurrentRebatches, codecWeights);
     }
 
-    public BudgetConfig withCodecWeights(Map<CompressionType, Double> value) {
+    public BudgetConfig withCodecWeights(Map<Compression, Double> value) {
         return new BudgetConfig(bytesPerSecond, burstBytes, maxConcurrentRebatches, value);
     }
 
-    public double weight(CompressionType codec) {
+    public double weight(Compression codec) {
         return codecWeights.getOrDefault(codec, 1.0);
     }
 
     /** The tokens a re-batch of {@code bytes} compressed bytes of {@code codec} costs: at least 1. */
-    public long cost(long bytes, CompressionType codec) {
+    public long cost(long bytes, Compression codec) {
         return Math.max(1, (long) Math.ceil(bytes * weight(codec)));
     }
 }

@@ -11,7 +11,7 @@ import reactor.core.scheduler.Scheduler;
  * Plain counters of the budget; {@link BudgetMetricsBinder} shows them to Micrometer. Utilization is
  * the granted cost over the last full window of {@link #WINDOW_NANOS} divided by what the rate allowed.
  */
-public final class BudgetMetrics {
+final class BudgetMetrics {
     static final long WINDOW_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final BudgetConfig config;
@@ -55,26 +55,26 @@ public final class BudgetMetrics {
     }
 
     /** Weighted bytes granted so far. */
-    public long grantedCost() {
+    long grantedCost() {
         return grantedCost.sum();
     }
 
-    public long grants() {
+    long grants() {
         return grants.sum();
     }
 
     /** Time {@code replicatorId} spent waiting for the budget, in nanoseconds. */
-    public long throttledNanos(String replicatorId) {
+    long throttledNanos(String replicatorId) {
         LongAdder t = throttledNanos.get(replicatorId);
         return t == null ? 0 : t.sum();
     }
 
-    public java.util.Set<String> replicators() {
+    java.util.Set<String> replicators() {
         return throttledNanos.keySet();
     }
 
     /** Granted ÷ allowed over the last full window, {@code 0..1} (a little above after a burst). */
-    public synchronized double utilization() {
+    synchronized double utilization() {
         roll();
         return lastUtilization;
     }

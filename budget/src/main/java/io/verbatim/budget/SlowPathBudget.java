@@ -1,6 +1,6 @@
 package io.verbatim.budget;
 
-import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.Compression;
 import reactor.core.publisher.Mono;
 
 /**
@@ -15,7 +15,7 @@ public interface SlowPathBudget {
      * reads are paused (nothing is dropped). Cancelling it gives the place up. A replicator holds at
      * most one operation: asking again before releasing is an error.
      */
-    Mono<Permit> acquire(String replicatorId, long bytes, CompressionType codec);
+    Mono<Permit> acquire(String replicatorId, long bytes, Compression codec);
 
     /** A held concurrency slot; release it once the re-batched parts are serialized. Idempotent. */
     interface Permit {

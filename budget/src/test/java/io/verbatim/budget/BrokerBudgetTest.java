@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.Compression;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +22,7 @@ class BrokerBudgetTest {
     private final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
 
     /** A replicator that re-batches {@code entries} entries of {@code bytes}, each holding its slot 1 ms. */
-    private Disposable replicator(BrokerBudget budget, String id, long entries, long bytes, CompressionType codec,
+    private Disposable replicator(BrokerBudget budget, String id, long entries, long bytes, Compression codec,
             AtomicLong grantedBytes) {
         return Flux.range(0, (int) Math.min(Integer.MAX_VALUE, entries))
                 .concatMap(i -> budget.acquire(id, bytes, codec)
@@ -39,7 +39,7 @@ class BrokerBudgetTest {
         AtomicLong granted = new AtomicLong();
         List<Disposable> replicators = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
-            replicators.add(replicator(budget, "r" + i, Long.MAX_VALUE, 10_000, CompressionType.LZ4, granted));
+            replicators.add(replicator(budget, "r" + i, Long.MAX_VALUE, 10_000, Compression.LZ4, granted));
         }
         clock.advanceTimeBy(Duration.ofSeconds(600));
         replicators.forEach(Disposable::dispose);
@@ -57,7 +57,7 @@ class BrokerBudgetTest {
         for (int i = 0; i < 100; i++) {
             counters[i] = new AtomicLong();
             long backlog = 100L + (long) Math.pow(1.07, i) * 100; // 200 .. ~85,000 entries
-            replicators.add(replicator(budget, "r" + i, backlog, 10_000, CompressionType.LZ4, counters[i]));
+            replicators.add(replicator(budget, "r" + i, backlog, 10_000, Compression.LZ4, counters[i]));
         }
         clock.advanceTimeBy(Duration.ofSeconds(60)); // every replicator still has backlog
         for (int i = 0; i < 100; i++) {
@@ -81,24 +81,24 @@ class BrokerBudgetTest {
     @Test
     void aReplicatorNeverHoldsTwoOperations() {
         BrokerBudget budget = new BrokerBudget(BudgetConfig.of(1_000), clock);
-        SlowPathBudget.Permit held = budget.acquire("r", 10, CompressionType.NONE).block();
-        StepVerifier.create(budget.acquire("r", 10, CompressionType.NONE))
+        SlowPathBudget.Permit held = budget.acquire("r", 10, Compression.NONE).block();
+        StepVerifier.create(budget.acquire("r", 10, Compression.NONE))
                 .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalStateException.class)
                         .hasMessageContaining("replicator r already holds"))
                 .verify();
         held.release();
         held.release(); // idempotent
         assertThat(budget.slotsInUse()).isZero();
-        assertThat(budget.acquire("r", 10, CompressionType.NONE).block()).isNotNull();
+        assertThat(budget.acquire("r", 10, Compression.NONE).block()).isNotNull();
     }
 
     @Test
     void aCancelledWaiterGivesUpItsPlaceAndNeverTakesASlot() {
         BrokerBudget budget = new BrokerBudget(BudgetConfig.of(1_000).withMaxConcurrentRebatches(1), clock);
-        SlowPathBudget.Permit a = budget.acquire("a", 10, CompressionType.NONE).block();
+        SlowPathBudget.Permit a = budget.acquire("a", 10, Compression.NONE).block();
         AtomicReference<SlowPathBudget.Permit> c = new AtomicReference<>();
-        Disposable b = budget.acquire("b", 10, CompressionType.NONE).subscribe();
-        budget.acquire("c", 10, CompressionType.NONE).subscribe(c::set);
+        Disposable b = budget.acquire("b", 10, Compression.NONE).subscribe();
+        budget.acquire("c", 10, Compression.NONE).subscribe(c::set);
         assertThat(budget.waiters()).isEqualTo(2);
         b.dispose();
         assertThat(budget.waiters()).isEqualTo(1);
@@ -107,7 +107,7 @@ class BrokerBudgetTest {
         assertThat(budget.slotsInUse()).isEqualTo(1);
         c.get().release();
         assertThat(budget.slotsInUse()).isZero();
-        assertThat(budget.acquire("b", 10, CompressionType.NONE).block()).as("b may ask again").isNotNull();
+        assertThat(budget.acquire("b", 10, Compression.NONE).block()).as("b may ask again").isNotNull();
     }
 
     @Test
@@ -117,7 +117,7 @@ class BrokerBudgetTest {
         List<Disposable> replicators = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             String id = "r" + i;
-            replicators.add(Flux.range(0, 50).concatMap(n -> budget.acquire(id, 5_000, CompressionType.LZ4).flatMap(p -> Mono.delay(Duration.ofMillis(50), clock)
+            replicators.add(Flux.range(0, 50).concatMap(n -> budget.acquire(id, 5_000, Compression.LZ4).flatMap(p -> Mono.delay(Duration.ofMillis(50), clock)
                             .doOnNext(t -> granted.incrementAndGet()).doOnTerminate(p::release))).subscribe());
         }
         for (int step = 0; step < 200; step++) {
@@ -132,10 +132,10 @@ class BrokerBudgetTest {
     void anEntryLargerThanTheBucketStillPassesAndItsDebtIsWaitedOff() {
         BrokerBudget budget = new BrokerBudget(BudgetConfig.of(1_000), clock); // burst 1000
         AtomicReference<SlowPathBudget.Permit> big = new AtomicReference<>();
-        budget.acquire("big", 5_000, CompressionType.NONE).subscribe(big::set);
+        budget.acquire("big", 5_000, Compression.NONE).subscribe(big::set);
         assertThat(big.get()).as("the bucket starts full: it passes at once").isNotNull();
         AtomicReference<SlowPathBudget.Permit> small = new AtomicReference<>();
-        budget.acquire("small", 100, CompressionType.NONE).subscribe(small::set);
+        budget.acquire("small", 100, Compression.NONE).subscribe(small::set);
         clock.advanceTimeBy(Duration.ofMillis(4_000));
         assertThat(small.get()).as("4000 of debt plus 100 more at 1000/s").isNull();
         clock.advanceTimeBy(Duration.ofMillis(200));
@@ -144,15 +144,15 @@ class BrokerBudgetTest {
 
     @Test
     void codecWeightsTurnBytesIntoCpuCost() {
-        BudgetConfig config = BudgetConfig.of(100_000).withBurstBytes(1).withCodecWeights(Map.of(CompressionType.ZLIB,
+        BudgetConfig config = BudgetConfig.of(100_000).withBurstBytes(1).withCodecWeights(Map.of(Compression.ZLIB,
                 20.0));
-        assertThat(config.cost(1000, CompressionType.ZLIB)).isEqualTo(20_000);
-        assertThat(config.cost(1000, CompressionType.LZ4)).isEqualTo(1000);
-        assertThat(timeFor(config, CompressionType.ZLIB).toMillis() / (double) timeFor(config, CompressionType.LZ4)
+        assertThat(config.cost(1000, Compression.ZLIB)).isEqualTo(20_000);
+        assertThat(config.cost(1000, Compression.LZ4)).isEqualTo(1000);
+        assertThat(timeFor(config, Compression.ZLIB).toMillis() / (double) timeFor(config, Compression.LZ4)
                 .toMillis()).isBetween(18.0, 22.0);
     }
 
-    private Duration timeFor(BudgetConfig config, CompressionType codec) {
+    private Duration timeFor(BudgetConfig config, Compression codec) {
         VirtualTimeScheduler vts = VirtualTimeScheduler.create();
         BrokerBudget budget = new BrokerBudget(config, vts);
         long start = vts.now(java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -172,11 +172,11 @@ class BrokerBudgetTest {
         assertThatThrownBy(() -> BudgetConfig.of(10).withMaxConcurrentRebatches(0))
                 .hasMessageContaining("slowPath.maxConcurrentRebatches is 0");
         assertThatThrownBy(() -> BudgetConfig.of(10).withBurstBytes(-1)).hasMessageContaining("slowPath.burstBytes");
-        assertThatThrownBy(() -> BudgetConfig.of(10).withCodecWeights(Map.of(CompressionType.ZSTD, 0.0)))
+        assertThatThrownBy(() -> BudgetConfig.of(10).withCodecWeights(Map.of(Compression.ZSTD, 0.0)))
                 .hasMessageContaining("slowPath.codecWeights.ZSTD is 0.0");
         assertThatThrownBy(() -> BudgetConfig.of(2_000_000_000_000L))
                 .hasMessageContaining("slowPath.bytesPerSecond is 2000000000000: must be at most 1000000000000");
-        assertThatThrownBy(() -> BudgetConfig.of(10).withCodecWeights(Map.of(CompressionType.ZLIB, 1e9)))
+        assertThatThrownBy(() -> BudgetConfig.of(10).withCodecWeights(Map.of(Compression.ZLIB, 1e9)))
                 .hasMessageContaining("slowPath.codecWeights.ZLIB is 1.0E9: a weight must be within 0.001..1000.0");
         assertThatThrownBy(() -> BudgetConfig.of(10).withMaxConcurrentRebatches(1025))
                 .hasMessageContaining("slowPath.maxConcurrentRebatches is 1025: must be within 1..1024");
@@ -188,8 +188,8 @@ class BrokerBudgetTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new BudgetMetricsBinder(budget).bindTo(registry);
         AtomicLong granted = new AtomicLong();
-        replicator(budget, "slow", 1000, 5_000, CompressionType.LZ4, granted);
-        replicator(budget, "other", 1000, 5_000, CompressionType.LZ4, granted);
+        replicator(budget, "slow", 1000, 5_000, Compression.LZ4, granted);
+        replicator(budget, "other", 1000, 5_000, Compression.LZ4, granted);
         clock.advanceTimeBy(Duration.ofSeconds(30));
         assertThat(registry.get(BudgetMetricsBinder.UTILIZATION).gauge().value()).isBetween(0.9, 1.1);
         assertThat(registry.get(BudgetMetricsBinder.THROTTLED).tag("replicator", "slow").functionCounter().count())

@@ -18,7 +18,7 @@ import io.verbatim.exchange.Caps;
 import io.verbatim.exchange.ExchangeConfig;
 import io.verbatim.model.Backoff;
 import io.verbatim.model.Buckets;
-import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.Compression;
 import io.verbatim.net.NetworkLimits;
 import io.verbatim.pipeline.PartsCodec;
 import io.verbatim.pipeline.ReplicatorConfig;
@@ -372,11 +372,11 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         long rate = s.bytes("bytesPerSecond", 50_000_000, 1, BudgetConfig.MAX_BYTES_PER_SECOND);
         long burst = s.bytes("burstBytes", rate, 1, BudgetConfig.MAX_BYTES_PER_SECOND);
         int slots = s.integer("maxConcurrentRebatches", 4, 1, BudgetConfig.MAX_CONCURRENT_REBATCHES);
-        Map<CompressionType, Double> weights = new EnumMap<>(CompressionType.class);
+        Map<Compression, Double> weights = new EnumMap<>(Compression.class);
         s.entries("codecWeights", e -> {
-            CompressionType codec;
+            Compression codec;
             try {
-                codec = CompressionType.valueOf(e.name().toUpperCase(Locale.ROOT));
+                codec = Compression.valueOf(e.name().toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException unknown) {
                 throw new ConfigException(e.key(), "is not a codec (expected one of NONE, LZ4, ZLIB, ZSTD, SNAPPY)");
             }

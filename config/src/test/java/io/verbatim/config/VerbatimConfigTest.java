@@ -3,7 +3,7 @@ package io.verbatim.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.Compression;
 import io.verbatim.net.Authenticator;
 import io.verbatim.net.NetworkLimits;
 import io.verbatim.net.Principal;
@@ -57,7 +57,7 @@ class VerbatimConfigTest {
         assertThat(c.exchange().antiEntropyInterval()).isEqualTo(Duration.ofSeconds(2));
         assertThat(c.exchange().maxBodyBytes()).isEqualTo(4 << 20);
         assertThat(c.slowPath().bytesPerSecond()).isEqualTo(50_000_000);
-        assertThat(c.slowPath().weight(CompressionType.ZLIB)).isEqualTo(20.0);
+        assertThat(c.slowPath().weight(Compression.ZLIB)).isEqualTo(20.0);
         assertThat(c.caps().maxEntryBucketsPerSegment()).isEqualTo(1024);
         assertThat(c.autoScale().enabled()).isFalse();
         assertThat(c.metadataLog()).isEqualTo(MetadataLogConfig.defaults());

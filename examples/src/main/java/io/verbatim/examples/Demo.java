@@ -2,10 +2,10 @@ package io.verbatim.examples;
 
 import io.verbatim.config.TopicConfig;
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.memory.ReplicationChecks;
 import io.verbatim.pipeline.memory.ReplicationRecorder;
@@ -119,7 +119,7 @@ final class Demo {
                 Map<String, Subscription> subs = new LinkedHashMap<>();
                 Map<String, DeliveryChecks.ConsumerRecorder> recorded = new LinkedHashMap<>();
                 runtime.clusters().forEach((name, node) -> {
-                    producers.put(name, node.producer(topic, CompressionType.LZ4));
+                    producers.put(name, node.producer(topic, Compression.LZ4));
                     DeliveryChecks.ConsumerRecorder dispatched = new DeliveryChecks.ConsumerRecorder(name);
                     recorded.put(name, dispatched);
                     // Checked as entries are dispatched: nothing is kept for the checks.

@@ -1,8 +1,8 @@
 package io.verbatim.examples;
 
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Compression;
 import io.verbatim.model.entry.Message;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.runtime.EmbeddedRuntime;
 import io.verbatim.runtime.Subscription;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +28,7 @@ public final class EmbeddingExample {
         try (EmbeddedRuntime runtime = EmbeddedRuntime.start(config)) {
             String topic = "persistent://shop/orders/placed";
             Subscription billing = runtime.cluster("eu-west").subscribe(topic, "billing", 2);
-            runtime.cluster("us-east").producer(topic, CompressionType.LZ4)
+            runtime.cluster("us-east").producer(topic, Compression.LZ4)
                     .send(List.of(Message.of("customer-42", "order 1001".getBytes(StandardCharsets.UTF_8)))).block();
             // Each consumer reads its own queue; the key's bucket decides which one gets the order.
             Subscription.Delivery d = Flux.range(0, billing.consumers()).flatMap(billing::consumer)

@@ -3,9 +3,9 @@ package io.verbatim.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Compression;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.entry.Message;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.runtime.EmbeddedRuntime;
 import io.verbatim.runtime.Subscription;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +32,7 @@ class ReplicationFlowTest {
                 """.formatted(TOPIC));
         try (EmbeddedRuntime runtime = EmbeddedRuntime.start(config)) {
             Subscription billing = runtime.cluster("eu-west").subscribe(TOPIC, "billing", 4, true);
-            var producer = runtime.cluster("us-east").producer(TOPIC, CompressionType.LZ4);
+            var producer = runtime.cluster("us-east").producer(TOPIC, Compression.LZ4);
             for (int order = 1; order <= 3; order++) {
                 producer.send(List.of(Message.of("customer-42", ("order " + order).getBytes(StandardCharsets.UTF_8))))
                         .block();

@@ -13,22 +13,22 @@ import java.util.Set;
  * @param boundaries first hashes of the upper side of boundaries it would remove
  * @param buckets a range (one of its cells) and the count it would lower that range to
  */
-public record ColdMarks(Set<Integer> boundaries, Map<HashRange, Integer> buckets) {
-    public static final ColdMarks NONE = new ColdMarks(Set.of(), Map.of());
+record ColdMarks(Set<Integer> boundaries, Map<HashRange, Integer> buckets) {
+    static final ColdMarks NONE = new ColdMarks(Set.of(), Map.of());
 
-    public ColdMarks {
+    ColdMarks {
         // Sorted, so that whatever iterates them does so in the same order in every run (Set.copyOf's
         // order changes from one JVM to the next, which would make a seeded simulation unrepeatable).
         boundaries = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(boundaries));
         buckets = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(buckets));
     }
 
-    public static ColdMarks ofBoundaries(Set<Integer> boundaries) {
+    static ColdMarks ofBoundaries(Set<Integer> boundaries) {
         return new ColdMarks(boundaries, Map.of());
     }
 
     /** Both sets of marks; where both lower one range, the smaller reduction (the larger count) stands. */
-    public ColdMarks union(ColdMarks other) {
+    ColdMarks union(ColdMarks other) {
         if (other.isEmpty()) {
             return this;
         }
@@ -42,7 +42,7 @@ public record ColdMarks(Set<Integer> boundaries, Map<HashRange, Integer> buckets
         return new ColdMarks(b, n);
     }
 
-    public boolean isEmpty() {
+    boolean isEmpty() {
         return boundaries.isEmpty() && buckets.isEmpty();
     }
 }

@@ -118,7 +118,7 @@ public final class Controller {
         return store;
     }
 
-    public ExchangeMetrics metrics() {
+    ExchangeMetrics metrics() {
         return metrics;
     }
 
@@ -137,7 +137,7 @@ public final class Controller {
     }
 
     /** Changes the replication set; states of clusters that left it are dropped. */
-    public void replicationSet(Set<String> value) {
+    void replicationSet(Set<String> value) {
         peers = sorted(value);
         peerStates.values().forEach(m -> m.keySet().retainAll(peers));
         acknowledged.keySet().retainAll(peers);
@@ -162,7 +162,7 @@ public final class Controller {
     }
 
     /** Topics whose local state changed (layout or cold marks): each is a reason to push at once. */
-    public Flux<String> localChanges() {
+    Flux<String> localChanges() {
         return localChanges.asFlux();
     }
 
@@ -303,7 +303,7 @@ public final class Controller {
     }
 
     /** This cluster's states of {@code topics} for a call to {@code peer} (superseding what it must). */
-    public Mono<ExchangeRequest> statesFor(String peer, List<String> topics) {
+    Mono<ExchangeRequest> statesFor(String peer, List<String> topics) {
         Map<String, Long> supersede = superseding.getOrDefault(peer, Map.of());
         return Flux.fromIterable(topics).concatMap(t -> ownProto(t).map(state -> {
             Long held = supersede.get(t);
@@ -383,7 +383,7 @@ public final class Controller {
     }
 
     /** Topics {@code peer} did not take in its latest answers (stale or failed there): worth sending again. */
-    public Set<String> retryTopics(String peer) {
+    Set<String> retryTopics(String peer) {
         Set<String> topics = retrying.get(peer);
         return topics == null ? Set.of() : Set.copyOf(topics);
     }
@@ -431,7 +431,7 @@ public final class Controller {
     }
 
     /** Whether {@code peer} has answered since this controller started: the replicators' gate (R-C11). */
-    public boolean hasAnswered(String peer) {
+    boolean hasAnswered(String peer) {
         return lastHeardNanos.containsKey(peer);
     }
 
@@ -445,7 +445,7 @@ public final class Controller {
     }
 
     /** The first verdict on {@code peer}. */
-    public Mono<Boolean> awaitAnswer(String peer) {
+    Mono<Boolean> awaitAnswer(String peer) {
         return verdicts(peer).next();
     }
 
@@ -540,7 +540,7 @@ public final class Controller {
     }
 
     /** True when the topic's last fold left part of the join out to stay within the effective caps. */
-    public boolean capLimited(String topic) {
+    boolean capLimited(String topic) {
         return capLimited.contains(topic);
     }
 
@@ -621,7 +621,7 @@ public final class Controller {
     }
 
     /** This cluster's state of {@code topic}. */
-    public Mono<PeerState> ownState(String topic) {
+    Mono<PeerState> ownState(String topic) {
         return store.get(topic).map(l -> new PeerState(cluster, topic, l.epoch(), Shape.of(l), exchanged(topic), caps,
                 marksVersion(topic)));
     }
@@ -826,7 +826,7 @@ public final class Controller {
     }
 
     /** Everything this cluster offers to coarsen for {@code topic}. */
-    public ColdMarks exchangedMarks(String topic) {
+    ColdMarks exchangedMarks(String topic) {
         return exchanged(topic);
     }
 
@@ -841,17 +841,17 @@ public final class Controller {
     }
 
     /** Diverged ranges over all topics and peers as of the last folds: the gauge of R-F. */
-    public int divergedRangesNow() {
+    int divergedRangesNow() {
         return convergence.divergedRangesNow();
     }
 
     /** Each peer cap that differs from this cluster's, from the peers' latest states of any topic. */
-    public List<CapMismatch> capMismatchesNow() {
+    List<CapMismatch> capMismatchesNow() {
         return Fold.mismatches(caps, peerCaps());
     }
 
     /** Each peer's caps, as its latest state of any topic carries them. */
-    public Map<String, Caps> peerCaps() {
+    Map<String, Caps> peerCaps() {
         Map<String, Caps> latest = new HashMap<>();
         peerStates.values().forEach(m -> latest.putAll(capsOf(m.values())));
         return latest;

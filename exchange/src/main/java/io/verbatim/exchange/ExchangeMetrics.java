@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Plain counters of the exchange; {@link ExchangeMetricsBinder} shows them to Micrometer. */
-public final class ExchangeMetrics {
+final class ExchangeMetrics {
     final Map<String, LongAdder> successes = new ConcurrentHashMap<>();
     final Map<String, LongAdder> failures = new ConcurrentHashMap<>();
     final Map<String, String> lastFailures = new ConcurrentHashMap<>();
@@ -32,42 +32,42 @@ public final class ExchangeMetrics {
         lastFailures.put(peer, why);
     }
 
-    public long successes(String peer) {
+    long successes(String peer) {
         LongAdder a = successes.get(peer);
         return a == null ? 0 : a.sum();
     }
 
-    public long failures(String peer) {
+    long failures(String peer) {
         LongAdder a = failures.get(peer);
         return a == null ? 0 : a.sum();
     }
 
     /** Why the last call to {@code peer} failed, or an empty string. */
-    public String lastFailure(String peer) {
+    String lastFailure(String peer) {
         return lastFailures.getOrDefault(peer, "");
     }
 
-    public long ignoredCalls() {
+    long ignoredCalls() {
         return ignored.sum();
     }
 
-    public long invalidStates() {
+    long invalidStates() {
         return invalidStates.sum();
     }
 
-    public long refusedByPeer() {
+    long refusedByPeer() {
         return refusedByPeer.sum();
     }
 
-    public long foldFailures() {
+    long foldFailures() {
         return foldFailures.sum();
     }
 
-    public long oversizedStates() {
+    long oversizedStates() {
         return oversizedStates.sum();
     }
 
-    public long convergenceLagNanos() {
+    long convergenceLagNanos() {
         return convergenceLagNanos.get();
     }
 }

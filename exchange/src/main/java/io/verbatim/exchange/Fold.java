@@ -35,7 +35,7 @@ import java.util.TreeSet;
  * cluster marks the boundaries the capped join leaves out, so the ones that raced are merged back and
  * the clusters meet on one shape within the caps.
  */
-public final class Fold {
+final class Fold {
     private Fold() {
     }
 
@@ -43,7 +43,7 @@ public final class Fold {
      * @param mayCoarsen whether merges and lowerings may be applied now (false while a new leader defers
      *        its own changes, or while some peer's state is not held)
      */
-    public static FoldPlan plan(Layout local, ColdMarks localMarks, Caps localCaps, Collection<PeerState> peers,
+    static FoldPlan plan(Layout local, ColdMarks localMarks, Caps localCaps, Collection<PeerState> peers,
             boolean mayCoarsen) {
         Caps effective = Caps.min(localCaps, peers.stream().map(PeerState::caps).toList());
         Shape mine = Shape.of(local);
@@ -121,7 +121,7 @@ public final class Fold {
     }
 
     /** Each peer cap that differs from the local one, named, peers in name order. */
-    public static List<CapMismatch> mismatches(Caps local, Map<String, Caps> peers) {
+    static List<CapMismatch> mismatches(Caps local, Map<String, Caps> peers) {
         List<CapMismatch> out = new ArrayList<>();
         for (Map.Entry<String, Caps> p : new java.util.TreeMap<>(peers).entrySet()) {
             Caps theirs = p.getValue();

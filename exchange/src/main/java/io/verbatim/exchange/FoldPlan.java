@@ -14,16 +14,16 @@ import java.util.List;
  * @param capLimited true when the effective caps left part of the join out
  * @param capMarks what the caps make this cluster offer to coarsen (exchanged with its cold marks)
  */
-public record FoldPlan(List<Mutation> mutations, List<String> reasons, Shape target, Caps effectiveCaps,
+record FoldPlan(List<Mutation> mutations, List<String> reasons, Shape target, Caps effectiveCaps,
         boolean capLimited, ColdMarks capMarks) {
     /** A peer's boundary or bucket count the local layout lacked. */
-    public static final String JOIN = "join";
+    static final String JOIN = "join";
     /** A merge or lowering every cluster marked (the merge rule). */
-    public static final String COLD = "cold everywhere";
+    static final String COLD = "cold everywhere";
     /** A merge or lowering the effective caps made every cluster offer. */
-    public static final String CAPS = "past the caps";
+    static final String CAPS = "past the caps";
 
-    public FoldPlan {
+    FoldPlan {
         mutations = List.copyOf(mutations);
         reasons = List.copyOf(reasons);
         if (reasons.size() != mutations.size()) {

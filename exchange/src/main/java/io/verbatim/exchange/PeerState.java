@@ -12,21 +12,21 @@ import java.util.Set;
  *
  * @param marksVersion raised by the sender whenever its marks change (a change of marks leaves the epoch)
  */
-public record PeerState(String cluster, String topic, long epoch, Shape shape, ColdMarks marks, Caps caps,
+record PeerState(String cluster, String topic, long epoch, Shape shape, ColdMarks marks, Caps caps,
         long marksVersion) {
 
-    public PeerState {
+    PeerState {
         if (epoch < 0) {
             throw new IllegalArgumentException("epoch " + epoch + " of " + cluster + "/" + topic + " is negative");
         }
     }
 
-    public PeerState(String cluster, String topic, long epoch, Shape shape, ColdMarks marks, Caps caps) {
+    PeerState(String cluster, String topic, long epoch, Shape shape, ColdMarks marks, Caps caps) {
         this(cluster, topic, epoch, shape, marks, caps, 0);
     }
 
     /** A state with boundary marks only. */
-    public PeerState(String cluster, String topic, long epoch, Shape shape, Set<Integer> coldMarks, Caps caps) {
+    PeerState(String cluster, String topic, long epoch, Shape shape, Set<Integer> coldMarks, Caps caps) {
         this(cluster, topic, epoch, shape, ColdMarks.ofBoundaries(coldMarks), caps);
     }
 
@@ -40,16 +40,16 @@ public record PeerState(String cluster, String topic, long epoch, Shape shape, C
         return other != null && (epoch < other.epoch || epoch == other.epoch && marksVersion < other.marksVersion);
     }
 
-    public static PeerState of(String cluster, String topic, Layout layout, ColdMarks marks, Caps caps) {
+    static PeerState of(String cluster, String topic, Layout layout, ColdMarks marks, Caps caps) {
         return new PeerState(cluster, topic, layout.epoch(), Shape.of(layout), marks, caps);
     }
 
-    public static PeerState of(String cluster, String topic, Layout layout, Set<Integer> coldMarks, Caps caps) {
+    static PeerState of(String cluster, String topic, Layout layout, Set<Integer> coldMarks, Caps caps) {
         return of(cluster, topic, layout, ColdMarks.ofBoundaries(coldMarks), caps);
     }
 
     /** The boundaries this state would merge. */
-    public Set<Integer> coldMarks() {
+    Set<Integer> coldMarks() {
         return marks.boundaries();
     }
 

@@ -1,6 +1,7 @@
 package io.verbatim.pipeline;
 
 import io.verbatim.budget.SlowPathBudget;
+import io.verbatim.model.Compression;
 import io.verbatim.model.Fit;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
@@ -311,7 +312,7 @@ public final class SegmentReplicator {
 
     private Mono<Unit> rebatch(StoredEntry stored, Entry entry, Layout layout) {
         long bytes = stored.bytes().remaining();
-        return budget.acquire(id, bytes, entry.metadata().getCompression())
+        return budget.acquire(id, bytes, Compression.of(entry.metadata().getCompression()))
                 .flatMap(permit -> Mono.fromCallable(() -> {
                     try {
                         return rebatchNow(stored, entry, layout);

@@ -3,10 +3,10 @@ package io.verbatim.pipeline;
 import io.verbatim.budget.SlowPathBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Segment;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.pipeline.memory.SendFaults;
 import java.time.Duration;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * {@code -Dverbatim.campaigns=N} runs more.
  */
 class CrashCampaignTest {
-    private static final CompressionType[] CODECS = CompressionType.values();
+    private static final Compression[] CODECS = Compression.values();
 
     @Test
     void fastPathLosesNothingAndDuplicatesNothingThroughCrashesAndFaults() {

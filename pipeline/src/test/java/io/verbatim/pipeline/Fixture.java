@@ -1,10 +1,10 @@
 package io.verbatim.pipeline;
 
 import io.verbatim.budget.SlowPathBudget;
+import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
 import io.verbatim.model.entry.Message;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -51,7 +51,7 @@ final class Fixture {
     }
 
     /** Produces one entry per call of {@link #messages} batch, split per bucket by the cluster. */
-    void produce(int from, int count, int keys, CompressionType codec) {
+    void produce(int from, int count, int keys, Compression codec) {
         a.produce(messages(from, count, keys), codec);
     }
 

@@ -3,10 +3,10 @@ package io.verbatim.pipeline;
 import io.verbatim.budget.SlowPathBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Segment;
-import io.verbatim.model.proto.CompressionType;
 import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -19,8 +19,8 @@ class MultiClusterTest {
                 SlowPathBudget.unlimited());
         Random r = new Random(1);
         for (int round = 0; round < 20; round++) {
-            world.produce("east", r, 50, 40, CompressionType.LZ4);
-            world.produce("west", r, 50, 40, CompressionType.ZSTD);
+            world.produce("east", r, 50, 40, Compression.LZ4);
+            world.produce("west", r, 50, 40, Compression.ZSTD);
             world.advance(Duration.ofMillis(20));
         }
         assertThat(world.settle(Duration.ofSeconds(30))).isTrue();
@@ -39,9 +39,9 @@ class MultiClusterTest {
                 SlowPathBudget.unlimited());
         Random r = new Random(2);
         for (int round = 0; round < 30; round++) {
-            world.produce("a", r, 30, 60, CompressionType.LZ4);
-            world.produce("b", r, 30, 60, CompressionType.NONE);
-            world.produce("c", r, 30, 60, CompressionType.SNAPPY);
+            world.produce("a", r, 30, 60, Compression.LZ4);
+            world.produce("b", r, 30, 60, Compression.NONE);
+            world.produce("c", r, 30, 60, Compression.SNAPPY);
             if (round == 5) {
                 split(world, "b", 0);
             }
@@ -71,8 +71,8 @@ class MultiClusterTest {
         world.cluster("b").apply(Mutation.splitAt(0, 0xabcd)).layoutOrThrow();
         Random r = new Random(3);
         for (int round = 0; round < 10; round++) {
-            world.produce("a", r, 40, 100, CompressionType.ZLIB);
-            world.produce("b", r, 40, 100, CompressionType.LZ4);
+            world.produce("a", r, 40, 100, Compression.ZLIB);
+            world.produce("b", r, 40, 100, Compression.LZ4);
             world.advance(Duration.ofMillis(30));
         }
         assertThat(world.settle(Duration.ofSeconds(30))).isTrue();

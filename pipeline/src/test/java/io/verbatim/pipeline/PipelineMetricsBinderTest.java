@@ -3,9 +3,9 @@ package io.verbatim.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
-import io.verbatim.model.proto.CompressionType;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +18,7 @@ class PipelineMetricsBinderTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new PipelineMetricsBinder(f.metrics, "a", f.a.topic(), "b", "0000-ffff-0",
                 () -> f.a.log(0).existingCursor("pulsar.repl.b").backlog()).bindTo(registry);
-        f.produce(0, 100, 40, CompressionType.LZ4);
+        f.produce(0, 100, 40, Compression.LZ4);
         assertThat(registry.get(PipelineMetricsBinder.BACKLOG).gauge().value()).isPositive();
         f.replicator(0).run().subscribe();
         f.advance(Duration.ofSeconds(1));

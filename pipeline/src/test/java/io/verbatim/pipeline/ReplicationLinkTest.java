@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.SourcePosition;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import java.time.Duration;
 import java.util.List;
@@ -44,7 +44,7 @@ class ReplicationLinkTest {
         // The delays the link must wait: the same schedule, drawn from a generator seeded alike.
         SplittableRandom replay = new SplittableRandom(SEED);
         List<Duration> delays = IntStream.rangeClosed(1, 3).mapToObj(n -> f.config.retry().delay(n, replay)).toList();
-        f.produce(0, 100, 20, CompressionType.LZ4);
+        f.produce(0, 100, 20, Compression.LZ4);
         f.a.log(0).seal();
 
         link.start(); // the first run fails at once
@@ -101,7 +101,7 @@ class ReplicationLinkTest {
                 });
             }), new SplittableRandom(SEED));
             for (int i = 0; i < 10; i++) {
-                f.produce(i, 1, 1, CompressionType.NONE); // one entry each
+                f.produce(i, 1, 1, Compression.NONE); // one entry each
             }
             f.a.log(0).seal();
 
@@ -128,7 +128,7 @@ class ReplicationLinkTest {
                         new RemoteException(RemoteException.Kind.UNAVAILABLE, 0, "connection lost")))
                 : send), new SplittableRandom(SEED));
         for (int i = 0; i < 10; i++) {
-            f.produce(i, 1, 1, CompressionType.NONE); // one entry each
+            f.produce(i, 1, 1, Compression.NONE); // one entry each
         }
         f.a.log(0).seal();
 
@@ -149,7 +149,7 @@ class ReplicationLinkTest {
         ReplicationLink link = link(f, breakable(f.b.asRemote(),
                 p -> (p.entryId() == 5 || p.entryId() == 10) && tried.add(p.entryId())), new SplittableRandom(SEED));
         for (int i = 0; i < 20; i++) {
-            f.produce(i, 1, 1, CompressionType.NONE); // one entry each
+            f.produce(i, 1, 1, Compression.NONE); // one entry each
         }
         f.a.log(0).seal();
         link.start();
@@ -168,7 +168,7 @@ class ReplicationLinkTest {
         Fixture f = new Fixture(ONE);
         AtomicBoolean broken = new AtomicBoolean(true);
         ReplicationLink link = link(f, breakable(f.b.asRemote(), p -> broken.get()), new SplittableRandom(SEED));
-        f.produce(0, 10, 5, CompressionType.NONE);
+        f.produce(0, 10, 5, Compression.NONE);
         link.start();
         assertFailing(link, 1);
         link.stop();
@@ -191,7 +191,7 @@ class ReplicationLinkTest {
         LocalSegments counting = new CountingSegments(f.a, opened);
         ReplicationLink link = ReplicationLink.builder().local(counting).remote(f.b.asRemote()).config(f.config)
                 .timer(f.clock).cpu(f.clock).build().start();
-        f.produce(0, 10, 5, CompressionType.NONE);
+        f.produce(0, 10, 5, Compression.NONE);
         f.a.apply(Mutation.split(0)).layoutOrThrow(); // seals 0; its replicator drains it and completes
         advance(f, Duration.ofSeconds(1));
         f.a.apply(Mutation.rebucket(1, 8)).layoutOrThrow(); // more layouts: 0 must not start again
@@ -210,7 +210,7 @@ class ReplicationLinkTest {
         AtomicInteger asked = new AtomicInteger();
         f.budget = (id, bytes, codec) -> asked.incrementAndGet() <= 2 ? Mono.error(new IllegalStateException(
                 "budget " + id + " is broken")) : Mono.just(() -> { });
-        f.produce(0, 50, 20, CompressionType.ZSTD);
+        f.produce(0, 50, 20, Compression.ZSTD);
         f.a.log(0).seal();
         ReplicationLink link = link(f, f.b.asRemote(), new SplittableRandom(SEED));
         link.start();

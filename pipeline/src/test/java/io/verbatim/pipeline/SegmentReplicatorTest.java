@@ -3,12 +3,12 @@ package io.verbatim.pipeline;
 import io.verbatim.budget.SlowPathBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.memory.SendFault;
 import io.verbatim.pipeline.memory.SendFaults;
 import java.nio.ByteBuffer;
@@ -35,7 +35,7 @@ class SegmentReplicatorTest {
         Fixture f = new Fixture(ONE);
         PublisherProbe<SlowPathBudget.Permit> probe = PublisherProbe.of(Mono.just(() -> { }));
         f.budget = (id, bytes, codec) -> probe.mono();
-        f.produce(0, 200, 50, CompressionType.LZ4);
+        f.produce(0, 200, 50, Compression.LZ4);
         f.a.log(0).seal();
         StepVerifier.withVirtualTime(() -> f.replicator(0).run(), () -> f.clock, Long.MAX_VALUE)
                 .thenAwait(Duration.ofSeconds(1))
@@ -59,7 +59,7 @@ class SegmentReplicatorTest {
         Fixture f = new Fixture(ONE, SPLIT);
         PublisherProbe<SlowPathBudget.Permit> probe = PublisherProbe.of(Mono.just(() -> { }));
         f.budget = (id, bytes, codec) -> probe.mono();
-        f.produce(0, 300, 80, CompressionType.ZSTD);
+        f.produce(0, 300, 80, Compression.ZSTD);
         f.a.log(0).seal();
         StepVerifier.withVirtualTime(() -> f.replicator(0).run(), () -> f.clock, Long.MAX_VALUE)
                 .thenAwait(Duration.ofSeconds(1))
@@ -71,7 +71,7 @@ class SegmentReplicatorTest {
         Invariants.checkPlacement(f.b);
         // A part keeps the source codec and says which part of which entry it is.
         Entry part = Entry.parse(f.b.log(1).entries().get(0).bytes());
-        assertThat(part.metadata().getCompression()).isEqualTo(CompressionType.ZSTD);
+        assertThat(part.metadata().getCompression()).isEqualTo(Compression.ZSTD.proto());
         assertThat(part.sourcePosition().orElseThrow().isWhole()).isFalse();
     }
 
@@ -79,18 +79,18 @@ class SegmentReplicatorTest {
     void partsCanBeSentUncompressed() {
         Fixture f = new Fixture(ONE, SPLIT);
         f.config = f.config.withPartsCodec(PartsCodec.NONE);
-        f.produce(0, 50, 20, CompressionType.ZLIB);
+        f.produce(0, 50, 20, Compression.ZLIB);
         f.a.log(0).seal();
         f.replicator(0).run().subscribe();
         f.advance(Duration.ofSeconds(1));
         assertThat(f.b.log(1).entries()).isNotEmpty().allSatisfy(e ->
-                assertThat(Entry.parse(e.bytes()).metadata().getCompression()).isEqualTo(CompressionType.NONE));
+                assertThat(Entry.parse(e.bytes()).metadata().getCompression()).isEqualTo(Compression.NONE.proto()));
     }
 
     @Test
     void entriesFromAnotherClusterAreNeverReplicatedAgain() {
         Fixture f = new Fixture(ONE);
-        f.produce(0, 10, 5, CompressionType.NONE);
+        f.produce(0, 10, 5, Compression.NONE);
         Entry foreign = Entry.parse(f.a.log(0).entries().get(0).bytes())
                 .restamp(new ReplicationStamp("c", SourcePosition.of(7, 7)));
         f.a.log(0).append(ByteBuffer.wrap(foreign.toByteArray()));
@@ -107,9 +107,9 @@ class SegmentReplicatorTest {
     void entriesOlderThanTheMessageTtlAreSkippedAndAcknowledged() {
         Fixture f = new Fixture(ONE);
         f.config = f.config.withMessageTtl(Duration.ofMinutes(1));
-        f.produce(0, 10, 5, CompressionType.NONE); // published at t = 0
+        f.produce(0, 10, 5, Compression.NONE); // published at t = 0
         f.advance(Duration.ofMinutes(2));
-        f.produce(10, 10, 5, CompressionType.NONE); // published at t = 2 min
+        f.produce(10, 10, 5, Compression.NONE); // published at t = 2 min
         f.a.log(0).seal();
         f.replicator(0).run().subscribe();
         f.advance(Duration.ofSeconds(1));
@@ -123,9 +123,9 @@ class SegmentReplicatorTest {
     void aNewCursorAtLatestSkipsWhatWasWrittenBefore() {
         Fixture f = new Fixture(ONE);
         var fresh = new io.verbatim.pipeline.memory.MemoryCluster("a", ONE, f.clock);
-        fresh.produce(Fixture.messages(0, 10, 5), CompressionType.NONE);
+        fresh.produce(Fixture.messages(0, 10, 5), Compression.NONE);
         fresh.replicateTo("b", StartAt.LATEST);
-        fresh.produce(Fixture.messages(10, 10, 5), CompressionType.NONE);
+        fresh.produce(Fixture.messages(10, 10, 5), Compression.NONE);
         fresh.log(0).seal();
         SegmentReplicator r = SegmentReplicator.builder().config(f.config.withStartAt(StartAt.LATEST))
                 .topic(fresh.topic())
@@ -140,9 +140,9 @@ class SegmentReplicatorTest {
     @Test
     void aChildPublishesOnlyAfterItsParentsCursorDrained() {
         Fixture f = new Fixture(ONE);
-        f.produce(0, 40, 10, CompressionType.NONE); // into segment 0
+        f.produce(0, 40, 10, Compression.NONE); // into segment 0
         f.a.apply(Mutation.split(0)).layoutOrThrow(); // seals 0, creates 1 and 2
-        f.produce(40, 40, 10, CompressionType.NONE); // into the children
+        f.produce(40, 40, 10, Compression.NONE); // into the children
         SegmentReplicator lower = f.replicator(1);
         f.replicator(2).run().subscribe();
         lower.run().subscribe();
@@ -159,10 +159,10 @@ class SegmentReplicatorTest {
     @Test
     void anEmptyParentDoesNotOpenTheGateWhileAGrandparentHasBacklog() {
         Fixture f = new Fixture(ONE);
-        f.produce(0, 40, 10, CompressionType.NONE); // into 0
+        f.produce(0, 40, 10, Compression.NONE); // into 0
         f.a.apply(Mutation.split(0)).layoutOrThrow(); // 1, 2
         f.a.apply(Mutation.split(1)).layoutOrThrow(); // 1 was empty: 3, 4
-        f.produce(40, 40, 10, CompressionType.NONE); // into 2, 3 and 4
+        f.produce(40, 40, 10, Compression.NONE); // into 2, 3 and 4
         for (long id = 1; id <= 4; id++) {
             f.replicator(id).run().subscribe();
         }
@@ -177,7 +177,7 @@ class SegmentReplicatorTest {
     @Test
     void aSealedSegmentWithReplicationBacklogIsNotDeletedUntilDrainedOrExpired() {
         Fixture f = new Fixture(ONE);
-        f.produce(0, 10, 5, CompressionType.NONE);
+        f.produce(0, 10, 5, Compression.NONE);
         f.a.apply(Mutation.split(0)).layoutOrThrow();
         assertThat(f.a.sealedSegmentsPinned(0)).isEqualTo(1);
         assertThat(f.a.prune(0, 0)).as("backlog pins it").isFalse();
@@ -186,7 +186,7 @@ class SegmentReplicatorTest {
         assertThat(f.a.prune(0, Duration.ofMinutes(5).toMillis())).as("backlog past the TTL").isTrue();
 
         Fixture g = new Fixture(ONE);
-        g.produce(0, 10, 5, CompressionType.NONE);
+        g.produce(0, 10, 5, Compression.NONE);
         g.a.apply(Mutation.split(0)).layoutOrThrow();
         g.replicator(0).run().subscribe();
         g.advance(Duration.ofSeconds(1));
@@ -199,14 +199,14 @@ class SegmentReplicatorTest {
     void reroutesWhenTheRemoteSealsADestinationMidStream() {
         Fixture f = new Fixture(ONE);
         f.b.faults(SendFaults.roundTrip(Duration.ofMillis(50)));
-        f.produce(0, 100, 30, CompressionType.LZ4);
+        f.produce(0, 100, 30, Compression.LZ4);
         Disposable run = f.replicator(0).run().subscribe();
         f.advance(Duration.ofMillis(20)); // sends in flight
         f.b.apply(Mutation.split(0)).layoutOrThrow(); // b seals segment 0 under them
-        f.produce(100, 100, 30, CompressionType.LZ4);
+        f.produce(100, 100, 30, Compression.LZ4);
         f.advance(Duration.ofMillis(20));
         f.b.apply(Mutation.rebucket(1, 8)).layoutOrThrow();
-        f.produce(200, 100, 30, CompressionType.LZ4);
+        f.produce(200, 100, 30, Compression.LZ4);
         f.a.log(0).seal();
         f.advance(Duration.ofSeconds(10));
         assertThat(run.isDisposed()).as("completed").isTrue();
@@ -220,7 +220,7 @@ class SegmentReplicatorTest {
         Fixture f = new Fixture(ONE);
         Sinks.One<ExchangeGate.Readiness> answer = Sinks.one();
         f.exchangeGate = remote -> answer.asMono().flux();
-        f.produce(0, 10, 5, CompressionType.NONE);
+        f.produce(0, 10, 5, Compression.NONE);
         SegmentReplicator r = f.replicator(0);
         r.run().subscribe();
         f.advance(Duration.ofMinutes(1));
@@ -235,7 +235,7 @@ class SegmentReplicatorTest {
     void aRemoteWithoutTheExchangeIsReportedAndNeverWrittenTo() {
         Fixture f = new Fixture(ONE);
         f.exchangeGate = remote -> Flux.just(ExchangeGate.Readiness.UNSUPPORTED);
-        f.produce(0, 10, 5, CompressionType.NONE);
+        f.produce(0, 10, 5, Compression.NONE);
         f.a.log(0).seal();
         SegmentReplicator r = f.replicator(0);
         StepVerifier.withVirtualTime(r::run, () -> f.clock, Long.MAX_VALUE)
@@ -253,7 +253,7 @@ class SegmentReplicatorTest {
         Sinks.Many<ExchangeGate.Readiness> verdicts = Sinks.many().replay().latest();
         verdicts.tryEmitNext(ExchangeGate.Readiness.UNSUPPORTED);
         f.exchangeGate = remote -> verdicts.asFlux();
-        f.produce(0, 40, 10, CompressionType.LZ4);
+        f.produce(0, 40, 10, Compression.LZ4);
         f.a.log(0).seal();
         SegmentReplicator r = f.replicator(0);
         Disposable run = r.run().subscribe();
@@ -274,13 +274,13 @@ class SegmentReplicatorTest {
         Sinks.Many<ExchangeGate.Readiness> verdicts = Sinks.many().replay().latest();
         verdicts.tryEmitNext(ExchangeGate.Readiness.READY);
         f.exchangeGate = remote -> verdicts.asFlux();
-        f.produce(0, 20, 10, CompressionType.NONE);
+        f.produce(0, 20, 10, Compression.NONE);
         SegmentReplicator r = f.replicator(0);
         r.run().subscribe();
         f.advance(Duration.ofSeconds(1));
         assertThat(f.deliveredToB()).hasSize(20);
         verdicts.tryEmitNext(ExchangeGate.Readiness.UNSUPPORTED);
-        f.produce(20, 20, 10, CompressionType.NONE);
+        f.produce(20, 20, 10, Compression.NONE);
         f.advance(Duration.ofMinutes(1));
         assertThat(r.state()).isEqualTo(SegmentReplicator.State.UNSUPPORTED);
         assertThat(f.deliveredToB()).as("nothing more while unsupported").hasSize(20);
@@ -296,7 +296,7 @@ class SegmentReplicatorTest {
         AtomicInteger asked = new AtomicInteger();
         f.exchangeGate = remote -> asked.incrementAndGet() < 3 ? Flux.error(new IllegalStateException("no controller"))
                 : Flux.just(ExchangeGate.Readiness.READY);
-        f.produce(0, 10, 5, CompressionType.NONE);
+        f.produce(0, 10, 5, Compression.NONE);
         f.a.log(0).seal();
         StepVerifier.withVirtualTime(() -> f.replicator(0).run(), () -> f.clock, Long.MAX_VALUE)
                 .thenAwait(Duration.ofSeconds(5))
@@ -323,7 +323,7 @@ class SegmentReplicatorTest {
         f.b.faults((segment, producer, position) -> sends.getAndIncrement() == 0
                 ? new SendFault.Rejected(Duration.ofMillis(50)) : new SendFault.Delay(Duration.ofMillis(50)));
         for (int i = 0; i < 50; i++) {
-            f.produce(i, 1, 1, CompressionType.NONE); // 50 entries, one message each, one key
+            f.produce(i, 1, 1, Compression.NONE); // 50 entries, one message each, one key
         }
         f.a.log(0).seal();
         f.replicator(0).run().subscribe();
@@ -342,7 +342,7 @@ class SegmentReplicatorTest {
         f.config = f.config.withMaxInFlight(window);
         f.b.faults(SendFaults.roundTrip(Duration.ofMillis(100)));
         for (int i = 0; i < entries; i++) {
-            f.produce(i, 1, 1, CompressionType.NONE);
+            f.produce(i, 1, 1, Compression.NONE);
         }
         f.a.log(0).seal();
         long start = f.clock.now(java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -363,7 +363,7 @@ class SegmentReplicatorTest {
             int attempt = attempts.computeIfAbsent(position, p -> new AtomicInteger()).getAndIncrement();
             return position.part() == 2 && attempt == 0 ? new SendFault.LostRequest() : SendFault.NONE;
         });
-        f.produce(0, 64, 64, CompressionType.LZ4); // one entry per source bucket, each spread over 4 segments
+        f.produce(0, 64, 64, Compression.LZ4); // one entry per source bucket, each spread over 4 segments
         f.a.log(0).seal();
         f.replicator(0).run().subscribe();
         f.advance(Duration.ofSeconds(5));
@@ -385,7 +385,7 @@ class SegmentReplicatorTest {
         });
         AtomicInteger cpuTasks = new AtomicInteger();
         f.cpu = new CountingScheduler(f.clock, cpuTasks);
-        f.produce(0, 200, 100, CompressionType.SNAPPY);
+        f.produce(0, 200, 100, Compression.SNAPPY);
         f.a.log(0).seal();
         f.replicator(0).run().subscribe();
         f.advance(Duration.ofSeconds(10));
@@ -399,11 +399,11 @@ class SegmentReplicatorTest {
     void survivesACrashWithOnlyTheDurableCursor() {
         Fixture f = new Fixture(ONE);
         f.b.faults(SendFaults.roundTrip(Duration.ofMillis(30)));
-        f.produce(0, 300, 40, CompressionType.LZ4);
+        f.produce(0, 300, 40, Compression.LZ4);
         Disposable first = f.replicator(0).run().subscribe();
         f.advance(Duration.ofMillis(45));
         first.dispose(); // crash with sends in flight
-        f.produce(300, 100, 40, CompressionType.LZ4);
+        f.produce(300, 100, 40, Compression.LZ4);
         f.a.log(0).seal();
         f.replicator(0).run().subscribe();
         f.advance(Duration.ofSeconds(5));
@@ -414,7 +414,7 @@ class SegmentReplicatorTest {
     void aDroppedConnectionLosesReceiptsButNoEntries() {
         Fixture f = new Fixture(ONE);
         f.b.faults(SendFaults.roundTrip(Duration.ofMillis(40)));
-        f.produce(0, 400, 40, CompressionType.SNAPPY);
+        f.produce(0, 400, 40, Compression.SNAPPY);
         f.a.log(0).seal();
         Disposable run = f.replicator(0).run().subscribe();
         for (int i = 0; i < 5; i++) {
@@ -434,7 +434,7 @@ class SegmentReplicatorTest {
         Fixture f = new Fixture(ONE);
         var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
         f.a.pinnedSegmentsMetric(0).bindTo(registry);
-        f.produce(0, 10, 5, CompressionType.NONE);
+        f.produce(0, 10, 5, Compression.NONE);
         f.a.apply(Mutation.split(0)).layoutOrThrow();
         assertThat(registry.get(PipelineMetricsBinder.SEALED_PINNED).gauge().value()).isEqualTo(1);
         f.replicator(0).run().subscribe();
@@ -457,9 +457,11 @@ class SegmentReplicatorTest {
         io.verbatim.budget.BrokerBudget budget = new io.verbatim.budget.BrokerBudget(
                 io.verbatim.budget.BudgetConfig.of(200), f.clock);
         f.budget = budget;
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        new io.verbatim.budget.BudgetMetricsBinder(budget).bindTo(meters);
         f.b.faults(SendFaults.roundTrip(Duration.ofMillis(10)));
         for (int i = 0; i < 40; i++) {
-            f.produce(i * 50, 50, 200, CompressionType.LZ4);
+            f.produce(i * 50, 50, 200, Compression.LZ4);
         }
         f.a.log(0).seal();
         f.a.log(1).seal();
@@ -472,7 +474,7 @@ class SegmentReplicatorTest {
         Duration took = Duration.ofMillis(f.clock.now(java.util.concurrent.TimeUnit.MILLISECONDS) - start);
         if (slowPathBusy) {
             assertThat(slow.isDisposed()).as("the slow path is still throttled").isFalse();
-            assertThat(budget.metrics().grants()).isPositive();
+            assertThat(meters.get(io.verbatim.budget.BudgetMetricsBinder.GRANTED).functionCounter().count()).isPositive();
             f.advance(Duration.ofMinutes(10));
             assertThat(slow.isDisposed()).as("and gets there").isTrue();
             assertThat(f.deliveredToB()).hasSize(2000).doesNotHaveDuplicates();

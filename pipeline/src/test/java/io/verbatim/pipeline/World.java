@@ -1,10 +1,10 @@
 package io.verbatim.pipeline;
 
 import io.verbatim.budget.SlowPathBudget;
+import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -69,7 +69,7 @@ final class World {
     }
 
     /** Produces {@code count} messages at {@code origin} over {@code keys} keys (some unkeyed), in batches. */
-    List<SourcePosition> produce(String origin, Random r, int count, int keys, CompressionType codec) {
+    List<SourcePosition> produce(String origin, Random r, int count, int keys, Compression codec) {
         List<Message> messages = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             int n = produced.merge(origin, 1, Integer::sum) - 1;

@@ -19,12 +19,12 @@ import java.util.TreeSet;
  * topic does not merge on its own: the policy marks the boundary between two cold siblings cold, and
  * the exchange merges it once every peer agrees (PIP-495).
  */
-public final class AutoScaler {
+final class AutoScaler {
     private AutoScaler() {
     }
 
     /** What the policy decided, with the reason PIP-483 would give. */
-    public sealed interface Decision {
+    sealed interface Decision {
         record Split(long segmentId, String reason) implements Decision {
         }
 
@@ -44,15 +44,15 @@ public final class AutoScaler {
      *
      * @param coldSinceMs since when every rate has been below the merge thresholds, {@code -1} if not now
      */
-    public record Sample(Rates rates, long coldSinceMs) {
+    record Sample(Rates rates, long coldSinceMs) {
     }
 
     /** When each kind of change last happened ({@link Long#MIN_VALUE}: never). */
-    public record Clocks(long lastSplitMs, long lastMergeMs, long lastRebucketMs) {
-        public static final Clocks NEVER = new Clocks(Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE);
+    record Clocks(long lastSplitMs, long lastMergeMs, long lastRebucketMs) {
+        static final Clocks NEVER = new Clocks(Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE);
     }
 
-    public static Decision decide(Layout layout, Map<Long, Sample> load, int consumers, AutoScaleConfig config,
+    static Decision decide(Layout layout, Map<Long, Sample> load, int consumers, AutoScaleConfig config,
             Caps caps, long nowMs, Clocks clocks) {
         List<Segment> active = layout.activeSegments();
         boolean splitCooling = within(clocks.lastSplitMs(), config.splitCooldown().toMillis(), nowMs);
@@ -114,7 +114,7 @@ public final class AutoScaler {
      * added, but those in {@code current} that are still cold stay marked; a boundary whose sides turned
      * hot loses its mark either way.
      */
-    public static Set<Integer> coldBoundaries(Layout layout, Map<Long, Sample> load, int consumers,
+    static Set<Integer> coldBoundaries(Layout layout, Map<Long, Sample> load, int consumers,
             AutoScaleConfig config, Caps caps, long nowMs, Clocks clocks, Set<Integer> current) {
         return new TreeSet<>(coldest(layout, load, consumers, config, caps, nowMs, clocks, current));
     }

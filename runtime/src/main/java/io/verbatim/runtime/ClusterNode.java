@@ -16,10 +16,10 @@ import io.verbatim.exchange.ExchangeServer;
 import io.verbatim.exchange.ExchangeTransport;
 import io.verbatim.exchange.HttpTransport;
 import io.verbatim.exchange.Pusher;
+import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.net.NetClient;
 import io.verbatim.net.NetMetricsBinder;
 import io.verbatim.net.NetServer;
@@ -334,7 +334,7 @@ public final class ClusterNode implements AutoCloseable {
         return storage(topic).layout();
     }
 
-    public Producer producer(String topic, CompressionType codec) {
+    public Producer producer(String topic, Compression codec) {
         return new Producer(storage(topic), load.get(topic), codec);
     }
 

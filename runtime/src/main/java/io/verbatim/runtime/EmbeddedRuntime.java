@@ -22,7 +22,7 @@ import reactor.core.scheduler.Scheduler;
  * <pre>{@code
  * try (EmbeddedRuntime runtime = EmbeddedRuntime.start(VerbatimConfig.load(Path.of("config/samples/demo.yaml")))) {
  *     ClusterNode east = runtime.cluster("us-east");
- *     east.producer(topic, CompressionType.LZ4).send(List.of(Message.of("customer-42", bytes))).block();
+ *     east.producer(topic, Compression.LZ4).send(List.of(Message.of("customer-42", bytes))).block();
  *     runtime.awaitQuiet(Duration.ofSeconds(30)).block();   // converged and replicated everywhere
  * }
  * }</pre>

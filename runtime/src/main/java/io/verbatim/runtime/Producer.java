@@ -1,10 +1,10 @@
 package io.verbatim.runtime;
 
+import io.verbatim.model.Compression;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import java.util.HashMap;
 import java.util.List;
@@ -20,9 +20,9 @@ import reactor.core.publisher.Mono;
 public final class Producer {
     private final MemoryCluster storage;
     private final LoadTracker load;
-    private final CompressionType codec;
+    private final Compression codec;
 
-    Producer(MemoryCluster storage, LoadTracker load, CompressionType codec) {
+    Producer(MemoryCluster storage, LoadTracker load, Compression codec) {
         this.storage = storage;
         this.load = load;
         this.codec = codec;

@@ -13,17 +13,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * {@code consumer}) and the subscription's cursor backlog, both tagged {@code subscription} and with the
  * caller's tags (a cluster node adds {@code topic}; its registry adds {@code cluster}).
  */
-public final class SubscriptionMetricsBinder implements MeterBinder {
+final class SubscriptionMetricsBinder implements MeterBinder {
     /** Entries dispatched to a consumer and not yet received: at most the receiver queue size. */
-    public static final String QUEUE_DEPTH = "verbatim.subscription.queue.depth";
+    static final String QUEUE_DEPTH = "verbatim.subscription.queue.depth";
     /** Entries the subscription's cursors hold, not yet handed to a consumer, over every segment. */
-    public static final String BACKLOG = "verbatim.subscription.backlog";
+    static final String BACKLOG = "verbatim.subscription.backlog";
 
     private final Subscription subscription;
     private final Tags tags;
     private final List<Meter> meters = new CopyOnWriteArrayList<>();
 
-    public SubscriptionMetricsBinder(Subscription subscription, Tags tags) {
+    SubscriptionMetricsBinder(Subscription subscription, Tags tags) {
         this.subscription = subscription;
         this.tags = tags.and("subscription", subscription.name());
     }
@@ -41,7 +41,7 @@ public final class SubscriptionMetricsBinder implements MeterBinder {
     }
 
     /** Removes what {@link #bindTo} registered (a disposed subscription's gauges go with it). */
-    public void unbindFrom(MeterRegistry registry) {
+    void unbindFrom(MeterRegistry registry) {
         meters.forEach(registry::remove);
         meters.clear();
     }

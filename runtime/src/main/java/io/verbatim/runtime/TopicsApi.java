@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.verbatim.model.Compression;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.net.Bodies;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.Query;
@@ -61,9 +61,9 @@ final class TopicsApi {
 
     private Mono<Void> produce(HttpServerRequest request, HttpServerResponse response) {
         return checked(request, response, (topic, params) -> {
-            CompressionType codec;
+            Compression codec;
             try {
-                codec = CompressionType.valueOf(params.getOrDefault("compression", "LZ4").toUpperCase(Locale.ROOT));
+                codec = Compression.valueOf(params.getOrDefault("compression", "LZ4").toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
                 return text(response, 400, "compression '" + params.get("compression")
                         + "' is not one of NONE, LZ4, ZLIB, ZSTD, SNAPPY");

@@ -2,6 +2,7 @@ package io.verbatim.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.model.Compression;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Entries;
@@ -60,15 +61,15 @@ class DeliveryChecksTest {
 
     @Test
     void goodDataPassesEveryCheck() {
-        a.produce(List.of(message("a", 0, "k1"), message("a", 1, "k2")), CompressionType.LZ4);
-        a.produce(List.of(message("a", 2, "k1")), CompressionType.NONE);
+        a.produce(List.of(message("a", 0, "k1"), message("a", 1, "k2")), Compression.LZ4);
+        a.produce(List.of(message("a", 2, "k1")), Compression.NONE);
         replicateAll();
         assertThat(DeliveryChecks.run(clusters, Map.of("a", 3L))).allMatch(ReplicationChecks.Check::passed);
     }
 
     @Test
     void aMissingMessageFails() {
-        a.produce(List.of(message("a", 0, "k1")), CompressionType.LZ4);
+        a.produce(List.of(message("a", 0, "k1")), Compression.LZ4);
         replicateAll();
         ReplicationChecks.Check c = check("every message on every cluster", 2);
         assertThat(c.passed()).isFalse();
@@ -77,7 +78,7 @@ class DeliveryChecksTest {
 
     @Test
     void aWholeEntryStoredTwiceFails() {
-        a.produce(List.of(message("a", 0, "k1")), CompressionType.LZ4);
+        a.produce(List.of(message("a", 0, "k1")), Compression.LZ4);
         replicateAll();
         replicateAll();
         ReplicationChecks.Check c = check("exactly once on the fast path", 1);
@@ -87,8 +88,8 @@ class DeliveryChecksTest {
 
     @Test
     void aKeyGoingBackFails() {
-        a.produce(List.of(message("a", 1, "k1")), CompressionType.LZ4);
-        a.produce(List.of(message("a", 0, "k1")), CompressionType.LZ4);
+        a.produce(List.of(message("a", 1, "k1")), Compression.LZ4);
+        a.produce(List.of(message("a", 0, "k1")), Compression.LZ4);
         ReplicationChecks.Check c = check("per-origin order per key", 2);
         assertThat(c.passed()).isFalse();
         assertThat(c.detail()).contains("key k1 from a: message 0 after 1");
@@ -106,7 +107,7 @@ class DeliveryChecksTest {
 
     @Test
     void aChangedVerbatimPayloadFails() {
-        a.produce(List.of(message("a", 0, "k1")), CompressionType.NONE);
+        a.produce(List.of(message("a", 0, "k1")), Compression.NONE);
         Entry forged = Entries.batch(TEMPLATE, List.of(message("a", 0, "k1"), message("a", 0, "k1")),
                 CompressionType.NONE);
         b.append(0, forged.restamp(new ReplicationStamp("a", SourcePosition.of(0, 0))));

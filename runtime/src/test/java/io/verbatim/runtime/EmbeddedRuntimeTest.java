@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
 import io.verbatim.model.Shape;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.memory.ReplicationChecks;
 import io.verbatim.pipeline.memory.ReplicationRecorder;
@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -63,7 +64,7 @@ class EmbeddedRuntimeTest {
         Map<String, Subscription> subscriptions = new LinkedHashMap<>();
         Map<String, Producer> producers = new LinkedHashMap<>();
         runtime.clusters().forEach((name, node) -> {
-            producers.put(name, node.producer(TOPIC, CompressionType.LZ4));
+            producers.put(name, node.producer(TOPIC, Compression.LZ4));
             subscriptions.put(name, reading(node.subscribe(TOPIC, "checks", 3, true)));
         });
         Traffic traffic = new Traffic(producers, 300, 0.05, 42);
@@ -135,8 +136,8 @@ class EmbeddedRuntimeTest {
         ReplicationRecorder recorder = runtime.record("t");
         Map<String, Subscription> subscriptions = Map.of("a", reading(a.subscribe("t", "checks", 2, true)), "b",
                 reading(b.subscribe("t", "checks", 2, true)));
-        Traffic traffic = new Traffic(Map.of("a", a.producer("t", CompressionType.LZ4), "b",
-                b.producer("t", CompressionType.LZ4)), 100, 0, 11);
+        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4), "b",
+                b.producer("t", Compression.LZ4)), 100, 0, 11);
         // Hot until both clusters split, then quiet: the halves go cold, each cluster marks the boundary,
         // and the exchange merges it everywhere.
         Flux.interval(Duration.ofMillis(20)).takeUntil(t -> a.layout("t").activeSegments().size() == 2
@@ -149,9 +150,12 @@ class EmbeddedRuntimeTest {
         runtime.awaitQuiet(Duration.ofSeconds(30)).block();
 
         assertThat(a.policyDecisions()).anyMatch(d -> d.contains("MarkCold[boundary=32768"));
-        // The merge is recorded, on both clusters, as agreed by every cluster's cold mark.
+        // The merge is recorded, on both clusters, as agreed by every cluster's cold mark. A fold records its
+        // change once the store's commit returned, a moment after the brokers saw the merged layout: wait for it.
+        Flux.interval(Duration.ofMillis(10)).filter(t -> Stream.of(a, b).allMatch(n -> n.controller().recentChanges("t")
+                .stream().anyMatch(c -> c.what().startsWith("merge")))).blockFirst(Duration.ofSeconds(10));
         assertThat(a.controller().recentChanges("t")).anyMatch(c -> c.what().startsWith("merge") && c.boundary() == 0x8000
-                && c.why().equals(io.verbatim.exchange.FoldPlan.COLD));
+                && c.why().equals("cold everywhere")); // the fold's reason for a merge every cluster marked
         assertThat(b.controller().recentChanges("t")).anyMatch(c -> c.what().startsWith("merge"));
         assertThat(Shape.of(a.layout("t"))).isEqualTo(Shape.of(b.layout("t")));
         List<ReplicationChecks.Check> checks = new ArrayList<>(recorder.checks(traffic.produced()));
@@ -189,7 +193,7 @@ class EmbeddedRuntimeTest {
                 security: {adminToken: policy-token}
                 """));
         ClusterNode a = runtime.cluster("a");
-        Traffic traffic = new Traffic(Map.of("a", a.producer("t", CompressionType.ZSTD)), 100, 0, 7);
+        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.ZSTD)), 100, 0, 7);
         Flux.interval(Duration.ofMillis(20)).takeUntil(t -> a.layout("t").activeSegments().size() == 2)
                 .doOnNext(t -> traffic.send("a", 20)).blockLast(Duration.ofSeconds(30));
         runtime.awaitQuiet(Duration.ofSeconds(30)).block();

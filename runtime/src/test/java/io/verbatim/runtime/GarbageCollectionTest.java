@@ -3,8 +3,8 @@ package io.verbatim.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.memory.ReplicationChecks;
 import io.verbatim.pipeline.memory.ReplicationRecorder;
 import java.time.Duration;
@@ -48,8 +48,8 @@ class GarbageCollectionTest {
         DeliveryChecks.ConsumerRecorder onA = new DeliveryChecks.ConsumerRecorder("a");
         // A subscription on a whose consumers nobody reads yet: its queues fill, its cursor holds backlog.
         Subscription idle = a.subscription("t", "idle").consumers(2).receiverQueueSize(5).onDispatch(onA).subscribe();
-        Traffic traffic = new Traffic(Map.of("a", a.producer("t", CompressionType.LZ4), "b",
-                b.producer("t", CompressionType.LZ4)), 50, 0, 3);
+        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4), "b",
+                b.producer("t", Compression.LZ4)), 50, 0, 3);
         for (int i = 0; i < 20; i++) {
             traffic.round(10);
         }
@@ -85,7 +85,7 @@ class GarbageCollectionTest {
         ClusterNode a = runtime.cluster("a");
         ClusterNode b = runtime.cluster("b");
         ReplicationRecorder recorder = runtime.record("t");
-        Traffic traffic = new Traffic(Map.of("a", a.producer("t", CompressionType.LZ4)), 50, 0, 5);
+        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4)), 50, 0, 5);
         b.stopIngest();
         for (int i = 0; i < 10; i++) {
             traffic.round(10);

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
-import io.verbatim.model.proto.CompressionType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -124,8 +124,8 @@ class GrafanaDashboardTest {
             ClusterNode a = runtime.cluster("a");
             ClusterNode b = runtime.cluster("b");
             EmbeddedRuntimeTest.reading(a.subscribe("t", "dashboard", 2));
-            Traffic traffic = new Traffic(Map.of("a", a.producer("t", CompressionType.LZ4), "b",
-                    b.producer("t", CompressionType.LZ4)), 200, 0, 5);
+            Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4), "b",
+                    b.producer("t", Compression.LZ4)), 200, 0, 5);
             b.stopIngest();
             traffic.round(50);
             traffic.round(50);

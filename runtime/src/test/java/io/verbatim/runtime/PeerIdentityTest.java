@@ -6,6 +6,7 @@ import com.google.protobuf.ByteString;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Compression;
 import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.Message;
@@ -72,7 +73,7 @@ class PeerIdentityTest {
         assertThat(runtime.cluster("eu-west").storage(TOPIC).log(1).entries()).isEmpty();
 
         // The real traffic of that producer afterwards: every message stored everywhere, none a duplicate.
-        Traffic traffic = new Traffic(Map.of("us-east", runtime.cluster("us-east").producer(TOPIC, CompressionType.LZ4)),
+        Traffic traffic = new Traffic(Map.of("us-east", runtime.cluster("us-east").producer(TOPIC, Compression.LZ4)),
                 100, 0.0, 7);
         for (int round = 0; round < 27; round++) {
             traffic.round(50);

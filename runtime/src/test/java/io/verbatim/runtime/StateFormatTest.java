@@ -3,6 +3,7 @@ package io.verbatim.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.entry.Entries;
@@ -41,10 +42,10 @@ class StateFormatTest {
         MemoryCluster c = new MemoryCluster("a", TOPIC, Layout.initial(1, 4, 0), Schedulers.immediate());
         c.replicateTo("b", StartAt.EARLIEST);
         for (int i = 0; i < 30; i++) {
-            c.produce(List.of(Message.of("k" + i, ("a/" + i).getBytes(StandardCharsets.UTF_8))), CompressionType.LZ4);
+            c.produce(List.of(Message.of("k" + i, ("a/" + i).getBytes(StandardCharsets.UTF_8))), Compression.LZ4);
         }
         c.apply(new Mutation.Split(0)).layoutOrThrow();
-        c.produce(List.of(Message.of("k1", "a/30".getBytes(StandardCharsets.UTF_8))), CompressionType.NONE);
+        c.produce(List.of(Message.of("k1", "a/30".getBytes(StandardCharsets.UTF_8))), Compression.NONE);
         c.log(0).existingCursor("pulsar.repl.b").acknowledge(SourcePosition.of(0, 11)).block();
         var replicated = replicated();
         long child = c.layout().activeSegmentFor(Message.of("k2", new byte[0]).routingHash().segmentHash()).id();

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Compression;
 import io.verbatim.model.entry.Message;
-import io.verbatim.model.proto.CompressionType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -64,7 +64,7 @@ class StatusJsonTest {
         a = new ClusterNode(CONFIG, "a", timer, cpu).start();
         b = new ClusterNode(CONFIG, "b", timer, cpu).start();
         a.connect(Map.of("b", b.address()));
-        a.producer("t", CompressionType.LZ4).sendNow(List.of(Message.of("k", DeliveryChecks.payload("a", 0))));
+        a.producer("t", Compression.LZ4).sendNow(List.of(Message.of("k", DeliveryChecks.payload("a", 0))));
         Flux.interval(Duration.ofMillis(20)).filter(t -> b.storage("t").contents().values().stream()
                 .anyMatch(entries -> !entries.isEmpty())).blockFirst(Duration.ofSeconds(20));
         a.markCold("t", 0x8000).block();

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
-import io.verbatim.model.proto.CompressionType;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -127,7 +127,7 @@ class StatusPageBrowserTest {
     @Order(2)
     void thePageUpdatesAsTrafficIsProduced() throws Exception {
         JsonNode before = read(pageOfA);
-        Producer producer = runtime.cluster("a").producer("t", CompressionType.LZ4);
+        Producer producer = runtime.cluster("a").producer("t", Compression.LZ4);
         Traffic traffic = new Traffic(Map.of("a", producer), 50, 0, 3);
         long deadline = System.nanoTime() + WAIT.toNanos();
         JsonNode now = before;
@@ -160,7 +160,7 @@ class StatusPageBrowserTest {
         assertThat(marked.path("changeMarks").asInt()).isEqualTo(1);
         String screenshot = System.getProperty("verbatim.screenshot");
         if (screenshot != null) {
-            new Traffic(Map.of("a", a.producer("t", CompressionType.LZ4)), 50, 0, 4).send("a", 50);
+            new Traffic(Map.of("a", a.producer("t", Compression.LZ4)), 50, 0, 4).send("a", 50);
             Thread.sleep(2500);
             pageOfA.screenshot(Path.of(screenshot));
         }

@@ -6,13 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.verbatim.config.SubscriptionConfig;
+import io.verbatim.model.Compression;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
 import io.verbatim.model.entry.Message;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -273,7 +273,7 @@ class SubscriptionTest {
                     }
                     String key = "key-" + (i % 16);
                     topic.produce(List.of(Message.of(key, (p + "|" + key + "/" + i).getBytes(StandardCharsets.UTF_8))),
-                            CompressionType.NONE);
+                            Compression.NONE);
                 }
             }).subscribeOn(Schedulers.boundedElastic())).blockLast(Duration.ofSeconds(30));
             Flux.interval(Duration.ofMillis(5)).filter(t -> received.size() >= 2 * perProducer)
@@ -342,7 +342,7 @@ class SubscriptionTest {
 
     /** One entry of one message, {@code key/i}. */
     private static void send(MemoryCluster topic, String key, int i) {
-        topic.produce(List.of(Message.of(key, (key + "/" + i).getBytes(StandardCharsets.UTF_8))), CompressionType.NONE);
+        topic.produce(List.of(Message.of(key, (key + "/" + i).getBytes(StandardCharsets.UTF_8))), Compression.NONE);
     }
 
     private static List<String> payloads(String key, int from, int to) {

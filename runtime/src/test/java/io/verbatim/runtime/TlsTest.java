@@ -8,7 +8,7 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.verbatim.config.ConfigException;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ExchangeServer;
-import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.Compression;
 import io.verbatim.net.NetClient;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.NetworkLimits;
@@ -66,8 +66,8 @@ class TlsTest {
         ClusterNode a = runtime.cluster("a");
         assertThat(a.adminUrl()).startsWith("https://127.0.0.1:");
         assertThat(a.brokerUrls()).allMatch(u -> u.startsWith("https://"));
-        Traffic traffic = new Traffic(Map.of("a", a.producer("t", CompressionType.LZ4),
-                "b", runtime.cluster("b").producer("t", CompressionType.LZ4)), 50, 0.0, 3);
+        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4),
+                "b", runtime.cluster("b").producer("t", Compression.LZ4)), 50, 0.0, 3);
         for (int i = 0; i < 10; i++) {
             traffic.round(20);
         }

@@ -3,7 +3,8 @@ package io.verbatim.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.config.VerbatimConfig;
-import io.verbatim.model.proto.CompressionType;
+import io.verbatim.exchange.ExchangeMetricsBinder;
+import io.verbatim.model.Compression;
 import io.verbatim.pipeline.SegmentReplicator;
 import java.time.Duration;
 import java.util.List;
@@ -52,14 +53,14 @@ class UnsupportedRemoteTest {
         // a reaches b's "controller" at one of b's brokers: an HTTP server with no exchange endpoint (404).
         ClusterNode.Address wrong = new ClusterNode.Address(b.brokerUrls().get(0), b.brokerUrls());
         a.connect(Map.of("b", wrong));
-        a.producer("t", CompressionType.LZ4).sendNow(List.of(io.verbatim.model.entry.Message.of("k",
+        a.producer("t", Compression.LZ4).sendNow(List.of(io.verbatim.model.entry.Message.of("k",
                 DeliveryChecks.payload("a", 0))));
 
         Flux.interval(Duration.ofMillis(20)).filter(t -> a.controller().isUnsupported("b"))
                 .blockFirst(Duration.ofSeconds(10));
-        long firstFailures = a.controller().metrics().failures("b");
+        long firstFailures = failedCalls(a, "b");
         Flux.interval(Duration.ofMillis(100)).take(10).blockLast(Duration.ofSeconds(5)); // a second: ~5 probes
-        long probes = a.controller().metrics().failures("b") - firstFailures;
+        long probes = failedCalls(a, "b") - firstFailures;
         assertThat(probes).as("probed every anti-entropy interval, not hot-looped").isBetween(2L, 10L);
 
         assertThat(a.replicators()).isNotEmpty().allMatch(r -> r.state() == SegmentReplicator.State.UNSUPPORTED);
@@ -70,5 +71,11 @@ class UnsupportedRemoteTest {
                 .contains("verbatim_exchange_peer_unsupported{cluster=\"a\",peer=\"b\"} 1.0");
         assertThat(EmbeddedRuntimeTest.json(a.adminUrl() + "/admin/v2/scalable/status").path("replicators")
                 .path("total").asInt()).isEqualTo(a.replicators().size());
+    }
+
+    /** The exchange's failed calls to {@code peer}, as the node's registry counts them. */
+    private static long failedCalls(ClusterNode node, String peer) {
+        return (long) node.registry().get(ExchangeMetricsBinder.CALLS).tags("peer", peer, "outcome", "failure")
+                .functionCounter().count();
     }
 }

@@ -1,5 +1,6 @@
 package io.verbatim.pipeline.memory;
 
+import io.verbatim.model.Compression;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
@@ -9,7 +10,6 @@ import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
-import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -304,7 +304,7 @@ public final class MemoryCluster implements LocalSegments {
      *
      * @return the position of each entry written
      */
-    public List<SourcePosition> produce(List<Message> messages, CompressionType codec) {
+    public List<SourcePosition> produce(List<Message> messages, Compression codec) {
         while (true) {
             Layout current = layout;
             Map<Long, List<Message>> batches = new LinkedHashMap<>();
@@ -325,7 +325,7 @@ public final class MemoryCluster implements LocalSegments {
         }
     }
 
-    private synchronized List<SourcePosition> tryWrite(Map<Long, List<Message>> batches, CompressionType codec) {
+    private synchronized List<SourcePosition> tryWrite(Map<Long, List<Message>> batches, Compression codec) {
         if (stopped) {
             throw new IllegalStateException("cluster " + name + " has stopped: nothing more is stored");
         }
@@ -340,7 +340,7 @@ public final class MemoryCluster implements LocalSegments {
             MessageMetadata md = MessageMetadata.newBuilder().setProducerName(name + "-producer")
                     .setSequenceId(sequence.getAndIncrement())
                     .setPublishTime(scheduler.now(TimeUnit.MILLISECONDS)).build();
-            Entry entry = Entries.batch(md, batch.getValue(), codec);
+            Entry entry = Entries.batch(md, batch.getValue(), codec.proto());
             written.add(stored(logs.get(batch.getKey() >>> 16), entry));
         }
         return written;

@@ -45,7 +45,7 @@ class MemoryClusterStopTest {
                 .isInstanceOfSatisfying(RemoteException.class,
                         e -> assertThat(e.kind()).isEqualTo(RemoteException.Kind.UNAVAILABLE))
                 .hasMessageContaining("stopping");
-        assertThatThrownBy(() -> c.produce(List.of(Message.of("k", new byte[1])), CompressionType.NONE))
+        assertThatThrownBy(() -> c.produce(List.of(Message.of("k", new byte[1])), io.verbatim.model.Compression.NONE))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("stopped");
         assertThat(c.contents().get(0L)).as("nothing stored after the image").hasSize(1);
     }

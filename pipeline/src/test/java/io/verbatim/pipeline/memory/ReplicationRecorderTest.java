@@ -2,9 +2,9 @@ package io.verbatim.pipeline.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Message;
-import io.verbatim.model.proto.CompressionType;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +17,7 @@ class ReplicationRecorderTest {
     private final ReplicationRecorder recorder = ReplicationRecorder.attach(Map.of("a", cluster), true);
 
     private void produce(String payload) {
-        cluster.produce(List.of(Message.of("k", payload.getBytes(StandardCharsets.UTF_8))), CompressionType.NONE);
+        cluster.produce(List.of(Message.of("k", payload.getBytes(StandardCharsets.UTF_8))), Compression.NONE);
     }
 
     private ReplicationChecks.Check foreignCheck(Map<String, Long> produced) {
