@@ -1,5 +1,7 @@
 package io.verbatim.net;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import java.io.ByteArrayOutputStream;
 import reactor.core.publisher.Mono;
@@ -8,8 +10,8 @@ import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 
 /**
- * Request bodies read whole up to a limit, counted as they stream: past the limit the read fails at
- * once and the rest is never read or held (a 1 GiB chunked body costs no more than the limit).
+ * Request bodies read whole up to a limit, counted as they stream: past the limit nothing more is held,
+ * and at most {@link #DRAINED_AT_MOST} more is read (a 1 GiB chunked body costs the limit plus 1 MiB).
  */
 public final class Bodies {
     /** How much of a declared-too-large body is read and dropped before the 413, at most. */
@@ -42,7 +44,10 @@ public final class Bodies {
 
     /**
      * The body's bytes; {@link TooLarge} when its {@code Content-Length} says more than {@code maxBytes} (or
-     * is not a number), or as soon as more than {@code maxBytes} arrived.
+     * is not a number), or once more than {@code maxBytes} arrived. Either way a body at most
+     * {@link #DRAINED_AT_MOST} past the limit is read to its end and dropped first, so that a client still
+     * sending it reads the 413 rather than a connection closed under its feet; a larger or endless one is
+     * refused as soon as it passes that, and nothing past the limit is ever held.
      */
     public static Mono<byte[]> read(HttpServerRequest request, int maxBytes) {
         String declared = request.requestHeaders().get(HttpHeaderNames.CONTENT_LENGTH);
@@ -51,21 +56,50 @@ public final class Bodies {
             if (length > maxBytes) {
                 TooLarge refused = new TooLarge(length, maxBytes, "the body of " + declared.trim()
                         + " bytes is above the limit of " + maxBytes);
-                // A body a little over the limit is read and dropped first, so that a client still sending it
-                // reads the 413 rather than a connection reset under its feet; a larger one is refused at once.
                 return length <= (long) maxBytes + DRAINED_AT_MOST ? request.receive().then(Mono.error(refused))
                         : Mono.error(refused);
             }
         }
-        return request.receive().asByteArray().reduceWith(ByteArrayOutputStream::new, (out, chunk) -> {
-            long read = (long) out.size() + chunk.length;
-            if (read > maxBytes) {
-                throw new TooLarge(read, maxBytes, "the body is above the limit of " + maxBytes + " bytes (refused after "
+        return Mono.defer(() -> {
+            Accumulator body = new Accumulator(maxBytes);
+            return request.receive().doOnNext(body::take).then(Mono.fromCallable(body::bytes));
+        });
+    }
+
+    /** What arrived so far: the bytes up to the limit, then only a count. */
+    private static final class Accumulator {
+        private final int limit;
+        private ByteArrayOutputStream kept = new ByteArrayOutputStream();
+        private long read;
+        private TooLarge refused;
+
+        Accumulator(int limit) {
+            this.limit = limit;
+        }
+
+        void take(ByteBuf chunk) {
+            int length = chunk.readableBytes();
+            read += length;
+            if (refused == null && read > limit) {
+                refused = new TooLarge(read, limit, "the body is above the limit of " + limit + " bytes (refused after "
                         + read + ")");
+                kept = null;
             }
-            out.write(chunk, 0, chunk.length);
-            return out;
-        }).map(ByteArrayOutputStream::toByteArray).defaultIfEmpty(new byte[0]);
+            if (refused != null) {
+                if (read > (long) limit + DRAINED_AT_MOST) {
+                    throw refused;
+                }
+                return;
+            }
+            kept.writeBytes(ByteBufUtil.getBytes(chunk));
+        }
+
+        byte[] bytes() {
+            if (refused != null) {
+                throw refused;
+            }
+            return kept.toByteArray();
+        }
     }
 
     /** A 413 that closes the connection: the rest of an oversized body is not worth reading. */
