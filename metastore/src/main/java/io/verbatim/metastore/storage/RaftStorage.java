@@ -1,0 +1,59 @@
+package io.verbatim.metastore.storage;
+
+import com.google.protobuf.ByteString;
+import io.verbatim.metastore.proto.HardStateProto;
+import io.verbatim.metastore.proto.LogEntryProto;
+import io.verbatim.metastore.proto.SnapshotMetaProto;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a member keeps on disk: its hard state (term, vote, commit), its log after the latest snapshot,
+ * and that snapshot. Writes are buffered until {@link #sync}: after {@code sync} returns, everything
+ * written before it survives a crash; what was written and not synced may be lost, but never half of a
+ * record (a torn tail is cut at recovery) and never an entry after a lost one.
+ *
+ * <p>One thread uses a storage at a time (the member's driver); it is not thread-safe.
+ */
+public interface RaftStorage extends AutoCloseable {
+
+    /** What survived: the latest snapshot (if any), the hard state, the entries after the snapshot. */
+    Recovered recover();
+
+    /**
+     * Appends {@code entries}, contiguous and in index order. The first one's index may be at most the
+     * last stored index + 1; stored entries at and after it are replaced (Raft's conflicting suffix).
+     */
+    void append(List<LogEntryProto> entries);
+
+    /** Replaces the hard state. */
+    void saveHardState(HardStateProto state);
+
+    /** Makes everything written so far durable (fsync). */
+    void sync();
+
+    /**
+     * Stores a snapshot atomically (a crash leaves either the old or the new one) and then drops the
+     * entries it covers. Entries after {@code meta.lastIncluded} are kept if they agree with it (same term
+     * at that index), else the whole log is dropped. Durable when this returns.
+     */
+    void saveSnapshot(SnapshotMetaProto meta, ByteString data);
+
+    /** The latest snapshot's data, if any. */
+    Optional<ByteString> snapshotData();
+
+    @Override
+    void close();
+
+    /** What {@link #recover} found. */
+    record Recovered(Optional<SnapshotMetaProto> snapshot, HardStateProto hardState, List<LogEntryProto> entries) {
+        public Recovered {
+            entries = List.copyOf(entries);
+        }
+
+        /** A member that never wrote anything. */
+        public static Recovered empty() {
+            return new Recovered(Optional.empty(), HardStateProto.getDefaultInstance(), List.of());
+        }
+    }
+}

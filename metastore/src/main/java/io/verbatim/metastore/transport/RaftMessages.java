@@ -1,0 +1,57 @@
+package io.verbatim.metastore.transport;
+
+import io.verbatim.metastore.proto.RaftMessageProto;
+import io.verbatim.metastore.proto.RaftRpcReplyProto;
+import io.verbatim.metastore.proto.RaftRpcRequestProto;
+
+/** Who sent a message and to whom, read from its request or reply header, whatever its body. */
+public final class RaftMessages {
+    private RaftMessages() {
+    }
+
+    /** The sender's member id. */
+    public static String from(RaftMessageProto message) {
+        return switch (message.getBodyCase()) {
+            case APPENDENTRIES -> message.getAppendEntries().getServerRequest().getRequestorId();
+            case REQUESTVOTE -> message.getRequestVote().getServerRequest().getRequestorId();
+            case INSTALLSNAPSHOT -> message.getInstallSnapshot().getServerRequest().getRequestorId();
+            case STARTLEADERELECTION -> message.getStartLeaderElection().getServerRequest().getRequestorId();
+            default -> reply(message).getReplyId();
+        };
+    }
+
+    /** The addressee's member id. */
+    public static String to(RaftMessageProto message) {
+        return switch (message.getBodyCase()) {
+            case APPENDENTRIES, REQUESTVOTE, INSTALLSNAPSHOT, STARTLEADERELECTION -> request(message).getReplyId();
+            default -> reply(message).getRequestorId();
+        };
+    }
+
+    /** The Raft group the message belongs to. */
+    public static String group(RaftMessageProto message) {
+        return switch (message.getBodyCase()) {
+            case APPENDENTRIES, REQUESTVOTE, INSTALLSNAPSHOT, STARTLEADERELECTION -> request(message).getRaftGroupId();
+            default -> reply(message).getRaftGroupId();
+        };
+    }
+
+    private static RaftRpcRequestProto request(RaftMessageProto message) {
+        return switch (message.getBodyCase()) {
+            case APPENDENTRIES -> message.getAppendEntries().getServerRequest();
+            case REQUESTVOTE -> message.getRequestVote().getServerRequest();
+            case INSTALLSNAPSHOT -> message.getInstallSnapshot().getServerRequest();
+            case STARTLEADERELECTION -> message.getStartLeaderElection().getServerRequest();
+            default -> throw new IllegalArgumentException("not a request: " + message.getBodyCase());
+        };
+    }
+
+    private static RaftRpcReplyProto reply(RaftMessageProto message) {
+        return switch (message.getBodyCase()) {
+            case APPENDENTRIESREPLY -> message.getAppendEntriesReply().getServerReply();
+            case REQUESTVOTEREPLY -> message.getRequestVoteReply().getServerReply();
+            case INSTALLSNAPSHOTREPLY -> message.getInstallSnapshotReply().getServerReply();
+            default -> throw new IllegalArgumentException("a message with no body");
+        };
+    }
+}
