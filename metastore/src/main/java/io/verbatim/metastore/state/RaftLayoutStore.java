@@ -1,0 +1,79 @@
+package io.verbatim.metastore.state;
+
+import io.verbatim.metastore.proto.CompareAndSetLayout;
+import io.verbatim.metastore.proto.CreateTopic;
+import io.verbatim.metastore.proto.LayoutCommand;
+import io.verbatim.metastore.server.ReplicatedLog;
+import io.verbatim.model.Layout;
+import io.verbatim.model.LayoutCodec;
+import io.verbatim.store.LayoutStore;
+import io.verbatim.store.StaleEpochException;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The {@link LayoutStore} on the metadata log: writes are commands through the group's leader, reads are
+ * linearizable (a read barrier, then this member's replica), and a watch follows this member's own
+ * replica, so a broker that is a listener watches layouts without asking the leader. A watch of a topic
+ * not created yet waits for it.
+ */
+public final class RaftLayoutStore implements LayoutStore {
+    private final ReplicatedLog log;
+    private final LayoutRegister register;
+
+    /** {@code register} is the state machine {@code log} applies to. */
+    public RaftLayoutStore(ReplicatedLog log, LayoutRegister register) {
+        this.log = log;
+        this.register = register;
+    }
+
+    @Override
+    public Mono<Layout> get(String topic) {
+        return log.readBarrier().then(Mono.fromCallable(() -> register.get(topic).orElse(null)));
+    }
+
+    @Override
+    public Mono<Layout> create(String topic, Layout initial) {
+        LayoutCommand command = LayoutCommand.newBuilder().setTopic(topic)
+                .setCreate(CreateTopic.newBuilder().setInitial(LayoutCodec.toProto(initial))).build();
+        return submit(topic, command);
+    }
+
+    @Override
+    public Mono<Layout> compareAndSet(String topic, long expectedEpoch, Layout next) {
+        if (next.epoch() <= expectedEpoch) {
+            return Mono.error(new IllegalArgumentException("the new layout of " + topic + " has epoch " + next.epoch()
+                    + ", not above " + expectedEpoch));
+        }
+        LayoutCommand command = LayoutCommand.newBuilder().setTopic(topic).setCompareAndSet(CompareAndSetLayout
+                .newBuilder().setExpectedEpoch(expectedEpoch).setNext(LayoutCodec.toProto(next))).build();
+        return submit(topic, command);
+    }
+
+    private Mono<Layout> submit(String topic, LayoutCommand command) {
+        return log.submit(command.toByteString()).map(outcome -> {
+            if (outcome instanceof LayoutOutcome.Stored s) {
+                return s.layout();
+            }
+            if (outcome instanceof LayoutOutcome.Stale s) {
+                throw new StaleEpochException(topic, s.expectedEpoch(), s.actualEpoch());
+            }
+            throw new IllegalArgumentException(((LayoutOutcome.Invalid) outcome).reason());
+        });
+    }
+
+    @Override
+    public Flux<Layout> watch(String topic) {
+        return Flux.defer(() -> register.watch(topic));
+    }
+
+    @Override
+    public Flux<String> topics() {
+        return log.readBarrier().thenMany(Flux.defer(() -> Flux.fromIterable(register.topics())));
+    }
+
+    /** This member's replica, without a barrier: what a watch has seen, possibly behind the leader. */
+    public Mono<Layout> getLocal(String topic) {
+        return Mono.fromCallable(() -> register.get(topic).orElse(null));
+    }
+}
