@@ -1,0 +1,66 @@
+package io.verbatim.metastore.raft;
+
+import com.google.protobuf.ByteString;
+import io.verbatim.metastore.proto.SnapshotMetaProto;
+import java.util.ArrayDeque;
+
+/**
+ * The leader's view of one other member, voter or listener (etcd's tracker.Progress): how much of the log
+ * is known to match there, what to send next, and how. Updated only from that member's own replies.
+ */
+final class Progress {
+    enum State { PROBE, REPLICATE, SNAPSHOT }
+
+    final String id;
+    long match;
+    long next;
+    State state = State.PROBE;
+    /** In PROBE, an append is out: wait for its reply or the next heartbeat before sending another. */
+    boolean probeSent;
+    /** In REPLICATE, the last index of each append with entries not yet acknowledged, oldest first. */
+    final ArrayDeque<Long> inflight = new ArrayDeque<>();
+    boolean recentActive;
+    long lastResponseTick = -1;
+    long followerCommit;
+    long ackedReadContext;
+    SnapshotMetaProto snapshot;
+    ByteString snapshotData;
+    long snapshotOffset;
+
+    Progress(String id, long next) {
+        this.id = id;
+        this.next = next;
+    }
+
+    void becomeProbe(long nextIndex) {
+        state = State.PROBE;
+        next = Math.max(nextIndex, match + 1);
+        probeSent = false;
+        inflight.clear();
+        snapshot = null;
+        snapshotData = null;
+    }
+
+    void becomeReplicate() {
+        state = State.REPLICATE;
+        next = match + 1;
+        probeSent = false;
+        inflight.clear();
+    }
+
+    void becomeSnapshot(SnapshotMetaProto meta, ByteString data) {
+        state = State.SNAPSHOT;
+        inflight.clear();
+        probeSent = false;
+        snapshot = meta;
+        snapshotData = data;
+        snapshotOffset = 0;
+    }
+
+    /** Acknowledged up to {@code index}: free the appends it covers. */
+    void freeTo(long index) {
+        while (!inflight.isEmpty() && inflight.peekFirst() <= index) {
+            inflight.pollFirst();
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package io.verbatim.metastore.raft;
+
+import java.util.Optional;
+
+/**
+ * The answer to {@link RaftNode#propose}, {@link RaftNode#setConfiguration} and
+ * {@link RaftNode#transferLeadership}.
+ */
+public sealed interface Proposal {
+
+    /**
+     * Taken. For a proposal or configuration: appended at {@code index} in {@code term}; it is committed
+     * if and when an entry with this term and index is applied (another entry at that index means it was
+     * lost with its leader). For a transfer: started, with {@code index} the log's last index that the
+     * target must reach.
+     */
+    record Accepted(long term, long index) implements Proposal {
+    }
+
+    /** This member does not lead; {@code leaderHint} is the leader it last heard from, if any. */
+    record NotLeader(Optional<String> leaderHint) implements Proposal {
+    }
+
+    /** This member leads but refuses the request now, for {@code reason} (which names the offending member). */
+    record Refused(String reason) implements Proposal {
+    }
+}

@@ -1,0 +1,1074 @@
+package io.verbatim.metastore.raft;
+
+import com.google.protobuf.ByteString;
+import io.verbatim.metastore.proto.AppendEntriesReplyProto;
+import io.verbatim.metastore.proto.AppendEntriesRequestProto;
+import io.verbatim.metastore.proto.AppendResult;
+import io.verbatim.metastore.proto.FileChunkProto;
+import io.verbatim.metastore.proto.HardStateProto;
+import io.verbatim.metastore.proto.InstallSnapshotReplyProto;
+import io.verbatim.metastore.proto.InstallSnapshotRequestProto;
+import io.verbatim.metastore.proto.InstallSnapshotResult;
+import io.verbatim.metastore.proto.LogEntryProto;
+import io.verbatim.metastore.proto.RaftConfigurationProto;
+import io.verbatim.metastore.proto.RaftMessageProto;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.proto.RaftRpcRequestProto;
+import io.verbatim.metastore.proto.ReadIndexReplyProto;
+import io.verbatim.metastore.proto.ReadIndexRequestProto;
+import io.verbatim.metastore.proto.RequestVoteReplyProto;
+import io.verbatim.metastore.proto.RequestVoteRequestProto;
+import io.verbatim.metastore.proto.SnapshotMetaProto;
+import io.verbatim.metastore.proto.StartLeaderElectionRequestProto;
+import io.verbatim.metastore.proto.StateMachineLogEntryProto;
+import io.verbatim.metastore.proto.TermIndexProto;
+import io.verbatim.metastore.storage.RaftStorage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.random.RandomGenerator;
+
+/**
+ * One member of a Raft group as a pure state machine, shaped like etcd raft's {@code RawNode}: no thread,
+ * no I/O, no clock; randomness only from the generator passed in. A driver owns the thread, the disk
+ * ({@link RaftStorage}) and the transport, and loops:
+ * <pre>{@code
+ * on a timer:            node.tick();
+ * on a message:          node.step(message);
+ * on a client request:   node.propose(data) / node.readIndex(id) / node.setConfiguration(next) ...
+ * then, while (node.hasReady()) { Ready r = node.ready(); ...persist, sync, send, apply...; node.advance(r); }
+ * }</pre>
+ * See {@link Ready} for the exact order the driver must follow. Not thread-safe: one thread at a time.
+ *
+ * <p>Members are voters or listeners ({@code RaftConfigurationProto.peers} / {@code .listeners}). Only
+ * voters vote, campaign, count toward a commit, check-quorum or read-index confirmation; listeners receive
+ * the log as followers do. The package documentation gives the rules and why.
+ */
+public final class RaftNode {
+    private final RaftConfig config;
+    private final String id;
+    private final RandomGenerator random;
+    private final RaftLog log;
+    private final RaftCounters counters = new RaftCounters();
+    private final ReadIndexQueue reads = new ReadIndexQueue();
+    private final SnapshotReceiver receiver = new SnapshotReceiver();
+
+    private long term;
+    private String votedFor;
+    private String leader = "";
+    private RaftPeerRole role;
+    private boolean preCandidate;
+    private Membership membership;
+    private final TreeMap<String, Boolean> votes = new TreeMap<>();
+    private final TreeMap<String, Progress> progress = new TreeMap<>();
+    private String transferTarget = "";
+
+    private int electionElapsed;
+    private int heartbeatElapsed;
+    private int randomizedElectionTimeout;
+    private long ticks;
+    private long callIds;
+
+    private SnapshotMetaProto snapshotMeta;
+    private ByteString snapshotData;
+
+    private final List<RaftMessageProto> outbox = new ArrayList<>();
+    private final List<Ready.ReadState> readStates = new ArrayList<>();
+    private Ready.Snapshot snapshotToInstall;
+    private HardStateProto handedHardState;
+    private Ready.SoftState handedSoftState;
+    private long handedApplied;
+    private Ready outstanding;
+
+    private RaftNode(RaftConfig config, RaftStorage.Recovered recovered, Optional<ByteString> snapshotData,
+            RaftConfigurationProto initialConfiguration, RandomGenerator random) {
+        this.config = config;
+        this.id = config.memberId();
+        this.random = random;
+        SnapshotMetaProto meta = recovered.snapshot().orElse(SnapshotMetaProto.newBuilder()
+                .setLastIncluded(TermIndexProto.getDefaultInstance()).setConfiguration(initialConfiguration).build());
+        if (recovered.snapshot().isPresent() && snapshotData.isEmpty()) {
+            throw new IllegalArgumentException("a recovered snapshot at " + meta.getLastIncluded().getIndex()
+                    + " needs its data (storage.snapshotData())");
+        }
+        this.snapshotMeta = meta;
+        this.snapshotData = snapshotData.orElse(ByteString.EMPTY);
+        HardStateProto hs = recovered.hardState();
+        this.log = new RaftLog(meta.getLastIncluded().getIndex(), meta.getLastIncluded().getTerm(),
+                meta.getConfiguration(), recovered.entries(), hs.getCommitIndex());
+        this.term = hs.getCurrentTerm();
+        this.votedFor = hs.getVotedFor();
+        this.handedHardState = hs;
+        this.handedApplied = log.applied();
+        this.membership = Membership.of(log.latestConfiguration());
+        this.role = membership.isListener(id) ? RaftPeerRole.LISTENER : RaftPeerRole.FOLLOWER;
+        this.handedSoftState = new Ready.SoftState(role, term, leader);
+        resetRandomizedElectionTimeout();
+    }
+
+    /**
+     * Starts a member from what its storage recovered.
+     *
+     * <p>Bootstrap: the group's first configuration is the configuration at index 0, as if a snapshot at
+     * (term 0, index 0) held it; every founding member passes the same {@code initialConfiguration}, and
+     * no entry or write is needed for it. It is used only when {@code recovered} has no snapshot; the
+     * latest configuration entry in the log overrides it. A member that joins a running group passes
+     * {@code RaftConfigurationProto.getDefaultInstance()} (no members): it never campaigns, and it learns the
+     * configuration from the leader (in the entry that adds it, or in a snapshot).
+     *
+     * @param config how this member runs
+     * @param recovered what its storage recovered ({@link RaftStorage.Recovered#empty()} for a new member)
+     * @param snapshotData the recovered snapshot's data ({@code storage.snapshotData()}), required when
+     *     {@code recovered} has a snapshot, so this member can send it if it leads
+     * @param initialConfiguration the group's first configuration (founders) or an empty one (joiners)
+     * @param random the only source of randomness (election timeouts); seed it for determinism
+     */
+    public static RaftNode start(RaftConfig config, RaftStorage.Recovered recovered, Optional<ByteString> snapshotData,
+            RaftConfigurationProto initialConfiguration, RandomGenerator random) {
+        return new RaftNode(config, recovered, snapshotData, initialConfiguration, random);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Inputs
+
+    /** Advances logical time by one tick: elections on followers, heartbeats and check-quorum on a leader. */
+    public void tick() {
+        ticks++;
+        if (role == RaftPeerRole.LEADER) {
+            tickLeader();
+            return;
+        }
+        electionElapsed++;
+        if (promotable() && electionElapsed >= randomizedElectionTimeout) {
+            electionElapsed = 0;
+            campaign(config.preVote(), false);
+        }
+    }
+
+    private void tickLeader() {
+        heartbeatElapsed++;
+        electionElapsed++;
+        if (electionElapsed >= config.electionTicks()) {
+            electionElapsed = 0;
+            if (config.checkQuorum()) {
+                if (!quorumActive()) {
+                    becomeFollower(term, "");
+                    return;
+                }
+                progress.values().forEach(p -> p.recentActive = false);
+            }
+            transferTarget = "";
+        }
+        if (heartbeatElapsed >= config.heartbeatTicks()) {
+            heartbeatElapsed = 0;
+            progress.values().forEach(this::heartbeat);
+        }
+    }
+
+    /**
+     * Takes one message from another member. Messages for another group or from this member are dropped;
+     * anything else is handled by the rules of its term and this member's role.
+     */
+    public void step(RaftMessageProto m) {
+        String from = Messages.from(m);
+        if (!Messages.group(m).equals(config.groupId()) || from.isEmpty() || from.equals(id)) {
+            return;
+        }
+        switch (m.getBodyCase()) {
+            case READINDEX -> {
+                onReadIndexRequest(m.getReadIndex());
+                return;
+            }
+            case READINDEXREPLY -> {
+                ReadIndexReplyProto r = m.getReadIndexReply();
+                if (r.getServerReply().getSuccess()) {
+                    readStates.add(new Ready.ReadState(r.getRequestId(), r.getReadIndex()));
+                }
+                return;
+            }
+            default -> {
+            }
+        }
+        long mTerm = Messages.term(m);
+        if (mTerm > term) {
+            if (m.hasRequestVote() && !m.getRequestVote().getLeadershipTransfer() && inLease()) {
+                // Stickiness: a live leader was heard within the election timeout; this campaign is a
+                // partitioned or removed member's, and obeying its term would depose a working leader.
+                replyVote(m.getRequestVote(), false);
+                return;
+            }
+            boolean preVoteAsk = m.hasRequestVote() && m.getRequestVote().getPreVote();
+            boolean preVoteGranted = m.hasRequestVoteReply() && m.getRequestVoteReply().getPreVote()
+                    && m.getRequestVoteReply().getServerReply().getSuccess();
+            if (!preVoteAsk && !preVoteGranted) {
+                boolean fromLeader = m.hasAppendEntries() || m.hasInstallSnapshot() || m.hasStartLeaderElection();
+                becomeFollower(mTerm, fromLeader ? from : "");
+            }
+        } else if (mTerm < term) {
+            onStaleTerm(m);
+            return;
+        }
+        switch (m.getBodyCase()) {
+            case APPENDENTRIES -> onAppendEntries(m.getAppendEntries());
+            case APPENDENTRIESREPLY -> onAppendEntriesReply(from, m.getAppendEntriesReply());
+            case REQUESTVOTE -> onRequestVote(m.getRequestVote());
+            case REQUESTVOTEREPLY -> onRequestVoteReply(from, m.getRequestVoteReply());
+            case INSTALLSNAPSHOT -> onInstallSnapshot(m.getInstallSnapshot());
+            case INSTALLSNAPSHOTREPLY -> onInstallSnapshotReply(from, m.getInstallSnapshotReply());
+            case STARTLEADERELECTION -> onStartLeaderElection(from);
+            default -> {
+            }
+        }
+    }
+
+    /** A message of an older term: tell a stale leader or pre-candidate the newer term; drop the rest. */
+    private void onStaleTerm(RaftMessageProto m) {
+        if (m.hasAppendEntries()) {
+            AppendEntriesRequestProto a = m.getAppendEntries();
+            send(RaftMessageProto.newBuilder().setAppendEntriesReply(AppendEntriesReplyProto.newBuilder()
+                    .setServerReply(Messages.reply(a.getServerRequest(), false)).setTerm(term)
+                    .setResult(AppendResult.NOT_LEADER).setNextIndex(log.lastIndex() + 1)
+                    .setFollowerCommit(log.committed()).setReadContext(a.getReadContext())
+                    .setIsHeartbeat(a.getEntriesCount() == 0)).build());
+        } else if (m.hasInstallSnapshot()) {
+            InstallSnapshotRequestProto s = m.getInstallSnapshot();
+            send(RaftMessageProto.newBuilder().setInstallSnapshotReply(InstallSnapshotReplyProto.newBuilder()
+                    .setServerReply(Messages.reply(s.getServerRequest(), false)).setTerm(term)
+                    .setResult(InstallSnapshotResult.SNAPSHOT_NOT_LEADER)
+                    .setSnapshotIndex(s.getSnapshot().getLastIncluded().getIndex())).build());
+        } else if (m.hasRequestVote() && m.getRequestVote().getPreVote()) {
+            replyVote(m.getRequestVote(), false);
+        }
+    }
+
+    /**
+     * Proposes {@code data} for the state machine. Only a leader accepts, and not during a leadership
+     * transfer. Accepted means appended, not committed: see {@link Proposal.Accepted}.
+     */
+    public Proposal propose(ByteString data) {
+        if (role != RaftPeerRole.LEADER) {
+            return notLeader();
+        }
+        if (!transferTarget.isEmpty()) {
+            return new Proposal.Refused("leadership transfer to " + transferTarget + " in progress");
+        }
+        long index = appendOwn(LogEntryProto.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1)
+                .setStateMachineLogEntry(StateMachineLogEntryProto.newBuilder().setLogData(data)).build());
+        return new Proposal.Accepted(term, index);
+    }
+
+    /**
+     * Proposes the next configuration: its voters ({@code peers}) and listeners. Refused unless this
+     * member leads, has committed an entry of its term, has no uncommitted configuration entry and no
+     * transfer in progress, and {@code next} changes at most one voter (listeners freely; a listener
+     * promoted to voter or a voter demoted to listener is one voter change). The configuration takes
+     * effect on every member when appended, not when committed. A leader not among the new voters leads
+     * until the entry commits, then steps down.
+     */
+    public Proposal setConfiguration(RaftConfigurationProto next) {
+        if (role != RaftPeerRole.LEADER) {
+            return notLeader();
+        }
+        if (!transferTarget.isEmpty()) {
+            return new Proposal.Refused("leadership transfer to " + transferTarget + " in progress");
+        }
+        if (log.term(log.committed()) != term) {
+            return new Proposal.Refused("leader " + id + " has not yet committed an entry of its term " + term);
+        }
+        if (log.latestConfigurationIndex() > log.committed()) {
+            return new Proposal.Refused("the configuration at index " + log.latestConfigurationIndex()
+                    + " is not yet committed (commit " + log.committed() + ")");
+        }
+        Optional<String> refusal = membership.refusal(next);
+        if (refusal.isPresent()) {
+            return new Proposal.Refused(refusal.get());
+        }
+        long index = appendOwn(LogEntryProto.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1)
+                .setConfigurationEntry(next).build());
+        return new Proposal.Accepted(term, index);
+    }
+
+    /**
+     * Asks for a linearizable read (etcd's ReadIndex). On the leader: once it has committed an entry of its
+     * term, it records its commit index and confirms it still leads by a heartbeat round acknowledged by a
+     * quorum of voters; then a {@link Ready.ReadState} with {@code requestId} and that index appears in a
+     * later Ready. On a follower or listener the request is forwarded to the leader and its answer comes
+     * back the same way. No answer comes if leadership is lost meanwhile: the caller times out and retries.
+     *
+     * @return false if no leader is known (nothing was sent)
+     */
+    public boolean readIndex(long requestId) {
+        if (role == RaftPeerRole.LEADER) {
+            leaderRead(requestId, id);
+            return true;
+        }
+        if (leader.isEmpty()) {
+            return false;
+        }
+        send(RaftMessageProto.newBuilder().setReadIndex(ReadIndexRequestProto.newBuilder()
+                .setServerRequest(request(leader)).setRequestId(requestId)).build());
+        return true;
+    }
+
+    /**
+     * Hands leadership to the voter {@code target} (Ratis' StartLeaderElection, etcd's TimeoutNow): the
+     * leader stops accepting proposals, brings the target up to its last index, then tells it to campaign
+     * at once. Abandoned if not done within an election timeout. Refused for a listener (it cannot lead)
+     * or a non-member.
+     */
+    public Proposal transferLeadership(String target) {
+        if (role != RaftPeerRole.LEADER) {
+            return notLeader();
+        }
+        if (target.equals(id)) {
+            return new Proposal.Refused(target + " already leads term " + term);
+        }
+        if (membership.isListener(target)) {
+            return new Proposal.Refused(target + " is a listener; only a voter can lead");
+        }
+        if (!membership.isVoter(target)) {
+            return new Proposal.Refused(target + " is not a member of the configuration");
+        }
+        transferTarget = target;
+        electionElapsed = 0;
+        Progress p = progress.get(target);
+        if (p.match == log.lastIndex()) {
+            sendStartLeaderElection(target);
+        } else {
+            sendAppend(p, false);
+        }
+        return new Proposal.Accepted(term, log.lastIndex());
+    }
+
+    /**
+     * The application has a snapshot of its state machine up to {@code index} (at most the applied
+     * index): the log may drop the entries it covers, and the core sends this snapshot, in chunks, to
+     * members that need dropped entries. The driver stores it: {@code storage.saveSnapshot(meta, data)}
+     * with the returned meta (the term at {@code index} and the configuration in force there).
+     */
+    public SnapshotMetaProto compact(long index, ByteString stateMachineSnapshot) {
+        if (index > log.applied() || index < log.snapshotIndex()) {
+            throw new IllegalArgumentException("compact index must be in [" + log.snapshotIndex() + ", applied "
+                    + log.applied() + "], was " + index);
+        }
+        SnapshotMetaProto meta = SnapshotMetaProto.newBuilder()
+                .setLastIncluded(TermIndexProto.newBuilder().setTerm(log.term(index)).setIndex(index))
+                .setConfiguration(log.configurationAt(index)).build();
+        log.compact(index);
+        snapshotMeta = meta;
+        snapshotData = stateMachineSnapshot;
+        return meta;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Outputs
+
+    /** Whether {@link #ready()} has anything (false while a Ready is handed out and not advanced). */
+    public boolean hasReady() {
+        if (outstanding != null) {
+            return false;
+        }
+        return !hardState().equals(handedHardState) || log.hasUnstable() || snapshotToInstall != null
+                || log.committed() > handedApplied || !outbox.isEmpty() || !readStates.isEmpty()
+                || !softState().equals(handedSoftState);
+    }
+
+    /** What the driver must persist, send and apply now; see {@link Ready} for the order. */
+    public Ready ready() {
+        if (outstanding != null) {
+            throw new IllegalStateException("advance the previous Ready first");
+        }
+        HardStateProto hs = hardState();
+        Ready.SoftState ss = softState();
+        Optional<Ready.Snapshot> snapshot = Optional.ofNullable(snapshotToInstall);
+        long appliedBase = snapshot.map(s -> s.meta().getLastIncluded().getIndex()).orElse(handedApplied);
+        Ready r = new Ready(
+                hs.equals(handedHardState) ? Optional.empty() : Optional.of(hs),
+                log.takeUnstable(),
+                snapshot,
+                log.committedAfter(appliedBase),
+                List.copyOf(outbox),
+                List.copyOf(readStates),
+                ss.equals(handedSoftState) ? Optional.empty() : Optional.of(ss));
+        handedHardState = hs;
+        handedSoftState = ss;
+        snapshotToInstall = null;
+        outbox.clear();
+        readStates.clear();
+        handedApplied = r.committedEntries().isEmpty() ? appliedBase
+                : r.committedEntries().get(r.committedEntries().size() - 1).getIndex();
+        outstanding = r;
+        return r;
+    }
+
+    /** The driver has persisted, sent and applied {@code ready}. */
+    public void advance(Ready ready) {
+        if (ready != outstanding) {
+            throw new IllegalStateException("advance takes the Ready last handed out");
+        }
+        outstanding = null;
+        log.appliedTo(handedApplied);
+    }
+
+    /** A snapshot of this member's state, for a status page. */
+    public RaftStatus status() {
+        List<RaftStatus.PeerStatus> peers = new ArrayList<>();
+        for (Progress p : progress.values()) {
+            peers.add(new RaftStatus.PeerStatus(p.id, membership.isVoter(p.id), p.match, p.next, p.state.name(),
+                    p.inflight.size(), p.lastResponseTick, p.followerCommit));
+        }
+        return new RaftStatus(id, role, preCandidate, term, leader, log.committed(), log.applied(), log.firstIndex(),
+                log.lastIndex(), membership.proto(), log.latestConfigurationIndex(), ticks, peers);
+    }
+
+    /** What this member sent, by message type and by peer. */
+    public RaftCounters counters() {
+        return counters;
+    }
+
+    /** The term of the entry at {@code index}, or -1 if it is compacted or not in the log. */
+    public long termAt(long index) {
+        return log.term(index);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Roles
+
+    private boolean promotable() {
+        return membership.isVoter(id);
+    }
+
+    private boolean inLease() {
+        return config.checkQuorum() && !leader.isEmpty() && electionElapsed < config.electionTicks();
+    }
+
+    private void becomeFollower(long newTerm, String newLeader) {
+        if (newTerm > term) {
+            term = newTerm;
+            votedFor = "";
+        }
+        role = membership.isListener(id) ? RaftPeerRole.LISTENER : RaftPeerRole.FOLLOWER;
+        leader = newLeader;
+        preCandidate = false;
+        electionElapsed = 0;
+        heartbeatElapsed = 0;
+        progress.clear();
+        votes.clear();
+        reads.clear();
+        transferTarget = "";
+        resetRandomizedElectionTimeout();
+    }
+
+    private void campaign(boolean pre, boolean transfer) {
+        if (!promotable()) {
+            return;
+        }
+        role = RaftPeerRole.CANDIDATE;
+        preCandidate = pre;
+        leader = "";
+        electionElapsed = 0;
+        resetRandomizedElectionTimeout();
+        progress.clear();
+        reads.clear();
+        votes.clear();
+        if (!pre) {
+            term++;
+            votedFor = id;
+        }
+        votes.put(id, true);
+        if (tally()) {
+            return;
+        }
+        long campaignTerm = pre ? term + 1 : term;
+        for (String voter : membership.voters()) {
+            if (voter.equals(id)) {
+                continue;
+            }
+            send(RaftMessageProto.newBuilder().setRequestVote(RequestVoteRequestProto.newBuilder()
+                    .setServerRequest(request(voter)).setCandidateTerm(campaignTerm)
+                    .setCandidateLastEntry(TermIndexProto.newBuilder().setTerm(log.lastTerm()).setIndex(log.lastIndex()))
+                    .setPreVote(pre).setLeadershipTransfer(transfer)).build());
+        }
+    }
+
+    /** Counts the votes; wins or loses the campaign if a quorum decided. Returns whether the round ended. */
+    private boolean tally() {
+        int granted = 0;
+        int rejected = 0;
+        for (var e : votes.entrySet()) {
+            if (membership.isVoter(e.getKey())) {
+                if (e.getValue()) {
+                    granted++;
+                } else {
+                    rejected++;
+                }
+            }
+        }
+        if (granted >= membership.quorum()) {
+            if (preCandidate) {
+                campaign(false, false);
+            } else {
+                becomeLeader();
+            }
+            return true;
+        }
+        if (rejected > membership.voters().size() - membership.quorum()) {
+            becomeFollower(term, "");
+            return true;
+        }
+        return false;
+    }
+
+    private void becomeLeader() {
+        role = RaftPeerRole.LEADER;
+        leader = id;
+        preCandidate = false;
+        transferTarget = "";
+        electionElapsed = 0;
+        heartbeatElapsed = 0;
+        votes.clear();
+        reads.clear();
+        progress.clear();
+        for (String member : membership.members()) {
+            if (!member.equals(id)) {
+                progress.put(member, new Progress(member, log.lastIndex() + 1));
+            }
+        }
+        // The no-op: a leader may commit only entries of its own term (§5.4.2), so it appends one at once
+        // to commit everything before it and to learn its commit index for reads.
+        appendOwn(LogEntryProto.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1).build());
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Elections
+
+    private void onRequestVote(RequestVoteRequestProto rv) {
+        String candidate = rv.getServerRequest().getRequestorId();
+        boolean grant;
+        if (role == RaftPeerRole.LISTENER || membership.isListener(id)) {
+            // A listener never votes, even when asked by a member whose configuration is stale (Ratis).
+            grant = false;
+        } else {
+            boolean canVote = rv.getPreVote() ? rv.getCandidateTerm() > term
+                    : votedFor.equals(candidate) || (votedFor.isEmpty() && leader.isEmpty());
+            TermIndexProto last = rv.getCandidateLastEntry();
+            grant = canVote && log.isUpToDate(last.getTerm(), last.getIndex());
+        }
+        if (grant && !rv.getPreVote()) {
+            votedFor = candidate;
+            electionElapsed = 0;
+        }
+        replyVote(rv, grant);
+    }
+
+    private void replyVote(RequestVoteRequestProto rv, boolean grant) {
+        long replyTerm = grant && rv.getPreVote() ? rv.getCandidateTerm() : term;
+        send(RaftMessageProto.newBuilder().setRequestVoteReply(RequestVoteReplyProto.newBuilder()
+                .setServerReply(Messages.reply(rv.getServerRequest(), grant)).setTerm(replyTerm)
+                .setPreVote(rv.getPreVote())).build());
+    }
+
+    private void onRequestVoteReply(String from, RequestVoteReplyProto r) {
+        if (role != RaftPeerRole.CANDIDATE || r.getPreVote() != preCandidate) {
+            return;
+        }
+        boolean granted = r.getServerReply().getSuccess();
+        if (granted && r.getTerm() != (preCandidate ? term + 1 : term)) {
+            return;
+        }
+        votes.putIfAbsent(from, granted);
+        tally();
+    }
+
+    private void onStartLeaderElection(String from) {
+        if (role == RaftPeerRole.FOLLOWER && from.equals(leader) && promotable()) {
+            campaign(false, true);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Followers and listeners
+
+    private void onAppendEntries(AppendEntriesRequestProto a) {
+        String from = a.getServerRequest().getRequestorId();
+        if (role == RaftPeerRole.LEADER) {
+            return; // two leaders in one term cannot happen; never obey one
+        }
+        if (role == RaftPeerRole.CANDIDATE || !leader.equals(from)) {
+            becomeFollower(term, from);
+        }
+        electionElapsed = 0;
+        long prevIndex = a.hasPreviousLog() ? a.getPreviousLog().getIndex() : 0;
+        long prevTerm = a.hasPreviousLog() ? a.getPreviousLog().getTerm() : 0;
+        List<LogEntryProto> entries = a.getEntriesList();
+        AppendEntriesReplyProto.Builder reply = AppendEntriesReplyProto.newBuilder()
+                .setServerReply(Messages.reply(a.getServerRequest(), false)).setTerm(term)
+                .setIsHeartbeat(entries.isEmpty()).setReadContext(a.getReadContext());
+        if (!wellFormed(a, prevIndex)) {
+            return;
+        }
+        if (!entries.isEmpty() && entries.get(0).getIndex() <= log.committed()) {
+            // Never rewrite what is committed: send the leader past it.
+            replyAppend(reply.setResult(AppendResult.INCONSISTENCY).setNextIndex(log.committed() + 1));
+            return;
+        }
+        boolean matched = log.matches(prevIndex, prevTerm)
+                || (prevIndex < log.snapshotIndex() && prevIndex <= log.committed());
+        if (!matched) {
+            replyAppend(reply.setResult(AppendResult.INCONSISTENCY).setNextIndex(log.conflictHint(prevIndex)));
+            return;
+        }
+        if (log.appendAfterMatch(entries)) {
+            onMembershipChanged();
+        }
+        long lastNew = prevIndex + entries.size();
+        log.commitTo(Math.min(a.getLeaderCommit(), lastNew));
+        replyAppend(reply.setResult(AppendResult.SUCCESS).setMatchIndex(lastNew).setNextIndex(lastNew + 1)
+                .setServerReply(Messages.reply(a.getServerRequest(), true)));
+    }
+
+    /** Entries contiguous after the previous one, none of a term beyond the leader's. */
+    private static boolean wellFormed(AppendEntriesRequestProto a, long prevIndex) {
+        long expect = prevIndex + 1;
+        for (LogEntryProto e : a.getEntriesList()) {
+            if (e.getIndex() != expect++ || e.getTerm() > a.getLeaderTerm()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void replyAppend(AppendEntriesReplyProto.Builder reply) {
+        send(RaftMessageProto.newBuilder().setAppendEntriesReply(reply.setFollowerCommit(log.committed())).build());
+    }
+
+    private void onInstallSnapshot(InstallSnapshotRequestProto s) {
+        String from = s.getServerRequest().getRequestorId();
+        if (role == RaftPeerRole.LEADER) {
+            return;
+        }
+        if (role == RaftPeerRole.CANDIDATE || !leader.equals(from)) {
+            becomeFollower(term, from);
+        }
+        electionElapsed = 0;
+        long index = s.getSnapshot().getLastIncluded().getIndex();
+        InstallSnapshotReplyProto.Builder reply = InstallSnapshotReplyProto.newBuilder().setTerm(term)
+                .setSnapshotIndex(index);
+        if (index <= log.committed()) {
+            replySnapshot(s, reply.setResult(InstallSnapshotResult.ALREADY_INSTALLED).setNextOffset(s.getTotalSize()));
+            return;
+        }
+        Optional<ByteString> whole = receiver.offer(s);
+        if (whole.isEmpty()) {
+            replySnapshot(s, reply.setResult(receiver.expects(s) ? InstallSnapshotResult.SNAPSHOT_SUCCESS
+                    : InstallSnapshotResult.SNAPSHOT_IN_PROGRESS).setNextOffset(receiver.nextOffset(s)));
+            return;
+        }
+        SnapshotMetaProto meta = s.getSnapshot();
+        log.restore(index, meta.getLastIncluded().getTerm(), meta.getConfiguration());
+        snapshotMeta = meta;
+        snapshotData = whole.get();
+        snapshotToInstall = new Ready.Snapshot(meta, whole.get());
+        handedApplied = Math.max(handedApplied, index);
+        onMembershipChanged();
+        replySnapshot(s, reply.setResult(InstallSnapshotResult.SNAPSHOT_INSTALLED).setNextOffset(s.getTotalSize()));
+    }
+
+    private void replySnapshot(InstallSnapshotRequestProto s, InstallSnapshotReplyProto.Builder reply) {
+        reply.setServerReply(Messages.reply(s.getServerRequest(), reply.getResult() != InstallSnapshotResult.SNAPSHOT_IN_PROGRESS));
+        send(RaftMessageProto.newBuilder().setInstallSnapshotReply(reply).build());
+    }
+
+    /** The latest configuration changed (appended, truncated, or from a snapshot): adjust role and peers. */
+    private void onMembershipChanged() {
+        membership = Membership.of(log.latestConfiguration());
+        switch (role) {
+            case LISTENER -> {
+                if (!membership.isListener(id)) {
+                    role = RaftPeerRole.FOLLOWER;
+                }
+            }
+            case FOLLOWER -> {
+                if (membership.isListener(id)) {
+                    role = RaftPeerRole.LISTENER;
+                }
+            }
+            case CANDIDATE -> {
+                if (!membership.isVoter(id)) {
+                    becomeFollower(term, "");
+                }
+            }
+            case LEADER -> {
+                progress.keySet().removeIf(p -> !membership.isVoter(p) && !membership.isListener(p));
+                for (String member : membership.members()) {
+                    if (!member.equals(id) && !progress.containsKey(member)) {
+                        progress.put(member, new Progress(member, log.lastIndex() + 1));
+                    }
+                }
+                if (!membership.isVoter(transferTarget)) {
+                    transferTarget = "";
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Leader: replication and commit
+
+    private long appendOwn(LogEntryProto e) {
+        log.append(e);
+        if (e.hasConfigurationEntry()) {
+            onMembershipChanged();
+        }
+        for (Progress p : progress.values()) {
+            sendAppend(p, false);
+        }
+        maybeCommit();
+        return e.getIndex();
+    }
+
+    private void onAppendEntriesReply(String from, AppendEntriesReplyProto r) {
+        Progress p = progress.get(from);
+        if (role != RaftPeerRole.LEADER || p == null) {
+            return;
+        }
+        p.recentActive = true;
+        p.lastResponseTick = ticks;
+        p.followerCommit = Math.max(p.followerCommit, r.getFollowerCommit());
+        if (membership.isVoter(from) && r.getReadContext() > p.ackedReadContext) {
+            p.ackedReadContext = r.getReadContext();
+            releaseReads();
+        }
+        switch (r.getResult()) {
+            case SUCCESS -> onAppendSuccess(p, r);
+            case INCONSISTENCY -> onAppendInconsistency(p, r.getNextIndex());
+            default -> {
+            }
+        }
+        if (role == RaftPeerRole.LEADER && progress.containsKey(from)) {
+            sendAppend(p, false);
+        }
+    }
+
+    /**
+     * The progress rule: a SUCCESS reply in this term, heartbeat or not, proves that member's log held this
+     * leader's log up to {@code matchIndex} = previousLog.index + entries when it answered: the previous
+     * entry matched (log matching) and the entries were appended, and it answered only after syncing them.
+     */
+    private void onAppendSuccess(Progress p, AppendEntriesReplyProto r) {
+        if (r.getMatchIndex() > p.match) {
+            p.match = r.getMatchIndex();
+            p.freeTo(p.match);
+            maybeCommit();
+            if (role != RaftPeerRole.LEADER) {
+                return;
+            }
+        }
+        p.next = Math.max(p.next, p.match + 1);
+        switch (p.state) {
+            case PROBE -> p.becomeReplicate();
+            case SNAPSHOT -> {
+                if (p.match >= p.snapshot.getLastIncluded().getIndex()) {
+                    p.becomeProbe(p.match + 1);
+                }
+            }
+            case REPLICATE -> {
+                if (r.getIsHeartbeat()) {
+                    // A heartbeat round trip outlived the oldest append: presume it lost; once all are,
+                    // resend from the match (no INCONSISTENCY round trip needed).
+                    p.inflight.pollFirst();
+                    if (p.inflight.isEmpty() && p.next > p.match + 1) {
+                        p.becomeProbe(p.match + 1);
+                    }
+                }
+            }
+        }
+        if (p.id.equals(transferTarget) && p.match == log.lastIndex()) {
+            sendStartLeaderElection(p.id);
+        }
+    }
+
+    private void onAppendInconsistency(Progress p, long hint) {
+        if (hint <= p.match || p.state == Progress.State.SNAPSHOT) {
+            return; // stale: that member already acknowledged more
+        }
+        p.becomeProbe(Math.min(hint, log.lastIndex() + 1));
+    }
+
+    private void maybeCommit() {
+        if (role != RaftPeerRole.LEADER) {
+            return;
+        }
+        List<Long> matches = new ArrayList<>();
+        for (String voter : membership.voters()) {
+            if (voter.equals(id)) {
+                matches.add(log.lastIndex());
+            } else {
+                Progress p = progress.get(voter);
+                matches.add(p == null ? 0 : p.match);
+            }
+        }
+        matches.sort((a, b) -> Long.compare(b, a));
+        long quorumIndex = matches.get(membership.quorum() - 1);
+        // Only an entry of the current term is committed by counting replicas (§5.4.2); those before it
+        // commit with it.
+        if (quorumIndex <= log.committed() || log.term(quorumIndex) != term) {
+            return;
+        }
+        log.commitTo(quorumIndex);
+        reads.releaseNoOpWaiters(this);
+        if (!membership.isVoter(id) && log.committed() >= log.latestConfigurationIndex()) {
+            // Removed (or demoted) by a configuration that is now committed: tell the others, then step down.
+            progress.values().forEach(p -> sendAppend(p, true));
+            becomeFollower(term, "");
+            return;
+        }
+        progress.values().forEach(p -> sendAppend(p, true));
+    }
+
+    /** Sends what {@code p} needs next, within its window; with {@code sendIfEmpty}, at least the commit. */
+    private void sendAppend(Progress p, boolean sendIfEmpty) {
+        switch (p.state) {
+            case SNAPSHOT:
+                return;
+            case PROBE:
+                if (p.probeSent) {
+                    return;
+                }
+                break;
+            case REPLICATE:
+                if (p.inflight.size() >= config.maxInflightAppends()) {
+                    return;
+                }
+                break;
+        }
+        long prevIndex = p.next - 1;
+        long prevTerm = log.term(prevIndex);
+        if (prevTerm < 0) {
+            startSnapshot(p);
+            return;
+        }
+        List<LogEntryProto> entries = log.slice(p.next, config.maxEntriesBytesPerAppend());
+        if (entries.isEmpty() && !sendIfEmpty && p.state == Progress.State.REPLICATE) {
+            return;
+        }
+        sendAppendEntries(p, prevIndex, prevTerm, entries);
+        if (p.state == Progress.State.PROBE) {
+            p.probeSent = true;
+        } else if (!entries.isEmpty()) {
+            long last = entries.get(entries.size() - 1).getIndex();
+            p.next = last + 1;
+            p.inflight.addLast(last);
+            if (p.inflight.size() < config.maxInflightAppends() && p.next <= log.lastIndex()) {
+                sendAppend(p, false);
+            }
+        }
+    }
+
+    /**
+     * A heartbeat: no entries, the commit (capped at previousLog.index) and the read context. Its
+     * previousLog is the leader's best knowledge of that member (nextIndex - 1), so a SUCCESS reply
+     * proves progress by the progress rule; while appends are in flight it is the match, which the
+     * member is known to have, so the heartbeat does not race them.
+     */
+    private void heartbeat(Progress p) {
+        switch (p.state) {
+            case SNAPSHOT -> sendSnapshotChunk(p);
+            case PROBE -> {
+                p.probeSent = false;
+                sendAppend(p, true);
+            }
+            case REPLICATE -> {
+                long prevIndex = p.inflight.isEmpty() ? p.next - 1 : p.match;
+                long prevTerm = log.term(prevIndex);
+                if (prevTerm < 0) {
+                    prevIndex = log.snapshotIndex();
+                    prevTerm = log.snapshotTerm();
+                }
+                sendAppendEntries(p, prevIndex, prevTerm, List.of());
+            }
+        }
+    }
+
+    private void sendAppendEntries(Progress p, long prevIndex, long prevTerm, List<LogEntryProto> entries) {
+        AppendEntriesRequestProto.Builder a = AppendEntriesRequestProto.newBuilder()
+                .setServerRequest(request(p.id)).setLeaderTerm(term)
+                .setLeaderCommit(Math.min(log.committed(), prevIndex + entries.size()))
+                .addAllEntries(entries).setReadContext(reads.latestContext());
+        if (prevIndex > 0 || prevTerm > 0) {
+            a.setPreviousLog(TermIndexProto.newBuilder().setTerm(prevTerm).setIndex(prevIndex));
+        }
+        if (!entries.isEmpty()) {
+            long bytes = 0;
+            for (LogEntryProto e : entries) {
+                bytes += e.getSerializedSize();
+            }
+            counters.entriesSent(p.id, entries.size(), bytes);
+        }
+        send(RaftMessageProto.newBuilder().setAppendEntries(a).build());
+    }
+
+    private void startSnapshot(Progress p) {
+        p.becomeSnapshot(snapshotMeta, snapshotData);
+        sendSnapshotChunk(p);
+    }
+
+    private void sendSnapshotChunk(Progress p) {
+        ByteString data = p.snapshotData;
+        long offset = Math.min(p.snapshotOffset, data.size());
+        int end = (int) Math.min(data.size(), offset + config.snapshotChunkBytes());
+        ByteString chunk = data.substring((int) offset, end);
+        counters.snapshotSent(p.id, chunk.size());
+        send(RaftMessageProto.newBuilder().setInstallSnapshot(InstallSnapshotRequestProto.newBuilder()
+                .setServerRequest(request(p.id)).setLeaderTerm(term).setSnapshot(p.snapshot)
+                .setTotalSize(data.size())
+                .setChunk(FileChunkProto.newBuilder().setOffset(offset).setData(chunk).setDone(end == data.size())))
+                .build());
+    }
+
+    private void onInstallSnapshotReply(String from, InstallSnapshotReplyProto r) {
+        Progress p = progress.get(from);
+        if (role != RaftPeerRole.LEADER || p == null) {
+            return;
+        }
+        p.recentActive = true;
+        p.lastResponseTick = ticks;
+        if (p.state != Progress.State.SNAPSHOT || r.getSnapshotIndex() != p.snapshot.getLastIncluded().getIndex()) {
+            return;
+        }
+        switch (r.getResult()) {
+            case SNAPSHOT_SUCCESS, SNAPSHOT_IN_PROGRESS -> {
+                if (r.getNextOffset() != p.snapshotOffset || r.getResult() == InstallSnapshotResult.SNAPSHOT_IN_PROGRESS) {
+                    p.snapshotOffset = r.getNextOffset();
+                    sendSnapshotChunk(p);
+                }
+            }
+            case SNAPSHOT_INSTALLED, ALREADY_INSTALLED -> {
+                // Installed, or that member committed past it: committed prefixes agree, so it holds the
+                // leader's log up to the snapshot's index.
+                p.match = Math.max(p.match, r.getSnapshotIndex());
+                p.becomeProbe(p.match + 1);
+                maybeCommit();
+                if (role == RaftPeerRole.LEADER) {
+                    sendAppend(p, true);
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    private boolean quorumActive() {
+        int active = 0;
+        for (String voter : membership.voters()) {
+            if (voter.equals(id)) {
+                active++;
+            } else {
+                Progress p = progress.get(voter);
+                if (p != null && p.recentActive) {
+                    active++;
+                }
+            }
+        }
+        return active >= membership.quorum();
+    }
+
+    private void sendStartLeaderElection(String target) {
+        send(RaftMessageProto.newBuilder().setStartLeaderElection(StartLeaderElectionRequestProto.newBuilder()
+                .setServerRequest(request(target)).setLeaderTerm(term)
+                .setLeaderLastEntry(TermIndexProto.newBuilder().setTerm(log.lastTerm()).setIndex(log.lastIndex())))
+                .build());
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Leader: reads
+
+    private void onReadIndexRequest(ReadIndexRequestProto r) {
+        if (role == RaftPeerRole.LEADER) {
+            leaderRead(r.getRequestId(), r.getServerRequest().getRequestorId());
+        } else {
+            send(RaftMessageProto.newBuilder().setReadIndexReply(ReadIndexReplyProto.newBuilder()
+                    .setServerReply(Messages.reply(r.getServerRequest(), false)).setTerm(term)
+                    .setRequestId(r.getRequestId())).build());
+        }
+    }
+
+    private void leaderRead(long requestId, String requester) {
+        if (log.term(log.committed()) != term) {
+            // A new leader does not know the commit index until its no-op commits.
+            reads.waitForNoOp(requestId, requester);
+            return;
+        }
+        if (membership.voters().size() == 1 && membership.isVoter(id)) {
+            answerRead(requestId, requester, log.committed());
+            return;
+        }
+        reads.add(requestId, requester, log.committed());
+        for (Progress p : progress.values()) {
+            if (membership.isVoter(p.id)) {
+                heartbeat(p);
+            }
+        }
+        releaseReads();
+    }
+
+    /** Called back by the queue once the no-op of this term commits. */
+    void readAfterNoOp(long requestId, String requester) {
+        leaderRead(requestId, requester);
+    }
+
+    private void releaseReads() {
+        reads.release(ctx -> {
+            int acks = membership.isVoter(id) ? 1 : 0;
+            for (String voter : membership.voters()) {
+                Progress p = progress.get(voter);
+                if (p != null && p.ackedReadContext >= ctx) {
+                    acks++;
+                }
+            }
+            return acks >= membership.quorum();
+        }, this::answerRead);
+    }
+
+    private void answerRead(long requestId, String requester, long index) {
+        if (requester.equals(id)) {
+            readStates.add(new Ready.ReadState(requestId, index));
+        } else {
+            send(RaftMessageProto.newBuilder().setReadIndexReply(ReadIndexReplyProto.newBuilder()
+                    .setServerReply(Messages.reply(request(requester).toBuilder().setRequestorId(requester)
+                            .setReplyId(id).build(), true))
+                    .setTerm(term).setRequestId(requestId).setReadIndex(index)).build());
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    private HardStateProto hardState() {
+        return HardStateProto.newBuilder().setCurrentTerm(term).setVotedFor(votedFor)
+                .setCommitIndex(log.committed()).build();
+    }
+
+    private Ready.SoftState softState() {
+        return new Ready.SoftState(role, term, leader);
+    }
+
+    private Proposal notLeader() {
+        return new Proposal.NotLeader(leader.isEmpty() ? Optional.empty() : Optional.of(leader));
+    }
+
+    private RaftRpcRequestProto request(String to) {
+        return Messages.request(id, to, config.groupId(), ++callIds);
+    }
+
+    private void send(RaftMessageProto m) {
+        counters.sent(m);
+        outbox.add(m);
+    }
+
+    private void resetRandomizedElectionTimeout() {
+        randomizedElectionTimeout = config.electionTicks() + random.nextInt(config.electionTicks());
+    }
+}

@@ -1,0 +1,65 @@
+package io.verbatim.metastore.raft;
+
+import io.verbatim.metastore.proto.RaftConfigurationProto;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import java.util.List;
+
+/**
+ * A member's state for a status page, as {@link RaftNode#status} reads it.
+ *
+ * @param memberId this member
+ * @param role LEADER, CANDIDATE (also while pre-voting), FOLLOWER or LISTENER
+ * @param preCandidate whether the candidate is still in its pre-vote round
+ * @param term the current term
+ * @param leader the leader known in this term, {@code ""} if none
+ * @param commitIndex the highest index known committed
+ * @param appliedIndex the highest index handed to the state machine and advanced
+ * @param firstIndex the first index still in the log (the one after the latest snapshot)
+ * @param lastIndex the last index in the log
+ * @param configuration the configuration in force (the latest one in the log, committed or not)
+ * @param configurationIndex the index of the entry (or snapshot) that holds it
+ * @param ticks the ticks this member has seen since it started
+ * @param peers the leader's view of every other member, voters and listeners (empty on non-leaders)
+ */
+public record RaftStatus(
+        String memberId,
+        RaftPeerRole role,
+        boolean preCandidate,
+        long term,
+        String leader,
+        long commitIndex,
+        long appliedIndex,
+        long firstIndex,
+        long lastIndex,
+        RaftConfigurationProto configuration,
+        long configurationIndex,
+        long ticks,
+        List<PeerStatus> peers) {
+
+    public RaftStatus {
+        peers = List.copyOf(peers);
+    }
+
+    /**
+     * The leader's view of one member.
+     *
+     * @param id the member
+     * @param voter whether it votes (else it is a listener)
+     * @param matchIndex the highest index known to match the leader's log on it
+     * @param nextIndex the next index the leader will send it
+     * @param state PROBE (finding where the logs agree), REPLICATE (pipelining) or SNAPSHOT (receiving one)
+     * @param inflightAppends appends with entries sent and not yet acknowledged
+     * @param lastResponseTick the leader's tick count at its last reply, -1 if none this term
+     * @param followerCommit the commit index it last reported
+     */
+    public record PeerStatus(
+            String id,
+            boolean voter,
+            long matchIndex,
+            long nextIndex,
+            String state,
+            int inflightAppends,
+            long lastResponseTick,
+            long followerCommit) {
+    }
+}

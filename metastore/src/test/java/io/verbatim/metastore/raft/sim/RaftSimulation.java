@@ -1,0 +1,832 @@
+package io.verbatim.metastore.raft.sim;
+
+import com.google.protobuf.ByteString;
+import io.verbatim.metastore.proto.LogEntryProto;
+import io.verbatim.metastore.proto.RaftConfigurationProto;
+import io.verbatim.metastore.proto.RaftMessageProto;
+import io.verbatim.metastore.proto.RaftPeerProto;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.proto.SnapshotMetaProto;
+import io.verbatim.metastore.raft.Proposal;
+import io.verbatim.metastore.raft.RaftConfig;
+import io.verbatim.metastore.raft.RaftNode;
+import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.raft.Ready;
+import io.verbatim.metastore.raft.sim.Linearizability.Kind;
+import io.verbatim.metastore.raft.sim.Linearizability.Op;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * One seeded run of a whole group in one thread, in virtual ticks: 3 to 5 voters, 0 to 4 listeners and
+ * two spare members that may join; a network that loses, duplicates, delays and reorders messages, with
+ * partitions both ways and one way; crashes that lose what was not synced (also between a Ready's writes
+ * and its sync) and restarts; membership changes (listeners added, removed, promoted; voters added,
+ * removed, demoted), leadership transfers, compactions and snapshot installs; clients running
+ * compare-and-set, write and read (read index, also forwarded by followers and listeners) on a register.
+ * After every step the Raft properties are checked; at the end the client history must be linearizable,
+ * and once faults heal a leader must commit within a bounded number of ticks.
+ */
+final class RaftSimulation {
+    static final int ELECTION_TICKS = 10;
+    static final int FAULT_TICKS = 220;
+    static final int LIVENESS_TICKS = 150;
+    static final int MAX_OPS = 36;
+    static final int CLIENTS = 3;
+    static final String GROUP = "g";
+
+    private final long seed;
+    private final SplittableRandom random;
+    private final SimNetwork net;
+    private final TreeMap<String, Member> members = new TreeMap<>();
+    private final List<String> all = new ArrayList<>();
+    private final RaftConfigurationProto initial;
+    private final RaftConfig template;
+    private long now;
+    private long steps;
+    private long clock;
+    private String step = "start";
+
+    // checker state
+    private final Map<Long, String> leaderOfTerm = new HashMap<>();
+    private final Map<Long, LogEntryProto> committedLog = new HashMap<>();
+    private final Map<Long, Integer> valueAt = new HashMap<>();
+    private final Map<String, Long> termIndexPrev = new HashMap<>();
+    private final Map<Long, Long> commitTerm = new HashMap<>();
+    private final Map<Long, Long> commitEntryTerm = new HashMap<>();
+    private long maxCommitted;
+
+    // clients
+    private final List<Op> history = new ArrayList<>();
+    private final Client[] clients = new Client[CLIENTS];
+    private int invoked;
+    private int nextValue = 1;
+    private long nextRequestId = 1;
+    private boolean faults = true;
+    private final Map<String, Integer> stats = new TreeMap<>();
+
+    private static final class Member {
+        final String id;
+        final boolean founder;
+        final SimStorage storage = new SimStorage();
+        final RaftConfig config;
+        RaftNode node;
+        int value;
+        long applied;
+        long syncedCommit;
+        long leaderTerm = -1;
+        long leaderLastIndex;
+        long leaderLastTerm;
+        long leaderCheckedTo;
+
+        Member(String id, boolean founder, RaftConfig config) {
+            this.id = id;
+            this.founder = founder;
+            this.config = config;
+        }
+    }
+
+    private static final class Client {
+        final int id;
+        Kind kind;
+        int arg;
+        int expect;
+        long invoke;
+        String member;
+        long term;
+        long index;
+        long requestId;
+        long readIndex = -1;
+        long deadline;
+        boolean busy;
+
+        Client(int id) {
+            this.id = id;
+        }
+    }
+
+    RaftSimulation(long seed) {
+        this.seed = seed;
+        this.random = new SplittableRandom(seed);
+        this.net = new SimNetwork(random);
+        int voters = 3 + random.nextInt(3);
+        int listeners = random.nextInt(5);
+        RaftConfigurationProto.Builder conf = RaftConfigurationProto.newBuilder();
+        for (int i = 1; i <= voters + listeners + 2; i++) {
+            String id = "n" + i;
+            all.add(id);
+            if (i <= voters) {
+                conf.addPeers(peer(id));
+            } else if (i <= voters + listeners) {
+                conf.addListeners(peer(id));
+            }
+        }
+        this.initial = conf.build();
+        boolean quorumAndPreVote = random.nextInt(10) > 0;
+        this.template = new RaftConfig("x", GROUP, ELECTION_TICKS, 1 + random.nextInt(2), 32 + random.nextInt(300),
+                1 + random.nextInt(4), quorumAndPreVote, quorumAndPreVote, 8 + random.nextInt(40));
+        for (int i = 0; i < all.size(); i++) {
+            String id = all.get(i);
+            RaftConfig c = new RaftConfig(id, GROUP, template.electionTicks(), template.heartbeatTicks(),
+                    template.maxEntriesBytesPerAppend(), template.maxInflightAppends(), template.checkQuorum(),
+                    template.preVote(), template.snapshotChunkBytes());
+            members.put(id, new Member(id, i < voters + listeners, c));
+        }
+        double[] losses = {0, 0.01, 0.05, 0.15};
+        net.loss = losses[random.nextInt(losses.length)];
+        net.duplicate = random.nextInt(3) * 0.03;
+        net.maxDelay = random.nextInt(4);
+        for (int c = 0; c < CLIENTS; c++) {
+            clients[c] = new Client(c);
+        }
+    }
+
+    private static RaftPeerProto peer(String id) {
+        return RaftPeerProto.newBuilder().setId(id).setAddress(id + ":1").build();
+    }
+
+    /** Counts of what happened in this run (to see that the faults and features were exercised). */
+    Map<String, Integer> stats() {
+        stats.put("ops", history.size());
+        stats.put("ops.unknown", (int) history.stream().filter(Op::unknown).count());
+        stats.put("terms", leaderOfTerm.size());
+        stats.put("committed", (int) maxCommitted);
+        return stats;
+    }
+
+    private void count(String what) {
+        stats.merge(what, 1, Integer::sum);
+    }
+
+    /** What this run is, for a failure message. */
+    String describe() {
+        return "seed " + seed + ": " + initial.getPeersCount() + " voters, " + initial.getListenersCount()
+                + " listeners, heartbeat " + template.heartbeatTicks() + ", inflight " + template.maxInflightAppends()
+                + ", append bytes " + template.maxEntriesBytesPerAppend() + ", chunk " + template.snapshotChunkBytes()
+                + ", checkQuorum/preVote " + template.checkQuorum() + ", loss " + net.loss + ", dup " + net.duplicate
+                + ", delay " + net.maxDelay;
+    }
+
+    void run() {
+        for (Member m : members.values()) {
+            start(m);
+        }
+        for (now = 1; now <= FAULT_TICKS; now++) {
+            injectFaults();
+            tickAll();
+        }
+        heal();
+        boolean live = false;
+        String liveMember = null;
+        long liveTerm = 0;
+        long liveIndex = 0;
+        long healedAt = now;
+        for (; now <= FAULT_TICKS + LIVENESS_TICKS; now++) {
+            tickAll();
+            if (liveMember != null && caughtUp(liveMember, liveTerm, liveIndex)) {
+                live = true;
+                break;
+            }
+            if (liveMember != null && members.get(liveMember).node.status().role() != RaftPeerRole.LEADER) {
+                liveMember = null;
+            }
+            if (liveMember == null) {
+                for (Member m : members.values()) {
+                    if (m.node.status().role() == RaftPeerRole.LEADER) {
+                        step = "liveness proposal at " + m.id;
+                        if (m.node.propose(ByteString.copyFromUtf8("live")) instanceof Proposal.Accepted a) {
+                            liveMember = m.id;
+                            liveTerm = a.term();
+                            liveIndex = a.index();
+                            drive(m);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        if (!live) {
+            throw violation("liveness: no leader committed a proposal applied by every member within "
+                    + LIVENESS_TICKS + " ticks after healing at tick " + healedAt + "; " + statusLine());
+        }
+        finishClients();
+        if (!Linearizability.check(history)) {
+            throw violation("linearizability: the register's history is not linearizable:\n  "
+                    + history.stream().map(Op::toString).collect(Collectors.joining("\n  ")));
+        }
+    }
+
+    /** The proposal is applied with its term by the proposer and by every member of its configuration. */
+    private boolean caughtUp(String proposer, long term, long index) {
+        Member p = members.get(proposer);
+        if (p.applied < index) {
+            return false;
+        }
+        if (!committedLog.containsKey(index) || committedLog.get(index).getTerm() != term) {
+            return false;
+        }
+        RaftConfigurationProto conf = p.node.status().configuration();
+        List<RaftPeerProto> everyone = new ArrayList<>(conf.getPeersList());
+        everyone.addAll(conf.getListenersList());
+        for (RaftPeerProto peer : everyone) {
+            if (members.get(peer.getId()).applied < index) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private String statusLine() {
+        StringBuilder sb = new StringBuilder();
+        for (Member m : members.values()) {
+            if (m.node == null) {
+                sb.append(m.id).append(" down; ");
+                continue;
+            }
+            RaftStatus s = m.node.status();
+            sb.append(m.id).append(' ').append(s.role()).append(" t").append(s.term()).append(" c")
+                    .append(s.commitIndex()).append(" a").append(s.appliedIndex()).append(" l").append(s.lastIndex())
+                    .append(" conf ").append(s.configuration().getPeersList().stream().map(RaftPeerProto::getId).toList())
+                    .append('/').append(s.configuration().getListenersList().stream().map(RaftPeerProto::getId).toList())
+                    .append("; ");
+        }
+        return sb.toString();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The loop
+
+    private void tickAll() {
+        clientsAct();
+        for (Member m : members.values()) {
+            if (m.node != null) {
+                step = "tick " + m.id;
+                m.node.tick();
+                drive(m);
+            }
+        }
+        List<SimNetwork.InFlight> due;
+        int rounds = 0;
+        while (!(due = net.due(now)).isEmpty() && rounds++ < 50) {
+            for (SimNetwork.InFlight f : due) {
+                Member m = members.get(f.to());
+                if (m.node == null) {
+                    continue;
+                }
+                step = "deliver " + f.message().getBodyCase() + " to " + f.to();
+                m.node.step(f.message());
+                drive(m);
+            }
+        }
+        expireClients();
+    }
+
+    /** The driver: persist, sync, send, apply, advance — with a crash possible between write and sync. */
+    private void drive(Member m) {
+        while (m.node != null && m.node.hasReady()) {
+            Ready r = m.node.ready();
+            if (r.snapshot().isPresent()) {
+                installSnapshot(m, r.snapshot().get());
+            }
+            if (!r.entries().isEmpty()) {
+                m.storage.append(r.entries());
+                checkLogMatching(m, r.entries());
+            }
+            r.hardState().ifPresent(m.storage::saveHardState);
+            if (r.mustSync() && faults && random.nextInt(400) == 0) {
+                crash(m);
+                return;
+            }
+            m.storage.sync();
+            r.hardState().ifPresent(hs -> onSyncedCommit(m, hs.getCommitIndex(), hs.getCurrentTerm()));
+            for (RaftMessageProto msg : r.messages()) {
+                checkVote(m, msg);
+                net.send(now, m.id, to(msg), msg);
+            }
+            for (LogEntryProto e : r.committedEntries()) {
+                apply(m, e);
+            }
+            for (Ready.ReadState rs : r.readStates()) {
+                onReadState(m, rs);
+            }
+            m.node.advance(r);
+            steps++;
+            checkMember(m);
+        }
+        if (m.node != null) {
+            answerReads(m);
+        }
+    }
+
+    private static String to(RaftMessageProto m) {
+        return switch (m.getBodyCase()) {
+            case APPENDENTRIES -> m.getAppendEntries().getServerRequest().getReplyId();
+            case REQUESTVOTE -> m.getRequestVote().getServerRequest().getReplyId();
+            case INSTALLSNAPSHOT -> m.getInstallSnapshot().getServerRequest().getReplyId();
+            case STARTLEADERELECTION -> m.getStartLeaderElection().getServerRequest().getReplyId();
+            case READINDEX -> m.getReadIndex().getServerRequest().getReplyId();
+            case APPENDENTRIESREPLY -> m.getAppendEntriesReply().getServerReply().getRequestorId();
+            case REQUESTVOTEREPLY -> m.getRequestVoteReply().getServerReply().getRequestorId();
+            case INSTALLSNAPSHOTREPLY -> m.getInstallSnapshotReply().getServerReply().getRequestorId();
+            case READINDEXREPLY -> m.getReadIndexReply().getServerReply().getRequestorId();
+            case BODY_NOT_SET -> throw new IllegalStateException("a message with no body");
+        };
+    }
+
+    private void start(Member m) {
+        var recovered = m.storage.recover();
+        m.node = RaftNode.start(m.config, recovered, m.storage.snapshotData(),
+                m.founder ? initial : RaftConfigurationProto.getDefaultInstance(), new SplittableRandom(random.nextLong()));
+        m.value = recovered.snapshot().isPresent() ? decodeValue(m.storage.snapshotData().get()) : 0;
+        m.applied = recovered.snapshot().map(s -> s.getLastIncluded().getIndex()).orElse(0L);
+        m.syncedCommit = recovered.hardState().getCommitIndex();
+        m.leaderTerm = -1;
+    }
+
+    private void crash(Member m) {
+        count("crash");
+        m.storage.crash(random);
+        m.node = null;
+        for (Client c : clients) {
+            if (c.busy && c.member.equals(m.id)) {
+                giveUp(c);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Faults and operators
+
+    private void injectFaults() {
+        int roll = random.nextInt(1000);
+        List<String> up = members.values().stream().filter(m -> m.node != null).map(m -> m.id).toList();
+        List<String> down = members.values().stream().filter(m -> m.node == null).map(m -> m.id).toList();
+        if (roll < 12 && down.size() < 2) {
+            step = "crash";
+            crash(members.get(up.get(random.nextInt(up.size()))));
+        } else if (roll < 60 && !down.isEmpty()) {
+            Member m = members.get(down.get(random.nextInt(down.size())));
+            step = "restart " + m.id;
+            start(m);
+            drive(m);
+        } else if (roll < 72) {
+            partition();
+        } else if (roll < 100) {
+            step = "heal partitions";
+            net.heal();
+        } else if (roll < 125) {
+            changeMembership();
+        } else if (roll < 135) {
+            transfer();
+        } else if (roll < 175) {
+            compact(members.get(all.get(random.nextInt(all.size()))));
+        }
+    }
+
+    private void partition() {
+        List<String> shuffled = new ArrayList<>(all);
+        for (int i = shuffled.size() - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            String t = shuffled.get(i);
+            shuffled.set(i, shuffled.get(j));
+            shuffled.set(j, t);
+        }
+        switch (random.nextInt(3)) {
+            case 0 -> {
+                step = "isolate " + shuffled.get(0);
+                net.isolate(shuffled.get(0), all);
+            }
+            case 1 -> {
+                List<String> side = shuffled.subList(0, 1 + random.nextInt(all.size() / 2));
+                step = "split " + side;
+                net.split(new ArrayList<>(side), all);
+            }
+            default -> {
+                step = "cut one way " + shuffled.get(0) + ">" + shuffled.get(1);
+                net.cutOneWay(shuffled.get(0), shuffled.get(1));
+                if (random.nextBoolean()) {
+                    net.cutOneWay(shuffled.get(0), shuffled.get(2));
+                }
+            }
+        }
+    }
+
+    private Optional<Member> leader() {
+        Member best = null;
+        for (Member m : members.values()) {
+            if (m.node != null && m.node.status().role() == RaftPeerRole.LEADER
+                    && (best == null || m.node.status().term() > best.node.status().term())) {
+                best = m;
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
+    private void changeMembership() {
+        Optional<Member> l = leader();
+        if (l.isEmpty()) {
+            return;
+        }
+        Member leader = l.get();
+        RaftConfigurationProto cur = leader.node.status().configuration();
+        List<String> voters = new ArrayList<>(cur.getPeersList().stream().map(RaftPeerProto::getId).toList());
+        List<String> listeners = new ArrayList<>(cur.getListenersList().stream().map(RaftPeerProto::getId).toList());
+        List<String> outside = all.stream().filter(id -> !voters.contains(id) && !listeners.contains(id)).toList();
+        int kind = random.nextInt(8);
+        boolean mustRefuse = false;
+        switch (kind) {
+            case 0 -> { // add a listener
+                if (outside.isEmpty()) {
+                    return;
+                }
+                listeners.add(outside.get(random.nextInt(outside.size())));
+            }
+            case 1 -> { // remove a listener
+                if (listeners.isEmpty()) {
+                    return;
+                }
+                listeners.remove(random.nextInt(listeners.size()));
+            }
+            case 2 -> { // promote a listener
+                if (listeners.isEmpty() || voters.size() >= 5) {
+                    return;
+                }
+                voters.add(listeners.remove(random.nextInt(listeners.size())));
+            }
+            case 3 -> { // demote a voter
+                if (voters.size() <= 2) {
+                    return;
+                }
+                listeners.add(voters.remove(random.nextInt(voters.size())));
+            }
+            case 4 -> { // remove a voter
+                if (voters.size() <= 2) {
+                    return;
+                }
+                voters.remove(random.nextInt(voters.size()));
+            }
+            case 5 -> { // add a voter directly
+                if (outside.isEmpty() || voters.size() >= 5) {
+                    return;
+                }
+                voters.add(outside.get(random.nextInt(outside.size())));
+            }
+            case 6 -> { // two voter changes at once: must be refused
+                if (outside.size() < 2) {
+                    return;
+                }
+                voters.add(outside.get(0));
+                voters.add(outside.get(1));
+                mustRefuse = true;
+            }
+            default -> { // listeners swapped wholesale, voters unchanged
+                listeners.clear();
+                for (String id : outside) {
+                    if (random.nextBoolean()) {
+                        listeners.add(id);
+                    }
+                }
+            }
+        }
+        RaftConfigurationProto.Builder next = RaftConfigurationProto.newBuilder();
+        voters.forEach(v -> next.addPeers(peer(v)));
+        listeners.forEach(v -> next.addListeners(peer(v)));
+        step = "setConfiguration at " + leader.id + " voters " + voters + " listeners " + listeners;
+        Proposal p = leader.node.setConfiguration(next.build());
+        count("conf." + p.getClass().getSimpleName());
+        if (mustRefuse && !(p instanceof Proposal.Refused)) {
+            throw violation("one voter change at a time: two voters added was not refused: " + p);
+        }
+        drive(leader);
+    }
+
+    private void transfer() {
+        Optional<Member> l = leader();
+        if (l.isEmpty()) {
+            return;
+        }
+        Member leader = l.get();
+        RaftConfigurationProto cur = leader.node.status().configuration();
+        List<String> candidates = new ArrayList<>(cur.getPeersList().stream().map(RaftPeerProto::getId).toList());
+        candidates.addAll(cur.getListenersList().stream().map(RaftPeerProto::getId).toList());
+        String target = candidates.get(random.nextInt(candidates.size()));
+        step = "transfer leadership from " + leader.id + " to " + target;
+        Proposal p = leader.node.transferLeadership(target);
+        count("transfer." + p.getClass().getSimpleName());
+        boolean listener = cur.getListenersList().stream().anyMatch(x -> x.getId().equals(target));
+        if (listener && !(p instanceof Proposal.Refused)) {
+            throw violation("transfer to a listener was not refused: " + p);
+        }
+        drive(leader);
+    }
+
+    private void compact(Member m) {
+        if (m.node == null || m.applied <= m.node.status().firstIndex()) {
+            return;
+        }
+        step = "compact " + m.id + " at " + m.applied;
+        ByteString data = encodeValue(m.value);
+        SnapshotMetaProto meta = m.node.compact(m.applied, data);
+        m.storage.saveSnapshot(meta, data);
+        count("compact");
+    }
+
+    private void heal() {
+        faults = false;
+        step = "heal everything";
+        net.heal();
+        net.loss = 0;
+        net.duplicate = 0;
+        net.maxDelay = Math.min(net.maxDelay, 1);
+        for (Member m : members.values()) {
+            if (m.node == null) {
+                start(m);
+                drive(m);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The state machine: a register of ints
+
+    private static ByteString encodeValue(int v) {
+        return ByteString.copyFromUtf8(Integer.toString(v));
+    }
+
+    private static int decodeValue(ByteString b) {
+        return Integer.parseInt(b.toStringUtf8());
+    }
+
+    private void installSnapshot(Member m, Ready.Snapshot s) {
+        count("snapshot.installed");
+        m.storage.saveSnapshot(s.meta(), s.data());
+        long index = s.meta().getLastIncluded().getIndex();
+        if (index < m.applied) {
+            throw violation("snapshot install at " + index + " below applied " + m.applied + " on " + m.id);
+        }
+        int value = decodeValue(s.data());
+        Integer known = valueAt.get(index);
+        if (known != null && known != value) {
+            throw violation("state machine safety: " + m.id + " installs value " + value + " at " + index
+                    + " but the state there was " + known);
+        }
+        LogEntryProto c = committedLog.get(index);
+        if (c != null && c.getTerm() != s.meta().getLastIncluded().getTerm()) {
+            throw violation("state machine safety: snapshot at " + index + " of term " + s.meta().getLastIncluded().getTerm()
+                    + " but the committed entry there has term " + c.getTerm());
+        }
+        m.value = value;
+        m.applied = index;
+        for (Client cl : clients) {
+            if (cl.busy && cl.member.equals(m.id) && cl.kind != Kind.READ && cl.index <= index) {
+                giveUp(cl);
+            }
+        }
+    }
+
+    private void apply(Member m, LogEntryProto e) {
+        if (e.getIndex() != m.applied + 1) {
+            throw violation("apply order: " + m.id + " applies " + e.getIndex() + " after " + m.applied);
+        }
+        LogEntryProto c = committedLog.putIfAbsent(e.getIndex(), e);
+        if (c != null && !c.equals(e)) {
+            throw violation("state machine safety: " + m.id + " applies " + brief(e) + " at " + e.getIndex()
+                    + " where another member applied " + brief(c));
+        }
+        m.applied = e.getIndex();
+        Client owner = null;
+        for (Client cl : clients) {
+            if (cl.busy && cl.kind != Kind.READ && cl.member.equals(m.id) && cl.index == e.getIndex()) {
+                owner = cl;
+            }
+        }
+        boolean mine = owner != null && owner.term == e.getTerm();
+        if (e.hasStateMachineLogEntry()) {
+            String[] op = e.getStateMachineLogEntry().getLogData().toStringUtf8().split(":");
+            if (op[0].equals("w")) {
+                m.value = Integer.parseInt(op[1]);
+                if (mine) {
+                    respond(owner, true, 0);
+                }
+            } else if (op[0].equals("cas")) {
+                boolean ok = m.value == Integer.parseInt(op[1]);
+                if (ok) {
+                    m.value = Integer.parseInt(op[2]);
+                }
+                if (mine) {
+                    respond(owner, ok, 0);
+                }
+            }
+        }
+        if (owner != null && !mine) {
+            owner.busy = false; // another entry holds that index: the operation never took effect
+        }
+        Integer known = valueAt.putIfAbsent(e.getIndex(), m.value);
+        if (known != null && known != m.value) {
+            throw violation("state machine safety: " + m.id + " has value " + m.value + " after " + e.getIndex()
+                    + ", another member had " + known);
+        }
+    }
+
+    private static String brief(LogEntryProto e) {
+        String body = e.hasStateMachineLogEntry() ? e.getStateMachineLogEntry().getLogData().toStringUtf8()
+                : e.hasConfigurationEntry() ? "conf" : "noop";
+        return "(" + e.getTerm() + "," + e.getIndex() + " " + body + ")";
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Clients
+
+    private void clientsAct() {
+        if (!faults) {
+            return;
+        }
+        for (Client c : clients) {
+            if (c.busy || invoked >= MAX_OPS || random.nextInt(8) != 0) {
+                continue;
+            }
+            Member m = pickTarget();
+            if (m == null) {
+                continue;
+            }
+            int kind = random.nextInt(3);
+            c.member = m.id;
+            c.deadline = now + 4L * ELECTION_TICKS;
+            c.readIndex = -1;
+            if (kind == 0) {
+                c.kind = Kind.READ;
+                c.requestId = nextRequestId++;
+                step = "client " + c.id + " reads at " + m.id;
+                c.invoke = ++clock;
+                if (m.node.readIndex(c.requestId)) {
+                    c.busy = true;
+                    invoked++;
+                }
+            } else {
+                c.kind = kind == 1 ? Kind.WRITE : Kind.CAS;
+                c.arg = nextValue++;
+                c.expect = c.kind == Kind.CAS ? Math.max(0, c.arg - 1 - random.nextInt(3)) : 0;
+                String data = c.kind == Kind.WRITE ? "w:" + c.arg : "cas:" + c.expect + ":" + c.arg;
+                step = "client " + c.id + " " + data + " at " + m.id;
+                c.invoke = ++clock;
+                if (m.node.propose(ByteString.copyFromUtf8(data)) instanceof Proposal.Accepted a) {
+                    c.term = a.term();
+                    c.index = a.index();
+                    c.busy = true;
+                    invoked++;
+                }
+            }
+            drive(m);
+        }
+    }
+
+    /** Mostly the leader; sometimes any member (reads then go through a follower or listener). */
+    private Member pickTarget() {
+        Optional<Member> l = leader();
+        if (l.isPresent() && random.nextInt(3) > 0) {
+            return l.get();
+        }
+        List<Member> up = members.values().stream().filter(m -> m.node != null).toList();
+        return up.isEmpty() ? null : up.get(random.nextInt(up.size()));
+    }
+
+    private void onReadState(Member m, Ready.ReadState rs) {
+        for (Client c : clients) {
+            if (c.busy && c.kind == Kind.READ && c.member.equals(m.id) && c.requestId == rs.requestId()) {
+                c.readIndex = rs.index();
+            }
+        }
+    }
+
+    private void answerReads(Member m) {
+        for (Client c : clients) {
+            if (c.busy && c.kind == Kind.READ && c.member.equals(m.id) && c.readIndex >= 0 && m.applied >= c.readIndex) {
+                respond(c, true, m.value);
+            }
+        }
+    }
+
+    private void respond(Client c, boolean ok, int value) {
+        history.add(new Op(c.id, c.kind, c.arg, c.expect, c.invoke, ++clock, ok, value));
+        c.busy = false;
+    }
+
+    /** No answer will come: a write's outcome is unknown, a read is simply dropped. */
+    private void giveUp(Client c) {
+        if (c.kind != Kind.READ) {
+            history.add(new Op(c.id, c.kind, c.arg, c.expect, c.invoke, Long.MAX_VALUE, false, 0));
+        }
+        c.busy = false;
+    }
+
+    private void expireClients() {
+        for (Client c : clients) {
+            if (c.busy && now >= c.deadline) {
+                giveUp(c);
+            }
+        }
+    }
+
+    private void finishClients() {
+        for (Client c : clients) {
+            if (c.busy) {
+                giveUp(c);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Invariants
+
+    private AssertionError violation(String property) {
+        return new AssertionError("seed " + seed + " tick " + now + " step " + steps + " (" + step + "): " + property);
+    }
+
+    /** Log matching: an entry (index, term) is the same everywhere, and so is the term before it. */
+    private void checkLogMatching(Member m, List<LogEntryProto> entries) {
+        for (LogEntryProto e : entries) {
+            long prevTerm = m.node.termAt(e.getIndex() - 1);
+            String key = e.getIndex() + "/" + e.getTerm();
+            long fingerprint = prevTerm * 1_000_003L + e.hashCode();
+            Long seen = termIndexPrev.putIfAbsent(key, fingerprint);
+            if (seen != null && seen != fingerprint) {
+                throw violation("log matching: " + m.id + " holds a different entry or predecessor at " + key);
+            }
+        }
+    }
+
+    /** Commit as the driver made it durable: the term it was learned in bounds the term it was committed in. */
+    private void onSyncedCommit(Member m, long commit, long term) {
+        for (long i = m.syncedCommit + 1; i <= commit; i++) {
+            long t = m.node.termAt(i);
+            if (t >= 0) {
+                Long other = commitEntryTerm.putIfAbsent(i, t);
+                if (other != null && other != t) {
+                    throw violation("state machine safety: " + m.id + " committed term " + t + " at " + i
+                            + ", another member committed term " + other);
+                }
+            }
+            commitTerm.merge(i, term, Math::min);
+        }
+        m.syncedCommit = Math.max(m.syncedCommit, commit);
+        maxCommitted = Math.max(maxCommitted, commit);
+    }
+
+    private void checkVote(Member m, RaftMessageProto msg) {
+        if (msg.hasRequestVoteReply() && msg.getRequestVoteReply().getServerReply().getSuccess()
+                && m.node.status().configuration().getListenersList().stream().anyMatch(p -> p.getId().equals(m.id))) {
+            throw violation("listener " + m.id + " granted a vote");
+        }
+    }
+
+    private void checkMember(Member m) {
+        RaftStatus s = m.node.status();
+        boolean listener = s.configuration().getListenersList().stream().anyMatch(p -> p.getId().equals(m.id));
+        boolean voter = s.configuration().getPeersList().stream().anyMatch(p -> p.getId().equals(m.id));
+        if (listener && (s.role() == RaftPeerRole.CANDIDATE || s.role() == RaftPeerRole.FOLLOWER)) {
+            throw violation("listener " + m.id + " is " + s.role());
+        }
+        if (s.role() == RaftPeerRole.CANDIDATE && !voter) {
+            throw violation("non-voter " + m.id + " campaigns");
+        }
+        if (s.role() != RaftPeerRole.LEADER) {
+            m.leaderTerm = -1;
+            return;
+        }
+        String other = leaderOfTerm.putIfAbsent(s.term(), m.id);
+        if (other != null && !other.equals(m.id)) {
+            throw violation("election safety: " + other + " and " + m.id + " both lead term " + s.term());
+        }
+        if (m.leaderTerm != s.term()) {
+            if (!voter) {
+                throw violation("non-voter " + m.id + " became leader of term " + s.term());
+            }
+            m.leaderTerm = s.term();
+            m.leaderCheckedTo = 0;
+        } else {
+            long t = m.node.termAt(m.leaderLastIndex);
+            if (s.lastIndex() < m.leaderLastIndex || (t != m.leaderLastTerm && m.leaderLastIndex >= s.firstIndex())) {
+                throw violation("leader append-only: " + m.id + " had (" + m.leaderLastTerm + "," + m.leaderLastIndex
+                        + ") and now has term " + t + " there, last " + s.lastIndex());
+            }
+        }
+        m.leaderLastIndex = s.lastIndex();
+        m.leaderLastTerm = m.node.termAt(s.lastIndex());
+        for (long i = m.leaderCheckedTo + 1; i <= maxCommitted; i++) {
+            Long ct = commitTerm.get(i);
+            Long et = commitEntryTerm.get(i);
+            if (ct != null && et != null && ct <= s.term() && i >= s.firstIndex() && m.node.termAt(i) != et) {
+                throw violation("leader completeness: " + m.id + " leads term " + s.term() + " without the entry ("
+                        + et + "," + i + ") committed by term " + ct + "; it has term " + m.node.termAt(i));
+            }
+        }
+        m.leaderCheckedTo = maxCommitted;
+    }
+}
