@@ -74,6 +74,8 @@ public final class SegmentedRaftStorage implements RaftStorage {
         this.snapshot = recovered.snapshot();
         this.snapshotPath = recovered.snapshotPath();
         this.hardState = raisedToLog(hardStateFile.state());
+        // a raised term is written with the next sync
+        this.hardStateDirty = !hardState.equals(hardStateFile.state());
     }
 
     /**
