@@ -11,10 +11,13 @@ import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
 /**
- * The hard state in two 4 KiB slots of one file, written in turn (LMDB's two meta pages, TigerBeetle's
- * superblock copies): a write goes to the slot not holding the latest state, then one fdatasync. A torn
- * write spoils only the slot being written, so the other still holds the previous state. One fsync per
- * change, no rename and no directory fsync, where write-temp-and-rename costs two fsyncs and a rename.
+ * The hard state in two 4 KiB slots of one file (LMDB's two meta pages, TigerBeetle's superblock copies).
+ * One slot holds the last <em>forced</em> state; every write goes to the other one, so a torn write never
+ * spoils the forced state. A change of term or vote is forced (one fdatasync) and its slot becomes the
+ * forced one; a change of the commit index alone is written but not forced: losing it is safe (a lower
+ * commit index only delays applying; the leader tells it again), and it spares the second fsync in the
+ * sync of nearly every Ready. No rename and no directory fsync, where write-temp-and-rename costs two
+ * fsyncs and a rename per change.
  *
  * <p>Slot: {@code magic "VBHS" u32 | sequence u64 | length u32 | crc32c u32 | HardStateProto}, the CRC over
  * the 16 bytes before it and the body. Recovery takes the valid slot with the higher sequence.
@@ -28,12 +31,17 @@ final class HardStateFile {
     private final FileChannel channel;
     private long sequence;
     private HardStateProto state;
+    /** The slot holding the last forced state, -1 if none. */
+    private int forcedSlot;
+    private HardStateProto forcedState;
 
-    private HardStateFile(Disk disk, FileChannel channel, long sequence, HardStateProto state) {
+    private HardStateFile(Disk disk, FileChannel channel, Slot latest) {
         this.disk = disk;
         this.channel = channel;
-        this.sequence = sequence;
-        this.state = state;
+        this.sequence = latest == null ? 0 : latest.sequence;
+        this.state = latest == null ? HardStateProto.getDefaultInstance() : latest.state;
+        this.forcedSlot = latest == null ? -1 : latest.slot;
+        this.forcedState = state;
     }
 
     static HardStateFile open(Disk disk) throws IOException {
@@ -47,9 +55,10 @@ final class HardStateFile {
         Slot a = readSlot(channel, 0);
         Slot b = readSlot(channel, 1);
         Slot latest = a == null ? b : b == null || a.sequence > b.sequence ? a : b;
-        return latest == null
-                ? new HardStateFile(disk, channel, 0, HardStateProto.getDefaultInstance())
-                : new HardStateFile(disk, channel, latest.sequence, latest.state);
+        // What was read may be an unforced write still in the page cache: force it before the other slot
+        // is written over.
+        disk.force(channel, false);
+        return new HardStateFile(disk, channel, latest);
     }
 
     HardStateProto state() {
@@ -65,12 +74,17 @@ final class HardStateFile {
         long seq = sequence + 1;
         ByteBuffer slot = ByteBuffer.allocate(SLOT_HEADER_BYTES + body.length);
         slot.putInt(MAGIC).putLong(seq).putInt(body.length).putInt(crc(slot.array(), body)).put(body).flip();
-        long at = (seq % 2) * SLOT_BYTES;
+        int target = forcedSlot == 0 ? 1 : 0;
+        long at = (long) target * SLOT_BYTES;
         while (slot.hasRemaining()) {
             at += channel.write(slot, at);
         }
-        disk.force(channel, false);
         disk.counters.bytesWritten += SLOT_HEADER_BYTES + body.length;
+        if (next.getCurrentTerm() != forcedState.getCurrentTerm() || !next.getVotedFor().equals(forcedState.getVotedFor())) {
+            disk.force(channel, false);
+            forcedSlot = target;
+            forcedState = next;
+        }
         sequence = seq;
         state = next;
     }
@@ -79,7 +93,7 @@ final class HardStateFile {
         channel.close();
     }
 
-    private record Slot(long sequence, HardStateProto state) {
+    private record Slot(int slot, long sequence, HardStateProto state) {
     }
 
     private static Slot readSlot(FileChannel channel, int slot) throws IOException {
@@ -103,7 +117,7 @@ final class HardStateFile {
             return null;
         }
         try {
-            return new Slot(seq, HardStateProto.parseFrom(body));
+            return new Slot(slot, seq, HardStateProto.parseFrom(body));
         } catch (InvalidProtocolBufferException e) {
             return null;
         }

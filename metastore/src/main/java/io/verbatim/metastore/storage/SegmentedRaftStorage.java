@@ -31,8 +31,10 @@ import java.util.stream.Stream;
  *
  * <h2>Fsync policy</h2>
  * Every {@link #sync} makes everything written before it durable: it fdatasyncs the open segment (if it
- * grew) and then writes and fdatasyncs the hard state (if it changed); the driver calls it once per Ready
- * batch, before sending that batch's messages. {@code append} and {@code saveHardState} only write (or
+ * grew), then writes the hard state (if it changed) and fdatasyncs it if the term or the vote changed; a
+ * change of the commit index alone is written unforced, as losing it is safe (see {@link HardStateFile}).
+ * The driver calls it once per Ready batch, before sending that batch's messages: that is what makes a
+ * vote or an acknowledged append durable. {@code append} and {@code saveHardState} only write (or
  * buffer, for the hard state); they fsync only for a structural change, which is durable when it returns:
  * closing a segment (its records forced, then renamed), creating one, cutting a conflicting suffix, and
  * every create, rename or delete is followed by an fsync of the directory. {@code saveSnapshot} syncs

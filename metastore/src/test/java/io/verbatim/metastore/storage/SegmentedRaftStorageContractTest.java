@@ -8,14 +8,18 @@ import java.nio.file.StandardOpenOption;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The contract on disk, with real fsyncs and segments of a few records so that every test crosses them. */
+/**
+ * The contract on disk, with segments of a few records so that every test crosses them. Crashes are
+ * simulated (the open segment cut between its synced and its written size), so the fsyncs themselves are
+ * off to keep the suite quick; {@code -Dverbatim.realFsync=true} turns them on.
+ */
 class SegmentedRaftStorageContractTest extends RaftStorageContract {
     @TempDir
     Path root;
     private int opened;
 
     static StorageOptions options() {
-        return StorageOptions.defaults().withMaxSegmentBytes(400);
+        return new StorageOptions(400, Boolean.getBoolean("verbatim.realFsync"));
     }
 
     @Override

@@ -204,14 +204,37 @@ class SegmentedStorageRecoveryTest {
             s.saveHardState(hardState(2, "b", 0));
             s.sync();
         }
-        // sequence 2 is in slot 0: tear it
-        flip(dir.resolve(FileNames.HARD_STATE), HardStateFile.SLOT_HEADER_BYTES + 1);
+        // the first went to slot 0, the second to slot 1: tear it
+        flip(dir.resolve(FileNames.HARD_STATE), HardStateFile.SLOT_BYTES + HardStateFile.SLOT_HEADER_BYTES + 1);
         try (SegmentedRaftStorage s = open()) {
             assertThat(s.recover().hardState()).isEqualTo(hardState(1, "a", 0));
             s.saveHardState(hardState(3, "c", 0));
         }
         try (SegmentedRaftStorage s = open()) {
             assertThat(s.recover().hardState()).isEqualTo(hardState(3, "c", 0));
+        }
+    }
+
+    @Test
+    void aCommitOnlyChangeIsWrittenUnforcedAndNeverOverTheForcedSlot() throws IOException {
+        try (SegmentedRaftStorage s = SegmentedRaftStorage.open(dir, StorageOptions.defaults())) {
+            s.saveHardState(hardState(2, "b", 0));
+            s.sync();
+            long forced = s.metrics().fsyncs();
+            s.saveHardState(hardState(2, "b", 5));
+            s.sync();
+            s.saveHardState(hardState(2, "b", 7));
+            s.sync();
+            assertThat(s.metrics().fsyncs()).isEqualTo(forced);
+            assertThat(s.metrics().syncs()).isEqualTo(3);
+        }
+        try (SegmentedRaftStorage s = open()) {
+            assertThat(s.recover().hardState()).isEqualTo(hardState(2, "b", 7));
+        }
+        // both commit-only writes went to slot 1; a crash that tore it leaves the forced term and vote
+        flip(dir.resolve(FileNames.HARD_STATE), HardStateFile.SLOT_BYTES + HardStateFile.SLOT_HEADER_BYTES);
+        try (SegmentedRaftStorage s = open()) {
+            assertThat(s.recover().hardState()).isEqualTo(hardState(2, "b", 0));
         }
     }
 
