@@ -29,7 +29,10 @@ public interface RaftStorage extends AutoCloseable {
     /** Replaces the hard state. */
     void saveHardState(HardStateProto state);
 
-    /** Makes everything written so far durable (fsync). */
+    /**
+     * Makes everything written so far durable (fsync). The driver calls it once per Ready batch, before
+     * it sends that batch's messages: that is what makes a vote or an acknowledged append durable.
+     */
     void sync();
 
     /**
@@ -41,6 +44,14 @@ public interface RaftStorage extends AutoCloseable {
 
     /** The latest snapshot's data, if any. */
     Optional<ByteString> snapshotData();
+
+    /**
+     * Stored entries {@code [fromIndex, toIndexExclusive)} for a catch-up, as many as fit in
+     * {@code maxBytes} (record bytes) but at least one if any is stored, so a large entry never stalls a
+     * follower. Empty if {@code fromIndex} is after the last entry; throws {@link IllegalArgumentException}
+     * if {@code fromIndex} is at or before the snapshot (compacted).
+     */
+    List<LogEntryProto> read(long fromIndex, long toIndexExclusive, long maxBytes);
 
     @Override
     void close();
