@@ -17,7 +17,8 @@ public interface ReplicatedLog {
     /**
      * Completes once this member's state machine holds everything committed before the call (Raft's read
      * index, confirmed with a quorum of voters), so a read after it is linearizable. Works on every member,
-     * listeners included, as long as a leader is reachable.
+     * listeners included, as long as a leader is reachable: else it errors with {@link NotLeaderException}
+     * (no leader known) or {@link ReadTimeoutException} (no confirmation in time).
      */
     Mono<Void> readBarrier();
 }

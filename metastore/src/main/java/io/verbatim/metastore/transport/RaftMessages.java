@@ -16,6 +16,7 @@ public final class RaftMessages {
             case REQUESTVOTE -> message.getRequestVote().getServerRequest().getRequestorId();
             case INSTALLSNAPSHOT -> message.getInstallSnapshot().getServerRequest().getRequestorId();
             case STARTLEADERELECTION -> message.getStartLeaderElection().getServerRequest().getRequestorId();
+            case READINDEX -> message.getReadIndex().getServerRequest().getRequestorId();
             default -> reply(message).getReplyId();
         };
     }
@@ -23,7 +24,7 @@ public final class RaftMessages {
     /** The addressee's member id. */
     public static String to(RaftMessageProto message) {
         return switch (message.getBodyCase()) {
-            case APPENDENTRIES, REQUESTVOTE, INSTALLSNAPSHOT, STARTLEADERELECTION -> request(message).getReplyId();
+            case APPENDENTRIES, REQUESTVOTE, INSTALLSNAPSHOT, STARTLEADERELECTION, READINDEX -> request(message).getReplyId();
             default -> reply(message).getRequestorId();
         };
     }
@@ -31,7 +32,7 @@ public final class RaftMessages {
     /** The Raft group the message belongs to. */
     public static String group(RaftMessageProto message) {
         return switch (message.getBodyCase()) {
-            case APPENDENTRIES, REQUESTVOTE, INSTALLSNAPSHOT, STARTLEADERELECTION -> request(message).getRaftGroupId();
+            case APPENDENTRIES, REQUESTVOTE, INSTALLSNAPSHOT, STARTLEADERELECTION, READINDEX -> request(message).getRaftGroupId();
             default -> reply(message).getRaftGroupId();
         };
     }
@@ -42,6 +43,7 @@ public final class RaftMessages {
             case REQUESTVOTE -> message.getRequestVote().getServerRequest();
             case INSTALLSNAPSHOT -> message.getInstallSnapshot().getServerRequest();
             case STARTLEADERELECTION -> message.getStartLeaderElection().getServerRequest();
+            case READINDEX -> message.getReadIndex().getServerRequest();
             default -> throw new IllegalArgumentException("not a request: " + message.getBodyCase());
         };
     }
@@ -51,6 +53,7 @@ public final class RaftMessages {
             case APPENDENTRIESREPLY -> message.getAppendEntriesReply().getServerReply();
             case REQUESTVOTEREPLY -> message.getRequestVoteReply().getServerReply();
             case INSTALLSNAPSHOTREPLY -> message.getInstallSnapshotReply().getServerReply();
+            case READINDEXREPLY -> message.getReadIndexReply().getServerReply();
             default -> throw new IllegalArgumentException("a message with no body");
         };
     }

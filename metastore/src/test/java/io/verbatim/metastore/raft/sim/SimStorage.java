@@ -107,6 +107,20 @@ final class SimStorage implements RaftStorage {
         return snapshot.map(s -> snapshotData);
     }
 
+    /** The durable entries only: the simulator's members read their own in-memory log, never this. */
+    @Override
+    public List<LogEntryProto> read(long fromIndex, long toIndexExclusive, long maxBytes) {
+        List<LogEntryProto> out = new ArrayList<>();
+        long bytes = 0;
+        for (LogEntryProto e : entries) {
+            if (e.getIndex() >= fromIndex && e.getIndex() < toIndexExclusive && (out.isEmpty() || bytes < maxBytes)) {
+                out.add(e);
+                bytes += e.getSerializedSize();
+            }
+        }
+        return out;
+    }
+
     @Override
     public void close() {
     }

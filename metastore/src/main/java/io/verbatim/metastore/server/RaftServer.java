@@ -1,0 +1,335 @@
+package io.verbatim.metastore.server;
+
+import com.google.protobuf.ByteString;
+import io.verbatim.metastore.proto.LogEntryProto;
+import io.verbatim.metastore.proto.RaftConfigurationProto;
+import io.verbatim.metastore.proto.RaftMessageProto;
+import io.verbatim.metastore.proto.SnapshotMetaProto;
+import io.verbatim.metastore.raft.Proposal;
+import io.verbatim.metastore.raft.RaftConfig;
+import io.verbatim.metastore.raft.RaftNode;
+import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.raft.Ready;
+import io.verbatim.metastore.storage.RaftStorage;
+import io.verbatim.metastore.transport.RaftTransport;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * One member of a metadata log group, running: the pure {@link RaftNode} driven on one worker of an
+ * injected scheduler (ticks, inbound messages, proposals and reads all run there, one at a time), its
+ * {@link RaftStorage} written and synced before any message of a Ready leaves, its {@link RaftTransport},
+ * and the {@link StateMachine} it applies committed entries to.
+ *
+ * <p>The storage does blocking file I/O on that worker: give a server a scheduler of its own (e.g.
+ * {@code Schedulers.newSingle}), or a virtual-time scheduler in tests.
+ */
+public final class RaftServer implements ReplicatedLog, AutoCloseable {
+    private final RaftNode node;
+    private final RaftStorage storage;
+    private final RaftTransport transport;
+    private final StateMachine machine;
+    private final Options options;
+    private final Scheduler.Worker worker;
+    private final Map<Long, Pending> proposals = new HashMap<>();
+    private final PriorityQueue<Read> confirmedReads = new PriorityQueue<>((a, b) -> Long.compare(a.index, b.index));
+    private final Map<Long, MonoSink<Void>> askedReads = new HashMap<>();
+    private final ArrayDeque<Disposable> resources = new ArrayDeque<>();
+    private final Sinks.Many<RaftStatus> statuses = Sinks.many().replay().latest();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile RaftStatus status;
+    private long appliedIndex;
+    private long snapshotIndex;
+    private long nextReadId = 1;
+
+    private record Pending(long term, MonoSink<Object> sink) {
+    }
+
+    private record Read(long index, MonoSink<Void> sink) {
+    }
+
+    /**
+     * How a server runs its member.
+     *
+     * @param tick the period of {@link RaftNode#tick}; the core's timeouts are counted in these
+     * @param snapshotEvery entries applied between two snapshots (the log keeps at most about this many)
+     * @param readTimeout how long a read barrier waits for the leader's confirmation (a leader change
+     *     drops it unanswered) before it fails
+     */
+    public record Options(Duration tick, long snapshotEvery, Duration readTimeout) {
+        public Options {
+            if (tick.isNegative() || tick.isZero()) {
+                throw new IllegalArgumentException("tick must be positive, was " + tick);
+            }
+            if (readTimeout.isNegative() || readTimeout.isZero()) {
+                throw new IllegalArgumentException("readTimeout must be positive, was " + readTimeout);
+            }
+            if (snapshotEvery < 1) {
+                throw new IllegalArgumentException("snapshotEvery must be at least 1, was " + snapshotEvery);
+            }
+        }
+
+        public static Options defaults() {
+            return new Options(Duration.ofMillis(50), 10_000, Duration.ofSeconds(5));
+        }
+    }
+
+    private RaftServer(RaftConfig config, RaftConfigurationProto initial, RaftStorage storage, RaftTransport transport,
+            StateMachine machine, Options options, Scheduler scheduler, long seed) {
+        this.storage = storage;
+        this.transport = transport;
+        this.machine = machine;
+        this.options = options;
+        this.worker = scheduler.createWorker();
+        RaftStorage.Recovered recovered = storage.recover();
+        recovered.snapshot().ifPresent(meta -> {
+            machine.restore(storage.snapshotData().orElseThrow(() -> new IllegalStateException(
+                    "the storage has a snapshot's meta at " + meta.getLastIncluded().getIndex() + " but no data")));
+            appliedIndex = meta.getLastIncluded().getIndex();
+            snapshotIndex = appliedIndex;
+        });
+        this.node = RaftNode.start(config, recovered, storage.snapshotData(), initial, new SplittableRandom(seed));
+        this.status = node.status();
+    }
+
+    /**
+     * Recovers the member from {@code storage} (its snapshot restored into {@code machine}) and starts it:
+     * ticking, and stepping what {@code transport} delivers. {@code initial} is the group's first
+     * configuration, the same on every member that starts the group; a member that has a log or a snapshot
+     * takes its configuration from there.
+     */
+    public static RaftServer start(RaftConfig config, RaftConfigurationProto initial, RaftStorage storage,
+            RaftTransport transport, StateMachine machine, Options options, Scheduler scheduler, long seed) {
+        RaftServer server = new RaftServer(config, initial, storage, transport, machine, options, scheduler, seed);
+        server.resources.add(server.worker.schedulePeriodically(() -> server.run(server.node::tick),
+                options.tick().toNanos(), options.tick().toNanos(), TimeUnit.NANOSECONDS));
+        server.resources.add(transport.inbound().subscribe(m -> server.worker.schedule(() -> server.step(m))));
+        return server;
+    }
+
+    private void step(RaftMessageProto message) {
+        run(() -> node.step(message));
+    }
+
+    /** Runs {@code event} on the core, then handles every Ready it produced. */
+    private void run(Runnable event) {
+        if (closed.get()) {
+            return;
+        }
+        event.run();
+        while (node.hasReady()) {
+            Ready ready = node.ready();
+            handle(ready);
+            node.advance(ready);
+        }
+        maybeSnapshot();
+        RaftStatus now = node.status();
+        if (!now.equals(status)) {
+            status = now;
+            statuses.tryEmitNext(now);
+        }
+    }
+
+    private void handle(Ready ready) {
+        ready.snapshot().ifPresent(s -> {
+            storage.saveSnapshot(s.meta(), s.data());
+            machine.restore(s.data());
+            long index = s.meta().getLastIncluded().getIndex();
+            proposals.keySet().removeIf(i -> {
+                if (i <= index) {
+                    proposals.get(i).sink().error(new CommandLostException("the command at index " + i
+                            + " was overtaken by a snapshot from the leader: its outcome is not known here"));
+                    return true;
+                }
+                return false;
+            });
+            appliedIndex = Math.max(appliedIndex, index);
+            snapshotIndex = Math.max(snapshotIndex, index);
+        });
+        if (!ready.entries().isEmpty()) {
+            storage.append(ready.entries());
+        }
+        ready.hardState().ifPresent(storage::saveHardState);
+        if (ready.mustSync()) {
+            storage.sync();
+        }
+        for (RaftMessageProto m : ready.messages()) {
+            transport.send(m);
+        }
+        for (LogEntryProto entry : ready.committedEntries()) {
+            apply(entry);
+        }
+        for (Ready.ReadState r : ready.readStates()) {
+            MonoSink<Void> sink = askedReads.remove(r.requestId());
+            if (sink != null) {
+                confirmedReads.add(new Read(r.index(), sink));
+            }
+        }
+        answerReads();
+    }
+
+    private void apply(LogEntryProto entry) {
+        long index = entry.getIndex();
+        if (index <= appliedIndex) {
+            return;
+        }
+        Object outcome = entry.hasStateMachineLogEntry()
+                ? machine.apply(index, entry.getStateMachineLogEntry().getLogData()) : null;
+        appliedIndex = index;
+        Pending pending = proposals.remove(index);
+        if (pending == null) {
+            return;
+        }
+        if (pending.term() == entry.getTerm() && outcome != null) {
+            pending.sink().success(outcome);
+        } else {
+            pending.sink().error(new CommandLostException("the command proposed at index " + index + " in term "
+                    + pending.term() + " was lost with its leader (term " + entry.getTerm() + " wrote that index)"));
+        }
+    }
+
+    private void answerReads() {
+        while (!confirmedReads.isEmpty() && confirmedReads.peek().index() <= appliedIndex) {
+            confirmedReads.poll().sink().success();
+        }
+    }
+
+    private void maybeSnapshot() {
+        if (appliedIndex - snapshotIndex < options.snapshotEvery()) {
+            return;
+        }
+        ByteString data = machine.snapshot();
+        SnapshotMetaProto meta = node.compact(appliedIndex, data);
+        storage.saveSnapshot(meta, data);
+        snapshotIndex = appliedIndex;
+    }
+
+    @Override
+    public Mono<Object> submit(ByteString command) {
+        return Mono.create(sink -> worker.schedule(() -> run(() -> {
+            Proposal p = node.propose(command);
+            if (p instanceof Proposal.Accepted a) {
+                proposals.put(a.index(), new Pending(a.term(), sink));
+            } else if (p instanceof Proposal.NotLeader n) {
+                sink.error(new NotLeaderException(status.memberId(), n.leaderHint()));
+            } else {
+                sink.error(new IllegalStateException(((Proposal.Refused) p).reason()));
+            }
+        })));
+    }
+
+    @Override
+    public Mono<Void> readBarrier() {
+        return Mono.create(sink -> worker.schedule(() -> run(() -> {
+            long id = nextReadId++;
+            if (node.readIndex(id)) {
+                askedReads.put(id, sink);
+                worker.schedule(() -> {
+                    MonoSink<Void> unanswered = askedReads.remove(id);
+                    if (unanswered != null) {
+                        unanswered.error(new ReadTimeoutException(status.memberId() + " had no answer from "
+                                + leader().map(l -> "the leader " + l).orElse("a leader") + " to a read within "
+                                + options.readTimeout().toMillis() + " ms"));
+                    }
+                }, options.readTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            } else {
+                sink.error(new NotLeaderException(status.memberId(), Optional.empty()));
+            }
+        })));
+    }
+
+    /** Proposes a new configuration (voters and listeners); completes once applied here. */
+    public Mono<Void> setConfiguration(RaftConfigurationProto next) {
+        return Mono.<Object>create(sink -> worker.schedule(() -> run(() -> {
+            Proposal p = node.setConfiguration(next);
+            if (p instanceof Proposal.Accepted a) {
+                proposals.put(a.index(), new Pending(a.term(), sink));
+            } else if (p instanceof Proposal.NotLeader n) {
+                sink.error(new NotLeaderException(status.memberId(), n.leaderHint()));
+            } else {
+                sink.error(new IllegalArgumentException(((Proposal.Refused) p).reason()));
+            }
+        }))).then();
+    }
+
+    /** Asks the leader (this member) to hand leadership to {@code target}. */
+    public Mono<Void> transferLeadership(String target) {
+        return Mono.create(sink -> worker.schedule(() -> run(() -> {
+            Proposal p = node.transferLeadership(target);
+            if (p instanceof Proposal.Accepted) {
+                sink.success();
+            } else if (p instanceof Proposal.NotLeader n) {
+                sink.error(new NotLeaderException(status.memberId(), n.leaderHint()));
+            } else {
+                sink.error(new IllegalArgumentException(((Proposal.Refused) p).reason()));
+            }
+        })));
+    }
+
+    /** The member's state as of its last event. */
+    public RaftStatus status() {
+        return status;
+    }
+
+    /** The member's state, then every change of it (role, term, leader, commit, progress). */
+    public Flux<RaftStatus> statuses() {
+        return statuses.asFlux();
+    }
+
+    /** The leader this member knows of, if any. */
+    public Optional<String> leader() {
+        return status.leader().isEmpty() ? Optional.empty() : Optional.of(status.leader());
+    }
+
+    /**
+     * Stops ticking and stepping, fails what is pending, closes the transport and the storage; completes
+     * when done (on the server's worker, so never while a Ready is half handled).
+     */
+    public Mono<Void> stop() {
+        return Mono.create(sink -> {
+            if (!closed.compareAndSet(false, true)) {
+                sink.success();
+                return;
+            }
+            worker.schedule(() -> {
+                try {
+                    resources.forEach(Disposable::dispose);
+                    IllegalStateException stopped = new IllegalStateException(status.memberId() + " stopped");
+                    proposals.values().forEach(p -> p.sink().error(stopped));
+                    askedReads.values().forEach(r -> r.error(stopped));
+                    confirmedReads.forEach(r -> r.sink().error(stopped));
+                    proposals.clear();
+                    askedReads.clear();
+                    confirmedReads.clear();
+                    transport.close();
+                    storage.close();
+                    statuses.tryEmitComplete();
+                    sink.success();
+                } catch (RuntimeException e) {
+                    sink.error(e);
+                } finally {
+                    worker.dispose();
+                }
+            });
+        });
+    }
+
+    /** {@link #stop}, waited for (at most 10 s): for a server on a real scheduler. */
+    @Override
+    public void close() {
+        stop().block(Duration.ofSeconds(10));
+    }
+}

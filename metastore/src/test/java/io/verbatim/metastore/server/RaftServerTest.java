@@ -1,0 +1,122 @@
+package io.verbatim.metastore.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.verbatim.metastore.proto.RaftConfigurationProto;
+import io.verbatim.metastore.proto.RaftPeerProto;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.raft.RaftConfig;
+import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.state.LayoutRegister;
+import io.verbatim.metastore.state.RaftLayoutStore;
+import io.verbatim.metastore.storage.MemoryRaftStorage;
+import io.verbatim.model.Layout;
+import io.verbatim.model.Mutation;
+import io.verbatim.store.StaleEpochException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/** A group of three voters and two listeners in one JVM, on real threads, through the layout store. */
+class RaftServerTest {
+    static final List<String> VOTERS = List.of("c1", "c2", "c3");
+    static final List<String> LISTENERS = List.of("b1", "b2");
+    static final RaftServer.Options FAST = new RaftServer.Options(Duration.ofMillis(10), 50, Duration.ofSeconds(2));
+
+    final LoopNetwork network = new LoopNetwork();
+    final Map<String, RaftServer> servers = new LinkedHashMap<>();
+    final Map<String, LayoutRegister> registers = new LinkedHashMap<>();
+    final Map<String, Scheduler> threads = new LinkedHashMap<>();
+
+    static RaftConfigurationProto configuration() {
+        RaftConfigurationProto.Builder b = RaftConfigurationProto.newBuilder();
+        VOTERS.forEach(v -> b.addPeers(RaftPeerProto.newBuilder().setId(v)));
+        LISTENERS.forEach(l -> b.addListeners(RaftPeerProto.newBuilder().setId(l)));
+        return b.build();
+    }
+
+    void start(String member) {
+        RaftConfig config = new RaftConfig(member, "g", 10, 2, 64 << 10, 8, true, true, 16 << 10);
+        LayoutRegister register = new LayoutRegister();
+        Scheduler thread = threads.computeIfAbsent(member, m -> Schedulers.newSingle("raft-" + m));
+        servers.put(member, RaftServer.start(config, configuration(), new MemoryRaftStorage(), network.join(member),
+                register, FAST, thread, member.hashCode()));
+        registers.put(member, register);
+    }
+
+    @AfterEach
+    void stop() {
+        servers.values().forEach(RaftServer::close);
+        threads.values().forEach(Scheduler::dispose);
+    }
+
+    String awaitLeader() {
+        return Flux.interval(Duration.ofMillis(5)).map(i -> servers.values().stream().map(RaftServer::status)
+                        .filter(s -> s.role() == RaftPeerRole.LEADER).map(RaftStatus::memberId).findFirst())
+                .filter(java.util.Optional::isPresent).map(java.util.Optional::get).blockFirst(Duration.ofSeconds(10));
+    }
+
+    RaftLayoutStore store(String member) {
+        return new RaftLayoutStore(servers.get(member), registers.get(member));
+    }
+
+    static Layout split(Layout l) {
+        return l.apply(Mutation.split(l.activeSegments().get(0).id()), l.epoch(), 0).layoutOrThrow();
+    }
+
+    @Test
+    void layoutsCommittedOnTheLeaderReachEveryMemberListenersIncluded() {
+        VOTERS.forEach(this::start);
+        LISTENERS.forEach(this::start);
+        String leader = awaitLeader();
+        Layout one = Layout.initial(1, 4, 0);
+        store(leader).create("t", one).block(Duration.ofSeconds(5));
+        Layout two = store(leader).compareAndSet("t", 0, split(one)).block(Duration.ofSeconds(5));
+        for (String member : servers.keySet()) {
+            assertThat(store(member).watch("t").filter(l -> l.epoch() == 1).blockFirst(Duration.ofSeconds(5)))
+                    .as(member).isEqualTo(two);
+        }
+        // A linearizable read from a listener: its barrier goes through the leader.
+        assertThat(store("b1").get("t").block(Duration.ofSeconds(5))).isEqualTo(two);
+        assertThatThrownBy(() -> store(leader).compareAndSet("t", 0, split(one)).block(Duration.ofSeconds(5)))
+                .isInstanceOf(StaleEpochException.class);
+    }
+
+    @Test
+    void aFollowerOrAListenerRefusesACommandAndNamesTheLeader() {
+        VOTERS.forEach(this::start);
+        LISTENERS.forEach(this::start);
+        String leader = awaitLeader();
+        // wait until b2 knows the leader
+        Flux.interval(Duration.ofMillis(5)).filter(i -> servers.get("b2").leader().isPresent())
+                .blockFirst(Duration.ofSeconds(5));
+        assertThatThrownBy(() -> store("b2").create("t", Layout.initial(1, 1, 0)).block(Duration.ofSeconds(5)))
+                .isInstanceOfSatisfying(NotLeaderException.class,
+                        e -> assertThat(e.leader()).contains(leader));
+    }
+
+    @Test
+    void whenTheLeaderIsCutOffANewOneTakesOverAndNothingCommittedIsLost() {
+        VOTERS.forEach(this::start);
+        LISTENERS.forEach(this::start);
+        String first = awaitLeader();
+        Layout one = Layout.initial(1, 4, 0);
+        store(first).create("t", one).block(Duration.ofSeconds(5));
+        network.isolate(first);
+        String second = Flux.interval(Duration.ofMillis(5)).map(i -> servers.values().stream().map(RaftServer::status)
+                        .filter(s -> s.role() == RaftPeerRole.LEADER && !s.memberId().equals(first))
+                        .map(RaftStatus::memberId).findFirst())
+                .filter(java.util.Optional::isPresent).map(java.util.Optional::get).blockFirst(Duration.ofSeconds(10));
+        assertThat(store(second).get("t").block(Duration.ofSeconds(5))).isEqualTo(one);
+        Layout two = store(second).compareAndSet("t", 0, split(one)).block(Duration.ofSeconds(5));
+        network.heal(first);
+        assertThat(store(first).watch("t").filter(l -> l.epoch() == 1).blockFirst(Duration.ofSeconds(10))).isEqualTo(two);
+    }
+}
