@@ -10,6 +10,8 @@ import io.verbatim.store.LayoutStore;
 import io.verbatim.store.StaleEpochException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The {@link LayoutStore} on the metadata log: writes are commands through the group's leader, reads are
@@ -20,16 +22,27 @@ import reactor.core.publisher.Mono;
 public final class RaftLayoutStore implements LayoutStore {
     private final ReplicatedLog log;
     private final LayoutRegister register;
+    private final Scheduler callbacks;
 
-    /** {@code register} is the state machine {@code log} applies to. */
-    public RaftLayoutStore(ReplicatedLog log, LayoutRegister register) {
+    /**
+     * @param register the state machine {@code log} applies to
+     * @param callbacks where answers and watched layouts are delivered: never the member's own thread, so
+     *     a subscriber that blocks or works long does not hold up the log
+     */
+    public RaftLayoutStore(ReplicatedLog log, LayoutRegister register, Scheduler callbacks) {
         this.log = log;
         this.register = register;
+        this.callbacks = callbacks;
+    }
+
+    /** Answers delivered on {@link Schedulers#boundedElastic()}. */
+    public RaftLayoutStore(ReplicatedLog log, LayoutRegister register) {
+        this(log, register, Schedulers.boundedElastic());
     }
 
     @Override
     public Mono<Layout> get(String topic) {
-        return log.readBarrier().then(Mono.fromCallable(() -> register.get(topic).orElse(null)));
+        return log.readBarrier().publishOn(callbacks).then(Mono.fromCallable(() -> register.get(topic).orElse(null)));
     }
 
     @Override
@@ -51,7 +64,7 @@ public final class RaftLayoutStore implements LayoutStore {
     }
 
     private Mono<Layout> submit(String topic, LayoutCommand command) {
-        return log.submit(command.toByteString()).map(outcome -> {
+        return log.submit(command.toByteString()).publishOn(callbacks).map(outcome -> {
             if (outcome instanceof LayoutOutcome.Stored s) {
                 return s.layout();
             }
@@ -64,12 +77,12 @@ public final class RaftLayoutStore implements LayoutStore {
 
     @Override
     public Flux<Layout> watch(String topic) {
-        return Flux.defer(() -> register.watch(topic));
+        return Flux.defer(() -> register.watch(topic)).publishOn(callbacks);
     }
 
     @Override
     public Flux<String> topics() {
-        return log.readBarrier().thenMany(Flux.defer(() -> Flux.fromIterable(register.topics())));
+        return log.readBarrier().publishOn(callbacks).thenMany(Flux.defer(() -> Flux.fromIterable(register.topics())));
     }
 
     /** This member's replica, without a barrier: what a watch has seen, possibly behind the leader. */
