@@ -83,7 +83,9 @@ class RaftServerTest {
     }
 
     static Layout split(Layout l) {
-        return l.apply(Mutation.split(l.activeSegments().get(0).id()), l.epoch(), 0).layoutOrThrow();
+        io.verbatim.model.Segment widest = l.activeSegments().stream()
+                .max(java.util.Comparator.comparingInt(s -> s.range().size())).orElseThrow();
+        return l.apply(Mutation.split(widest.id()), l.epoch(), 0).layoutOrThrow();
     }
 
     @Test
