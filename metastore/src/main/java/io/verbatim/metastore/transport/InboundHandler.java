@@ -32,7 +32,7 @@ import reactor.util.Loggers;
  */
 final class InboundHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = Loggers.getLogger(InboundHandler.class);
-    private enum State { AWAIT_HELLO, OPEN, REFUSED }
+    private enum State { AWAIT_HELLO, OPEN, REFUSED, FAILED }
 
     private final NettyRaftTransport transport;
     private final FrameDecoder decoder;
@@ -63,6 +63,7 @@ final class InboundHandler extends ChannelInboundHandlerAdapter {
                 case AWAIT_HELLO -> hello(ctx, frame);
                 case OPEN -> message(ctx, frame);
                 case REFUSED -> transport.metrics().drop(Drop.UNAUTHENTICATED);
+                case FAILED -> { } // after the frame that closed it, counted once
             }
         } finally {
             ReferenceCountUtil.release(msg);
@@ -132,6 +133,7 @@ final class InboundHandler extends ChannelInboundHandlerAdapter {
                 throw new InvalidProtocolBufferException("a message with no body");
             }
         } catch (InvalidProtocolBufferException | IndexOutOfBoundsException e) {
+            state = State.FAILED;
             transport.metrics().drop(Drop.MALFORMED);
             LOG.debug("member {}: closing the connection of {} from {}: a malformed frame ({})", transport.member(),
                     peer, ctx.channel().remoteAddress(), e.getMessage());
@@ -192,6 +194,7 @@ final class InboundHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (state == State.OPEN && !(cause instanceof IOException)) {
+            state = State.FAILED; // the decoder throws again on what is left when the channel closes
             transport.metrics().drop(tooLong ? Drop.OVERSIZED : Drop.MALFORMED);
             LOG.debug("member {}: closing the connection of {} from {}: {}", transport.member(), peer,
                     ctx.channel().remoteAddress(), cause instanceof DecoderException ? cause.getMessage() : cause);

@@ -48,7 +48,8 @@ public final class MemoryNetwork {
     /**
      * @param maxInFlight per pair of members, the messages sent and not yet delivered; beyond, dropped
      *        ({@code queue_full})
-     * @param inboundBuffer per member, the messages delivered and not yet taken by {@code inbound()}
+     * @param inboundBuffer per member, the messages delivered and not yet taken by {@code inbound()} (Reactor
+     *        rounds it up to a power of two, at least 8)
      */
     public MemoryNetwork(String group, Scheduler scheduler, RandomGenerator random, int maxInFlight,
             int inboundBuffer) {
@@ -152,8 +153,9 @@ public final class MemoryNetwork {
                 return;
             }
             copies = duplicateProbability > 0 && random.nextDouble() < duplicateProbability ? 2 : 1;
-            delay = maxDelayNanos == 0 ? 0
-                    : minDelayNanos + (long) (random.nextDouble() * (maxDelayNanos - minDelayNanos));
+            // at least 1 ns: never delivered on the sender's stack, even by a virtual-time scheduler
+            delay = Math.max(1, maxDelayNanos == 0 ? 0
+                    : minDelayNanos + (long) (random.nextDouble() * (maxDelayNanos - minDelayNanos)));
             pair = pairs.computeIfAbsent(from.member() + "\u0000" + to, k -> new Pair(scheduler.createWorker()));
         }
         if (pair.inFlight.addAndGet(copies) > maxInFlight) {

@@ -323,7 +323,9 @@ public final class NettyRaftTransport implements RaftTransport {
 
     /** A message from {@code peer}'s authenticated connection, {@code bytes} on the wire. */
     void deliver(String peer, RaftMessageProto message, int bytes) {
-        if (!RaftMessages.from(message).equals(peer)) {
+        if (!links.containsKey(peer)) {
+            metrics.drop(Drop.UNAUTHENTICATED); // no longer a peer: its connection is being closed
+        } else if (!RaftMessages.from(message).equals(peer)) {
             metrics.drop(Drop.SPOOFED_SENDER);
         } else if (!RaftMessages.group(message).equals(settings.group())) {
             metrics.drop(Drop.WRONG_GROUP);
@@ -473,7 +475,10 @@ public final class NettyRaftTransport implements RaftTransport {
             return this;
         }
 
-        /** The messages received and not yet taken by every subscriber of {@code inbound()}. */
+        /**
+         * The messages received and not yet taken by every subscriber of {@code inbound()} (Reactor rounds it
+         * up to a power of two, at least 8).
+         */
         public Builder inboundBuffer(int messages) {
             if (messages < 1 || messages > 1 << 20) {
                 throw new IllegalArgumentException("inboundBuffer is " + messages + ": must be within [1, "
