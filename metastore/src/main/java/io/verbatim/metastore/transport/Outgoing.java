@@ -1,0 +1,24 @@
+package io.verbatim.metastore.transport;
+
+import io.verbatim.metastore.proto.RaftMessageProto;
+import io.verbatim.metastore.transport.RaftTransportMetrics.Drop;
+
+/** What a sender checks before a message leaves: it has a body, it is its own, and of its group. */
+final class Outgoing {
+    private Outgoing() {
+    }
+
+    /** Why {@code message} may not be sent by {@code member} of {@code group}, or {@code null}. */
+    static Drop check(RaftMessageProto message, String member, String group) {
+        if (message.getBodyCase() == RaftMessageProto.BodyCase.BODY_NOT_SET) {
+            return Drop.MALFORMED;
+        }
+        if (!RaftMessages.from(message).equals(member)) {
+            return Drop.SPOOFED_SENDER;
+        }
+        if (!RaftMessages.group(message).equals(group)) {
+            return Drop.WRONG_GROUP;
+        }
+        return null;
+    }
+}
