@@ -12,6 +12,7 @@ import io.verbatim.metastore.state.LayoutRegister;
 import io.verbatim.metastore.state.LeaderLayoutStore;
 import io.verbatim.metastore.state.RaftLayoutStore;
 import io.verbatim.metastore.storage.MemoryRaftStorage;
+import io.verbatim.metastore.transport.MemoryNetwork;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.store.LayoutStore;
@@ -32,7 +33,7 @@ class RaftServerTest {
     static final List<String> LISTENERS = List.of("b1", "b2");
     static final RaftServer.Options FAST = new RaftServer.Options(Duration.ofMillis(10), 50, Duration.ofSeconds(2));
 
-    final LoopNetwork network = new LoopNetwork();
+    final MemoryNetwork network = new MemoryNetwork("g", Schedulers.parallel(), new java.util.SplittableRandom(7));
     final Map<String, RaftServer> servers = new LinkedHashMap<>();
     final Map<String, LayoutRegister> registers = new LinkedHashMap<>();
     final Map<String, Scheduler> threads = new LinkedHashMap<>();
@@ -134,7 +135,7 @@ class RaftServerTest {
                 .filter(java.util.Optional::isPresent).map(java.util.Optional::get).blockFirst(Duration.ofSeconds(10));
         assertThat(leaderStore("b1").get("t").block(Duration.ofSeconds(10))).isEqualTo(one);
         Layout two = leaderStore("b1").compareAndSet("t", 0, split(one)).block(Duration.ofSeconds(10));
-        network.heal(first);
+        network.healAll();
         assertThat(store(first).watch("t").filter(l -> l.epoch() == 1).blockFirst(Duration.ofSeconds(10))).isEqualTo(two);
     }
 }
