@@ -263,7 +263,10 @@ public final class SegmentedRaftStorage implements RaftStorage {
         return out;
     }
 
-    /** Counters since open. */
+    /**
+     * Counters since open. Plain fields written by the driver thread: a metrics thread may read them, a
+     * little stale. With {@link StorageOptions#unsafeNoFsync()} {@code fsyncs} counts the skipped ones.
+     */
     public StorageMetrics metrics() {
         Disk.Counters c = disk.counters;
         return new StorageMetrics(c.bytesWritten, c.syncs, c.syncNanos, c.fsyncs, c.segmentsCreated, segments.size(),

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.verbatim.metastore.proto.LogEntryProto;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -299,6 +300,12 @@ class SegmentedStorageRecoveryTest {
             assertThat(m.segmentsCreated()).isEqualTo(3);
             assertThat(m.bytesWritten()).isGreaterThan(20 * RECORD);
             assertThat(m.fsyncs()).isGreaterThan(3);
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new StorageMetricsBinder(s).bindTo(registry);
+            assertThat(registry.get(StorageMetricsBinder.SYNCS).functionTimer().count()).isEqualTo(1);
+            assertThat(registry.get(StorageMetricsBinder.BYTES_WRITTEN).functionCounter().count())
+                    .isEqualTo(m.bytesWritten());
+            assertThat(registry.get(StorageMetricsBinder.SEGMENTS).gauge().value()).isEqualTo(3);
         }
     }
 }
