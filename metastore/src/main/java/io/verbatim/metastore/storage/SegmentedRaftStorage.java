@@ -86,12 +86,17 @@ public final class SegmentedRaftStorage implements RaftStorage {
      * {@link IllegalStateException} if another storage holds the directory.
      */
     public static SegmentedRaftStorage open(Path dir, StorageOptions options) {
+        return open(dir, options, Disk.Steps.NONE);
+    }
+
+    /** With a hook before every disk step, to kill the process between any two of them in tests. */
+    static SegmentedRaftStorage open(Path dir, StorageOptions options, Disk.Steps steps) {
         FileChannel lock = null;
         HardStateFile hardState = null;
         try {
             Files.createDirectories(dir);
             lock = lock(dir);
-            Disk disk = new Disk(dir, options.syncOnSync(), new Disk.Counters());
+            Disk disk = new Disk(dir, options.syncOnSync(), new Disk.Counters(), steps);
             hardState = HardStateFile.open(disk);
             return new SegmentedRaftStorage(disk, options, lock, hardState, LogRecovery.run(disk));
         } catch (IOException | RuntimeException e) {
@@ -191,7 +196,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
                 while (!segments.isEmpty() && !segments.get(0).isOpen() && segments.get(0).lastIndex() <= index) {
                     Segment covered = segments.remove(0);
                     covered.release();
-                    Files.delete(covered.path());
+                    disk.unlink(covered.path());
                     deleted = true;
                 }
                 if (deleted) {
@@ -409,7 +414,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
             Records.put(buf, e.toByteArray());
         }
         buf.flip();
-        segment.write(buf, offsets, terms);
+        segment.write(disk, buf, offsets, terms);
         disk.counters.bytesWritten += bytes;
     }
 
@@ -420,7 +425,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
                     .filter(p -> !p.equals(snapshotPath)).toList();
         }
         for (Path p : older) {
-            Files.delete(p);
+            disk.unlink(p);
         }
         if (!older.isEmpty()) {
             disk.syncDirectory();

@@ -198,6 +198,30 @@ class SegmentedStorageRecoveryTest {
     }
 
     @Test
+    void aDisagreeingSnapshotKilledWhileDroppingTheLogNeverKeepsThatLogAfterIt() throws IOException {
+        writeLog(20);
+        // saveSnapshot((2, 8)) renamed its file and deleted the open segment, then the process died
+        SnapshotFile.write(new Disk(dir, false, new Disk.Counters(), Disk.Steps.NONE), snapshot(2, 8), ByteString.EMPTY);
+        Files.delete(dir.resolve("log_inprogress_17.seg"));
+        try (SegmentedRaftStorage s = open()) {
+            // log_1-8 is wholly covered, but it says the log disagrees: log_9-16 must go too
+            assertThat(s.recover().snapshot()).contains(snapshot(2, 8));
+            assertThat(s.recover().entries()).isEmpty();
+        }
+        assertThat(segmentNames()).isEmpty();
+    }
+
+    @Test
+    void anAgreeingCompactionKilledHalfWayKeepsTheLogAfterTheSnapshot() throws IOException {
+        writeLog(20);
+        SnapshotFile.write(new Disk(dir, false, new Disk.Counters(), Disk.Steps.NONE), snapshot(1, 8), ByteString.EMPTY);
+        try (SegmentedRaftStorage s = open()) {
+            assertThat(s.recover().entries()).isEqualTo(entries(1, 9, 20));
+        }
+        assertThat(segmentNames()).containsExactly("log_9-16.seg", "log_inprogress_17.seg");
+    }
+
+    @Test
     void aTornHardStateSlotFallsBackToThePreviousState() throws IOException {
         try (SegmentedRaftStorage s = open()) {
             s.saveHardState(hardState(1, "a", 0));
