@@ -61,6 +61,16 @@ final class Disk {
         counters.fsyncs++;
     }
 
+    void syncParent() throws IOException {
+        Path parent = dir.toAbsolutePath().getParent();
+        if (fsync && parent != null) {
+            try (FileChannel d = FileChannel.open(parent, StandardOpenOption.READ)) {
+                d.force(true);
+            }
+        }
+        counters.fsyncs++;
+    }
+
     void rename(Path from, Path to) throws IOException {
         steps.before("rename " + from.getFileName());
         Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);

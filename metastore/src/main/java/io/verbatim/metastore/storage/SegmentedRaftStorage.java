@@ -94,9 +94,14 @@ public final class SegmentedRaftStorage implements RaftStorage {
         FileChannel lock = null;
         HardStateFile hardState = null;
         try {
+            boolean created = !Files.isDirectory(dir);
             Files.createDirectories(dir);
             lock = lock(dir);
             Disk disk = new Disk(dir, options.syncOnSync(), new Disk.Counters(), steps);
+            if (created) {
+                // the directory's own entry, so that a crash right after its first sync cannot lose it
+                disk.syncParent();
+            }
             hardState = HardStateFile.open(disk);
             return new SegmentedRaftStorage(disk, options, lock, hardState, LogRecovery.run(disk));
         } catch (IOException | RuntimeException e) {
