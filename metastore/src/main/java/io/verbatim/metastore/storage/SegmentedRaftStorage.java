@@ -6,14 +6,12 @@ import io.verbatim.metastore.proto.LogEntryProto;
 import io.verbatim.metastore.proto.SnapshotMetaProto;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -58,7 +56,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
     private final StorageOptions options;
     private final FileChannel lockChannel;
     private final HardStateFile hardStateFile;
-    private final List<Segment> segments;
+    private final SegmentList segments;
     private SnapshotMetaProto snapshot;
     private Path snapshotPath;
     private HardStateProto hardState;
@@ -72,7 +70,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
         this.options = options;
         this.lockChannel = lockChannel;
         this.hardStateFile = hardStateFile;
-        this.segments = new ArrayList<>(recovered.segments());
+        this.segments = new SegmentList(disk, options.maxSegmentBytes(), recovered.segments());
         this.snapshot = recovered.snapshot();
         this.snapshotPath = recovered.snapshotPath();
         this.hardState = raisedToLog(hardStateFile.state());
@@ -147,10 +145,10 @@ public final class SegmentedRaftStorage implements RaftStorage {
         long cut = entries.get(0).getIndex() + same;
         io(() -> {
             if (cut <= lastIndex()) {
-                truncateFrom(cut);
+                segments.truncateFrom(cut);
             }
             if (same < entries.size()) {
-                write(entries.subList(same, entries.size()));
+                segments.write(entries.subList(same, entries.size()));
             }
         });
     }
@@ -170,7 +168,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
         checkUsable();
         io(() -> {
             long start = System.nanoTime();
-            boolean synced = !segments.isEmpty() && segments.get(segments.size() - 1).force(disk);
+            boolean synced = segments.force();
             if (hardStateDirty) {
                 hardStateFile.write(hardState);
                 hardStateDirty = false;
@@ -193,28 +191,13 @@ public final class SegmentedRaftStorage implements RaftStorage {
                     + snapshotIndex());
         }
         sync();
-        boolean agrees = index <= lastIndex() && termAt(index) == term;
+        boolean agrees = index <= lastIndex() && segments.contains(index) && termAt(index) == term;
         io(() -> {
             Path path = SnapshotFile.write(disk, meta, data);
             if (agrees) {
-                boolean deleted = false;
-                while (!segments.isEmpty() && !segments.get(0).isOpen() && segments.get(0).lastIndex() <= index) {
-                    Segment covered = segments.remove(0);
-                    covered.release();
-                    disk.unlink(covered.path());
-                    deleted = true;
-                }
-                if (deleted) {
-                    disk.syncDirectory();
-                }
+                segments.dropCovered(index);
             } else {
-                // Newest first, each deletion durable before the next: a crash leaves a prefix of the old log,
-                // which recovery recognizes as disagreeing and drops, never a log with a hole.
-                while (!segments.isEmpty()) {
-                    Segment dropped = segments.remove(segments.size() - 1);
-                    dropped.release();
-                    disk.delete(dropped.path());
-                }
+                segments.dropAll();
             }
             snapshot = meta;
             snapshotPath = path;
@@ -248,29 +231,15 @@ public final class SegmentedRaftStorage implements RaftStorage {
                     + snapshotIndex());
         }
         long to = Math.min(toIndexExclusive, lastIndex() + 1);
-        List<LogEntryProto> out = new ArrayList<>();
         if (fromIndex >= to) {
-            return out;
+            return List.of();
         }
-        long budget = maxBytes;
-        long next = fromIndex;
         try {
-            for (int s = segmentOf(fromIndex); next < to && s < segments.size(); s++) {
-                Segment segment = segments.get(s);
-                List<LogEntryProto> chunk = segment.read(next, to, budget, out.isEmpty());
-                for (LogEntryProto e : chunk) {
-                    budget -= Records.HEADER_BYTES + e.getSerializedSize();
-                }
-                out.addAll(chunk);
-                next += chunk.size();
-                if (next <= segment.lastIndex()) {
-                    break;
-                }
-            }
+            return segments.read(fromIndex, to, maxBytes);
         } catch (IOException e) {
             fail(e);
+            return List.of();
         }
-        return out;
     }
 
     /**
@@ -312,8 +281,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
 
     /** Lets go of everything without syncing, as a killed process would: for crash tests. */
     CrashPoint abandon() {
-        Segment open = segments.isEmpty() || !segments.get(segments.size() - 1).isOpen()
-                ? null : segments.get(segments.size() - 1);
+        Segment open = segments.open();
         CrashPoint point = open == null ? new CrashPoint(null, 0, 0)
                 : new CrashPoint(open.path(), open.syncedSize(), open.size());
         release();
@@ -325,102 +293,14 @@ public final class SegmentedRaftStorage implements RaftStorage {
     }
 
     long lastIndex() {
-        return segments.isEmpty() ? snapshotIndex()
-                : Math.max(snapshotIndex(), segments.get(segments.size() - 1).lastIndex());
+        return segments.lastIndex(snapshotIndex());
     }
 
     long termAt(long index) {
         if (index == snapshotIndex()) {
             return snapshot == null ? 0 : snapshot.getLastIncluded().getTerm();
         }
-        int s = segmentOf(index);
-        if (s < 0) {
-            throw new IllegalStateException("no entry " + index + " in the log");
-        }
-        return segments.get(s).termAt(index);
-    }
-
-    /** The segment holding {@code index}, or -1. */
-    private int segmentOf(long index) {
-        int lo = 0;
-        int hi = segments.size() - 1;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            Segment s = segments.get(mid);
-            if (index < s.firstIndex()) {
-                hi = mid - 1;
-            } else if (index > s.lastIndex()) {
-                lo = mid + 1;
-            } else {
-                return mid;
-            }
-        }
-        return -1;
-    }
-
-    /**
-     * Cuts entries at and after {@code index}: later segments deleted newest first (each deletion durable,
-     * so a crash leaves a prefix of the log, never a hole), the one holding {@code index} reopened and
-     * truncated, durably, before anything is written after the cut.
-     */
-    private void truncateFrom(long index) throws IOException {
-        int holder = segmentOf(index);
-        while (segments.size() - 1 > holder) {
-            Segment dropped = segments.remove(segments.size() - 1);
-            dropped.release();
-            disk.delete(dropped.path());
-        }
-        Segment segment = segments.get(holder);
-        if (!segment.isOpen()) {
-            segment.reopen(disk);
-        }
-        segment.truncateFrom(disk, index);
-    }
-
-    private void write(List<LogEntryProto> entries) throws IOException {
-        Segment segment = openSegment(entries.get(0).getIndex());
-        int from = 0;
-        long pendingBytes = 0;
-        for (int i = 0; i < entries.size(); i++) {
-            long record = Records.HEADER_BYTES + entries.get(i).getSerializedSize();
-            if (segment.count() + (i - from) > 0 && segment.size() + pendingBytes + record > options.maxSegmentBytes()) {
-                flush(segment, entries.subList(from, i), pendingBytes);
-                from = i;
-                pendingBytes = 0;
-                segment.close(disk);
-                segment = Segment.create(disk, entries.get(i).getIndex());
-                segments.add(segment);
-            }
-            pendingBytes += record;
-        }
-        flush(segment, entries.subList(from, entries.size()), pendingBytes);
-    }
-
-    private Segment openSegment(long firstIndex) throws IOException {
-        if (!segments.isEmpty() && segments.get(segments.size() - 1).isOpen()) {
-            return segments.get(segments.size() - 1);
-        }
-        Segment created = Segment.create(disk, firstIndex);
-        segments.add(created);
-        return created;
-    }
-
-    /** One write for the records of a batch that fall in one segment. */
-    private void flush(Segment segment, List<LogEntryProto> entries, long bytes) throws IOException {
-        if (entries.isEmpty()) {
-            return;
-        }
-        ByteBuffer buf = ByteBuffer.allocate(Math.toIntExact(bytes));
-        LongArray offsets = new LongArray();
-        LongArray terms = new LongArray();
-        for (LogEntryProto e : entries) {
-            offsets.add(buf.position());
-            terms.add(e.getTerm());
-            Records.put(buf, e.toByteArray());
-        }
-        buf.flip();
-        segment.write(disk, buf, offsets, terms);
-        disk.counters.bytesWritten += bytes;
+        return segments.termAt(index);
     }
 
     private void deleteOlderSnapshots() throws IOException {
@@ -477,15 +357,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
 
     private void release() {
         closed = true;
-        Throwable first = null;
-        for (Segment s : segments) {
-            try {
-                s.release();
-            } catch (IOException e) {
-                first = first == null ? e : first;
-            }
-        }
-        closeQuietly(hardStateFile, lockChannel, first);
+        closeQuietly(hardStateFile, lockChannel, segments.release());
     }
 
     private static void closeQuietly(HardStateFile hardState, FileChannel lock, Throwable cause) {
