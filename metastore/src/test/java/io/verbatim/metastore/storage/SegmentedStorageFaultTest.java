@@ -77,7 +77,7 @@ class SegmentedStorageFaultTest {
         int go() throws IOException {
             storage = open();
             int crashes = 0;
-            int steps = 40 + random.nextInt(60);
+            int steps = 30 + random.nextInt(40);
             for (int step = 0; step < steps; step++) {
                 int op = random.nextInt(100);
                 if (op < 35) {
