@@ -195,7 +195,7 @@ final class LogRecovery {
             if (!name.open()) {
                 throw new StorageCorruptionException(file, damage.offset(), damage.problem() + " in a closed segment");
             }
-            if (damage.followedByValidRecord()) {
+            if (damage.notATornWrite()) {
                 throw new StorageCorruptionException(file, damage.offset(), damage.problem()
                         + ", and a valid record follows: not a torn tail");
             }

@@ -33,9 +33,15 @@ final class Records {
     record Scan(LongArray offsets, LongArray indices, LongArray terms, int validEnd, Damage damage) {
     }
 
-    /** The first bad record: where, why, and whether a valid record follows it (then it is not a torn tail). */
-    record Damage(int offset, String problem, boolean followedByValidRecord) {
+    /**
+     * The first bad record: where, why, and whether it cannot be a torn write: a valid record follows it
+     * and none of its 512-byte sectors is all zeros (a sector the crash kept from the disk, as etcd's WAL
+     * tells a torn entry).
+     */
+    record Damage(int offset, String problem, boolean notATornWrite) {
     }
+
+    static final int SECTOR_BYTES = 512;
 
     static Scan scan(byte[] file, int from) {
         LongArray offsets = new LongArray();
@@ -56,7 +62,8 @@ final class Records {
                 // Only a record whose extent is whole tells where the next one starts.
                 int next = problem.framed() ? pos + HEADER_BYTES + length(file, pos) : -1;
                 boolean followed = next > 0 && next < file.length && problemAt(file, next) == null;
-                return new Scan(offsets, indices, terms, pos, new Damage(pos, problem.text(), followed));
+                boolean corrupt = followed && !hasZeroSector(file, pos, next);
+                return new Scan(offsets, indices, terms, pos, new Damage(pos, problem.text(), corrupt));
             }
             offsets.add(pos);
             indices.add(entry.getIndex());
@@ -64,6 +71,21 @@ final class Records {
             pos += HEADER_BYTES + length(file, pos);
         }
         return new Scan(offsets, indices, terms, pos, null);
+    }
+
+    /** Whether a whole 512-byte-aligned sector within {@code [from, to)} is all zeros. */
+    private static boolean hasZeroSector(byte[] file, int from, int to) {
+        for (int sector = (from + SECTOR_BYTES - 1) / SECTOR_BYTES * SECTOR_BYTES; sector + SECTOR_BYTES <= to;
+                sector += SECTOR_BYTES) {
+            boolean zeros = true;
+            for (int i = sector; i < sector + SECTOR_BYTES && zeros; i++) {
+                zeros = file[i] == 0;
+            }
+            if (zeros) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Why no record starts at an offset; {@code framed} if its length field and extent are plausible. */

@@ -41,8 +41,11 @@ import java.util.stream.Stream;
  * <h2>What a crash can leave</h2>
  * Closed segments, the hard state at the last sync, and the snapshot are whole. The open segment holds
  * everything up to the last sync and possibly some of what came after it, as a byte prefix that may end
- * in a torn record; {@link #open} cuts that tail. A CRC failure anywhere else (a closed segment, or a bad
- * record followed by a good one) is a {@link StorageCorruptionException}. A replaced suffix never comes
+ * in a torn record; {@link #open} cuts that tail (a partial length, a partial body, a bad CRC with nothing
+ * valid after it, or a bad CRC over an all-zero 512-byte sector, which writeback may leave before pages it
+ * did write). Any other damage (in a closed segment, or a bad record followed by a good one) is a
+ * {@link StorageCorruptionException} naming the file and offset: recovery never drops what may be
+ * committed. A replaced suffix never comes
  * back: the cut is made durable before any replacement is written, so no old record can survive under
  * the new ones. As the hard state is written after the log in every sync, a crash can leave the log ahead
  * of the hard state, never behind; recovery then raises the term to the log's last term with no vote

@@ -114,6 +114,23 @@ class SegmentedStorageRecoveryTest {
     }
 
     @Test
+    void aRecordWithAnUnwrittenSectorIsATornWriteEvenIfLaterOnesReachedTheDisk() throws IOException {
+        try (SegmentedRaftStorage s = SegmentedRaftStorage.open(dir, StorageOptions.unsafeNoFsync())) {
+            s.append(List.of(Entries.entry(1, 1, 100), Entries.entry(1, 2, 2000), Entries.entry(1, 3, 100)));
+        }
+        // writeback kept the sector at 1024 of entry 2 from the disk, but wrote entry 3
+        Path open = openSegment();
+        try (RandomAccessFile f = new RandomAccessFile(open.toFile(), "rw")) {
+            f.seek(1024);
+            f.write(new byte[512]);
+        }
+        try (SegmentedRaftStorage s = SegmentedRaftStorage.open(dir, StorageOptions.unsafeNoFsync())) {
+            assertThat(s.recover().entries()).containsExactly(Entries.entry(1, 1, 100));
+            assertThat(s.metrics().recordsTruncatedAtRecovery()).isEqualTo(2);
+        }
+    }
+
+    @Test
     void anyDamageInAClosedSegmentIsAnError() throws IOException {
         writeLog(20);
         Path closed = dir.resolve("log_9-16.seg");
