@@ -8,22 +8,42 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 
 /**
- * The fsyncs of one log directory, all through here so that {@link StorageOptions#syncOnSync} turns them
- * all off at once and {@link Counters} counts them.
+ * The fsyncs and file operations of one log directory, all through here so that
+ * {@link StorageOptions#syncOnSync} turns the fsyncs off at once, {@link Counters} counts them, and a test
+ * can stop the process between any two of them ({@link Steps}).
  */
 final class Disk {
     final Path dir;
     final boolean fsync;
     final Counters counters;
+    private final Steps steps;
 
-    Disk(Path dir, boolean fsync, Counters counters) {
+    Disk(Path dir, boolean fsync, Counters counters, Steps steps) {
         this.dir = dir;
         this.fsync = fsync;
         this.counters = counters;
+        this.steps = steps;
+    }
+
+    /**
+     * Called before every write, truncate, fsync, create, rename and delete: a test's hook that throws to
+     * simulate a process killed right there.
+     */
+    @FunctionalInterface
+    interface Steps {
+        Steps NONE = step -> {
+        };
+
+        void before(String step) throws IOException;
+    }
+
+    void step(String step) throws IOException {
+        steps.before(step);
     }
 
     /** fdatasync (size included) or, with {@code metadata}, fsync. */
     void force(FileChannel channel, boolean metadata) throws IOException {
+        steps.before("force");
         if (fsync) {
             channel.force(metadata);
         }
@@ -32,6 +52,7 @@ final class Disk {
 
     /** Makes creations, renames and deletions in the directory durable. */
     void syncDirectory() throws IOException {
+        steps.before("sync directory");
         if (fsync) {
             try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
                 d.force(true);
@@ -40,14 +61,31 @@ final class Disk {
         counters.fsyncs++;
     }
 
+    void syncParent() throws IOException {
+        Path parent = dir.toAbsolutePath().getParent();
+        if (fsync && parent != null) {
+            try (FileChannel d = FileChannel.open(parent, StandardOpenOption.READ)) {
+                d.force(true);
+            }
+        }
+        counters.fsyncs++;
+    }
+
     void rename(Path from, Path to) throws IOException {
+        steps.before("rename " + from.getFileName());
         Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
         syncDirectory();
     }
 
     void delete(Path file) throws IOException {
-        Files.deleteIfExists(file);
+        unlink(file);
         syncDirectory();
+    }
+
+    /** Deletes without the directory fsync (the caller does one after several). */
+    void unlink(Path file) throws IOException {
+        steps.before("delete " + file.getFileName());
+        Files.deleteIfExists(file);
     }
 
     /** Mutable counters, copied out as {@link StorageMetrics}. */

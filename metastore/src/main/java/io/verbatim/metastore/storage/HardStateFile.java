@@ -75,6 +75,7 @@ final class HardStateFile {
         ByteBuffer slot = ByteBuffer.allocate(SLOT_HEADER_BYTES + body.length);
         slot.putInt(MAGIC).putLong(seq).putInt(body.length).putInt(crc(slot.array(), body)).put(body).flip();
         int target = forcedSlot == 0 ? 1 : 0;
+        disk.step("write " + FileNames.HARD_STATE);
         long at = (long) target * SLOT_BYTES;
         while (slot.hasRemaining()) {
             at += channel.write(slot, at);

@@ -66,6 +66,10 @@ final class LogRecovery {
         if (deleted) {
             disk.syncDirectory();
         }
+        if (open != null && open != segmentsByFirst.lastEntry().getValue()) {
+            throw new StorageCorruptionException(open, -1, "the open segment is followed by "
+                    + segmentsByFirst.lastEntry().getValue());
+        }
         SnapshotFile.Loaded snapshot = null;
         Path snapshotPath = null;
         snapshots.sort(Comparator.comparing((Path p) -> snapshotName(p).index())
@@ -83,6 +87,14 @@ final class LogRecovery {
         }
         long snapshotIndex = snapshot == null ? 0 : snapshot.meta().getLastIncluded().getIndex();
         long snapshotTerm = snapshot == null ? 0 : snapshot.meta().getLastIncluded().getTerm();
+        if (!agreesWithSnapshot(disk, segmentsByFirst, names, snapshotIndex, snapshotTerm)) {
+            // A snapshot that replaced a disagreeing log, and a crash before the log's files were all
+            // deleted (newest first, so what is left is a prefix of that log).
+            for (Path file : segmentsByFirst.descendingMap().values()) {
+                disk.delete(file);
+            }
+            segmentsByFirst.clear();
+        }
         List<Segment> segments = new ArrayList<>();
         long expected = -1;
         long lastTerm = 0;
@@ -92,10 +104,6 @@ final class LogRecovery {
                 // Wholly covered: a compaction that crashed before deleting it.
                 disk.delete(file);
                 continue;
-            }
-            if (name.open() && file != segmentsByFirst.lastEntry().getValue()) {
-                throw new StorageCorruptionException(file, -1, "the open segment is followed by "
-                        + segmentsByFirst.lastEntry().getValue());
             }
             if (expected >= 0 && name.first() != expected) {
                 throw new StorageCorruptionException(file, -1, "the log has a gap: this segment starts at "
@@ -108,7 +116,7 @@ final class LogRecovery {
                 lastTerm = segment.termAt(segment.lastIndex());
             }
         }
-        reconcile(disk, segments, snapshotIndex, snapshotTerm);
+        reconcile(disk, segments, snapshotIndex);
         return new Result(segments, snapshot == null ? null : snapshot.meta(), snapshotPath);
     }
 
@@ -116,9 +124,36 @@ final class LogRecovery {
         return FileNames.parseSnapshot(p.getFileName().toString()).orElseThrow();
     }
 
-    /** Keeps the entries after the snapshot only if they agree with it, as {@code saveSnapshot} does. */
-    private static void reconcile(Disk disk, List<Segment> segments, long snapshotIndex, long snapshotTerm)
-            throws IOException {
+    /**
+     * Whether the log's entries after the snapshot may be kept, as {@code saveSnapshot} decides: the log
+     * holds the snapshot's last entry with the same term, or it starts right after it. Decided before
+     * wholly covered segments are dropped, else a half-dropped disagreeing log could look as if it started
+     * right after the snapshot.
+     */
+    private static boolean agreesWithSnapshot(Disk disk, TreeMap<Long, Path> segmentsByFirst,
+            Map<Path, SegmentName> names, long snapshotIndex, long snapshotTerm) throws IOException {
+        if (snapshotIndex == 0 || segmentsByFirst.isEmpty()) {
+            return true;
+        }
+        Map.Entry<Long, Path> holder = segmentsByFirst.floorEntry(snapshotIndex);
+        if (holder == null) {
+            // The log starts after the snapshot: right after it, or a gap the caller reports.
+            return true;
+        }
+        SegmentName name = names.get(holder.getValue());
+        if (!name.open() && name.last() < snapshotIndex) {
+            return segmentsByFirst.containsKey(snapshotIndex + 1);
+        }
+        Segment segment = load(disk, holder.getValue(), name, 0);
+        try {
+            return segment.contains(snapshotIndex) && segment.termAt(snapshotIndex) == snapshotTerm;
+        } finally {
+            segment.release();
+        }
+    }
+
+    /** What is left once the wholly covered segments are gone must start at or right after the snapshot. */
+    private static void reconcile(Disk disk, List<Segment> segments, long snapshotIndex) throws IOException {
         if (segments.isEmpty()) {
             return;
         }
@@ -128,10 +163,8 @@ final class LogRecovery {
             throw new StorageCorruptionException(segments.get(0).path(), -1, "the log starts at " + first
                     + " but the newest readable snapshot ends at " + snapshotIndex);
         }
-        boolean agrees = last > snapshotIndex
-                && (first == snapshotIndex + 1 || segments.get(0).termAt(snapshotIndex) == snapshotTerm);
-        if (!agrees) {
-            // A snapshot that replaced a disagreeing log, and a crash before the log's files were deleted.
+        if (last <= snapshotIndex) {
+            // An open segment wholly covered: nothing in it is needed.
             for (int i = segments.size() - 1; i >= 0; i--) {
                 segments.get(i).release();
                 disk.delete(segments.get(i).path());
@@ -162,7 +195,7 @@ final class LogRecovery {
             if (!name.open()) {
                 throw new StorageCorruptionException(file, damage.offset(), damage.problem() + " in a closed segment");
             }
-            if (damage.followedByValidRecord()) {
+            if (damage.notATornWrite()) {
                 throw new StorageCorruptionException(file, damage.offset(), damage.problem()
                         + ", and a valid record follows: not a torn tail");
             }

@@ -13,16 +13,33 @@ import java.util.Optional;
  * written before it survives a crash; what was written and not synced may be lost, but never half of a
  * record (a torn tail is cut at recovery) and never an entry after a lost one.
  *
+ * <p>After a crash the log is a prefix of what was written, no shorter than what was synced (and not
+ * replaced since): a replaced suffix never comes back once its replacement was synced, and never mixes
+ * with it. The hard state is the one of the last sync or a later one; if the log's last term is above
+ * its term, recovery raises the term to it with no vote (a vote in that term was never sent, as it would
+ * have been synced first). {@link SegmentedRaftStorage} keeps a change of the commit index alone less
+ * durably than a sync (it may fall back to an earlier commit index), which is safe: see its fsync policy.
+ *
+ * <p>Implementations: {@link SegmentedRaftStorage} (segment files), {@link MemoryRaftStorage} (in memory,
+ * with simulated crashes). {@code RaftStorageContract} in the tests is what both pass.
+ *
  * <p>One thread uses a storage at a time (the member's driver); it is not thread-safe.
  */
 public interface RaftStorage extends AutoCloseable {
 
-    /** What survived: the latest snapshot (if any), the hard state, the entries after the snapshot. */
+    /**
+     * The latest snapshot's meta (if any), the hard state, and every entry after the snapshot. Called at
+     * start, that is what survived; later, what is stored now (unsynced writes included).
+     */
     Recovered recover();
 
     /**
      * Appends {@code entries}, contiguous and in index order. The first one's index may be at most the
-     * last stored index + 1; stored entries at and after it are replaced (Raft's conflicting suffix).
+     * last stored index + 1; stored entries at and after it are replaced (Raft's conflicting suffix): the
+     * log becomes the stored entries before the first one, then {@code entries}, so stored entries after
+     * the batch go too. Entries already stored (same index and term) are not rewritten. Throws
+     * {@link IllegalArgumentException}, changing nothing, for a batch that starts at or before the
+     * snapshot or after the last index + 1, is not consecutive, or lowers a term.
      */
     void append(List<LogEntryProto> entries);
 
@@ -38,7 +55,8 @@ public interface RaftStorage extends AutoCloseable {
     /**
      * Stores a snapshot atomically (a crash leaves either the old or the new one) and then drops the
      * entries it covers. Entries after {@code meta.lastIncluded} are kept if they agree with it (same term
-     * at that index), else the whole log is dropped. Durable when this returns.
+     * at that index), else the whole log is dropped. Syncs what was written before it, and is durable
+     * when it returns. {@code meta.lastIncluded.index} must be after the stored snapshot's.
      */
     void saveSnapshot(SnapshotMetaProto meta, ByteString data);
 

@@ -33,53 +33,82 @@ final class Records {
     record Scan(LongArray offsets, LongArray indices, LongArray terms, int validEnd, Damage damage) {
     }
 
-    /** The first bad record: where, why, and whether a valid record follows it (then it is not a torn tail). */
-    record Damage(int offset, String problem, boolean followedByValidRecord) {
+    /**
+     * The first bad record: where, why, and whether it cannot be a torn write: a valid record follows it
+     * and none of its 512-byte sectors is all zeros (a sector the crash kept from the disk, as etcd's WAL
+     * tells a torn entry).
+     */
+    record Damage(int offset, String problem, boolean notATornWrite) {
     }
+
+    static final int SECTOR_BYTES = 512;
 
     static Scan scan(byte[] file, int from) {
         LongArray offsets = new LongArray();
         LongArray indices = new LongArray();
         LongArray terms = new LongArray();
         int pos = from;
-        Damage damage = null;
-        while (pos < file.length && damage == null) {
-            String problem = problemAt(file, pos);
+        while (pos < file.length) {
+            Problem problem = problemAt(file, pos);
+            LogEntryProto entry = null;
             if (problem == null) {
                 try {
-                    LogEntryProto entry = LogEntryProto.parseFrom(ByteBuffer.wrap(file, pos + HEADER_BYTES, length(file, pos)));
-                    offsets.add(pos);
-                    indices.add(entry.getIndex());
-                    terms.add(entry.getTerm());
-                    pos += HEADER_BYTES + length(file, pos);
-                    continue;
+                    entry = LogEntryProto.parseFrom(ByteBuffer.wrap(file, pos + HEADER_BYTES, length(file, pos)));
                 } catch (InvalidProtocolBufferException e) {
-                    problem = "record body is not a log entry (" + e.getMessage() + ")";
+                    problem = new Problem("record body is not a log entry (" + e.getMessage() + ")", true);
                 }
             }
-            boolean framed = problem.startsWith("CRC") || problem.startsWith("record body");
-            int next = framed ? pos + HEADER_BYTES + length(file, pos) : -1;
-            damage = new Damage(pos, problem, next > 0 && next < file.length && problemAt(file, next) == null);
+            if (problem != null) {
+                // Only a record whose extent is whole tells where the next one starts.
+                int next = problem.framed() ? pos + HEADER_BYTES + length(file, pos) : -1;
+                boolean followed = next > 0 && next < file.length && problemAt(file, next) == null;
+                boolean corrupt = followed && !hasZeroSector(file, pos, next);
+                return new Scan(offsets, indices, terms, pos, new Damage(pos, problem.text(), corrupt));
+            }
+            offsets.add(pos);
+            indices.add(entry.getIndex());
+            terms.add(entry.getTerm());
+            pos += HEADER_BYTES + length(file, pos);
         }
-        return new Scan(offsets, indices, terms, pos, damage);
+        return new Scan(offsets, indices, terms, pos, null);
+    }
+
+    /** Whether a whole 512-byte-aligned sector within {@code [from, to)} is all zeros. */
+    private static boolean hasZeroSector(byte[] file, int from, int to) {
+        for (int sector = (from + SECTOR_BYTES - 1) / SECTOR_BYTES * SECTOR_BYTES; sector + SECTOR_BYTES <= to;
+                sector += SECTOR_BYTES) {
+            boolean zeros = true;
+            for (int i = sector; i < sector + SECTOR_BYTES && zeros; i++) {
+                zeros = file[i] == 0;
+            }
+            if (zeros) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Why no record starts at an offset; {@code framed} if its length field and extent are plausible. */
+    private record Problem(String text, boolean framed) {
     }
 
     /** Null when a whole record with a matching CRC starts at {@code pos}. */
-    private static String problemAt(byte[] file, int pos) {
+    private static Problem problemAt(byte[] file, int pos) {
         if (file.length - pos < HEADER_BYTES) {
-            return "partial record header (" + (file.length - pos) + " of " + HEADER_BYTES + " bytes)";
+            return new Problem("partial record header (" + (file.length - pos) + " of " + HEADER_BYTES + " bytes)", false);
         }
         int length = length(file, pos);
         if (length <= 0 || length > MAX_BODY_BYTES) {
-            return "implausible record length " + length;
+            return new Problem("implausible record length " + length, false);
         }
         if ((long) pos + HEADER_BYTES + length > file.length) {
-            return "partial record body (" + (file.length - pos - HEADER_BYTES) + " of " + length + " bytes)";
+            return new Problem("partial record body (" + (file.length - pos - HEADER_BYTES) + " of " + length
+                    + " bytes)", false);
         }
         int stored = ByteBuffer.wrap(file).getInt(pos + 4);
         int actual = crc(length, file, pos + HEADER_BYTES);
-        return stored == actual ? null : "CRC mismatch (stored " + Integer.toHexString(stored) + ", computed "
-                + Integer.toHexString(actual) + ")";
+        return stored == actual ? null : new Problem("CRC mismatch (stored " + Integer.toHexString(stored)
+                + ", computed " + Integer.toHexString(actual) + ")", true);
     }
 
     private static int length(byte[] file, int pos) {

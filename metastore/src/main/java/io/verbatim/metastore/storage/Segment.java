@@ -43,6 +43,7 @@ final class Segment {
     /** Creates {@code log_inprogress_<first>} with its header, durable with its name when this returns. */
     static Segment create(Disk disk, long firstIndex) throws IOException {
         Path path = disk.dir.resolve(FileNames.openSegment(firstIndex));
+        disk.step("create " + path.getFileName());
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
         writeHeader(channel);
@@ -106,7 +107,8 @@ final class Segment {
     }
 
     /** Writes whole records (their bodies' indices start at {@link #lastIndex} + 1). */
-    void write(ByteBuffer records, LongArray relativeOffsets, LongArray recordTerms) throws IOException {
+    void write(Disk disk, ByteBuffer records, LongArray relativeOffsets, LongArray recordTerms) throws IOException {
+        disk.step("write " + path.getFileName());
         long at = size;
         while (records.hasRemaining()) {
             at += channel.write(records, at);
@@ -132,6 +134,7 @@ final class Segment {
     void truncateFrom(Disk disk, long index) throws IOException {
         int keep = Math.toIntExact(index - firstIndex);
         long at = keep < offsets.size() ? offsets.get(keep) : size;
+        disk.step("truncate " + path.getFileName());
         channel.truncate(at);
         // The new size must be durable before any record is written at the same offsets, or a crash could
         // leave the new records followed by old ones that happen to frame and check.

@@ -6,14 +6,12 @@ import io.verbatim.metastore.proto.LogEntryProto;
 import io.verbatim.metastore.proto.SnapshotMetaProto;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -43,8 +41,11 @@ import java.util.stream.Stream;
  * <h2>What a crash can leave</h2>
  * Closed segments, the hard state at the last sync, and the snapshot are whole. The open segment holds
  * everything up to the last sync and possibly some of what came after it, as a byte prefix that may end
- * in a torn record; {@link #open} cuts that tail. A CRC failure anywhere else (a closed segment, or a bad
- * record followed by a good one) is a {@link StorageCorruptionException}. A replaced suffix never comes
+ * in a torn record; {@link #open} cuts that tail (a partial length, a partial body, a bad CRC with nothing
+ * valid after it, or a bad CRC over an all-zero 512-byte sector, which writeback may leave before pages it
+ * did write). Any other damage (in a closed segment, or a bad record followed by a good one) is a
+ * {@link StorageCorruptionException} naming the file and offset: recovery never drops what may be
+ * committed. A replaced suffix never comes
  * back: the cut is made durable before any replacement is written, so no old record can survive under
  * the new ones. As the hard state is written after the log in every sync, a crash can leave the log ahead
  * of the hard state, never behind; recovery then raises the term to the log's last term with no vote
@@ -58,7 +59,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
     private final StorageOptions options;
     private final FileChannel lockChannel;
     private final HardStateFile hardStateFile;
-    private final List<Segment> segments;
+    private final SegmentList segments;
     private SnapshotMetaProto snapshot;
     private Path snapshotPath;
     private HardStateProto hardState;
@@ -72,7 +73,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
         this.options = options;
         this.lockChannel = lockChannel;
         this.hardStateFile = hardStateFile;
-        this.segments = new ArrayList<>(recovered.segments());
+        this.segments = new SegmentList(disk, options.maxSegmentBytes(), recovered.segments());
         this.snapshot = recovered.snapshot();
         this.snapshotPath = recovered.snapshotPath();
         this.hardState = raisedToLog(hardStateFile.state());
@@ -86,12 +87,22 @@ public final class SegmentedRaftStorage implements RaftStorage {
      * {@link IllegalStateException} if another storage holds the directory.
      */
     public static SegmentedRaftStorage open(Path dir, StorageOptions options) {
+        return open(dir, options, Disk.Steps.NONE);
+    }
+
+    /** With a hook before every disk step, to kill the process between any two of them in tests. */
+    static SegmentedRaftStorage open(Path dir, StorageOptions options, Disk.Steps steps) {
         FileChannel lock = null;
         HardStateFile hardState = null;
         try {
+            boolean created = !Files.isDirectory(dir);
             Files.createDirectories(dir);
             lock = lock(dir);
-            Disk disk = new Disk(dir, options.syncOnSync(), new Disk.Counters());
+            Disk disk = new Disk(dir, options.syncOnSync(), new Disk.Counters(), steps);
+            if (created) {
+                // the directory's own entry, so that a crash right after its first sync cannot lose it
+                disk.syncParent();
+            }
             hardState = HardStateFile.open(disk);
             return new SegmentedRaftStorage(disk, options, lock, hardState, LogRecovery.run(disk));
         } catch (IOException | RuntimeException e) {
@@ -137,10 +148,10 @@ public final class SegmentedRaftStorage implements RaftStorage {
         long cut = entries.get(0).getIndex() + same;
         io(() -> {
             if (cut <= lastIndex()) {
-                truncateFrom(cut);
+                segments.truncateFrom(cut);
             }
             if (same < entries.size()) {
-                write(entries.subList(same, entries.size()));
+                segments.write(entries.subList(same, entries.size()));
             }
         });
     }
@@ -160,7 +171,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
         checkUsable();
         io(() -> {
             long start = System.nanoTime();
-            boolean synced = !segments.isEmpty() && segments.get(segments.size() - 1).force(disk);
+            boolean synced = segments.force();
             if (hardStateDirty) {
                 hardStateFile.write(hardState);
                 hardStateDirty = false;
@@ -183,28 +194,13 @@ public final class SegmentedRaftStorage implements RaftStorage {
                     + snapshotIndex());
         }
         sync();
-        boolean agrees = index <= lastIndex() && termAt(index) == term;
+        boolean agrees = index <= lastIndex() && segments.contains(index) && termAt(index) == term;
         io(() -> {
             Path path = SnapshotFile.write(disk, meta, data);
             if (agrees) {
-                boolean deleted = false;
-                while (!segments.isEmpty() && !segments.get(0).isOpen() && segments.get(0).lastIndex() <= index) {
-                    Segment covered = segments.remove(0);
-                    covered.release();
-                    Files.delete(covered.path());
-                    deleted = true;
-                }
-                if (deleted) {
-                    disk.syncDirectory();
-                }
+                segments.dropCovered(index);
             } else {
-                // Newest first, each deletion durable before the next: a crash leaves a prefix of the old log,
-                // which recovery recognizes as disagreeing and drops, never a log with a hole.
-                while (!segments.isEmpty()) {
-                    Segment dropped = segments.remove(segments.size() - 1);
-                    dropped.release();
-                    disk.delete(dropped.path());
-                }
+                segments.dropAll();
             }
             snapshot = meta;
             snapshotPath = path;
@@ -238,32 +234,21 @@ public final class SegmentedRaftStorage implements RaftStorage {
                     + snapshotIndex());
         }
         long to = Math.min(toIndexExclusive, lastIndex() + 1);
-        List<LogEntryProto> out = new ArrayList<>();
         if (fromIndex >= to) {
-            return out;
+            return List.of();
         }
-        long budget = maxBytes;
-        long next = fromIndex;
         try {
-            for (int s = segmentOf(fromIndex); next < to && s < segments.size(); s++) {
-                Segment segment = segments.get(s);
-                List<LogEntryProto> chunk = segment.read(next, to, budget, out.isEmpty());
-                for (LogEntryProto e : chunk) {
-                    budget -= Records.HEADER_BYTES + e.getSerializedSize();
-                }
-                out.addAll(chunk);
-                next += chunk.size();
-                if (next <= segment.lastIndex()) {
-                    break;
-                }
-            }
+            return segments.read(fromIndex, to, maxBytes);
         } catch (IOException e) {
             fail(e);
+            return List.of();
         }
-        return out;
     }
 
-    /** Counters since open. */
+    /**
+     * Counters since open. Plain fields written by the driver thread: a metrics thread may read them, a
+     * little stale. With {@link StorageOptions#unsafeNoFsync()} {@code fsyncs} counts the skipped ones.
+     */
     public StorageMetrics metrics() {
         Disk.Counters c = disk.counters;
         return new StorageMetrics(c.bytesWritten, c.syncs, c.syncNanos, c.fsyncs, c.segmentsCreated, segments.size(),
@@ -299,8 +284,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
 
     /** Lets go of everything without syncing, as a killed process would: for crash tests. */
     CrashPoint abandon() {
-        Segment open = segments.isEmpty() || !segments.get(segments.size() - 1).isOpen()
-                ? null : segments.get(segments.size() - 1);
+        Segment open = segments.open();
         CrashPoint point = open == null ? new CrashPoint(null, 0, 0)
                 : new CrashPoint(open.path(), open.syncedSize(), open.size());
         release();
@@ -312,102 +296,14 @@ public final class SegmentedRaftStorage implements RaftStorage {
     }
 
     long lastIndex() {
-        return segments.isEmpty() ? snapshotIndex()
-                : Math.max(snapshotIndex(), segments.get(segments.size() - 1).lastIndex());
+        return segments.lastIndex(snapshotIndex());
     }
 
     long termAt(long index) {
         if (index == snapshotIndex()) {
             return snapshot == null ? 0 : snapshot.getLastIncluded().getTerm();
         }
-        int s = segmentOf(index);
-        if (s < 0) {
-            throw new IllegalStateException("no entry " + index + " in the log");
-        }
-        return segments.get(s).termAt(index);
-    }
-
-    /** The segment holding {@code index}, or -1. */
-    private int segmentOf(long index) {
-        int lo = 0;
-        int hi = segments.size() - 1;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            Segment s = segments.get(mid);
-            if (index < s.firstIndex()) {
-                hi = mid - 1;
-            } else if (index > s.lastIndex()) {
-                lo = mid + 1;
-            } else {
-                return mid;
-            }
-        }
-        return -1;
-    }
-
-    /**
-     * Cuts entries at and after {@code index}: later segments deleted newest first (each deletion durable,
-     * so a crash leaves a prefix of the log, never a hole), the one holding {@code index} reopened and
-     * truncated, durably, before anything is written after the cut.
-     */
-    private void truncateFrom(long index) throws IOException {
-        int holder = segmentOf(index);
-        while (segments.size() - 1 > holder) {
-            Segment dropped = segments.remove(segments.size() - 1);
-            dropped.release();
-            disk.delete(dropped.path());
-        }
-        Segment segment = segments.get(holder);
-        if (!segment.isOpen()) {
-            segment.reopen(disk);
-        }
-        segment.truncateFrom(disk, index);
-    }
-
-    private void write(List<LogEntryProto> entries) throws IOException {
-        Segment segment = openSegment(entries.get(0).getIndex());
-        int from = 0;
-        long pendingBytes = 0;
-        for (int i = 0; i < entries.size(); i++) {
-            long record = Records.HEADER_BYTES + entries.get(i).getSerializedSize();
-            if (segment.count() + (i - from) > 0 && segment.size() + pendingBytes + record > options.maxSegmentBytes()) {
-                flush(segment, entries.subList(from, i), pendingBytes);
-                from = i;
-                pendingBytes = 0;
-                segment.close(disk);
-                segment = Segment.create(disk, entries.get(i).getIndex());
-                segments.add(segment);
-            }
-            pendingBytes += record;
-        }
-        flush(segment, entries.subList(from, entries.size()), pendingBytes);
-    }
-
-    private Segment openSegment(long firstIndex) throws IOException {
-        if (!segments.isEmpty() && segments.get(segments.size() - 1).isOpen()) {
-            return segments.get(segments.size() - 1);
-        }
-        Segment created = Segment.create(disk, firstIndex);
-        segments.add(created);
-        return created;
-    }
-
-    /** One write for the records of a batch that fall in one segment. */
-    private void flush(Segment segment, List<LogEntryProto> entries, long bytes) throws IOException {
-        if (entries.isEmpty()) {
-            return;
-        }
-        ByteBuffer buf = ByteBuffer.allocate(Math.toIntExact(bytes));
-        LongArray offsets = new LongArray();
-        LongArray terms = new LongArray();
-        for (LogEntryProto e : entries) {
-            offsets.add(buf.position());
-            terms.add(e.getTerm());
-            Records.put(buf, e.toByteArray());
-        }
-        buf.flip();
-        segment.write(buf, offsets, terms);
-        disk.counters.bytesWritten += bytes;
+        return segments.termAt(index);
     }
 
     private void deleteOlderSnapshots() throws IOException {
@@ -417,7 +313,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
                     .filter(p -> !p.equals(snapshotPath)).toList();
         }
         for (Path p : older) {
-            Files.delete(p);
+            disk.unlink(p);
         }
         if (!older.isEmpty()) {
             disk.syncDirectory();
@@ -464,15 +360,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
 
     private void release() {
         closed = true;
-        Throwable first = null;
-        for (Segment s : segments) {
-            try {
-                s.release();
-            } catch (IOException e) {
-                first = first == null ? e : first;
-            }
-        }
-        closeQuietly(hardStateFile, lockChannel, first);
+        closeQuietly(hardStateFile, lockChannel, segments.release());
     }
 
     private static void closeQuietly(HardStateFile hardState, FileChannel lock, Throwable cause) {

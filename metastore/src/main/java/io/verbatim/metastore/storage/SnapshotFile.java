@@ -32,6 +32,7 @@ final class SnapshotFile {
         Path path = disk.dir.resolve(name);
         byte[] metaBytes = meta.toByteArray();
         CRC32C crc = new CRC32C();
+        disk.step("write " + tmp.getFileName());
         try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             OutputStream out = Channels.newOutputStream(channel);

@@ -24,8 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Seeded runs of appends, replacements, hard states, syncs, snapshots, crashes cut at a random byte of
- * the unsynced tail, and bit flips in what was durable, against a model. After every recovery the log is
- * at least what was durable and a prefix of what was written; a torn tail is never an error, a flipped
+ * the unsynced tail, processes killed between any two disk steps of an operation (a truncation across
+ * segments, a snapshot and its compaction, a roll), and bit flips in what was durable, against a model.
+ * After every recovery the log is at least what was durable and a prefix of what was written (for a killed
+ * operation: of the log before it or after it, never a mix); a torn tail is never an error, a flipped
  * byte before it always is. {@code -Dverbatim.seeds=N} runs more seeds (200 by default);
  * {@code -Dverbatim.seed=S} replays one.
  */
@@ -63,6 +65,8 @@ class SegmentedStorageFaultTest {
         private int durable;
         private HardStateProto hardStateWritten = HardStateProto.getDefaultInstance();
         private HardStateProto hardStateDurable = HardStateProto.getDefaultInstance();
+        private final Killer killer = new Killer();
+        private boolean killed;
 
         Run(long seed, Path dir) {
             this.random = new Random(seed);
@@ -71,9 +75,9 @@ class SegmentedStorageFaultTest {
         }
 
         int go() throws IOException {
-            storage = SegmentedRaftStorage.open(dir, options);
+            storage = open();
             int crashes = 0;
-            int steps = 40 + random.nextInt(60);
+            int steps = 30 + random.nextInt(40);
             for (int step = 0; step < steps; step++) {
                 int op = random.nextInt(100);
                 if (op < 35) {
@@ -90,6 +94,8 @@ class SegmentedStorageFaultTest {
                     compact(true);
                 } else if (op < 79) {
                     compact(false);
+                } else if (op < 85) {
+                    crashes += interrupted() ? 1 : 0;
                 } else if (op < 92) {
                     crash(false);
                     crashes++;
@@ -102,6 +108,89 @@ class SegmentedStorageFaultTest {
             }
             storage.close();
             return crashes;
+        }
+
+        private SegmentedRaftStorage open() {
+            return SegmentedRaftStorage.open(dir, options, killer);
+        }
+
+        /** Runs a storage call; a kill by {@link #killer} is noted, not thrown. */
+        private void call(Runnable storageCall) {
+            try {
+                storageCall.run();
+            } catch (java.io.UncheckedIOException e) {
+                if (!(e.getCause() instanceof Killed)) {
+                    throw e;
+                }
+                killed = true;
+            }
+        }
+
+        private record State(long snapshotIndex, List<LogEntryProto> written, int durable,
+                HardStateProto hardStateWritten, HardStateProto hardStateDurable) {
+        }
+
+        private State state() {
+            return new State(snapshotIndex, List.copyOf(written), durable, hardStateWritten, hardStateDurable);
+        }
+
+        /** An operation killed after a random number of disk steps; true if the kill came before it ended. */
+        private boolean interrupted() {
+            State before = state();
+            killed = false;
+            killer.stepsLeft = random.nextInt(14);
+            switch (random.nextInt(5)) {
+                case 0 -> extend();
+                case 1 -> replace(false);
+                case 2 -> compact(true);
+                case 3 -> compact(false);
+                default -> sync();
+            }
+            killer.stepsLeft = -1;
+            if (!killed) {
+                return false;
+            }
+            State after = state();
+            storage.abandon();
+            storage = open();
+            Recovered r = storage.recover();
+            long snap = r.snapshot().map(m -> m.getLastIncluded().getIndex()).orElse(0L);
+            List<LogEntryProto> got = r.entries();
+            boolean compacted = after.snapshotIndex() != before.snapshotIndex();
+            // A cut killed half-way may leave the old log shorter than its durable part, but never shorter
+            // than the cut: what it lost was being replaced anyway.
+            boolean asBefore = snap == before.snapshotIndex() && isPrefix(got, before.written())
+                    && got.size() >= (compacted ? before.durable() : Math.min(before.durable(), after.durable()));
+            boolean asAfter = snap == after.snapshotIndex() && isPrefix(got, after.written())
+                    && got.size() >= (compacted ? after.written().size() : Math.min(before.durable(), after.durable()));
+            assertThat(asBefore || asAfter).as("after a kill: snapshot %d, %d entries %s; before %s; after %s", snap,
+                    got.size(), got.stream().map(e -> e.getTerm() + "/" + e.getIndex()).toList(), brief(before),
+                    brief(after)).isTrue();
+            assertThat(r.hardState()).isIn(raised(before.hardStateDurable(), got), raised(before.hardStateWritten(), got));
+            written = new ArrayList<>(got);
+            snapshotIndex = snap;
+            hardStateWritten = r.hardState();
+            storage.sync();
+            durable = got.size();
+            hardStateDurable = hardStateWritten;
+            term = Math.max(term, r.hardState().getCurrentTerm());
+            return true;
+        }
+
+        private static String brief(State s) {
+            return "snapshot " + s.snapshotIndex() + ", " + s.durable() + " durable of "
+                    + s.written().stream().map(e -> e.getTerm() + "/" + e.getIndex()).toList();
+        }
+
+        private static boolean isPrefix(List<LogEntryProto> got, List<LogEntryProto> of) {
+            return got.size() <= of.size() && got.equals(of.subList(0, got.size()));
+        }
+
+        private static HardStateProto raised(HardStateProto state, List<LogEntryProto> log) {
+            long lastTerm = log.isEmpty() ? 0 : log.get(log.size() - 1).getTerm();
+            return lastTerm > state.getCurrentTerm()
+                    ? state.toBuilder().setCurrentTerm(lastTerm).clearVotedFor().build()
+                    : state;
         }
 
         private long lastIndex() {
@@ -121,7 +210,7 @@ class SegmentedStorageFaultTest {
                 term++;
             }
             List<LogEntryProto> b = batch(lastIndex() + 1, 1 + random.nextInt(6), term);
-            storage.append(b);
+            call(() -> storage.append(b));
             written.addAll(b);
         }
 
@@ -139,7 +228,8 @@ class SegmentedStorageFaultTest {
                 term++;
                 b = batch(from, 1 + random.nextInt(6), term);
             }
-            storage.append(b);
+            List<LogEntryProto> sent = b;
+            call(() -> storage.append(sent));
             // the cut is durable at once: all before it is durable too
             int same = 0;
             while (same < b.size() && at + same < written.size() && written.get(at + same).equals(b.get(same))) {
@@ -162,7 +252,7 @@ class SegmentedStorageFaultTest {
         }
 
         private void sync() {
-            storage.sync();
+            call(storage::sync);
             durable = written.size();
             hardStateDurable = hardStateWritten;
         }
@@ -181,7 +271,8 @@ class SegmentedStorageFaultTest {
                 index = snapshotIndex + 1 + random.nextInt(written.size() + 5);
                 snapTerm = term;
             }
-            storage.saveSnapshot(snapshot(snapTerm, index), ByteString.copyFromUtf8("state " + index));
+            long at = index;
+            call(() -> storage.saveSnapshot(snapshot(snapTerm, at), ByteString.copyFromUtf8("state " + at)));
             hardStateDurable = hardStateWritten;
             written = agreeing
                     ? new ArrayList<>(written.subList((int) (index - snapshotIndex), written.size()))
@@ -201,13 +292,13 @@ class SegmentedStorageFaultTest {
             if (flip) {
                 flipAndRestore(point.openSegment());
             }
-            storage = SegmentedRaftStorage.open(dir, options);
+            storage = open();
             check(false);
         }
 
         private void reopen() {
             storage.close();
-            storage = SegmentedRaftStorage.open(dir, options);
+            storage = open();
             hardStateDurable = hardStateWritten;
             durable = written.size();
             check(true);
@@ -219,11 +310,7 @@ class SegmentedStorageFaultTest {
             assertThat(r.snapshot().map(m -> m.getLastIncluded().getIndex()).orElse(0L)).isEqualTo(snapshotIndex);
             assertThat(got.size()).as("recovered entries").isBetween(clean ? written.size() : durable, written.size());
             assertThat(got).as("recovered entries are a prefix of the written ones").isEqualTo(written.subList(0, got.size()));
-            long lastTerm = got.isEmpty() ? 0 : got.get(got.size() - 1).getTerm();
-            HardStateProto expected = lastTerm > hardStateDurable.getCurrentTerm()
-                    ? hardStateDurable.toBuilder().setCurrentTerm(lastTerm).clearVotedFor().build()
-                    : hardStateDurable;
-            assertThat(r.hardState()).isEqualTo(expected);
+            assertThat(r.hardState()).isEqualTo(raised(hardStateDurable, got));
             if (snapshotIndex > 0) {
                 assertThat(storage.snapshotData()).contains(ByteString.copyFromUtf8("state " + snapshotIndex));
             }
@@ -269,6 +356,28 @@ class SegmentedStorageFaultTest {
                     .isInstanceOf(StorageCorruptionException.class)
                     .hasMessageContaining(target.getFileName().toString());
             flip(target, offset);
+        }
+
+        /** Kills the process (throws) when {@code stepsLeft} disk steps have run; never while negative. */
+        private static final class Killer implements Disk.Steps {
+            int stepsLeft = -1;
+
+            @Override
+            public void before(String step) throws IOException {
+                if (stepsLeft == 0) {
+                    stepsLeft = -1;
+                    throw new Killed(step);
+                }
+                if (stepsLeft > 0) {
+                    stepsLeft--;
+                }
+            }
+        }
+
+        private static final class Killed extends IOException {
+            Killed(String step) {
+                super("killed before " + step);
+            }
         }
 
         /** (offset, body length) of every whole record in a segment file. */

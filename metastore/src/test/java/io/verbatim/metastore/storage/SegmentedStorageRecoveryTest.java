@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.verbatim.metastore.proto.LogEntryProto;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -113,6 +114,23 @@ class SegmentedStorageRecoveryTest {
     }
 
     @Test
+    void aRecordWithAnUnwrittenSectorIsATornWriteEvenIfLaterOnesReachedTheDisk() throws IOException {
+        try (SegmentedRaftStorage s = SegmentedRaftStorage.open(dir, StorageOptions.unsafeNoFsync())) {
+            s.append(List.of(Entries.entry(1, 1, 100), Entries.entry(1, 2, 2000), Entries.entry(1, 3, 100)));
+        }
+        // writeback kept the sector at 1024 of entry 2 from the disk, but wrote entry 3
+        Path open = openSegment();
+        try (RandomAccessFile f = new RandomAccessFile(open.toFile(), "rw")) {
+            f.seek(1024);
+            f.write(new byte[512]);
+        }
+        try (SegmentedRaftStorage s = SegmentedRaftStorage.open(dir, StorageOptions.unsafeNoFsync())) {
+            assertThat(s.recover().entries()).containsExactly(Entries.entry(1, 1, 100));
+            assertThat(s.metrics().recordsTruncatedAtRecovery()).isEqualTo(2);
+        }
+    }
+
+    @Test
     void anyDamageInAClosedSegmentIsAnError() throws IOException {
         writeLog(20);
         Path closed = dir.resolve("log_9-16.seg");
@@ -194,6 +212,30 @@ class SegmentedStorageRecoveryTest {
         try (SegmentedRaftStorage s = open()) {
             assertThat(s.recover().entries()).isEqualTo(entries(1, 13, 20));
         }
+    }
+
+    @Test
+    void aDisagreeingSnapshotKilledWhileDroppingTheLogNeverKeepsThatLogAfterIt() throws IOException {
+        writeLog(20);
+        // saveSnapshot((2, 8)) renamed its file and deleted the open segment, then the process died
+        SnapshotFile.write(new Disk(dir, false, new Disk.Counters(), Disk.Steps.NONE), snapshot(2, 8), ByteString.EMPTY);
+        Files.delete(dir.resolve("log_inprogress_17.seg"));
+        try (SegmentedRaftStorage s = open()) {
+            // log_1-8 is wholly covered, but it says the log disagrees: log_9-16 must go too
+            assertThat(s.recover().snapshot()).contains(snapshot(2, 8));
+            assertThat(s.recover().entries()).isEmpty();
+        }
+        assertThat(segmentNames()).isEmpty();
+    }
+
+    @Test
+    void anAgreeingCompactionKilledHalfWayKeepsTheLogAfterTheSnapshot() throws IOException {
+        writeLog(20);
+        SnapshotFile.write(new Disk(dir, false, new Disk.Counters(), Disk.Steps.NONE), snapshot(1, 8), ByteString.EMPTY);
+        try (SegmentedRaftStorage s = open()) {
+            assertThat(s.recover().entries()).isEqualTo(entries(1, 9, 20));
+        }
+        assertThat(segmentNames()).containsExactly("log_9-16.seg", "log_inprogress_17.seg");
     }
 
     @Test
@@ -299,6 +341,12 @@ class SegmentedStorageRecoveryTest {
             assertThat(m.segmentsCreated()).isEqualTo(3);
             assertThat(m.bytesWritten()).isGreaterThan(20 * RECORD);
             assertThat(m.fsyncs()).isGreaterThan(3);
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new StorageMetricsBinder(s).bindTo(registry);
+            assertThat(registry.get(StorageMetricsBinder.SYNCS).functionTimer().count()).isEqualTo(1);
+            assertThat(registry.get(StorageMetricsBinder.BYTES_WRITTEN).functionCounter().count())
+                    .isEqualTo(m.bytesWritten());
+            assertThat(registry.get(StorageMetricsBinder.SEGMENTS).gauge().value()).isEqualTo(3);
         }
     }
 }
