@@ -36,11 +36,13 @@ import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.store.InMemoryLayoutStore;
 import io.verbatim.store.LayoutStore;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -90,6 +92,9 @@ public final class ClusterNode implements AutoCloseable {
     private final Scheduler timer;
     private final Scheduler cpu;
     private final LayoutStore store;
+    /** The metadata log the store is on, when this node runs one. */
+    private final Optional<ControllerGroup> group;
+    private ExchangeTransport exchangeTransport;
     private final Controller controller;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Map<String, MemoryCluster> topics = new LinkedHashMap<>();
@@ -115,16 +120,39 @@ public final class ClusterNode implements AutoCloseable {
     private Pusher pusher;
     private ProcessMetrics processMetrics;
 
+    /** A cluster whose layouts live in its metadata log, in memory. */
     public ClusterNode(VerbatimConfig config, String name, Scheduler timer, Scheduler cpu) {
-        this(config, name, new InMemoryLayoutStore(), timer, cpu);
+        this(config, name, Optional.empty(), timer, cpu);
     }
 
     /**
-     * @param store where the controller commits the cluster's layouts and the brokers watch them (the
-     *        in-memory store; the Raft-backed metadata log, whose brokers are listeners, later)
+     * A cluster whose layouts live in its metadata log: three controller replicas and a listener per
+     * broker, in this process (see {@link ControllerGroup}).
+     *
+     * @param dataDir where the metadata log keeps its members' logs and snapshots; empty: in memory
+     */
+    public ClusterNode(VerbatimConfig config, String name, Optional<Path> dataDir, Scheduler timer, Scheduler cpu) {
+        this(config, name, ControllerGroup.start(name, config.cluster(name).brokers(), dataDir, timer), timer, cpu);
+    }
+
+    private ClusterNode(VerbatimConfig config, String name, ControllerGroup group, Scheduler timer, Scheduler cpu) {
+        this(config, name, group.store(), Optional.of(group), timer, cpu);
+    }
+
+    /**
+     * A cluster on a layout store of the caller's (an {@link InMemoryLayoutStore}, say): no metadata log,
+     * so no controller failover.
+     *
+     * @param store where the controller commits the cluster's layouts and the brokers watch them
      */
     public ClusterNode(VerbatimConfig config, String name, LayoutStore store, Scheduler timer, Scheduler cpu) {
+        this(config, name, store, Optional.empty(), timer, cpu);
+    }
+
+    private ClusterNode(VerbatimConfig config, String name, LayoutStore store, Optional<ControllerGroup> group,
+            Scheduler timer, Scheduler cpu) {
         this.store = store;
+        this.group = group;
         this.config = config;
         this.self = config.cluster(name);
         this.timer = timer;
@@ -242,7 +270,9 @@ public final class ClusterNode implements AutoCloseable {
         // The simulated WAN delays the exchange as it delays replication: half the round trip each way.
         ExchangeTransport transport = half.isZero() ? http : (peer, request) -> Mono.delay(half, timer)
                 .then(http.send(peer, request)).delayElement(half, timer);
+        exchangeTransport = transport;
         pusher = new Pusher(controller, transport, config.exchange(), timer).start();
+        group.ifPresent(g -> running.add(g.leaders().skip(1).subscribe(this::failover)));
         ReplicatorConfig replicator = config.replication().forCluster(name());
         ExchangeGate gate = exchangeGate(controller);
         for (var topic : topics.entrySet()) {
@@ -274,6 +304,22 @@ public final class ClusterNode implements AutoCloseable {
             loops.add(policy.start(topics()));
         }
         return this;
+    }
+
+    /**
+     * A new controller replica leads the metadata log (the old leader crashed or was cut off): as a new
+     * controller leader it knows nothing of its peers, defers its own layout changes until it holds every
+     * peer's state, and pushes its state to every peer at once (R-E5).
+     */
+    private synchronized void failover(String leader) {
+        if (stopping || pusher == null) {
+            return;
+        }
+        LOG.info("{}: controller replica {} leads the metadata log now; pushing to every peer, own changes "
+                + "deferred until every peer's state is held", name(), leader);
+        pusher.dispose();
+        controller.becomeLeader();
+        pusher = new Pusher(controller, exchangeTransport, config.exchange(), timer).start();
     }
 
     /**
@@ -618,6 +664,7 @@ public final class ClusterNode implements AutoCloseable {
         if (processMetrics != null) {
             processMetrics.close();
         }
+        group.ifPresent(ControllerGroup::close);
         registry.close();
     }
 }

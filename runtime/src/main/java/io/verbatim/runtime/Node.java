@@ -70,7 +70,7 @@ public final class Node implements AutoCloseable {
         });
         Scheduler timer = Threads.timer();
         Scheduler cpu = Threads.cpu();
-        ClusterNode node = new ClusterNode(config, name, timer, cpu).restore(images);
+        ClusterNode node = new ClusterNode(config, name, dataDir, timer, cpu).restore(images);
         try {
             node.start();
             Map<String, ClusterNode.Address> peers = new LinkedHashMap<>();

@@ -1,0 +1,148 @@
+package io.verbatim.runtime;
+
+import io.verbatim.metastore.proto.RaftConfigurationProto;
+import io.verbatim.metastore.proto.RaftPeerProto;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.raft.RaftConfig;
+import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.RaftServer;
+import io.verbatim.metastore.state.LayoutRegister;
+import io.verbatim.metastore.state.LeaderLayoutStore;
+import io.verbatim.metastore.state.RaftLayoutStore;
+import io.verbatim.metastore.storage.MemoryRaftStorage;
+import io.verbatim.metastore.storage.RaftStorage;
+import io.verbatim.metastore.storage.SegmentedRaftStorage;
+import io.verbatim.metastore.storage.StorageOptions;
+import io.verbatim.metastore.transport.MemoryNetwork;
+import io.verbatim.store.LayoutStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A cluster's metadata log in this process: three controller replicas (the voters {@code c1..c3}) and one
+ * listener per broker ({@code b0..}), on an in-process network, each on a thread of its own and, with a
+ * data directory, on disk under {@code <dataDir>/metadata/<member>}. The controller writes through
+ * whichever replica leads; the brokers watch layouts from their own listener's replica.
+ */
+final class ControllerGroup implements AutoCloseable {
+    static final List<String> VOTERS = List.of("c1", "c2", "c3");
+    /** 20 ms ticks: an election timeout of 200–400 ms, heartbeats every 40 ms. */
+    static final RaftServer.Options OPTIONS = new RaftServer.Options(Duration.ofMillis(20), 10_000,
+            Duration.ofSeconds(5));
+
+    private final String cluster;
+    private final List<String> listeners;
+    private final Optional<Path> dataDir;
+    private final MemoryNetwork network;
+    private final RaftConfigurationProto configuration;
+    private final Map<String, RaftServer> members = new LinkedHashMap<>();
+    private final Map<String, LayoutRegister> registers = new LinkedHashMap<>();
+    private final Map<String, RaftLayoutStore> stores = new LinkedHashMap<>();
+    private final Map<String, Scheduler> threads = new LinkedHashMap<>();
+    private final LeaderLayoutStore store;
+
+    private ControllerGroup(String cluster, int brokers, Optional<Path> dataDir, Scheduler timer) {
+        this.cluster = cluster;
+        this.dataDir = dataDir;
+        this.listeners = new ArrayList<>();
+        for (int i = 0; i < brokers; i++) {
+            listeners.add("b" + i);
+        }
+        this.network = new MemoryNetwork(cluster, Schedulers.parallel(), new SplittableRandom(cluster.hashCode()));
+        RaftConfigurationProto.Builder conf = RaftConfigurationProto.newBuilder();
+        VOTERS.forEach(v -> conf.addPeers(RaftPeerProto.newBuilder().setId(v)));
+        listeners.forEach(l -> conf.addListeners(RaftPeerProto.newBuilder().setId(l)));
+        this.configuration = conf.build();
+        for (String member : members()) {
+            start(member);
+        }
+        this.store = new LeaderLayoutStore(stores, this::leader, listeners.get(0), Duration.ofSeconds(30), timer);
+    }
+
+    /** Starts the group of {@code cluster} with a listener per broker. */
+    static ControllerGroup start(String cluster, int brokers, Optional<Path> dataDir, Scheduler timer) {
+        return new ControllerGroup(cluster, brokers, dataDir, timer);
+    }
+
+    private List<String> members() {
+        List<String> all = new ArrayList<>(VOTERS);
+        all.addAll(listeners);
+        return all;
+    }
+
+    private synchronized void start(String member) {
+        RaftConfig config = new RaftConfig(member, cluster, 10, 2, 1 << 20, 8, true, true, 1 << 20);
+        LayoutRegister register = new LayoutRegister();
+        RaftStorage storage = dataDir.<RaftStorage>map(d -> SegmentedRaftStorage.open(d.resolve("metadata").resolve(member),
+                StorageOptions.defaults())).orElseGet(MemoryRaftStorage::new);
+        Scheduler thread = Schedulers.newSingle("raft-" + cluster + "-" + member, true);
+        try {
+            RaftServer server = RaftServer.start(config, configuration, storage, network.join(member), register,
+                    OPTIONS, thread, (cluster + "/" + member).hashCode());
+            members.put(member, server);
+            registers.put(member, register);
+            stores.put(member, new RaftLayoutStore(server, register));
+            threads.put(member, thread);
+        } catch (RuntimeException e) {
+            thread.dispose();
+            storage.close();
+            throw e;
+        }
+    }
+
+    /** The layout store the controller writes through and the brokers watch. */
+    LayoutStore store() {
+        return store;
+    }
+
+    /** The member that leads the highest term (a cut-off leader may not know it was deposed), if any. */
+    synchronized Optional<String> leader() {
+        return members.values().stream().map(RaftServer::status).filter(s -> s.role() == RaftPeerRole.LEADER)
+                .max(Comparator.comparingLong(RaftStatus::term)).map(RaftStatus::memberId);
+    }
+
+    /** Each leader as it takes over (the first one included). */
+    Flux<String> leaders() {
+        return Flux.merge(currentMembers().stream().map(RaftServer::statuses).toList())
+                .filter(s -> s.role() == RaftPeerRole.LEADER).map(RaftStatus::memberId).distinctUntilChanged();
+    }
+
+    private synchronized List<RaftServer> currentMembers() {
+        return List.copyOf(members.values());
+    }
+
+    /** Every running member's state, voters first. */
+    synchronized List<RaftStatus> statuses() {
+        return members.values().stream().map(RaftServer::status).toList();
+    }
+
+    /** Stops {@code member} as a crash would (what it synced stays on disk, if it has one). */
+    synchronized void kill(String member) {
+        RaftServer server = members.remove(member);
+        if (server == null) {
+            throw new IllegalArgumentException(cluster + " has no running member " + member);
+        }
+        stores.remove(member);
+        registers.remove(member);
+        server.close();
+        threads.remove(member).dispose();
+    }
+
+    @Override
+    public synchronized void close() {
+        members.values().forEach(RaftServer::close);
+        threads.values().forEach(Scheduler::dispose);
+        members.clear();
+        threads.clear();
+    }
+}
