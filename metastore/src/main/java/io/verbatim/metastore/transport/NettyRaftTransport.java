@@ -214,7 +214,7 @@ public final class NettyRaftTransport implements RaftTransport {
         }
         for (String gone : Set.copyOf(links.keySet())) {
             if (!next.containsKey(gone)) {
-                links.remove(gone).close();
+                links.remove(gone).close(Drop.UNKNOWN_MEMBER);
                 inboundChannels.forEach((ch, member) -> {
                     if (member.equals(gone)) {
                         ch.close();
@@ -264,7 +264,7 @@ public final class NettyRaftTransport implements RaftTransport {
             return;
         }
         synchronized (this) {
-            links.values().forEach(PeerLink::close);
+            links.values().forEach(l -> l.close(Drop.CLOSED));
             links.clear();
         }
         inboundChannels.keySet().forEach(Channel::close);

@@ -183,11 +183,11 @@ final class PeerLink {
         }
     }
 
-    /** For good: the peer left the group, or the transport closed. */
-    synchronized void close() {
+    /** For good: the peer left the group ({@code unknown_member}), or the transport closed ({@code closed}). */
+    synchronized void close(Drop reason) {
         state = State.CLOSED;
         hangUp();
-        discardQueue(Drop.UNKNOWN_MEMBER);
+        discardQueue(reason);
     }
 
     private void hangUp() {

@@ -5,18 +5,32 @@ import reactor.core.publisher.Flux;
 
 /**
  * How one member's messages reach the others. Delivery is best effort, as Raft assumes: a message may be
- * lost, delayed, duplicated or reordered, and the protocol retries. {@link #send} never blocks; what
- * cannot be sent (no connection, queue full) is dropped and counted.
+ * lost, delayed or duplicated, and the protocol retries; what a transport does keep is the order of the
+ * messages from one sender to one addressee. {@link #send} never blocks; what cannot be sent (no
+ * connection, queue full, unknown addressee, too large, after {@link #close()}) is dropped and counted,
+ * never thrown.
+ *
+ * <p>Implementations: {@link NettyRaftTransport} (TCP, optionally mutual TLS, between processes) and
+ * {@link MemoryRaftTransport} (one process, faults injected by its {@link MemoryNetwork}). Both count in
+ * {@link RaftTransportMetrics}, which {@link RaftTransportMetricsBinder} shows to Micrometer.
  */
 public interface RaftTransport extends AutoCloseable {
 
-    /** Sends {@code message} to the member {@link RaftMessages#to} names. */
+    /**
+     * Sends {@code message} to the member {@link RaftMessages#to} names. Thread-safe; returns at once. The
+     * message must be this member's ({@link RaftMessages#from}) and of its group, or it is dropped.
+     */
     void send(RaftMessageProto message);
 
-    /** The messages addressed to this member, each from a sender whose identity the transport checked. */
+    /**
+     * The messages addressed to this member, each from a sender whose identity the transport checked
+     * (over TCP: the member the connection authenticated as). Hot: messages arrive whether or not anyone
+     * subscribes, up to a bounded buffer, beyond which they are dropped and counted; never signalled on
+     * an I/O thread. Completes when the transport closes.
+     */
     Flux<RaftMessageProto> inbound();
 
-    /** Stops sending and receiving; idempotent. */
+    /** Stops sending and receiving and releases what the transport holds; idempotent. */
     @Override
     void close();
 }

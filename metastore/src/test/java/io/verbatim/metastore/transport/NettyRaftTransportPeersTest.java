@@ -76,6 +76,21 @@ class NettyRaftTransportPeersTest {
     }
 
     @Test
+    void closesAnIdleConnectionAndRedialsOnTheNextMessage() {
+        NettyRaftTransport a = group.start("a");
+        NettyRaftTransport b = group.start("b", x -> x.limits(io.verbatim.net.NetworkLimits.defaults()
+                .withIdleTimeout(java.time.Duration.ofMillis(100))));
+        try (Inbox atB = new Inbox(b)) {
+            a.send(append("a", "b", GROUP, 1));
+            Poll.until("b gets the first", () -> atB.size() == 1);
+            Poll.until("b closes the idle connection", () -> b.metrics().connectionsOpen() == 0);
+            Poll.until("b gets a later one", () -> atB.size() >= 2, () -> a.send(append("a", "b", GROUP, 2)));
+        }
+        assertThat(a.metrics().reconnects("b")).isGreaterThanOrEqualTo(1);
+        assertThat(b.metrics().refused()).isZero();
+    }
+
+    @Test
     void namesTheAddressWhenThePortIsInUse() {
         NettyRaftTransport a = group.start("a");
         assertThatThrownBy(() -> NettyGroup.builder("x", GROUP).bind("127.0.0.1", a.port()).start())
@@ -102,7 +117,8 @@ class NettyRaftTransportPeersTest {
         new RaftTransportMetricsBinder(a.metrics()).bindTo(registry);
         a.send(append("a", "z", GROUP, 0));
         try (Inbox atB = new Inbox(b)) {
-            Poll.until("b gets a's message", () -> atB.size() >= 1, () -> a.send(append("a", "b", GROUP, 1)));
+            a.send(append("a", "b", GROUP, 1)); // one only: the counters are still once it arrived
+            Poll.until("b gets a's message", () -> atB.size() == 1);
         }
         assertThat(registry.get(RaftTransportMetricsBinder.BYTES_SENT).tags("member", "a", "peer", "b")
                 .functionCounter().count()).isEqualTo(a.metrics().bytesSent("b")).isPositive();
