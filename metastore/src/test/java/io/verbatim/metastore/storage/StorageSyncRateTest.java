@@ -6,13 +6,16 @@ import io.verbatim.metastore.proto.LogEntryProto;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Prints how many append+sync rounds per second this machine's disk takes for 200-byte entries, one entry
  * per sync (a Ready batch of one: the worst case) and 16 per sync, with and without the commit index
- * changing every round. Measures, never asserts: {@code -Dverbatim.syncRounds=N} (default 100).
+ * changing every round. Measures, never asserts, and only with {@code -Dverbatim.measure=true} (kept out of
+ * the test run's time); {@code -Dverbatim.syncRounds=N} (default 100).
  */
+@EnabledIfSystemProperty(named = "verbatim.measure", matches = "true")
 class StorageSyncRateTest {
     @TempDir
     Path dir;

@@ -13,14 +13,17 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 
 /**
  * Messages/s and MB/s of 1 KiB AppendEntries from a to b on loopback, plain and over mutual TLS. Prints
  * only: a rate depends on the machine, so nothing is asserted but that every message arrived. The sender
- * keeps at most {@value #WINDOW} messages in flight, as a leader's in-flight window would.
+ * keeps at most {@value #WINDOW} messages in flight, as a leader's in-flight window would. Runs only with
+ * {@code -Dverbatim.measure=true}, outside the test run's time.
  */
+@EnabledIfSystemProperty(named = "verbatim.measure", matches = "true")
 class RaftTransportThroughputTest {
     private static final String G = "meta";
     private static final int WINDOW = 512;
