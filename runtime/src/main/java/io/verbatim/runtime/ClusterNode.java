@@ -95,6 +95,7 @@ public final class ClusterNode implements AutoCloseable {
     /** The metadata log the store is on, when this node runs one. */
     private final Optional<ControllerGroup> group;
     private ExchangeTransport exchangeTransport;
+    private final java.util.concurrent.atomic.AtomicLong failovers = new java.util.concurrent.atomic.AtomicLong();
     private final Controller controller;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Map<String, MemoryCluster> topics = new LinkedHashMap<>();
@@ -231,6 +232,10 @@ public final class ClusterNode implements AutoCloseable {
         admin = bind(key() + ".adminPort", addresses.bindAddress(), addresses.adminPort(),
                 () -> exchange.start(addresses.bindAddress(), addresses.adminPort(), this::adminRoutes));
         new ExchangeMetricsBinder(controller).bindTo(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.controller.failovers", failovers,
+                java.util.concurrent.atomic.AtomicLong::get)
+                .description("times another controller replica took over as the metadata log's leader")
+                .register(registry);
         new NetMetricsBinder(net).bindTo(registry);
         return this;
     }
@@ -317,6 +322,7 @@ public final class ClusterNode implements AutoCloseable {
         }
         LOG.info("{}: controller replica {} leads the metadata log now; pushing to every peer, own changes "
                 + "deferred until every peer's state is held", name(), leader);
+        failovers.incrementAndGet();
         pusher.dispose();
         controller.becomeLeader();
         pusher = new Pusher(controller, exchangeTransport, config.exchange(), timer).start();
@@ -578,6 +584,33 @@ public final class ClusterNode implements AutoCloseable {
      */
     public Mono<NodeStatus> status() {
         return controller.status(this::backlog).map(s -> new NodeStatus(s, NodeStatus.Replicators.of(replicators())));
+    }
+
+    /**
+     * Kills the controller replica that leads the metadata log, as a crash would (what it synced stays on
+     * disk); the other two elect a new leader, which takes over as controller (see {@link #failover}).
+     *
+     * @return the member killed
+     * @throws IllegalStateException when this node runs no metadata log or its group has no leader now
+     */
+    public String killControllerLeader() {
+        ControllerGroup g = group.orElseThrow(() -> new IllegalStateException(name()
+                + " runs on a layout store of its caller's, not on a metadata log"));
+        String leader = g.leader().orElseThrow(() -> new IllegalStateException(name()
+                + "'s metadata log has no leader now"));
+        LOG.info("{}: killing controller replica {}, the metadata log's leader", name(), leader);
+        g.kill(leader);
+        return leader;
+    }
+
+    /** How many times another controller replica took over as leader since the start. */
+    public long controllerFailovers() {
+        return failovers.get();
+    }
+
+    /** The metadata log's members as this process runs them (empty without a metadata log). */
+    public List<io.verbatim.metastore.raft.RaftStatus> metadataLog() {
+        return group.map(ControllerGroup::statuses).orElse(List.of());
     }
 
     /** Stops every broker's ingest endpoint: connections into this cluster drop, new ones are refused. */

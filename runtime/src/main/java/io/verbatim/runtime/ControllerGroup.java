@@ -111,10 +111,12 @@ final class ControllerGroup implements AutoCloseable {
                 .max(Comparator.comparingLong(RaftStatus::term)).map(RaftStatus::memberId);
     }
 
-    /** Each leader as it takes over (the first one included). */
+    /** Each leader as it takes over, the first one included: one per term that had a leader, in term order. */
     Flux<String> leaders() {
         return Flux.merge(currentMembers().stream().map(RaftServer::statuses).toList())
-                .filter(s -> s.role() == RaftPeerRole.LEADER).map(RaftStatus::memberId).distinctUntilChanged();
+                .filter(s -> s.role() == RaftPeerRole.LEADER)
+                .scan((held, next) -> next.term() > held.term() ? next : held)
+                .distinctUntilChanged(RaftStatus::term).map(RaftStatus::memberId);
     }
 
     private synchronized List<RaftServer> currentMembers() {
