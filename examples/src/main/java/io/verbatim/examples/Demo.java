@@ -42,9 +42,10 @@ final class Demo {
      *
      * @param outage how long the last cluster's brokers refuse replication from 75 % of the run on (zero: never)
      * @param topics how many topics replicate (the configuration's first, then more like it)
+     * @param killLeader whether the first cluster's controller leader is killed at 55 % of the run
      */
     record Options(VerbatimConfig config, Duration duration, int rate, int batch, int keys, long seed,
-            Duration outage, int topics) {
+            Duration outage, int topics, boolean killLeader) {
     }
 
     /** One second of the run: replication rates summed over every cluster, remote and topic. */
@@ -148,6 +149,7 @@ final class Demo {
             ClusterNode victim = nodes.get(nodes.size() - 1);
             int outageStep = 0;
             long outageEnds = 0;
+            boolean killed = false;
             while (true) {
                 long now = System.nanoTime();
                 // The run's clock stops at its duration: on a machine too busy to keep time (a stall of seconds),
@@ -175,6 +177,13 @@ final class Demo {
                     outageStep = 2;
                     progress.printf("  t=%4.1fs %s's brokers are back%n", elapsed / 1e9, victim.name());
                 }
+                if (options.killLeader() && !killed && elapsed >= 0.55 * durationNanos) {
+                    killed = true;
+                    ClusterNode first = nodes.get(0);
+                    String member = first.killControllerLeader();
+                    progress.printf("  t=%4.1fs %s's controller leader %s is killed: another replica takes over%n",
+                            elapsed / 1e9, first.name(), member);
+                }
                 if (step < plan.length && elapsed >= plan[step] * durationNanos) {
                     changes(runtime, nodes, topics, step, elapsed / 1e9, changes, applied);
                     step++;
@@ -188,11 +197,20 @@ final class Demo {
                     last = current;
                     lastTickNanos = now;
                 }
-                boolean scripted = step == plan.length && (options.outage().isZero() || outageStep == 2);
+                boolean scripted = step == plan.length && (options.outage().isZero() || outageStep == 2)
+                        && (!options.killLeader() || killed);
                 if (now - startNanos >= durationNanos && scripted) {
                     break; // everything due was sent above, with the clock at its end
                 }
                 sleepQuietly(5);
+            }
+            if (killed) {
+                ClusterNode first = nodes.get(0);
+                first.metadataLog().stream().filter(m -> m.role() == io.verbatim.metastore.proto.RaftPeerRole.LEADER)
+                        .findFirst().ifPresentOrElse(m -> progress.printf("  %s's metadata log: %s leads term %d, "
+                                + "commit index %d, after %d failover(s)%n", first.name(), m.memberId(), m.term(),
+                                m.commitIndex(), first.controllerFailovers()),
+                                () -> progress.printf("  %s's metadata log has no leader now%n", first.name()));
             }
             if (outageStep == 1) {
                 victim.restartIngest();

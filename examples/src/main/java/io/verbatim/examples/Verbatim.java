@@ -117,6 +117,10 @@ public final class Verbatim implements Runnable {
                 description = "take the last cluster's brokers down for this long at 75%% of the run, e.g. 2s")
         String outage;
 
+        @Option(names = "--kill-leader", description = "kill the first cluster's controller leader (the metadata log's "
+                + "leader replica) at 55%% of the run: another replica takes over")
+        boolean killLeader;
+
         @Option(names = "--json", description = "print one JSON object with the figures and checks as the last line")
         boolean json;
 
@@ -148,7 +152,8 @@ public final class Verbatim implements Runnable {
             // With --json, stdout carries only the JSON line: people's output goes to stderr.
             PrintWriter progress = json ? spec.commandLine().getErr() : out;
             Duration down = outage == null ? Duration.ZERO : durationOf("--outage", outage);
-            Demo.Result result = new Demo(new Demo.Options(base, d, rate, batch, keys, seed, down, topics), progress).run();
+            Demo.Result result = new Demo(new Demo.Options(base, d, rate, batch, keys, seed, down, topics,
+                    killLeader), progress).run();
             PrintWriter summaryTo = progress;
             DemoOutput.summary(result, summaryTo);
             if (report != null) {
