@@ -583,7 +583,8 @@ public final class ClusterNode implements AutoCloseable {
      * how many, their restarts, and each one failing now with its last error.
      */
     public Mono<NodeStatus> status() {
-        return controller.status(this::backlog).map(s -> new NodeStatus(s, NodeStatus.Replicators.of(replicators())));
+        return controller.status(this::backlog).map(s -> new NodeStatus(s, NodeStatus.Replicators.of(replicators()),
+                NodeStatus.MetadataLogMember.of(metadataLog())));
     }
 
     /**

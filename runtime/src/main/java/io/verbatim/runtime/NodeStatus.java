@@ -6,15 +6,60 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.verbatim.exchange.ClusterStatus;
 import io.verbatim.pipeline.ReplicatorStatus;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.raft.RaftStatus;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A node's status: its controller's side of the exchange ({@link ClusterStatus}) and its replicators,
- * how many, their restarts, and each one failing now. In JSON the cluster status's fields come first, with
- * {@code replicators} beside them.
+ * how many, their restarts, and each one failing now; and its metadata log's members. In JSON the cluster
+ * status's fields come first, with {@code replicators} and {@code metadataLog} beside them.
  */
-@JsonPropertyOrder({"exchange", "replicators"})
-public record NodeStatus(@JsonUnwrapped ClusterStatus exchange, Replicators replicators) {
+@JsonPropertyOrder({"exchange", "replicators", "metadataLog"})
+public record NodeStatus(@JsonUnwrapped ClusterStatus exchange, Replicators replicators,
+        List<MetadataLogMember> metadataLog) {
+
+    public NodeStatus {
+        metadataLog = List.copyOf(metadataLog);
+    }
+
+    /** A status without a metadata log (a node on a layout store of its caller's). */
+    public NodeStatus(ClusterStatus exchange, Replicators replicators) {
+        this(exchange, replicators, List.of());
+    }
+
+    /**
+     * One member of the cluster's metadata log, as it reports itself, with the leader's view of how far
+     * behind it is.
+     *
+     * @param role LEADER, CANDIDATE, FOLLOWER or LISTENER
+     * @param leader the leader it knows in its term ({@code ""}: none)
+     * @param lag entries between the leader's last index and what the leader knows this member holds
+     *     ({@code -1}: the leader has no view of it, or there is no leader)
+     */
+    @JsonPropertyOrder({"id", "role", "term", "leader", "commitIndex", "appliedIndex", "lastIndex", "lag"})
+    public record MetadataLogMember(String id, String role, long term, String leader, long commitIndex,
+            long appliedIndex, long lastIndex, long lag) {
+
+        /** Every member of {@code statuses}, the lags from the leader of the highest term among them. */
+        static List<MetadataLogMember> of(List<RaftStatus> statuses) {
+            Optional<RaftStatus> leader = statuses.stream().filter(s -> s.role() == RaftPeerRole.LEADER)
+                    .max(Comparator.comparingLong(RaftStatus::term));
+            return statuses.stream().map(s -> new MetadataLogMember(s.memberId(), s.role().name(), s.term(), s.leader(),
+                    s.commitIndex(), s.appliedIndex(), s.lastIndex(), leader.map(l -> lag(l, s.memberId())).orElse(-1L)))
+                    .toList();
+        }
+
+        private static long lag(RaftStatus leader, String member) {
+            if (leader.memberId().equals(member)) {
+                return 0;
+            }
+            return leader.peers().stream().filter(p -> p.id().equals(member)).findFirst()
+                    .map(p -> Math.max(0, leader.lastIndex() - p.matchIndex())).orElse(-1L);
+        }
+    }
 
     /**
      * Every replicator of every topic toward every peer, summed.

@@ -1,12 +1,16 @@
 package io.verbatim.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.exchange.Caps;
 import io.verbatim.exchange.ClusterStatus;
 import io.verbatim.pipeline.ReplicatorStatus;
 import io.verbatim.pipeline.SegmentReplicator;
+import io.verbatim.metastore.proto.RaftConfigurationProto;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.raft.RaftStatus;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -26,7 +30,28 @@ class NodeStatusTest {
                 + "\"caps\":{\"maxSegments\":4,\"maxEntryBucketsPerSegment\":8},\"deferringOwnChanges\":false,"
                 + "\"peers\":{},\"topics\":{},\"replicators\":{\"total\":2,\"restarts\":3,\"failing\":[{"
                 + "\"id\":\"a/t/8000-ffff-1->b\",\"state\":\"FAILED\",\"consecutiveFailures\":3,\"restarts\":2,"
-                + "\"lastError\":\"java.lang.IllegalStateException: b refused <it>\"}]}}");
+                + "\"lastError\":\"java.lang.IllegalStateException: b refused <it>\"}]},\"metadataLog\":[]}");
         assertThat(STATUS.replicators().failing()).containsExactly(FAILING);
+    }
+
+    @Test
+    void eachMetadataLogMemberShowsItsRoleAndHowFarBehindTheLeaderKnowsItIs() {
+        RaftConfigurationProto conf = RaftConfigurationProto.getDefaultInstance();
+        RaftStatus leader = new RaftStatus("c1", RaftPeerRole.LEADER, false, 3, "c1", 40, 40, 1, 42, conf, 0, 900,
+                List.of(new RaftStatus.PeerStatus("c2", true, 42, 43, "REPLICATE", 0, 899, 40),
+                        new RaftStatus.PeerStatus("b0", false, 30, 31, "PROBE", 1, 850, 30)));
+        RaftStatus follower = new RaftStatus("c2", RaftPeerRole.FOLLOWER, false, 3, "c1", 40, 40, 1, 42, conf, 0, 900,
+                List.of());
+        RaftStatus listener = new RaftStatus("b0", RaftPeerRole.LISTENER, false, 3, "c1", 30, 30, 1, 30, conf, 0, 900,
+                List.of());
+        RaftStatus stranger = new RaftStatus("b1", RaftPeerRole.LISTENER, false, 2, "", 0, 0, 1, 0, conf, 0, 5,
+                List.of());
+        assertThat(NodeStatus.MetadataLogMember.of(List.of(leader, follower, listener, stranger)))
+                .extracting(NodeStatus.MetadataLogMember::id, NodeStatus.MetadataLogMember::role,
+                        NodeStatus.MetadataLogMember::lag)
+                .containsExactly(tuple("c1", "LEADER", 0L), tuple("c2", "FOLLOWER", 0L), tuple("b0", "LISTENER", 12L),
+                        tuple("b1", "LISTENER", -1L));
+        assertThat(NodeStatus.MetadataLogMember.of(List.of(follower))).extracting(NodeStatus.MetadataLogMember::lag)
+                .containsExactly(-1L);
     }
 }

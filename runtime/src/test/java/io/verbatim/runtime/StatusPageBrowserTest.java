@@ -62,6 +62,9 @@ class StatusPageBrowserTest {
                 rate: rate ? Number(rate.textContent) : -1,
                 points: verbatim ? verbatim.getAttribute('points').split(' ').filter(p => p).length : 0,
                 changeMarks: document.querySelectorAll('#chart line.change').length,
+                members: document.querySelectorAll('#metadata-log tr[data-member]').length,
+                leaders: [...document.querySelectorAll('#metadata-log tr[data-member] td.role')]
+                  .filter(td => td.textContent === 'leader').length,
                 external: performance.getEntriesByType('resource').map(r => r.name)
                   .filter(n => !n.startsWith(location.origin)).length
                   + document.querySelectorAll('script[src], link[href], img[src]').length
@@ -115,6 +118,8 @@ class StatusPageBrowserTest {
         assertThat(a.path("peer").asText()).isEqualTo("answered");
         assertThat(a.path("replicators").asInt()).isEqualTo(runtime.cluster("a").replicators().size()).isPositive();
         assertThat(a.path("connection").asText()).isEqualTo("live");
+        assertThat(a.path("members").asInt()).as("three controller replicas and a broker's listener").isEqualTo(4);
+        assertThat(a.path("leaders").asInt()).isEqualTo(1);
         assertThat(a.path("deferring").asText()).as("the failover notice, once every peer was heard").isEqualTo("none");
         assertThat(a.path("layout").asText()).isEqualTo("0000-ffff/N2");
         assertThat(a.path("remote").asText()).isEqualTo("b");
