@@ -203,7 +203,13 @@ public final class RaftNode {
                     && m.getRequestVoteReply().getServerReply().getSuccess();
             if (!preVoteAsk && !preVoteGranted) {
                 boolean fromLeader = m.hasAppendEntries() || m.hasInstallSnapshot() || m.hasStartLeaderElection();
+                int elapsed = electionElapsed;
                 becomeFollower(mTerm, fromLeader ? from : "");
+                if (m.hasRequestVote()) {
+                    // Only a vote granted restarts the election timer (Raft §5.2): a candidate with a stale
+                    // log that keeps campaigning must not keep the up-to-date voters from campaigning.
+                    electionElapsed = elapsed;
+                }
             }
         } else if (mTerm < term) {
             onStaleTerm(m);
@@ -262,7 +268,8 @@ public final class RaftNode {
      * Proposes the next configuration: its voters ({@code peers}) and listeners. Refused unless this
      * member leads, has committed an entry of its term, has no uncommitted configuration entry and no
      * transfer in progress, and {@code next} changes at most one voter (listeners freely; a listener
-     * promoted to voter or a voter demoted to listener is one voter change). The configuration takes
+     * promoted to voter or a voter demoted to listener is one voter change), and, when the voters change,
+     * every voter that stays has acknowledged the configuration in force. The configuration takes
      * effect on every member when appended, not when committed. A leader not among the new voters leads
      * until the entry commits, then steps down.
      */
@@ -283,6 +290,20 @@ public final class RaftNode {
         Optional<String> refusal = membership.refusal(next);
         if (refusal.isPresent()) {
             return new Proposal.Refused(refusal.get());
+        }
+        Membership after = Membership.of(next);
+        if (!after.voters().equals(membership.voters())) {
+            // A listener promoted by an entry it has not yet received still rejects every vote; were the
+            // next change to make the quorum need it, the group could wedge. So every voter that stays must
+            // hold the configuration in force before the voters change again.
+            for (String voter : membership.voters()) {
+                Progress p = progress.get(voter);
+                if (!voter.equals(id) && after.isVoter(voter) && (p == null || p.match < log.latestConfigurationIndex())) {
+                    return new Proposal.Refused("voter " + voter + " has not acknowledged the configuration at index "
+                            + log.latestConfigurationIndex() + " (matchIndex " + (p == null ? 0 : p.match)
+                            + "); wait for it, or remove it first");
+                }
+            }
         }
         long index = appendOwn(LogEntryProto.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1)
                 .setConfigurationEntry(next).build());
@@ -336,6 +357,9 @@ public final class RaftNode {
         if (p.match == log.lastIndex()) {
             sendStartLeaderElection(target);
         } else {
+            if (p.state != Progress.State.SNAPSHOT) {
+                p.becomeProbe(p.match + 1); // resend from its match now rather than at the next heartbeat
+            }
             sendAppend(p, false);
         }
         return new Proposal.Accepted(term, log.lastIndex());
@@ -759,13 +783,10 @@ public final class RaftNode {
      * entry matched (log matching) and the entries were appended, and it answered only after syncing them.
      */
     private void onAppendSuccess(Progress p, AppendEntriesReplyProto r) {
-        if (r.getMatchIndex() > p.match) {
+        boolean advanced = r.getMatchIndex() > p.match;
+        if (advanced) {
             p.match = r.getMatchIndex();
             p.freeTo(p.match);
-            maybeCommit();
-            if (role != RaftPeerRole.LEADER) {
-                return;
-            }
         }
         p.next = Math.max(p.next, p.match + 1);
         switch (p.state) {
@@ -776,14 +797,12 @@ public final class RaftNode {
                 }
             }
             case REPLICATE -> {
-                if (r.getIsHeartbeat()) {
-                    // A heartbeat round trip outlived the oldest append: presume it lost; once all are,
-                    // resend from the match (no INCONSISTENCY round trip needed).
-                    p.inflight.pollFirst();
-                    if (p.inflight.isEmpty() && p.next > p.match + 1) {
-                        p.becomeProbe(p.match + 1);
-                    }
-                }
+            }
+        }
+        if (advanced) {
+            maybeCommit();
+            if (role != RaftPeerRole.LEADER) {
+                return;
             }
         }
         if (p.id.equals(transferTarget) && p.match == log.lastIndex()) {
@@ -870,9 +889,9 @@ public final class RaftNode {
 
     /**
      * A heartbeat: no entries, the commit (capped at previousLog.index) and the read context. Its
-     * previousLog is the leader's best knowledge of that member (nextIndex - 1), so a SUCCESS reply
-     * proves progress by the progress rule; while appends are in flight it is the match, which the
-     * member is known to have, so the heartbeat does not race them.
+     * previousLog is the leader's view of that member's log end (nextIndex - 1): a SUCCESS reply proves
+     * the member's log up to it (the progress rule), and an INCONSISTENCY reply reveals appends lost on
+     * the way within one heartbeat (on a FIFO transport the heartbeat follows the appends it covers).
      */
     private void heartbeat(Progress p) {
         switch (p.state) {
@@ -882,7 +901,7 @@ public final class RaftNode {
                 sendAppend(p, true);
             }
             case REPLICATE -> {
-                long prevIndex = p.inflight.isEmpty() ? p.next - 1 : p.match;
+                long prevIndex = p.next - 1;
                 long prevTerm = log.term(prevIndex);
                 if (prevTerm < 0) {
                     prevIndex = log.snapshotIndex();

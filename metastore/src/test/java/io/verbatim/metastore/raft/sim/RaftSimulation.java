@@ -129,8 +129,9 @@ final class RaftSimulation {
             }
         }
         this.initial = conf.build();
-        boolean quorumAndPreVote = random.nextInt(10) > 0;
-        this.template = new RaftConfig("x", GROUP, ELECTION_TICKS, 1 + random.nextInt(2), 32 + random.nextInt(300),
+        boolean quorumAndPreVote = random.nextInt(4) > 0;
+        this.template = new RaftConfig("x", GROUP, ELECTION_TICKS, 1 + random.nextInt(2),
+                random.nextBoolean() ? 1 : 32 + random.nextInt(300),
                 1 + random.nextInt(4), quorumAndPreVote, quorumAndPreVote, 8 + random.nextInt(40));
         for (int i = 0; i < all.size(); i++) {
             String id = all.get(i);
@@ -252,7 +253,7 @@ final class RaftSimulation {
             }
             RaftStatus s = m.node.status();
             sb.append(m.id).append(' ').append(s.role()).append(" t").append(s.term()).append(" c")
-                    .append(s.commitIndex()).append(" a").append(s.appliedIndex()).append(" l").append(s.lastIndex())
+                    .append(s.commitIndex()).append(" a").append(s.appliedIndex()).append(" l").append(s.lastIndex()).append("/t").append(m.node.termAt(s.lastIndex()))
                     .append(" conf ").append(s.configuration().getPeersList().stream().map(RaftPeerProto::getId).toList())
                     .append('/').append(s.configuration().getListenersList().stream().map(RaftPeerProto::getId).toList())
                     .append("; ");
@@ -398,7 +399,13 @@ final class RaftSimulation {
             shuffled.set(i, shuffled.get(j));
             shuffled.set(j, t);
         }
-        switch (random.nextInt(3)) {
+        Optional<Member> leader = leader();
+        switch (random.nextInt(4)) {
+            case 3 -> {
+                String target = leader.map(m -> m.id).orElse(shuffled.get(0));
+                step = "isolate the leader " + target;
+                net.isolate(target, all);
+            }
             case 0 -> {
                 step = "isolate " + shuffled.get(0);
                 net.isolate(shuffled.get(0), all);
@@ -687,13 +694,22 @@ final class RaftSimulation {
         }
     }
 
-    /** Mostly the leader; sometimes any member (reads then go through a follower or listener). */
+    /**
+     * The newest leader, or any member that believes it leads (a client with a stale leader cached, the
+     * case that breaks reads served without confirming leadership), or any member (reads then go through a
+     * follower or listener).
+     */
     private Member pickTarget() {
+        List<Member> up = members.values().stream().filter(m -> m.node != null).toList();
+        List<Member> leaders = up.stream().filter(m -> m.node.status().role() == RaftPeerRole.LEADER).toList();
         Optional<Member> l = leader();
-        if (l.isPresent() && random.nextInt(3) > 0) {
+        int pick = random.nextInt(3);
+        if (pick == 0 && l.isPresent()) {
             return l.get();
         }
-        List<Member> up = members.values().stream().filter(m -> m.node != null).toList();
+        if (pick == 1 && !leaders.isEmpty()) {
+            return leaders.get(random.nextInt(leaders.size()));
+        }
         return up.isEmpty() ? null : up.get(random.nextInt(up.size()));
     }
 

@@ -1,0 +1,78 @@
+/**
+ * The pure Raft core of the metadata log: {@link io.verbatim.metastore.raft.RaftNode}, one member as a
+ * state machine shaped like etcd raft's {@code RawNode} — no threads, no I/O, no clock, randomness only
+ * from a seeded generator. A driver feeds it {@code tick()}, {@code step(message)} and client requests,
+ * and carries out each {@link io.verbatim.metastore.raft.Ready} (persist and sync, then send, then apply,
+ * then {@code advance}). Messages are the Ratis-named protos of {@code raft.proto}.
+ *
+ * <h2>Members</h2>
+ * A configuration lists voters ({@code peers}) and listeners (Ratis' non-voting members, Raft's
+ * learners). Listeners receive the log exactly as followers do, but never vote (they reject every
+ * RequestVote, pre-votes included, even from a candidate whose configuration is stale — Ratis'
+ * defensive rule), never campaign however long they hear nothing, and never count toward a commit,
+ * check-quorum or a read-index confirmation.
+ *
+ * <h2>Rules</h2>
+ * <ul>
+ *   <li><b>Elections.</b> Pre-vote (a candidate first asks, without raising its term, whether it could
+ *   win) and check-quorum (a leader that heard from no quorum of voters within an election timeout
+ *   steps down; a voter that heard a leader within the timeout ignores campaigns, unless the campaign
+ *   follows a leadership transfer). Election timeouts are drawn in [electionTicks, 2·electionTicks).
+ *   Only a vote granted (or a leader heard) restarts the timer, not a higher term seen.</li>
+ *   <li><b>Replication.</b> Per member, etcd's probe / replicate / snapshot states: one append in flight
+ *   while probing, up to {@code maxInflightAppends} while replicating, at most
+ *   {@code maxEntriesBytesPerAppend} per append. An INCONSISTENCY reply carries a nextIndex hint: past the
+ *   member's end if it is shorter, else the first index of its conflicting term (one round trip per
+ *   term, never one per entry), never at or below its commit.</li>
+ *   <li><b>Commit.</b> By the quorum of voters only, and only for an entry of the leader's term (§5.4.2);
+ *   a new leader appends a no-op at once. A follower or listener commits at most
+ *   {@code min(leaderCommit, previous.index + entries)} (the leader caps it too), and refuses an append
+ *   overlapping its committed entries (INCONSISTENCY, nextIndex = commit + 1): committed entries are
+ *   never truncated.</li>
+ *   <li><b>The progress rule</b> (what lets a leader learn any member's progress, voter or listener, from
+ *   its own replies — and what listener delegation will rely on when the leader only heartbeats some
+ *   listeners): a SUCCESS reply in the leader's term to an AppendEntries, heartbeat or not, proves that
+ *   the member's log held the leader's log up to {@code previousLog.index + entries} when it replied —
+ *   the previous entry matched (log matching) and the entries were appended, and the reply left only
+ *   after they were synced. That index is the reply's {@code matchIndex}; the leader takes the maximum
+ *   of what it knew and it. A member never reports its own last index, which may hold a divergent
+ *   suffix. Heartbeats carry {@code previousLog = nextIndex − 1}, so a heartbeat reply advances the
+ *   match of an idle, caught-up member, and an INCONSISTENCY reply to one reveals lost appends within a
+ *   heartbeat. An INCONSISTENCY hint at or below the known match is stale and ignored.</li>
+ *   <li><b>Snapshots.</b> {@code compact(index, data)} lets the log drop entries the application's
+ *   snapshot covers; a member that needs a dropped entry gets that snapshot (with the configuration in
+ *   force at its index in the meta) as InstallSnapshot chunks of {@code snapshotChunkBytes}, one chunk in
+ *   flight, each reply naming the next offset wanted.</li>
+ * </ul>
+ *
+ * <h2>Design choices</h2>
+ * <p><b>Read index, not leases.</b> A read records the leader's commit index and is answered once a
+ * quorum of voters has acknowledged a heartbeat sent after it began (each echoes the read context); a
+ * new leader answers only after its no-op commits, since before that it does not know the commit index.
+ * Followers and listeners forward reads to the leader and serve them once they have applied the index.
+ * A lease (serving from the leader without a round trip) is only as safe as the bound on clock drift
+ * and pauses between members: a GC pause or a stepped clock on a deposed leader yields stale reads. The
+ * core has no clock by design, and one heartbeat round per batch of reads is cheap for metadata.
+ *
+ * <p><b>One voter at a time, not joint consensus.</b> Any two majorities of configurations differing by
+ * one voter intersect, so each change is safe on its own, it takes effect when appended (no two-phase
+ * entry), and the proto reserves Ratis' old-configuration fields. The rules that make it safe: at most
+ * one uncommitted configuration entry; a leader changes membership only once it has committed an entry
+ * of its own term (Ongaro's fix of the single-server bug); requests changing two voters are refused
+ * naming both. Listeners change freely alongside, as they take no part in quorums. A leader not among
+ * the voters of the entry it appended leads until that entry commits (not counting itself) and then
+ * steps down; a member outside the voters never campaigns.
+ *
+ * <p><b>Listener ↔ voter changes are supported,</b> each counting as one voter change: promotion is the
+ * safe way to add a voter (add it as a listener, let it catch up, then promote it, so the quorum never
+ * waits for an empty log), and demotion the way to retire one while it keeps the log. Because a
+ * listener rejects votes until it learns it was promoted, a group could wedge if a later change made
+ * the quorum need a promoted member that never received its promotion; so a change of voters is refused
+ * until every voter that stays has acknowledged the configuration in force (the refusal names it).
+ *
+ * <p><b>Bootstrap.</b> The group's first configuration is the configuration at index 0, as if held by a
+ * snapshot at (term 0, index 0): every founder passes the same one to {@code start}, nothing is written
+ * for it, and the first entry is the first leader's no-op. A member joining later starts with an empty
+ * configuration (it never campaigns) and learns its membership from the leader's entries or snapshot.
+ */
+package io.verbatim.metastore.raft;
