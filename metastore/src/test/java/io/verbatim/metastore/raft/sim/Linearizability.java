@@ -35,9 +35,14 @@ final class Linearizability {
     private record Key(long mask, int state) {
     }
 
+    /** Search states explored before giving up: a history this hard is reported, not waited on. */
+    static final int BUDGET = 500_000;
+    static int maxExplored;
+
     private final List<Op> ops;
     private final Set<Key> failed = new HashSet<>();
     private final long mustLinearize;
+    private int explored;
 
     private Linearizability(List<Op> ops) {
         if (ops.size() > 62) {
@@ -53,14 +58,24 @@ final class Linearizability {
         this.mustLinearize = m;
     }
 
-    /** Whether the history is linearizable. */
+    /**
+     * Whether the history is linearizable.
+     *
+     * @throws IllegalStateException if the search explores more than {@link #BUDGET} states
+     */
     static boolean check(List<Op> history) {
-        return new Linearizability(history).search(0, 0);
+        Linearizability l = new Linearizability(history);
+        boolean ok = l.search(0, 0);
+        maxExplored = Math.max(maxExplored, l.explored);
+        return ok;
     }
 
     private boolean search(long done, int state) {
         if ((done & mustLinearize) == mustLinearize) {
             return true;
+        }
+        if (++explored > BUDGET) {
+            throw new IllegalStateException("the linearizability search passed " + BUDGET + " states");
         }
         Key key = new Key(done, state);
         if (failed.contains(key)) {
