@@ -66,7 +66,9 @@ final class ControllerGroup implements AutoCloseable {
         for (String member : members()) {
             start(member);
         }
-        this.store = new LeaderLayoutStore(stores, this::leader, listeners.get(0), Duration.ofSeconds(30), timer);
+        // The brokers watch from the first broker's listener (all brokers of this process share its storage).
+        String watcher = listeners.isEmpty() ? VOTERS.get(0) : listeners.get(0);
+        this.store = new LeaderLayoutStore(stores, this::leader, watcher, Duration.ofSeconds(30), timer);
     }
 
     /** Starts the group of {@code cluster} with a listener per broker. */

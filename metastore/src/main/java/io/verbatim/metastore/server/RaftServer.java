@@ -14,7 +14,9 @@ import io.verbatim.metastore.storage.RaftStorage;
 import io.verbatim.metastore.transport.RaftTransport;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.PriorityQueue;
@@ -38,13 +40,15 @@ import reactor.core.scheduler.Scheduler;
  * {@code Schedulers.newSingle}), or a virtual-time scheduler in tests.
  */
 public final class RaftServer implements ReplicatedLog, AutoCloseable {
+    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(RaftServer.class);
     private final RaftNode node;
     private final RaftStorage storage;
     private final RaftTransport transport;
     private final StateMachine machine;
     private final Options options;
     private final Scheduler.Worker worker;
-    private final Map<Long, Pending> proposals = new HashMap<>();
+    /** By index: more than one when a proposal's entry was replaced and the index reused in a later term. */
+    private final Map<Long, List<Pending>> proposals = new HashMap<>();
     private final PriorityQueue<Read> confirmedReads = new PriorityQueue<>((a, b) -> Long.compare(a.index, b.index));
     private final Map<Long, MonoSink<Void>> askedReads = new HashMap<>();
     private final ArrayDeque<Disposable> resources = new ArrayDeque<>();
@@ -53,7 +57,8 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
     private volatile RaftStatus status;
     private long appliedIndex;
     private long snapshotIndex;
-    private long nextReadId = 1;
+    /** Read ids start at random, so a delayed answer to a past incarnation's read never answers a new one. */
+    private long nextReadId = java.util.concurrent.ThreadLocalRandom.current().nextLong(1L << 62);
 
     private record Pending(long term, MonoSink<Object> sink) {
     }
@@ -129,13 +134,21 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
         if (closed.get()) {
             return;
         }
-        event.run();
-        while (node.hasReady()) {
-            Ready ready = node.ready();
-            handle(ready);
-            node.advance(ready);
+        try {
+            event.run();
+            while (node.hasReady()) {
+                Ready ready = node.ready();
+                handle(ready);
+                node.advance(ready);
+            }
+            maybeSnapshot();
+        } catch (RuntimeException e) {
+            // A storage or state machine failure: the member cannot go on safely (a Ready half handled must
+            // not be retried); it stops, and says why.
+            LOG.error("metadata log member {} stops: {}", status.memberId(), e.toString(), e);
+            stop().subscribe(v -> { }, s -> { });
+            return;
         }
-        maybeSnapshot();
         RaftStatus now = node.status();
         if (!now.equals(status)) {
             status = now;
@@ -143,15 +156,25 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
         }
     }
 
+    /** {@link #run}, or an error for {@code sink} once the server stopped (so no call waits forever). */
+    private void runOrRefuse(MonoSink<?> sink, Runnable event) {
+        if (closed.get()) {
+            sink.error(new IllegalStateException(status.memberId() + " stopped"));
+            return;
+        }
+        run(event);
+    }
+
     private void handle(Ready ready) {
         ready.snapshot().ifPresent(s -> {
             storage.saveSnapshot(s.meta(), s.data());
             machine.restore(s.data());
             long index = s.meta().getLastIncluded().getIndex();
-            proposals.keySet().removeIf(i -> {
-                if (i <= index) {
-                    proposals.get(i).sink().error(new CommandLostException("the command at index " + i
-                            + " was overtaken by a snapshot from the leader: its outcome is not known here"));
+            proposals.entrySet().removeIf(e -> {
+                if (e.getKey() <= index) {
+                    e.getValue().forEach(p -> p.sink().error(new CommandOutcomeUnknownException("the command at index "
+                            + e.getKey() + " was overtaken by a snapshot from the leader: it may or may not have "
+                            + "taken effect; read before trying again")));
                     return true;
                 }
                 return false;
@@ -189,15 +212,17 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
         Object outcome = entry.hasStateMachineLogEntry()
                 ? machine.apply(index, entry.getStateMachineLogEntry().getLogData()) : null;
         appliedIndex = index;
-        Pending pending = proposals.remove(index);
+        List<Pending> pending = proposals.remove(index);
         if (pending == null) {
             return;
         }
-        if (pending.term() == entry.getTerm() && outcome != null) {
-            pending.sink().success(outcome);
-        } else {
-            pending.sink().error(new CommandLostException("the command proposed at index " + index + " in term "
-                    + pending.term() + " was lost with its leader (term " + entry.getTerm() + " wrote that index)"));
+        for (Pending p : pending) {
+            if (p.term() == entry.getTerm()) {
+                p.sink().success(outcome); // null (a configuration, a no-op): completes empty
+            } else {
+                p.sink().error(new CommandLostException("the command proposed at index " + index + " in term "
+                        + p.term() + " was lost with its leader (term " + entry.getTerm() + " wrote that index)"));
+            }
         }
     }
 
@@ -219,10 +244,10 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
 
     @Override
     public Mono<Object> submit(ByteString command) {
-        return Mono.create(sink -> worker.schedule(() -> run(() -> {
+        return Mono.create(sink -> worker.schedule(() -> runOrRefuse(sink, () -> {
             Proposal p = node.propose(command);
             if (p instanceof Proposal.Accepted a) {
-                proposals.put(a.index(), new Pending(a.term(), sink));
+                proposals.computeIfAbsent(a.index(), i -> new ArrayList<>(1)).add(new Pending(a.term(), sink));
             } else if (p instanceof Proposal.NotLeader n) {
                 sink.error(new NotLeaderException(status.memberId(), n.leaderHint()));
             } else {
@@ -233,7 +258,7 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
 
     @Override
     public Mono<Void> readBarrier() {
-        return Mono.create(sink -> worker.schedule(() -> run(() -> {
+        return Mono.create(sink -> worker.schedule(() -> runOrRefuse(sink, () -> {
             long id = nextReadId++;
             if (node.readIndex(id)) {
                 askedReads.put(id, sink);
@@ -253,10 +278,10 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
 
     /** Proposes a new configuration (voters and listeners); completes once applied here. */
     public Mono<Void> setConfiguration(RaftConfigurationProto next) {
-        return Mono.<Object>create(sink -> worker.schedule(() -> run(() -> {
+        return Mono.<Object>create(sink -> worker.schedule(() -> runOrRefuse(sink, () -> {
             Proposal p = node.setConfiguration(next);
             if (p instanceof Proposal.Accepted a) {
-                proposals.put(a.index(), new Pending(a.term(), sink));
+                proposals.computeIfAbsent(a.index(), i -> new ArrayList<>(1)).add(new Pending(a.term(), sink));
             } else if (p instanceof Proposal.NotLeader n) {
                 sink.error(new NotLeaderException(status.memberId(), n.leaderHint()));
             } else {
@@ -267,7 +292,7 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
 
     /** Asks the leader (this member) to hand leadership to {@code target}. */
     public Mono<Void> transferLeadership(String target) {
-        return Mono.create(sink -> worker.schedule(() -> run(() -> {
+        return Mono.create(sink -> worker.schedule(() -> runOrRefuse(sink, () -> {
             Proposal p = node.transferLeadership(target);
             if (p instanceof Proposal.Accepted) {
                 sink.success();
@@ -308,7 +333,7 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
                 try {
                     resources.forEach(Disposable::dispose);
                     IllegalStateException stopped = new IllegalStateException(status.memberId() + " stopped");
-                    proposals.values().forEach(p -> p.sink().error(stopped));
+                    proposals.values().forEach(l -> l.forEach(p -> p.sink().error(stopped)));
                     askedReads.values().forEach(r -> r.error(stopped));
                     confirmedReads.forEach(r -> r.sink().error(stopped));
                     proposals.clear();

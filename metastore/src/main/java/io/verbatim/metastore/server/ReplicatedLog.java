@@ -9,8 +9,9 @@ public interface ReplicatedLog {
     /**
      * Proposes {@code command}; completes with what {@link StateMachine#apply} returned for it once this
      * member applied it. Errors with {@link NotLeaderException} on a member that is not the leader, and
-     * with {@link CommandLostException} when a leader change dropped the command before it committed (it
-     * may not be retried blindly: a compare-and-set re-reads first).
+     * with {@link CommandLostException} when a leader change dropped the command before it committed (it did
+     * not take effect), and with {@link CommandOutcomeUnknownException} when this member cannot know (it may
+     * have taken effect: read before trying again).
      */
     Mono<Object> submit(ByteString command);
 

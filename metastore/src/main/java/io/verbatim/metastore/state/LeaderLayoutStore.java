@@ -18,7 +18,9 @@ import reactor.util.retry.Retry;
  * The layout store of whichever member of a group leads, for a process that holds several members of one
  * group (the embedded runtime): each call goes to the current leader's store and, when leadership moved
  * under it (not the leader, a read with no confirmation, a command lost with its leader — none of which
- * took effect), to the next leader, with backoff, for up to {@code patience}. A watch follows {@code
+ * took effect), to the next leader, with backoff, for up to about {@code patience}. An outcome this process
+ * cannot know ({@link io.verbatim.metastore.server.CommandOutcomeUnknownException}) is the caller's: a
+ * compare-and-set retried blindly could report its own success as a conflict. A watch follows {@code
  * watcher}'s own replica.
  */
 public final class LeaderLayoutStore implements LayoutStore {
@@ -41,7 +43,8 @@ public final class LeaderLayoutStore implements LayoutStore {
     }
 
     private <T> Mono<T> onLeader(java.util.function.Function<RaftLayoutStore, Mono<T>> call) {
-        long attempts = Math.max(1, patience.toMillis() / 20);
+        // backoff from 10 ms to 200 ms: about one attempt per 200 ms of patience, plus the short first ones
+        long attempts = Math.max(1, patience.toMillis() / 200 + 5);
         return Mono.defer(() -> {
             Optional<String> current = leader.get();
             RaftLayoutStore store = current.map(members::get).orElse(null);

@@ -108,6 +108,30 @@ class RaftServerTest {
     }
 
     @Test
+    void aListenerAddedThroughTheDriverCatchesUpAndTheChangeIsAnsweredAsDone() {
+        VOTERS.forEach(this::start);
+        start("b1");
+        awaitLeader();
+        Layout one = Layout.initial(1, 4, 0);
+        leaderStore("b1").create("t", one).block(Duration.ofSeconds(10));
+        // b2 joins: it starts with no configuration and learns it from the leader.
+        RaftConfig config = new RaftConfig("b2", "g", 10, 2, 64 << 10, 8, true, true, 16 << 10);
+        LayoutRegister register = new LayoutRegister();
+        servers.put("b2", RaftServer.start(config, RaftConfigurationProto.getDefaultInstance(), new MemoryRaftStorage(),
+                network.join("b2"), register, FAST, threads.computeIfAbsent("b2", m -> Schedulers.newSingle("raft-b2")),
+                7));
+        registers.put("b2", register);
+        RaftConfigurationProto withB2 = configuration();
+        reactor.core.publisher.Mono.defer(() -> servers.get(leader().orElseThrow()).setConfiguration(withB2))
+                .retryWhen(reactor.util.retry.Retry.backoff(20, Duration.ofMillis(20))
+                        .filter(NotLeaderException.class::isInstance))
+                .block(Duration.ofSeconds(10));
+        assertThat(store("b2").watch("t").blockFirst(Duration.ofSeconds(10))).isEqualTo(one);
+        assertThat(servers.get(leader().orElseThrow()).status().configuration().getListenersList())
+                .extracting(RaftPeerProto::getId).contains("b2");
+    }
+
+    @Test
     void aFollowerOrAListenerRefusesACommandAndNamesTheLeader() {
         VOTERS.forEach(this::start);
         LISTENERS.forEach(this::start);
