@@ -7,6 +7,7 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.verbatim.exchange.ClusterStatus;
 import io.verbatim.pipeline.ReplicatorStatus;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A node's status: its controller's side of the exchange ({@link ClusterStatus}) and its replicators,
@@ -38,11 +39,11 @@ public record NodeStatus(@JsonUnwrapped ClusterStatus exchange, Replicators repl
         @JsonProperty("failing")
         List<Failing> failingJson() {
             return failing.stream().map(f -> new Failing(f.id(), f.state().name(), f.consecutiveFailures(),
-                    f.restarts(), f.lastError())).toList();
+                    f.restarts(), f.lastError().orElse(null))).toList();
         }
     }
 
     /** A failing replicator as the JSON shows it (no segment: its id names it). */
-    record Failing(String id, String state, int consecutiveFailures, long restarts, String lastError) {
+    record Failing(String id, String state, int consecutiveFailures, long restarts, @Nullable String lastError) {
     }
 }
