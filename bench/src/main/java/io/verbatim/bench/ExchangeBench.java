@@ -29,8 +29,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -45,8 +48,7 @@ import reactor.core.scheduler.Schedulers;
 public final class ExchangeBench {
     /** Every cluster's token is its name and "-bench"; what each presents and each server checks. */
     private static final NetServer NET = new NetServer(new Authenticator(Map.of("a", Token.clear("a-bench"),
-            "b", Token.clear("b-bench"), "c", Token.clear("c-bench")), null, Map.of(), true), NetworkLimits.defaults(),
-            null);
+            "b", Token.clear("b-bench"), "c", Token.clear("c-bench")), Optional.empty(), Map.of(), true), NetworkLimits.defaults());
 
     private ExchangeBench() {
     }
@@ -71,7 +73,7 @@ public final class ExchangeBench {
             Set<String> peers = new HashSet<>(List.of("a", "b", "c"));
             peers.remove(name);
             Controller c = new Controller(name, peers, Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
-            ExchangeServer server = new ExchangeServer(c, config, NET, () -> null,
+            ExchangeServer server = new ExchangeServer(c, config, NET,
                     Controller.BacklogSource.NONE).start(0);
             stores.put(name, store);
             controllers.put(name, c);
@@ -81,7 +83,7 @@ public final class ExchangeBench {
         List<Pusher> pushers = new ArrayList<>();
         controllers.values().forEach(c -> pushers.add(new Pusher(c, new HttpTransport(urls, client(c.cluster())), config,
                 Schedulers.parallel()).start()));
-        Pusher probe = new Pusher(controllers.get("a"), new HttpTransport(urls, client("a")), config, Schedulers.parallel());
+        Pusher probe = new Pusher(need(controllers.get("a")), new HttpTransport(urls, client("a")), config, Schedulers.parallel());
         for (int i = 0; i < 50; i++) {
             probe.pushUntilAcknowledged("b").block(); // warm-up
         }
@@ -91,16 +93,16 @@ public final class ExchangeBench {
             long t0 = System.nanoTime();
             probe.pushUntilAcknowledged("b").block();
             rtt[i] = (System.nanoTime() - t0) / 1e6;
-            Layout before = stores.get("a").get("t").block();
+            Layout before = need(need(stores.get("a")).get("t").block());
             long widest = before.activeSegments().stream()
                     .max(java.util.Comparator.comparingInt(s -> s.range().size())).orElseThrow().id();
             long t1 = System.nanoTime();
-            controllers.get("a").split("t", widest).block();
+            need(controllers.get("a")).split("t", widest).block();
             // The finer layout wins: a's new boundary, with the largest bucket count anyone has there.
-            Shape target = io.verbatim.model.Join.of(Shape.of(stores.get("a").get("t").block()),
-                    Shape.of(stores.get("b").get("t").block()), Shape.of(stores.get("c").get("t").block()));
+            Shape target = io.verbatim.model.Join.of(Shape.of(need(need(stores.get("a")).get("t").block())),
+                    Shape.of(need(need(stores.get("b")).get("t").block())), Shape.of(need(need(stores.get("c")).get("t").block())));
             for (String other : List.of("a", "b", "c")) {
-                stores.get(other).watch("t").filter(l -> Shape.of(l).equals(target)).next()
+                need(stores.get(other)).watch("t").filter(l -> Shape.of(l).equals(target)).next()
                         .block(Duration.ofSeconds(10));
             }
             converge[i] = (System.nanoTime() - t1) / 1e6;
@@ -135,9 +137,9 @@ public final class ExchangeBench {
         ExchangeConfig config = ExchangeConfig.defaults();
         Controller a = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, storeA, Schedulers.parallel());
         Controller b = new Controller("b", Set.of("a"), Caps.PULSAR_DEFAULTS, storeB, Schedulers.parallel());
-        ExchangeServer serverA = new ExchangeServer(a, config, NET, () -> null,
+        ExchangeServer serverA = new ExchangeServer(a, config, NET,
                 Controller.BacklogSource.NONE).start(0);
-        ExchangeServer serverB = new ExchangeServer(b, config, NET, () -> null,
+        ExchangeServer serverB = new ExchangeServer(b, config, NET,
                 Controller.BacklogSource.NONE).start(0);
         Map<String, String> urls = Map.of("a", serverA.baseUrl(), "b", serverB.baseUrl());
         Counting toB = new Counting(new HttpTransport(urls, client("a")));
@@ -218,10 +220,10 @@ public final class ExchangeBench {
         double[] receiver = new double[measured];
         for (int round = 0; round < measured + warmUp; round++) {
             long s0 = threads.getCurrentThreadCpuTime();
-            ExchangeRequest request = a.stateFor("b").block();
+            ExchangeRequest request = need(a.stateFor("b").block());
             byte[] wire = request.toByteArray();
             long r0 = threads.getCurrentThreadCpuTime();
-            byte[] answer = b.receive(parse(wire, ExchangeRequest.parser())).block().toByteArray();
+            byte[] answer = need(b.receive(parse(wire, ExchangeRequest.parser())).block()).toByteArray();
             long s1 = threads.getCurrentThreadCpuTime();
             a.onAnswer("b", request, parse(answer, ExchangeResponse.parser())).block();
             long end = threads.getCurrentThreadCpuTime();
@@ -251,7 +253,7 @@ public final class ExchangeBench {
                 throw new IllegalStateException(pending.size() + " topics did not converge, e.g. " + fleet.name(
                         pending.get(0)));
             }
-            pending.removeIf(i -> sideA.reached(i, joins.get(i)) & sideB.reached(i, joins.get(i)));
+            pending.removeIf(i -> sideA.reached(i, need(joins.get(i))) & sideB.reached(i, need(joins.get(i))));
             pause(50);
         }
     }
@@ -275,7 +277,7 @@ public final class ExchangeBench {
             if (done[i]) {
                 return true;
             }
-            Layout l = store.get(fleet.name(i)).block();
+            Layout l = need(store.get(fleet.name(i)).block());
             if (l.epoch() != seen[i]) {
                 seen[i] = l.epoch();
                 done[i] = Shape.of(l).equals(join);
@@ -372,6 +374,11 @@ public final class ExchangeBench {
     }
 
     private static NetClient client(String cluster) {
-        return new NetClient(cluster + "-bench", NetworkLimits.defaults(), null);
+        return new NetClient(cluster + "-bench", NetworkLimits.defaults());
+    }
+
+    /** What a benchmark step expects to be there. */
+    private static <T> T need(@Nullable T value) {
+        return Objects.requireNonNull(value);
     }
 }

@@ -62,7 +62,7 @@ public final class WindowBench {
             Producer producer = a.producer("t", Compression.LZ4);
             List<Message> batch = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
-                batch.add(Message.of(null, ("payload-" + i + "-".repeat(90)).getBytes(StandardCharsets.UTF_8)));
+                batch.add(Message.unkeyed(("payload-" + i + "-".repeat(90)).getBytes(StandardCharsets.UTF_8)));
             }
             // Warm the path, then measure a backlog drained from the start.
             producer.send(batch).block();

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
@@ -39,7 +40,7 @@ public final class BrokerBudget implements SlowPathBudget {
     /** Replicators with a request waiting or a permit held. */
     private final Map<String, Waiter> active = new HashMap<>();
     private int slotsInUse;
-    private Disposable wakeUp;
+    private @Nullable Disposable wakeUp;
     private long wakeUpAtNanos;
 
     public BrokerBudget(BudgetConfig config, Scheduler scheduler) {

@@ -3,6 +3,7 @@ package io.verbatim.config;
 import io.verbatim.exchange.Caps;
 import java.nio.file.Path;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One cluster of the replication set.
@@ -20,10 +21,9 @@ public record ClusterConfig(String name, int brokers, Addresses addresses, Caps 
     public static final int MAX_NAME_LENGTH = 64;
 
     public ClusterConfig {
-        String problem = nameProblem(name);
-        if (problem != null) {
+        nameProblem(name).ifPresent(problem -> {
             throw new IllegalArgumentException("name " + problem);
-        }
+        });
         if (brokers < 1) {
             throw new IllegalArgumentException("brokers is " + brokers + ": must be at least 1");
         }
@@ -52,12 +52,13 @@ public record ClusterConfig(String name, int brokers, Addresses addresses, Caps 
         return new ClusterConfig(name, brokers, addresses, caps, Optional.of(value));
     }
 
-    /** What is wrong with {@code name} as a cluster name, the name first; {@code null} when nothing is. */
-    static String nameProblem(String name) {
+    /** What is wrong with {@code name} as a cluster name, the name first; empty when nothing is. */
+    static Optional<String> nameProblem(@Nullable String name) {
         if (name != null && name.length() <= MAX_NAME_LENGTH && name.matches("[A-Za-z0-9][A-Za-z0-9._-]*")) {
-            return null;
+            return Optional.empty();
         }
-        return (name == null ? "null" : Section.quoted(name)) + " is not a cluster name (expected letters, digits, "
-                + "'.', '_', '-', starting with a letter or digit, at most " + MAX_NAME_LENGTH + " characters)";
+        return Optional.of((name == null ? "null" : Section.quoted(name))
+                + " is not a cluster name (expected letters, digits, "
+                + "'.', '_', '-', starting with a letter or digit, at most " + MAX_NAME_LENGTH + " characters)");
     }
 }

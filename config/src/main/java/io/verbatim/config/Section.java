@@ -11,11 +11,13 @@ import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One mapping of the YAML tree with its path, read key by key. Every read records the key as known;
@@ -40,7 +42,7 @@ final class Section {
     private final JsonNode node;
     private final Set<String> known = new LinkedHashSet<>();
 
-    Section(String path, JsonNode node) {
+    Section(String path, @Nullable JsonNode node) {
         this.path = path;
         this.node = node == null ? MissingNode.getInstance() : node;
         if (!this.node.isMissingNode() && !this.node.isNull() && !this.node.isObject()) {
@@ -56,7 +58,7 @@ final class Section {
         return path.isEmpty() ? name : path + "." + name;
     }
 
-    private JsonNode raw(String name) {
+    private @Nullable JsonNode raw(String name) {
         known.add(name);
         JsonNode v = node.get(name);
         return v == null || v.isNull() ? null : v;
@@ -89,9 +91,14 @@ final class Section {
 
     /** A non-blank text of at most {@link #MAX_TEXT_CHARS} printable characters on one line. */
     String string(String name, String fallback) {
+        return optionalString(name).orElse(fallback);
+    }
+
+    /** {@link #string}, empty when the key is not given. */
+    Optional<String> optionalString(String name) {
         JsonNode v = raw(name);
         if (v == null) {
-            return fallback;
+            return Optional.empty();
         }
         if (!v.isValueNode() || v.asText().isBlank()) {
             throw new ConfigException(key(name), shown(v) + " is not a usable text (expected a non-empty string)");
@@ -105,15 +112,12 @@ final class Section {
             throw new ConfigException(key(name), shown(v) + " holds a control character or a line break (expected"
                     + " printable text on one line)");
         }
-        return text;
+        return Optional.of(text);
     }
 
     String requiredString(String name, String expected) {
-        String v = string(name, null);
-        if (v == null) {
-            throw new ConfigException(key(name), "is missing (expected " + expected + ")");
-        }
-        return v;
+        return optionalString(name).orElseThrow(() -> new ConfigException(key(name), "is missing (expected " + expected
+                + ")"));
     }
 
     int integer(String name, int fallback, int min, int max) {

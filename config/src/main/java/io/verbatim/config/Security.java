@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 
 /** Reads {@code security} and each cluster's {@code token}, {@code certificateName} and {@code tls}. */
@@ -25,29 +27,29 @@ final class Security {
 
     static SecurityConfig.ClusterCredentials credentials(Section s, Function<String, String> env) {
         Token token = token(s, "token", env, true, "the cluster's broker credential: the token itself, env:NAME, "
-                + "or sha256:<64 hex> on a node of another cluster");
-        String certificateName = s.string("certificateName", null);
+                + "or sha256:<64 hex> on a node of another cluster").orElseThrow();
+        Optional<String> certificateName = s.optionalString("certificateName");
         return new SecurityConfig.ClusterCredentials(s.key("token"), token, certificateName);
     }
 
-    static OwnFiles ownTls(Section s) {
+    static Optional<OwnFiles> ownTls(Section s) {
         if (!s.has("certificateChain") && !s.has("privateKey")) {
             s.done();
-            return null;
+            return Optional.empty();
         }
         String chain = s.requiredString("certificateChain", "a PEM file");
         String key = s.requiredString("privateKey", "a PEM file (PKCS#8)");
         s.done();
-        return new OwnFiles(s, chain, key);
+        return Optional.of(new OwnFiles(s, chain, key));
     }
 
     static SecurityConfig read(Section s, List<ClusterConfig> clusters, List<SecurityConfig.ClusterCredentials> credentials,
-            List<OwnFiles> ownTls, Function<String, String> env) {
+            List<Optional<OwnFiles>> ownTls, Function<String, String> env) {
         if (s.has("brokerToken")) {
             throw new ConfigException(s.key("brokerToken"), "is replaced by per-cluster tokens (expected each cluster's "
                     + "own clusters[].token, and security.adminToken for layout operations)");
         }
-        Token admin = token(s, "adminToken", env, false, "the admin role's token");
+        Optional<Token> admin = token(s, "adminToken", env, false, "the admin role's token");
         boolean openStatus = s.bool("openStatus", true);
         Map<String, Tls> tls = tls(s.section("tls"), clusters, ownTls);
         s.done();
@@ -58,7 +60,7 @@ final class Security {
                             + credentials.get(i).key() + " (expected a token of its own per cluster)");
                 }
             }
-            if (admin != null && admin.sameAs(credentials.get(j).token())) {
+            if (admin.isPresent() && admin.get().sameAs(credentials.get(j).token())) {
                 throw new ConfigException(s.key("adminToken"), "is the same token as " + credentials.get(j).key()
                         + " (expected the admin's own token)");
             }
@@ -70,7 +72,7 @@ final class Security {
         return new SecurityConfig(byCluster, admin, openStatus, tls);
     }
 
-    private static Map<String, Tls> tls(Section s, List<ClusterConfig> clusters, List<OwnFiles> ownTls) {
+    private static Map<String, Tls> tls(Section s, List<ClusterConfig> clusters, List<Optional<OwnFiles>> ownTls) {
         boolean enabled = s.bool("enabled", false);
         Map<String, Tls> out = new LinkedHashMap<>();
         if (!enabled) {
@@ -81,7 +83,7 @@ final class Security {
             s.done();
             return out;
         }
-        boolean everyOwn = ownTls.stream().allMatch(f -> f != null);
+        boolean everyOwn = ownTls.stream().allMatch(Optional::isPresent);
         Path chain = everyOwn && !s.has("certificateChain") ? null : file(s, "certificateChain");
         Path key = everyOwn && !s.has("privateKey") ? null : file(s, "privateKey");
         Path trusted = file(s, "trustedCertificates");
@@ -94,15 +96,16 @@ final class Security {
         };
         s.done();
         for (int i = 0; i < clusters.size(); i++) {
-            OwnFiles own = ownTls.get(i);
-            Tls t = own == null ? new Tls(chain, key, trusted, auth)
+            OwnFiles own = ownTls.get(i).orElse(null);
+            // chain and key are missing only when every cluster has its own
+            Tls t = own == null ? new Tls(Objects.requireNonNull(chain), Objects.requireNonNull(key), trusted, auth)
                     : new Tls(file(own.section(), "certificateChain"), file(own.section(), "privateKey"), trusted, auth);
             String where = own == null ? s.path() : own.section().path();
             try {
                 t.serverContext();
                 t.clientContext();
             } catch (IllegalArgumentException e) {
-                throw new ConfigException(where, e.getMessage());
+                throw new ConfigException(where, String.valueOf(e.getMessage()));
             }
             out.put(clusters.get(i).name(), t);
         }
@@ -123,11 +126,13 @@ final class Security {
     }
 
     /** A literal, {@code env:NAME} (read from the environment) or {@code sha256:<64 hex>} (verified only). */
-    private static Token token(Section s, String name, Function<String, String> env, boolean required, String expected) {
-        String value = required ? s.requiredString(name, expected) : s.string(name, null);
-        if (value == null) {
-            return null;
+    private static Optional<Token> token(Section s, String name, Function<String, String> env, boolean required,
+            String expected) {
+        Optional<String> given = required ? Optional.of(s.requiredString(name, expected)) : s.optionalString(name);
+        if (given.isEmpty()) {
+            return Optional.empty();
         }
+        String value = given.get();
         if (value.startsWith("env:")) {
             String variable = value.substring(4);
             value = env.apply(variable);
@@ -137,9 +142,9 @@ final class Security {
             }
         }
         try {
-            return Token.parse(value);
+            return Optional.of(Token.parse(value));
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(s.key(name), e.getMessage());
+            throw new ConfigException(s.key(name), String.valueOf(e.getMessage()));
         }
     }
 }

@@ -14,19 +14,19 @@ import java.util.Optional;
  * from {@code clusters[].tls}).
  *
  * @param clusters each cluster's credentials, by cluster name, in file order
- * @param adminToken the admin role's token ({@code security.adminToken}), or {@code null}: no layout
+ * @param adminToken the admin role's token ({@code security.adminToken}), or empty: no layout
  *        operations over HTTP
  * @param openStatus whether status JSON, status page and metrics need no credential
  * @param tls each cluster's TLS, by cluster name; empty when {@code security.tls.enabled} is false
  */
-public record SecurityConfig(Map<String, ClusterCredentials> clusters, Token adminToken, boolean openStatus,
+public record SecurityConfig(Map<String, ClusterCredentials> clusters, Optional<Token> adminToken, boolean openStatus,
         Map<String, Tls> tls) {
 
     /**
      * @param key where the token was given ({@code clusters[1].token}), for errors
-     * @param certificateName the CN of the cluster's client certificate under mutual TLS
+     * @param certificateName the CN of the cluster's client certificate under mutual TLS, if given
      */
-    public record ClusterCredentials(String key, Token token, String certificateName) {
+    public record ClusterCredentials(String key, Token token, Optional<String> certificateName) {
     }
 
     public SecurityConfig {
@@ -40,9 +40,7 @@ public record SecurityConfig(Map<String, ClusterCredentials> clusters, Token adm
         Map<String, String> names = new LinkedHashMap<>();
         clusters.forEach((name, c) -> {
             tokens.put(name, c.token());
-            if (c.certificateName() != null) {
-                names.put(name, c.certificateName());
-            }
+            c.certificateName().ifPresent(n -> names.put(name, n));
         });
         return new Authenticator(tokens, adminToken, names, openStatus);
     }

@@ -2,7 +2,9 @@ package io.verbatim.config;
 
 import io.verbatim.model.Buckets;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A scalable topic replicated between every cluster, created with the same initial layout everywhere
@@ -20,10 +22,9 @@ public record TopicConfig(String name, int initialSegments, int bucketBudget) {
     private static final String PERSISTENT = "persistent://";
 
     public TopicConfig {
-        String problem = nameProblem(name);
-        if (problem != null) {
+        nameProblem(name).ifPresent(problem -> {
             throw new IllegalArgumentException("name " + problem);
-        }
+        });
         if (initialSegments < 1 || initialSegments > 1 << 16) {
             throw new IllegalArgumentException("initialSegments is " + initialSegments + ": must be within 1.." + (1 << 16));
         }
@@ -38,17 +39,17 @@ public record TopicConfig(String name, int initialSegments, int bucketBudget) {
         return name.startsWith(PERSISTENT) ? name : PERSISTENT + "public/default/" + name;
     }
 
-    /** What is wrong with {@code name} as a topic name, the name first; {@code null} when nothing is. */
-    static String nameProblem(String name) {
+    /** What is wrong with {@code name} as a topic name, the name first; empty when nothing is. */
+    static Optional<String> nameProblem(@Nullable String name) {
         if (name != null && name.length() <= MAX_NAME_LENGTH) {
             boolean full = name.startsWith(PERSISTENT);
             String[] parts = full ? name.substring(PERSISTENT.length()).split("/", -1) : new String[] {name};
             if (parts.length == (full ? 3 : 1) && Arrays.stream(parts).allMatch(p -> PART.matcher(p).matches())) {
-                return null;
+                return Optional.empty();
             }
         }
-        return (name == null ? "null" : Section.quoted(name)) + " is not a topic name (expected "
+        return Optional.of((name == null ? "null" : Section.quoted(name)) + " is not a topic name (expected "
                 + "persistent://tenant/namespace/topic or a short name, each part of letters, digits, '_', '=', ':', "
-                + "'.', '-', at most " + MAX_NAME_LENGTH + " characters in all)";
+                + "'.', '-', at most " + MAX_NAME_LENGTH + " characters in all)");
     }
 }

@@ -34,6 +34,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -182,7 +183,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                     + "replication needs a remote; at most " + MAX_CLUSTERS + ")");
         }
         List<SecurityConfig.ClusterCredentials> credentials = new java.util.ArrayList<>();
-        List<Security.OwnFiles> ownTls = new java.util.ArrayList<>();
+        List<Optional<Security.OwnFiles>> ownTls = new java.util.ArrayList<>();
         List<ClusterConfig> clusters = new java.util.ArrayList<>();
         for (Section s : clusterSections) {
             clusters.add(cluster(s, caps));
@@ -252,12 +253,11 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
 
     private static ClusterConfig cluster(Section s, Caps defaults) {
         String name = s.requiredString("name", "the cluster's name");
-        String problem = ClusterConfig.nameProblem(name);
-        if (problem != null) {
+        ClusterConfig.nameProblem(name).ifPresent(problem -> {
             throw new ConfigException(s.key("name"), problem);
-        }
+        });
         String bind = s.string("bindAddress", Addresses.LOOPBACK);
-        String advertised = s.string("advertisedAddress", null);
+        Optional<String> advertised = s.optionalString("advertisedAddress");
         int adminPort = s.integer("adminPort", 0, 0, 65535);
         List<Integer> brokerPorts = s.integers("brokerPorts", 0, 65535);
         int brokers = s.integer("brokers", brokerPorts.isEmpty() ? 1 : brokerPorts.size(), 1, 16);
@@ -268,13 +268,13 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                     + " port(s) (expected one per broker: " + brokers + ")");
         }
         Caps caps = caps(s.section("caps"), defaults);
-        String dataDir = s.string("dataDir", null);
+        Optional<String> dataDir = s.optionalString("dataDir");
         // the caller reads the cluster's credentials and TLS, then done()
         List<Integer> ports = brokerPorts;
-        Addresses addresses = build(s, () -> new Addresses(bind, advertised == null ? Addresses.defaultAdvertised(bind)
-                : advertised, adminPort, ports));
+        Addresses addresses = build(s, () -> new Addresses(bind,
+                advertised.orElseGet(() -> Addresses.defaultAdvertised(bind)), adminPort, ports));
         return build(s, () -> new ClusterConfig(name, brokers, addresses, caps,
-                java.util.Optional.ofNullable(dataDir).map(Path::of)));
+                dataDir.map(Path::of)));
     }
 
     /**
@@ -312,10 +312,9 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
 
     private static TopicConfig topic(Section s, Caps caps) {
         String name = s.requiredString("name", "the topic's name");
-        String problem = TopicConfig.nameProblem(name);
-        if (problem != null) {
+        TopicConfig.nameProblem(name).ifPresent(problem -> {
             throw new ConfigException(s.key("name"), problem);
-        }
+        });
         int segments = s.integer("initialSegments", 1, 1, caps.maxSegments());
         int budget = s.integer("bucketBudget", 4, 1, Buckets.MAX_COUNT);
         s.done();
@@ -464,7 +463,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         try {
             return constructor.get();
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(s.path(), e.getMessage());
+            throw new ConfigException(s.path(), String.valueOf(e.getMessage()));
         }
     }
 }

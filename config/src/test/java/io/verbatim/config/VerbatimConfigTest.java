@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -63,7 +64,7 @@ class VerbatimConfigTest {
         assertThat(c.metadataLog()).isEqualTo(MetadataLogConfig.defaults());
         assertThat(c.subscriptions().receiverQueueSize()).isEqualTo(1000);
         assertThat(c.security().ownToken("eu-west")).isEqualTo("demo-eu-west-token");
-        assertThat(c.security().adminToken().matches("demo-admin-token")).isTrue();
+        assertThat(c.security().adminToken().orElseThrow().matches("demo-admin-token")).isTrue();
         assertThat(c.security().openStatus()).isTrue();
         assertThat(c.security().tls("us-east")).isEmpty();
         assertThat(c.network()).isEqualTo(NetworkLimits.defaults());
@@ -179,10 +180,10 @@ class VerbatimConfigTest {
         assertThatThrownBy(() -> c.security().ownToken("b")).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("clusters[1].token: is a digest, but cluster b presents this token");
         Authenticator auth = c.security().authenticator();
-        assertThat(auth.check(Role.BROKER, "Bearer y", null, "the exchange"))
+        assertThat(auth.check(Role.BROKER, Optional.of("Bearer y"), Optional.empty(), "the exchange"))
                 .isEqualTo(new Verdict.Allowed(new Principal.Cluster("b")));
-        assertThat(auth.check(Role.ADMIN, "Bearer z", null, "admin")).isEqualTo(new Verdict.Allowed(new Principal.Admin()));
-        assertThat(auth.check(Role.ADMIN, "Bearer x", null, "admin")).isInstanceOf(Verdict.Refused.class);
+        assertThat(auth.check(Role.ADMIN, Optional.of("Bearer z"), Optional.empty(), "admin")).isEqualTo(new Verdict.Allowed(new Principal.Admin()));
+        assertThat(auth.check(Role.ADMIN, Optional.of("Bearer x"), Optional.empty(), "admin")).isInstanceOf(Verdict.Refused.class);
     }
 
     @Test

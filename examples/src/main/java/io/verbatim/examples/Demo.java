@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import reactor.core.publisher.Flux;
 
@@ -237,9 +238,11 @@ final class Demo {
             List<ReplicationChecks.Check> checks = new ArrayList<>();
             for (String topic : topics) {
                 String prefix = topics.size() == 1 ? "" : shortName(topic) + ": ";
-                List<ReplicationChecks.Check> of = new ArrayList<>(recorders.get(topic).checks(traffic.get(topic)
-                        .produced()));
-                consumerChecks.get(topic).forEach((name, c) -> of.addAll(c.checks(traffic.get(topic).produced())));
+                Traffic t = Objects.requireNonNull(traffic.get(topic));
+                List<ReplicationChecks.Check> of = new ArrayList<>(Objects.requireNonNull(recorders.get(topic))
+                        .checks(t.produced()));
+                Objects.requireNonNull(consumerChecks.get(topic))
+                        .forEach((name, c) -> of.addAll(c.checks(t.produced())));
                 of.forEach(c -> checks.add(new ReplicationChecks.Check(prefix + c.name(), c.passed(), c.detail())));
             }
             for (ClusterNode node : nodes) {
@@ -378,7 +381,7 @@ final class Demo {
         long parts = 0;
         long failures = 0;
         for (String topic : topics) {
-            produced += traffic.get(topic).produced(node.name());
+            produced += Objects.requireNonNull(traffic.get(topic)).produced(node.name());
             for (String peer : node.peers()) {
                 ReplicatorMetrics m = node.replication(topic, peer);
                 v += m.verbatimEntries();

@@ -8,6 +8,7 @@ import io.verbatim.runtime.Subscription;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import reactor.core.publisher.Flux;
 
 /**
@@ -31,8 +32,8 @@ public final class EmbeddingExample {
             runtime.cluster("us-east").producer(topic, Compression.LZ4)
                     .send(List.of(Message.of("customer-42", "order 1001".getBytes(StandardCharsets.UTF_8)))).block();
             // Each consumer reads its own queue; the key's bucket decides which one gets the order.
-            Subscription.Delivery d = Flux.range(0, billing.consumers()).flatMap(billing::consumer)
-                    .blockFirst(Duration.ofSeconds(10));
+            Subscription.Delivery d = Objects.requireNonNull(Flux.range(0, billing.consumers())
+                    .flatMap(billing::consumer).blockFirst(Duration.ofSeconds(10)), "no delivery");
             System.out.printf("eu-west consumer %d got %s from segment %d, bucket %d%n", d.consumer(),
                     new String(d.messages().get(0).payloadBytes(), StandardCharsets.UTF_8), d.segmentId(), d.bucket());
         }

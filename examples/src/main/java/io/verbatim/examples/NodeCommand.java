@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -35,7 +36,7 @@ final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--data-dir", paramLabel = "DIR", description = "where the node keeps its state across restarts "
             + "(default: the cluster's dataDir in the configuration; none: nothing is kept)")
-    Path dataDir;
+    @Nullable Path dataDir;
 
     @Option(names = "--drain-timeout", defaultValue = "10s", paramLabel = "TIME",
             description = "on SIGTERM, how long to wait for replication to drain before stopping (default ${DEFAULT-VALUE})")

@@ -14,7 +14,6 @@ import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Segment;
 import io.verbatim.model.Shape;
-import io.verbatim.model.Stamp;
 import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.EntryFormatException;
@@ -35,7 +34,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -86,7 +87,7 @@ public final class Verbatim implements Runnable {
 
         @Option(names = "--config", paramLabel = "FILE",
                 description = "a YAML configuration (default: the bundled config/samples/demo.yaml)")
-        Path config;
+        @Nullable Path config;
 
         @Option(names = "--duration", defaultValue = "20s", paramLabel = "TIME",
                 description = "how long traffic runs (default ${DEFAULT-VALUE})")
@@ -111,11 +112,11 @@ public final class Verbatim implements Runnable {
 
         @Option(names = "--rtt", paramLabel = "TIME",
                 description = "a simulated round trip on replication traffic between clusters, e.g. 80ms")
-        String rtt;
+        @Nullable String rtt;
 
         @Option(names = "--outage", paramLabel = "TIME",
                 description = "take the last cluster's brokers down for this long at 75%% of the run, e.g. 2s")
-        String outage;
+        @Nullable String outage;
 
         @Option(names = "--kill-leader", description = "kill the first cluster's controller leader (the metadata log's "
                 + "leader replica) at 55%% of the run: another replica takes over")
@@ -125,7 +126,7 @@ public final class Verbatim implements Runnable {
         boolean json;
 
         @Option(names = "--report", paramLabel = "FILE.html", description = "write an HTML report with a rate chart")
-        Path report;
+        @Nullable Path report;
 
         @Override
         public Integer call() throws IOException {
@@ -188,7 +189,7 @@ public final class Verbatim implements Runnable {
 
         @Option(names = {"-n", "--buckets"}, split = ",", paramLabel = "N",
                 description = "bucket counts to place hashB in (default 1,2,4,8,16)")
-        List<Integer> buckets;
+        @Nullable List<Integer> buckets;
 
         @Override
         public Integer call() {
@@ -250,9 +251,9 @@ public final class Verbatim implements Runnable {
             out.printf("codec        %s, payload %,d bytes compressed, %,d uncompressed%n", md.getCompression(),
                     entry.payload().remaining(), md.getUncompressedSize());
             out.printf("messages     %d%s%n", messages.size(), entry.isBatch() ? " (batch)" : " (single)");
-            Stamp stamp = entry.facts().stamp();
-            out.printf("stamp        %s%n", stamp == null ? "none (legacy entry: always re-batched)"
-                    : String.format("entry_hash_min 0x%04x, entry_hash_max 0x%04x", stamp.hashMin(), stamp.hashMax()));
+            out.printf("stamp        %s%n", entry.facts().stamp().map(stamp -> String.format(
+                    "entry_hash_min 0x%04x, entry_hash_max 0x%04x", stamp.hashMin(), stamp.hashMax()))
+                    .orElse("none (legacy entry: always re-batched)"));
             out.printf("replicated   %s%n", entry.isReplicated() ? "from " + md.getReplicatedFrom() + " at "
                     + entry.sourcePosition().map(Object::toString).orElse("?") : "no (produced here)");
             for (int i = 0; i < Math.min(maxMessages, messages.size()); i++) {
@@ -260,7 +261,7 @@ public final class Verbatim implements Runnable {
                 byte[] p = m.payloadBytes();
                 String preview = new String(p, 0, Math.min(p.length, 32), StandardCharsets.UTF_8)
                         .replaceAll("\\p{Cntrl}", ".");
-                out.printf("  #%-4d key %-20s hashB 0x%04x  %,d bytes  %s%n", i, m.key() == null ? "(none)" : m.key(),
+                out.printf("  #%-4d key %-20s hashB 0x%04x  %,d bytes  %s%n", i, m.key().orElse("(none)"),
                         m.hashB(), p.length, preview);
             }
             if (messages.size() > maxMessages) {
@@ -384,10 +385,10 @@ public final class Verbatim implements Runnable {
         List<String> args = new ArrayList<>();
 
         @Option(names = "--token", description = "the admin token (default: $VERBATIM_ADMIN_TOKEN)")
-        String token;
+        @Nullable String token;
 
         @Option(names = "--ca", paramLabel = "FILE", description = "the CA certificates (PEM) an https node is checked by")
-        Path ca;
+        @Nullable Path ca;
 
         @Override
         public Integer call() throws Exception {
@@ -425,11 +426,11 @@ public final class Verbatim implements Runnable {
                 case "unmark" -> call.DELETE();
                 default -> call.POST(HttpRequest.BodyPublishers.noBody());
             };
-            HttpResponse<String> response = fetch(spec, "admin", call, ca);
-            if (response == null) {
+            Optional<HttpResponse<String>> response = fetch(spec, "admin", call, ca);
+            if (response.isEmpty()) {
                 return BAD_INPUT;
             }
-            spec.commandLine().getOut().println(response.body().trim());
+            spec.commandLine().getOut().println(response.get().body().trim());
             return 0;
         }
     }
@@ -448,10 +449,10 @@ public final class Verbatim implements Runnable {
         boolean json;
 
         @Option(names = "--token", description = "a token, for a node whose status is not open (security.openStatus: false)")
-        String token;
+        @Nullable String token;
 
         @Option(names = "--ca", paramLabel = "FILE", description = "the CA certificates (PEM) an https node is checked by")
-        Path ca;
+        @Nullable Path ca;
 
         @Override
         public Integer call() throws Exception {
@@ -461,10 +462,11 @@ public final class Verbatim implements Runnable {
             if (token != null) {
                 call.header("Authorization", "Bearer " + token);
             }
-            HttpResponse<String> response = fetch(spec, "status", call, ca);
-            if (response == null) {
+            Optional<HttpResponse<String>> answer = fetch(spec, "status", call, ca);
+            if (answer.isEmpty()) {
                 return BAD_INPUT;
             }
+            HttpResponse<String> response = answer.get();
             if (json) {
                 out.println(response.body());
                 return 0;
@@ -501,10 +503,10 @@ public final class Verbatim implements Runnable {
 
     /**
      * Sends a request to a node; on no answer or an answer other than 2xx, says so on stderr (naming the
-     * command, the status and the node's own message) and returns {@code null}.
+     * command, the status and the node's own message) and returns empty.
      */
-    static HttpResponse<String> fetch(CommandLine.Model.CommandSpec spec, String command, HttpRequest.Builder request,
-            Path ca) {
+    static Optional<HttpResponse<String>> fetch(CommandLine.Model.CommandSpec spec, String command,
+            HttpRequest.Builder request, @Nullable Path ca) {
         HttpRequest built = request.timeout(Duration.ofSeconds(10)).build();
         HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
         if (ca != null) {
@@ -513,7 +515,7 @@ public final class Verbatim implements Runnable {
             } catch (IOException | java.security.GeneralSecurityException e) {
                 spec.commandLine().getErr().println("verbatim " + command + ": --ca " + ca + " cannot be used: "
                         + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage()));
-                return null;
+                return Optional.empty();
             }
         }
         HttpResponse<String> response;
@@ -524,7 +526,7 @@ public final class Verbatim implements Runnable {
             spec.commandLine().getErr().println("verbatim " + command + ": cannot reach " + node.getScheme() + "://"
                     + node.getHost() + ":" + node.getPort() + ": "
                     + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
-            return null;
+            return Optional.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
@@ -532,8 +534,8 @@ public final class Verbatim implements Runnable {
         if (response.statusCode() / 100 != 2) {
             spec.commandLine().getErr().println("verbatim " + command + ": " + built.uri() + " answered "
                     + response.statusCode() + ": " + response.body().trim());
-            return null;
+            return Optional.empty();
         }
-        return response;
+        return Optional.of(response);
     }
 }

@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -52,7 +53,7 @@ final class CappedJoin {
             cut.put(b, cutRange(b, joined, shapes));
         }
         List<Integer> ordered = new ArrayList<>(joined.boundaries());
-        ordered.sort(Comparator.comparing((Integer b) -> removable.get(b))
+        ordered.sort(Comparator.comparing((Integer b) -> Objects.requireNonNull(removable.get(b)))
                 .thenComparing((Integer b) -> cut.get(b), Comparator.reverseOrder())
                 .thenComparing(Comparator.naturalOrder()));
         if (ordered.size() + 1 <= caps.maxSegments()) {
@@ -60,7 +61,7 @@ final class CappedJoin {
         }
         List<Integer> kept = new ArrayList<>();
         for (int b : ordered) {
-            if (kept.size() + 1 < caps.maxSegments() || !removable.get(b)) {
+            if (kept.size() + 1 < caps.maxSegments() || !Objects.requireNonNull(removable.get(b))) {
                 kept.add(b);
             }
         }
@@ -73,7 +74,7 @@ final class CappedJoin {
      * widest range any shape has around it.
      */
     private static int cutRange(int b, Shape joined, List<Shape> shapes) {
-        HashRange node = HashRange.splitTreeRange(b);
+        HashRange node = HashRange.splitTreeRange(b).orElseThrow(); // b > 0: a boundary
         boolean startIsCut = node.start() == HashRange.MIN_HASH || joined.boundaries().contains(node.start());
         boolean endIsCut = node.end() == HashRange.MAX_HASH || joined.boundaries().contains(node.end() + 1);
         if (startIsCut && endIsCut) {
@@ -81,8 +82,7 @@ final class CappedJoin {
         }
         int widest = 0;
         for (Shape s : shapes) {
-            HashRange union = Fold.around(s, b);
-            widest = Math.max(widest, union == null ? 0 : union.size());
+            widest = Math.max(widest, Fold.around(s, b).map(HashRange::size).orElse(0));
         }
         return widest;
     }

@@ -20,11 +20,13 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -243,16 +245,16 @@ public final class Controller {
             s = States.fromProto(from, t, held);
         } catch (ExchangeException e) {
             metrics.invalidStates.increment();
-            return result(t.getTopic(), TopicResult.Code.INVALID, 0, e.getMessage());
+            return result(t.getTopic(), TopicResult.Code.INVALID, 0, String.valueOf(e.getMessage()));
         }
         boolean supersedes = held != null && t.hasSupersedesEpoch() && t.getSupersedesEpoch() == held.epoch();
-        if (s.olderThan(held) && !supersedes) {
+        if (held != null && s.olderThan(held) && !supersedes) {
             return result(s.topic(), TopicResult.Code.STALE, held.epoch(), "topic '" + s.topic() + "' from " + from
                     + " at epoch " + s.epoch() + (s.epoch() == held.epoch() ? " with older cold marks" : "")
                     + " is older than the state at epoch " + held.epoch() + " already held");
         }
         if (supersedes && s.olderThan(held)) {
-            peerStates.get(s.topic()).remove(from, held); // what the sender no longer has goes
+            Objects.requireNonNull(peerStates.get(s.topic())).remove(from, held); // what the sender no longer has goes
         }
         candidates.add(s);
         return result(s.topic(), TopicResult.Code.ACCEPTED, 0, "");
@@ -266,7 +268,7 @@ public final class Controller {
         return "folding topic '" + topic + "' failed: " + e;
     }
 
-    private PeerState held(String topic, String peer) {
+    private @Nullable PeerState held(String topic, String peer) {
         Map<String, PeerState> m = peerStates.get(topic);
         return m == null ? null : m.get(peer);
     }
@@ -469,7 +471,7 @@ public final class Controller {
         return fold(candidate.topic(), candidate);
     }
 
-    private Mono<Layout> fold(String topic, PeerState candidate) {
+    private Mono<Layout> fold(String topic, @Nullable PeerState candidate) {
         return store.get(topic).flatMap(before -> {
             if (settledAt(topic, before, candidate)) {
                 return Mono.just(before);
@@ -499,7 +501,7 @@ public final class Controller {
      * nothing: it would plan nothing again, and leave status and marks as they are. The candidate is
      * kept then (it equals the state the fold read).
      */
-    private boolean settledAt(String topic, Layout layout, PeerState candidate) {
+    private boolean settledAt(String topic, Layout layout, @Nullable PeerState candidate) {
         Settled last = settled.get(topic);
         if (last == null) {
             return false;
@@ -555,7 +557,7 @@ public final class Controller {
         }
     }
 
-    private Collection<PeerState> statesOf(String topic, PeerState candidate) {
+    private Collection<PeerState> statesOf(String topic, @Nullable PeerState candidate) {
         Map<String, PeerState> held = peerStates.getOrDefault(topic, Map.of());
         if (candidate == null) {
             return List.copyOf(held.values()); // one snapshot: what the plan reads is what a settled fold keeps
@@ -572,7 +574,7 @@ public final class Controller {
     }
 
     /** Whether every peer's state is among {@code held} and {@code candidate}. */
-    private boolean everyPeerHeld(Map<String, PeerState> held, PeerState candidate) {
+    private boolean everyPeerHeld(Map<String, PeerState> held, @Nullable PeerState candidate) {
         for (String peer : peers) {
             if (!held.containsKey(peer) && (candidate == null || !candidate.cluster().equals(peer))) {
                 return false;
@@ -581,7 +583,7 @@ public final class Controller {
         return true;
     }
 
-    FoldPlan planFor(String topic, Layout layout, PeerState candidate) {
+    FoldPlan planFor(String topic, Layout layout, @Nullable PeerState candidate) {
         Collection<PeerState> states = statesOf(topic, candidate);
         ColdMarks own = ownMarks(topic);
         Caps local = caps;
@@ -695,7 +697,7 @@ public final class Controller {
     }
 
     /** Why {@code next} would pass an effective cap once folded with the peers' layouts; null if it would not. */
-    private String pastCaps(String topic, Layout before, Layout next, Mutation m) {
+    private @Nullable String pastCaps(String topic, Layout before, Layout next, Mutation m) {
         Caps effective = effectiveCaps(topic);
         if (m instanceof Mutation.Rebucket r) {
             int cap = Buckets.floorCount(effective.maxEntryBucketsPerSegment());

@@ -12,9 +12,12 @@ import io.verbatim.net.Principal;
 import io.verbatim.net.Role;
 import io.verbatim.net.Verdict;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
@@ -39,17 +42,27 @@ public final class ExchangeServer {
     private final Controller controller;
     private final ExchangeConfig config;
     private final NetServer net;
-    private final Supplier<String> leaderUrl;
+    private final Supplier<Optional<String>> leaderUrl;
     private final Controller.BacklogSource backlog;
     private final AtomicLong refusedBodyBytes = new AtomicLong();
-    private DisposableServer server;
+    private @Nullable DisposableServer server;
+
+    /**
+     * The exchange of a node that is its cluster's controller leader.
+     *
+     * @param net who may call, the port's limits and TLS
+     */
+    public ExchangeServer(Controller controller, ExchangeConfig config, NetServer net,
+            Controller.BacklogSource backlog) {
+        this(controller, config, net, Optional::empty, backlog);
+    }
 
     /**
      * @param net who may call, the port's limits and TLS
-     * @param leaderUrl the controller leader's base URL, or {@code null} when this node is the leader
+     * @param leaderUrl the controller leader's base URL, or empty when this node is the leader
      */
-    public ExchangeServer(Controller controller, ExchangeConfig config, NetServer net, Supplier<String> leaderUrl,
-            Controller.BacklogSource backlog) {
+    public ExchangeServer(Controller controller, ExchangeConfig config, NetServer net,
+            Supplier<Optional<String>> leaderUrl, Controller.BacklogSource backlog) {
         this.controller = controller.maxBodyBytes(config.maxBodyBytes());
         this.config = config;
         this.net = net;
@@ -88,12 +101,16 @@ public final class ExchangeServer {
 
     /** The loopback URL of the bound port (what a test in the same process calls). */
     public String baseUrl() {
-        return net.scheme() + "://127.0.0.1:" + server.port();
+        return net.scheme() + "://127.0.0.1:" + bound().port();
     }
 
     /** The port bound. */
     public int port() {
-        return server.port();
+        return bound().port();
+    }
+
+    private DisposableServer bound() {
+        return Objects.requireNonNull(server, "not started");
     }
 
     public void stop() {
@@ -113,10 +130,10 @@ public final class ExchangeServer {
             return text(response, r.status(), r.reason());
         }
         String caller = ((Principal.Cluster) ((Verdict.Allowed) verdict).principal()).name();
-        String leader = leaderUrl.get();
-        if (leader != null) {
+        Optional<String> leader = leaderUrl.get();
+        if (leader.isPresent()) {
             return response.status(HttpResponseStatus.TEMPORARY_REDIRECT)
-                    .header(HttpHeaderNames.LOCATION, leader + EXCHANGE_PATH).send();
+                    .header(HttpHeaderNames.LOCATION, leader.get() + EXCHANGE_PATH).send();
         }
         return Bodies.read(request, config.maxBodyBytes()).flatMap(body -> {
             ExchangeRequest parsed;
@@ -131,10 +148,11 @@ public final class ExchangeServer {
             return controller.receive(parsed)
                     .flatMap(answer -> response.status(200).header(HttpHeaderNames.CONTENT_TYPE, "application/x-protobuf")
                             .sendByteArray(Mono.just(answer.toByteArray())).then())
-                    .onErrorResume(ExchangeException.class, e -> text(response, e.status(), e.getMessage()));
+                    .onErrorResume(ExchangeException.class,
+                            e -> text(response, e.status(), String.valueOf(e.getMessage())));
         }).onErrorResume(Bodies.TooLarge.class, e -> {
             refusedBodyBytes.set(e.read());
-            return Bodies.tooLarge(response, e.getMessage());
+            return Bodies.tooLarge(response, String.valueOf(e.getMessage()));
         });
     }
 
@@ -144,7 +162,7 @@ public final class ExchangeServer {
                 return response.status(200).header(HttpHeaderNames.CONTENT_TYPE, "application/json")
                         .sendString(Mono.just(JSON.writeValueAsString(s))).then();
             } catch (Exception e) {
-                return text(response, 500, e.getMessage());
+                return text(response, 500, String.valueOf(e.getMessage()));
             }
         });
     }

@@ -15,6 +15,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -208,16 +210,16 @@ final class Fold {
      * of one node of the midpoint-split tree (so merging them as siblings removes exactly {@code b}).
      */
     static boolean mergeableAt(Shape shape, int b) {
-        HashRange union = around(shape, b);
-        return union == null || union.equals(HashRange.splitTreeRange(b));
+        Optional<HashRange> union = around(shape, b);
+        return union.isEmpty() || union.equals(HashRange.splitTreeRange(b));
     }
 
-    /** The union of {@code shape}'s two cells on both sides of {@code b}, or null when it lacks {@code b}. */
-    static HashRange around(Shape shape, int b) {
+    /** The union of {@code shape}'s two cells on both sides of {@code b}, or empty when it lacks {@code b}. */
+    static Optional<HashRange> around(Shape shape, int b) {
         if (!shape.boundaries().contains(b)) {
-            return null;
+            return Optional.empty();
         }
-        return shape.cellAt(b - 1).range().merge(shape.cellAt(b).range());
+        return Optional.of(shape.cellAt(b - 1).range().merge(shape.cellAt(b).range()));
     }
 
     /**
@@ -270,13 +272,12 @@ final class Fold {
         List<Integer> deepestFirst = new ArrayList<>(merges.keySet());
         Shape before = Shape.of(working);
         deepestFirst.sort(Comparator.comparingInt((Integer b) -> {
-            HashRange union = around(before, b);
-            return union == null ? Integer.MAX_VALUE : union.size();
+            return around(before, b).map(HashRange::size).orElse(Integer.MAX_VALUE);
         }).thenComparing(Comparator.naturalOrder()));
         for (int boundary : deepestFirst) {
-            Mutation merge = siblingMerge(working, boundary);
-            if (merge != null) {
-                working = apply(working, merge, merges.get(boundary), steps, reasons);
+            Optional<Mutation> merge = siblingMerge(working, boundary);
+            if (merge.isPresent()) {
+                working = apply(working, merge.get(), Objects.requireNonNull(merges.get(boundary)), steps, reasons);
                 Segment merged = working.activeSegmentFor(boundary);
                 if (merged.buckets().count() > bucketCap) {
                     // N1 + N2 past the bucket cap: lowered to it at once, as every cluster does.
@@ -288,7 +289,7 @@ final class Fold {
             Segment s = working.activeSegmentFor(lowering.getKey().start());
             if (s.range().equals(lowering.getKey()) && s.buckets().count() > lowering.getValue()) {
                 working = apply(working, Mutation.rebucket(s.id(), lowering.getValue()),
-                        lowerings.get(lowering.getKey()), steps, reasons);
+                        Objects.requireNonNull(lowerings.get(lowering.getKey())), steps, reasons);
             }
         }
         return working;
@@ -301,15 +302,15 @@ final class Fold {
     }
 
     /** The merge that removes {@code boundary}, when the segments on both sides are siblings. */
-    private static Mutation siblingMerge(Layout layout, int boundary) {
+    private static Optional<Mutation> siblingMerge(Layout layout, int boundary) {
         if (boundary <= 0) {
-            return null;
+            return Optional.empty();
         }
         Segment upper = layout.activeSegmentFor(boundary);
         Segment lower = layout.activeSegmentFor(boundary - 1);
         if (upper.range().start() != boundary || !layout.areSiblings(lower.id(), upper.id())) {
-            return null;
+            return Optional.empty();
         }
-        return Mutation.mergeSiblings(lower.id(), upper.id());
+        return Optional.of(Mutation.mergeSiblings(lower.id(), upper.id()));
     }
 }

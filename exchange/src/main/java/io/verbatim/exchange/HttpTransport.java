@@ -7,6 +7,7 @@ import io.verbatim.exchange.proto.ExchangeResponse;
 import io.verbatim.net.NetClient;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.netty.ByteBufFlux;
 import reactor.netty.http.client.HttpClient;
@@ -41,7 +42,7 @@ public final class HttpTransport implements ExchangeTransport {
     }
 
     /** {@code scheme://host} of a URL (the port may differ between a cluster's controllers). */
-    static String origin(String url) {
+    static String origin(@Nullable String url) {
         java.net.URI u = java.net.URI.create(url);
         return (u.getScheme() + "://" + u.getHost()).toLowerCase(java.util.Locale.ROOT);
     }

@@ -3,6 +3,7 @@ package io.verbatim.exchange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Segment;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One change of a topic's layout on this cluster, for the status page: what it was, why, and when.
@@ -40,7 +41,7 @@ public record LayoutChange(long epoch, String what, int boundary, String why, lo
         return new LayoutChange(epoch, m.toString(), -1, why, atMillis);
     }
 
-    private static String name(Segment s, long id) {
+    private static String name(@Nullable Segment s, long id) {
         return s == null ? "segment " + id : s.descriptor();
     }
 

@@ -4,6 +4,7 @@ import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Shape;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one cluster tells its peers about one topic (PIP-495's exchanged state): its layout's shape
@@ -36,7 +37,7 @@ record PeerState(String cluster, String topic, long epoch, Shape shape, ColdMark
     }
 
     /** Whether this state is older than {@code other}: a lower epoch, or older marks of the same epoch. */
-    boolean olderThan(PeerState other) {
+    boolean olderThan(@Nullable PeerState other) {
         return other != null && (epoch < other.epoch || epoch == other.epoch && marksVersion < other.marksVersion);
     }
 

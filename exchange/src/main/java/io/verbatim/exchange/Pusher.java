@@ -12,6 +12,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -99,7 +100,7 @@ public final class Pusher implements Disposable {
         }
 
         /** The due topics (null: every topic), emptied. */
-        synchronized List<String> take() {
+        synchronized @Nullable List<String> take() {
             List<String> taken = all ? null : List.copyOf(topics);
             all = false;
             topics = new java.util.LinkedHashSet<>();
@@ -107,7 +108,7 @@ public final class Pusher implements Disposable {
         }
     }
 
-    private Mono<Void> push(String peer, List<String> topics) {
+    private Mono<Void> push(String peer, @Nullable List<String> topics) {
         return topics == null ? pushUntilAcknowledged(peer)
                 : pushTopics(peer, topics).then(Mono.defer(() -> retryNotTaken(peer, 1)));
     }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One topic's exchange with one remote, for the status. In JSON a remote without a state has
@@ -60,13 +61,13 @@ public record RemoteStatus(@JsonIgnore Optional<Held> held, @JsonIgnore Optional
     }
 
     @JsonProperty("state")
-    String stateWhenNone() {
+    @Nullable String stateWhenNone() {
         return held.isPresent() ? null : NO_STATE;
     }
 
     @JsonProperty("held")
     @JsonUnwrapped
-    Held heldOrNone() {
+    @Nullable Held heldOrNone() {
         return held.orElse(null);
     }
 
@@ -76,7 +77,7 @@ public record RemoteStatus(@JsonIgnore Optional<Held> held, @JsonIgnore Optional
     }
 
     @JsonProperty("refusedOurState")
-    String refusedOrNone() {
+    @Nullable String refusedOrNone() {
         return refusedOurState.orElse(null);
     }
 }

@@ -3,6 +3,7 @@ package io.verbatim.exchange;
 import io.verbatim.model.Layout;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The inputs of a topic's latest fold that planned nothing. {@link Fold#plan} is a pure function of
@@ -26,7 +27,7 @@ record Settled(Layout layout, ColdMarks own, Caps caps, List<PeerState> states, 
      * cluster's, when not null) reads the same inputs.
      */
     boolean matches(Layout current, ColdMarks currentOwn, Caps currentCaps, Map<String, PeerState> held,
-            PeerState candidate, boolean currentMayCoarsen) {
+            @Nullable PeerState candidate, boolean currentMayCoarsen) {
         if (!(current == layout || current.epoch() == layout.epoch() && current.equals(layout))
                 || currentMayCoarsen != mayCoarsen || !currentOwn.equals(own) || !currentCaps.equals(caps)) {
             return false;

@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /** Peer states to and from their wire form, checking everything a peer could get wrong. */
 final class States {
@@ -62,7 +63,7 @@ final class States {
      * {@link #toProto} would): a state that did not change since it was checked is not checked and built
      * again, and stays the same object.
      */
-    static PeerState fromProto(String cluster, TopicState t, PeerState held) {
+    static PeerState fromProto(String cluster, TopicState t, @Nullable PeerState held) {
         if (held == null) {
             return fromProto(cluster, t);
         }
@@ -118,7 +119,7 @@ final class States {
     }
 
     /** {@link #fromProto}, the caps {@code known} when they are equal (one object for a peer's many states). */
-    private static PeerState parse(String cluster, TopicState t, Caps known) {
+    private static PeerState parse(String cluster, TopicState t, @Nullable Caps known) {
         String where = "topic '" + t.getTopic() + "' from " + cluster;
         if (t.getTopic().isEmpty()) {
             throw ExchangeException.badRequest("a topic state from " + cluster + " has no topic name");
@@ -131,7 +132,7 @@ final class States {
         }
         try {
             Caps caps = caps(t.getCaps());
-            caps = caps.equals(known) ? known : caps;
+            caps = known != null && caps.equals(known) ? known : caps;
             List<Shape.Cell> cells = new ArrayList<>(t.getCellsCount());
             for (Cell c : t.getCellsList()) {
                 cells.add(new Shape.Cell(range(c.getStart(), c.getEnd(), "cell"), Buckets.of(c.getBuckets())));

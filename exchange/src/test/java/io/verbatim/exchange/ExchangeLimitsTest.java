@@ -16,6 +16,7 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -32,9 +33,8 @@ class ExchangeLimitsTest {
     ExchangeLimitsTest() {
         store.create("t", Layout.initial(1, 1, 0)).block();
         Controller c = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
-        NetServer net = new NetServer(new Authenticator(Map.of("a", Token.clear("a-secret"), "b", Token.clear("b-secret")),
-                null, Map.of(), true), NetworkLimits.defaults(), null);
-        server = new ExchangeServer(c, ExchangeConfig.defaults().withMaxBodyBytes(LIMIT), net, () -> null,
+        NetServer net = new NetServer(new Authenticator(Map.of("a", Token.clear("a-secret"), "b", Token.clear("b-secret")), Optional.empty(), Map.of(), true), NetworkLimits.defaults());
+        server = new ExchangeServer(c, ExchangeConfig.defaults().withMaxBodyBytes(LIMIT), net,
                 Controller.BacklogSource.NONE).start(0);
     }
 

@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -38,8 +39,8 @@ import reactor.core.scheduler.Schedulers;
 class FleetOverHttpTest {
     private static final int TOPICS = 3000;
     private static final NetServer NET = new NetServer(new Authenticator(Map.of("a", Token.clear("a-secret"),
-            "b", Token.clear("b-secret"), "c", Token.clear("c-secret")), null, Map.of(), true),
-            NetworkLimits.defaults(), null);
+            "b", Token.clear("b-secret"), "c", Token.clear("c-secret")), Optional.empty(), Map.of(), true),
+            NetworkLimits.defaults());
     private static final List<String> CLUSTERS = List.of("a", "b", "c");
     private static final ExchangeConfig CONFIG = ExchangeConfig.defaults()
             .withRetry(Duration.ofMillis(20), Duration.ofMillis(200), 0.5).withMaxBodyBytes(16 * 1024);
@@ -98,7 +99,7 @@ class FleetOverHttpTest {
             peers.remove(name);
             Controller c = new Controller(name, peers, Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
             ExchangeConfig config = name.equals("c") ? CONFIG.withMaxBodyBytes(C_LIMIT) : CONFIG;
-            ExchangeServer server = new ExchangeServer(c, config, NET, () -> null,
+            ExchangeServer server = new ExchangeServer(c, config, NET,
                     Controller.BacklogSource.NONE).start(0);
             stores.put(name, store);
             controllers.put(name, c);
@@ -109,7 +110,7 @@ class FleetOverHttpTest {
 
     /** {@code from}'s calls over HTTP, recorded; a's state of {@link #INVALID} damaged (a bucket count of 3). */
     private ExchangeTransport transport(String from) {
-        HttpTransport http = new HttpTransport(urls, new NetClient(from + "-secret", NetworkLimits.defaults(), null));
+        HttpTransport http = new HttpTransport(urls, new NetClient(from + "-secret", NetworkLimits.defaults()));
         return (peer, request) -> {
             ExchangeRequest sent = from.equals("a") ? damaged(request) : request;
             return http.send(peer, sent)

@@ -25,6 +25,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -39,7 +40,7 @@ class HttpExchangeTest {
     private static final String TOKEN = "b-secret";
     private static final NetServer NET = new NetServer(new Authenticator(Map.of("a", Token.clear("a-secret"),
             "b", Token.clear("b-secret"), "c", Token.clear("c-secret"), "mallory", Token.clear("mallory-secret")),
-            Token.clear("operator-secret"), Map.of(), true), NetworkLimits.defaults(), null);
+            Optional.of(Token.clear("operator-secret")), Map.of(), true), NetworkLimits.defaults());
     private static final ExchangeConfig CONFIG = ExchangeConfig.defaults().withAntiEntropyInterval(Duration.ofSeconds(1))
             .withRetry(Duration.ofMillis(50), Duration.ofSeconds(1), 0.5).withMaxBodyBytes(64 * 1024);
 
@@ -63,7 +64,7 @@ class HttpExchangeTest {
             peers.remove(e.getKey());
             Controller c = new Controller(e.getKey(), peers, Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
             controllers.put(e.getKey(), c);
-            servers.put(e.getKey(), new ExchangeServer(c, CONFIG, NET, () -> null,
+            servers.put(e.getKey(), new ExchangeServer(c, CONFIG, NET,
                     (topic, remote) -> Map.of("0000-ffff-0", 0L)).start(0));
         }
         Map<String, String> urls = new HashMap<>();
@@ -151,7 +152,7 @@ class HttpExchangeTest {
         start(Map.of("a", Layout.initial(1, 1, 0), "b", Layout.initial(1, 1, 0)));
         pushers.forEach(Pusher::dispose);
         String leader = servers.get("a").baseUrl();
-        ExchangeServer follower = new ExchangeServer(controllers.get("a"), CONFIG, NET, () -> leader,
+        ExchangeServer follower = new ExchangeServer(controllers.get("a"), CONFIG, NET, () -> Optional.of(leader),
                 Controller.BacklogSource.NONE).start(0);
         try {
             String answer = HttpClient.create().headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + TOKEN))
@@ -180,7 +181,7 @@ class HttpExchangeTest {
         pushers.forEach(Pusher::dispose);
         // The same leader, named by a host the pushing cluster was not configured with.
         String elsewhere = servers.get("a").baseUrl().replace("127.0.0.1", "localhost");
-        ExchangeServer follower = new ExchangeServer(controllers.get("a"), CONFIG, NET, () -> elsewhere,
+        ExchangeServer follower = new ExchangeServer(controllers.get("a"), CONFIG, NET, () -> Optional.of(elsewhere),
                 Controller.BacklogSource.NONE).start(0);
         try {
             HttpTransport transport = new HttpTransport(Map.of("a", follower.baseUrl()), client("b"));
@@ -194,7 +195,7 @@ class HttpExchangeTest {
     }
 
     private static NetClient client(String cluster) {
-        return new NetClient(cluster + "-secret", NetworkLimits.defaults(), null);
+        return new NetClient(cluster + "-secret", NetworkLimits.defaults());
     }
 
     private static String post(String url, String token, byte[] body) {

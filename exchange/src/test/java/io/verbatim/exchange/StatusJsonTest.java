@@ -54,9 +54,9 @@ class StatusJsonTest {
     void theStatusJsonKeepsItsShape() throws IOException {
         Controller a = scenario();
         // Status is open by default: no credential is needed to read it.
-        NetServer open = new NetServer(new Authenticator(Map.of("a", Token.clear("a-token")), null, Map.of(), true),
-                NetworkLimits.defaults(), null);
-        server = new ExchangeServer(a, ExchangeConfig.defaults(), open, () -> null, this::backlog).start(0);
+        NetServer open = new NetServer(new Authenticator(Map.of("a", Token.clear("a-token")), Optional.empty(), Map.of(), true),
+                NetworkLimits.defaults());
+        server = new ExchangeServer(a, ExchangeConfig.defaults(), open, this::backlog).start(0);
         String json = HttpClient.create().get().uri(server.baseUrl() + ExchangeServer.STATUS_PATH)
                 .responseSingle((r, body) -> body.asString(StandardCharsets.UTF_8)).block(Duration.ofSeconds(10));
 

@@ -14,10 +14,16 @@ public final class InMemoryLayoutStore implements LayoutStore {
     private static final class Entry {
         Layout layout;
         final Sinks.Many<Layout> changes = Sinks.many().replay().latest();
+
+        Entry(Layout layout) {
+            this.layout = layout;
+        }
     }
 
     @Override
     public Mono<Layout> get(String topic) {
+        // fromCallable, not defer: its block() calls the callable at once, so a caller may block on it on a
+        // non-blocking thread (the controller's status does). The callable's null is Reactor's "empty".
         return Mono.fromCallable(() -> {
             Entry e = topics.get(topic);
             if (e == null) {
@@ -32,8 +38,7 @@ public final class InMemoryLayoutStore implements LayoutStore {
     @Override
     public Mono<Layout> create(String topic, Layout initial) {
         return Mono.fromCallable(() -> {
-            Entry fresh = new Entry();
-            fresh.layout = initial;
+            Entry fresh = new Entry(initial);
             Entry existing = topics.putIfAbsent(topic, fresh);
             if (existing != null) {
                 throw new StaleEpochException(topic, -1, existing.layout.epoch());

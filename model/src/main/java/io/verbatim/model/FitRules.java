@@ -13,7 +13,7 @@ final class FitRules {
     static Fit classify(HashRange source, EntryFacts entry, Layout destination) {
         if (entry.singleMessage() && (entry.encrypted() || entry.isStamped())) {
             // One message is one hashB, so it is in one bucket of any segment.
-            int segmentHash = entry.outerKey() != null ? entry.outerKey().segmentHash() : source.start();
+            int segmentHash = entry.outerKey().map(KeyHash::segmentHash).orElse(source.start());
             return new Fit.Verbatim(destination.activeSegmentFor(segmentHash));
         }
         if (!entry.isStamped()) {
@@ -24,7 +24,7 @@ final class FitRules {
         if (!entry.unkeyed() && !covering.range().contains(source)) {
             return straddle(entry, Fit.Reason.SEGMENT_STRADDLE);
         }
-        if (!covering.buckets().holdsInOneBucket(entry.stamp().asRange())) {
+        if (!covering.buckets().holdsInOneBucket(entry.stamp().orElseThrow().asRange())) {
             return straddle(entry, Fit.Reason.BUCKET_STRADDLE);
         }
         return new Fit.Verbatim(covering);

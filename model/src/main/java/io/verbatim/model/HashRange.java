@@ -1,5 +1,8 @@
 package io.verbatim.model;
 
+import java.util.Optional;
+
+
 /**
  * An inclusive range {@code [start, end]} of one 16-bit hash ring ({@code 0..0xFFFF}), as Pulsar's
  * {@code HashRange}. Ordered by start, then end.
@@ -79,19 +82,19 @@ public record HashRange(int start, int end) implements Comparable<HashRange> {
 
     /**
      * The node of the midpoint-split tree (grown from the whole ring) whose midpoint split creates
-     * {@code boundary}, or {@code null} for 0. Every hash is some node's midpoint; what matters is
+     * {@code boundary}, or empty for 0. Every hash is some node's midpoint; what matters is
      * whether the two segments around a boundary make up exactly that node.
      */
-    public static HashRange splitTreeRange(int boundary) {
+    public static Optional<HashRange> splitTreeRange(int boundary) {
         HashRange r = FULL;
         while (r.size() >= 2) {
             int mid = r.midpointBoundary();
             if (mid == boundary) {
-                return r;
+                return Optional.of(r);
             }
             r = boundary < mid ? r.lowerPart(mid) : r.upperPart(mid);
         }
-        return null;
+        return Optional.empty();
     }
 
     /** The part below {@code boundary}. */

@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.NavigableSet;
+import java.util.Objects;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * PIP-495's convergence rule, "the finer layout wins": the join of layouts is the union of their
@@ -73,7 +75,7 @@ public final class Join {
             pending.add(s.id());
         }
         while (!pending.isEmpty()) {
-            Segment s = working.segments().get(pending.remove(pending.size() - 1));
+            Segment s = Objects.requireNonNull(working.segments().get(pending.remove(pending.size() - 1)));
             Mutation step = nextStep(s, target, cuts);
             if (step != null) {
                 pending.addAll(working.step(step));
@@ -83,7 +85,7 @@ public final class Join {
         return steps;
     }
 
-    private static Mutation nextStep(Segment s, Shape target, NavigableSet<Integer> allCuts) {
+    private static @Nullable Mutation nextStep(Segment s, Shape target, NavigableSet<Integer> allCuts) {
         HashRange r = s.range();
         NavigableSet<Integer> inside = allCuts.subSet(r.start(), false, r.end(), true);
         if (!inside.isEmpty()) {

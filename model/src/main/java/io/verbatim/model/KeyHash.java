@@ -1,6 +1,7 @@
 package io.verbatim.model;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 
 /**
  * A key's routing hash: Pulsar's raw Murmur3_32 of the key bytes, split into two independent
@@ -25,15 +26,15 @@ public record KeyHash(int raw) {
      * The hash a message's bucket is chosen by: the ordering key wins over the key where both
      * exist (Pulsar's {@code EntryBucketBatchContainer}).
      *
-     * @param key the message key, or {@code null}
-     * @param orderingKey the ordering key bytes, or {@code null}
-     * @return the hash, or {@code null} when the message is unkeyed (its {@code hashB} is 0)
+     * @param key the message key, if it has one
+     * @param orderingKey the ordering key bytes, if it has them
+     * @return the hash, or empty when the message is unkeyed (its {@code hashB} is 0)
      */
-    public static KeyHash ofMessage(String key, byte[] orderingKey) {
-        if (orderingKey != null && orderingKey.length > 0) {
-            return ofBytes(orderingKey);
+    public static Optional<KeyHash> ofMessage(Optional<String> key, Optional<byte[]> orderingKey) {
+        if (orderingKey.isPresent() && orderingKey.get().length > 0) {
+            return Optional.of(ofBytes(orderingKey.get()));
         }
-        return key == null ? null : of(key);
+        return key.map(KeyHash::of);
     }
 
     /** The segment-routing hash: the high 16 bits, {@code 0..0xFFFF}. */
@@ -47,8 +48,8 @@ public record KeyHash(int raw) {
     }
 
     /** {@code hashB} of a message that may be unkeyed: unkeyed messages land in bucket 0. */
-    public static int hashBOf(KeyHash hash) {
-        return hash == null ? 0 : hash.hashB();
+    public static int hashBOf(Optional<KeyHash> hash) {
+        return hash.isEmpty() ? 0 : hash.get().hashB();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.verbatim.model;
 
 import java.util.Map;
+import java.util.Optional;
 
 /** Which pairs of active segments a replicated topic may merge: the two halves of one split. */
 final class Siblings {
@@ -16,29 +17,30 @@ final class Siblings {
         }
         HashRange union = a.range().merge(b.range());
         int boundary = Math.max(a.range().start(), b.range().start());
-        if (union.equals(HashRange.splitTreeRange(boundary))) {
+        if (HashRange.splitTreeRange(boundary).filter(union::equals).isPresent()) {
             // The two halves of a node of the midpoint-split tree: siblings whatever the DAG still holds
             // of their history (a pruned parent, a merge that restored a range).
             return true;
         }
-        Segment parentA = splitParent(segments, a);
-        Segment parentB = splitParent(segments, b);
-        return parentA != null && parentB != null && parentA.id() == parentB.id() && parentA.range().equals(union);
+        Optional<Segment> parentA = splitParent(segments, a);
+        Optional<Segment> parentB = splitParent(segments, b);
+        return parentA.isPresent() && parentB.isPresent() && parentA.get().id() == parentB.get().id()
+                && parentA.get().range().equals(union);
     }
 
-    /** The segment whose split created {@code s}'s range, skipping rebucket rollovers; null if none. */
-    private static Segment splitParent(Map<Long, Segment> segments, Segment s) {
+    /** The segment whose split created {@code s}'s range, skipping rebucket rollovers; empty if none. */
+    private static Optional<Segment> splitParent(Map<Long, Segment> segments, Segment s) {
         Segment current = s;
         while (current.parentIds().size() == 1) {
             Segment parent = segments.get(current.parentIds().get(0));
             if (parent == null) {
-                return null;
+                return Optional.empty();
             }
             if (!parent.range().equals(current.range())) {
-                return parent;
+                return Optional.of(parent);
             }
             current = parent;
         }
-        return null;
+        return Optional.empty();
     }
 }

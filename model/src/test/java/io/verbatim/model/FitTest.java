@@ -3,6 +3,7 @@ package io.verbatim.model;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -45,7 +46,7 @@ class FitTest {
 
     @Test
     void unkeyedBatchesFitBucketZeroOfAnySegment() {
-        EntryFacts unkeyed = new EntryFacts(Stamp.of(0), true, false, false, null);
+        EntryFacts unkeyed = new EntryFacts(Optional.of(Stamp.of(0)), true, false, false, Optional.empty());
         assertThat(Fit.classify(HashRange.FULL, unkeyed, fine))
                 .isEqualTo(new Fit.Verbatim(fine.activeSegmentFor(0)));
     }
@@ -53,16 +54,16 @@ class FitTest {
     @Test
     void anEncryptedSingleMessageIsPlacedByItsOuterKeyEvenDuringATransition() {
         KeyHash key = KeyHash.of("foo"); // segment hash f6a5
-        EntryFacts encrypted = new EntryFacts(Stamp.of(key.hashB()), false, true, true, key);
+        EntryFacts encrypted = new EntryFacts(Optional.of(Stamp.of(key.hashB())), false, true, true, Optional.of(key));
         assertThat(Fit.classify(HashRange.FULL, encrypted, fine))
                 .isEqualTo(new Fit.Verbatim(fine.activeSegmentFor(0xf6a5)));
-        EntryFacts unstampedEncrypted = new EntryFacts(null, false, true, true, key);
+        EntryFacts unstampedEncrypted = new EntryFacts(Optional.empty(), false, true, true, Optional.of(key));
         assertThat(Fit.classify(HashRange.FULL, unstampedEncrypted, fine)).isInstanceOf(Fit.Verbatim.class);
     }
 
     @Test
     void anEncryptedBatchThatDoesNotFitIsNamedAsSuch() {
-        EntryFacts batch = new EntryFacts(new Stamp(1, 60000), false, false, true, null);
+        EntryFacts batch = new EntryFacts(Optional.of(new Stamp(1, 60000)), false, false, true, Optional.empty());
         assertThat(Fit.classify(HashRange.FULL, batch, coarse))
                 .isEqualTo(new Fit.Rebatch(Fit.Reason.ENCRYPTED_BATCH));
     }
@@ -84,7 +85,8 @@ class FitTest {
                 stamp = stamp.including(k.hashB());
             }
             boolean single = keys.size() == 1;
-            EntryFacts facts = new EntryFacts(stamp, false, single, false, single ? keys.get(0) : null);
+            EntryFacts facts = new EntryFacts(Optional.of(stamp), false, single, false,
+                    single ? Optional.of(keys.get(0)) : Optional.empty());
             Fit fit = Fit.classify(from.range(), facts, destination);
             if (fit instanceof Fit.Verbatim verbatim) {
                 Segment d = verbatim.destination();

@@ -2,6 +2,9 @@ package io.verbatim.net;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides who a caller is from its bearer token and, under TLS, the name in its verified client
@@ -11,21 +14,21 @@ import java.util.Map;
  */
 public final class Authenticator {
     private final Map<String, Token> clusters;
-    private final Token admin;
+    private final Optional<Token> admin;
     private final Map<String, String> clusterByCertificate;
     private final boolean openStatus;
 
     /**
      * @param clusters each cluster's broker credential
-     * @param admin the admin token, or {@code null} when this node takes no layout operations
+     * @param admin the admin token, or empty when this node takes no layout operations
      * @param certificateNames each cluster's certificate name (its CN), by cluster; a cluster not listed is
      *        named by its own name
      * @param openStatus whether status, status page and metrics need no credential
      */
-    public Authenticator(Map<String, Token> clusters, Token admin, Map<String, String> certificateNames,
+    public Authenticator(Map<String, Token> clusters, Optional<Token> admin, Map<String, String> certificateNames,
             boolean openStatus) {
         this.clusters = Map.copyOf(clusters);
-        this.admin = admin;
+        this.admin = Objects.requireNonNull(admin, "admin (Optional.empty() for none)");
         Map<String, String> byCertificate = new LinkedHashMap<>();
         for (String cluster : clusters.keySet()) {
             byCertificate.put(certificateNames.getOrDefault(cluster, cluster), cluster);
@@ -37,12 +40,12 @@ public final class Authenticator {
     /**
      * May this caller use an endpoint of {@code role}?
      *
-     * @param authorization the {@code Authorization} header, or {@code null}
-     * @param certificateName the CN of the client certificate TLS verified, or {@code null}
+     * @param authorization the {@code Authorization} header, if the request has one
+     * @param certificateName the CN of the client certificate TLS verified, if any
      * @param what the endpoint, for the refusal's text ("the exchange")
      */
-    public Verdict check(Role role, String authorization, String certificateName, String what) {
-        if (role == Role.STATUS && openStatus && authorization == null) {
+    public Verdict check(Role role, Optional<String> authorization, Optional<String> certificateName, String what) {
+        if (role == Role.STATUS && openStatus && authorization.isEmpty()) {
             return new Verdict.Allowed(new Principal.Anonymous());
         }
         Verdict who = authenticate(authorization, certificateName, role, what);
@@ -60,12 +63,14 @@ public final class Authenticator {
     }
 
     /** The caller's identity, whatever the endpoint. */
-    public Verdict authenticate(String authorization, String certificateName, Role role, String what) {
-        String certified = certificateName == null ? null : clusterByCertificate.get(certificateName);
-        if (authorization == null) {
+    public Verdict authenticate(Optional<String> authorizationHeader, Optional<String> certificateName, Role role,
+            String what) {
+        String certified = certificateName.map(clusterByCertificate::get).orElse(null);
+        if (authorizationHeader.isEmpty()) {
             return certified != null ? new Verdict.Allowed(new Principal.Cluster(certified))
                     : new Verdict.Refused(401, "no credential: " + what + " needs " + needs(role));
         }
+        String authorization = authorizationHeader.get();
         if (!authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
             return new Verdict.Refused(401, "the Authorization header is not a bearer token: " + what + " needs "
                     + needs(role));
@@ -83,14 +88,14 @@ public final class Authenticator {
     }
 
     /** Every digest is compared, found or not: the time taken does not depend on which one matches. */
-    private Principal byToken(String presented) {
+    private @Nullable Principal byToken(String presented) {
         Principal found = null;
         for (var e : clusters.entrySet()) {
             if (e.getValue().matches(presented) && found == null) {
                 found = new Principal.Cluster(e.getKey());
             }
         }
-        if (admin != null && admin.matches(presented) && found == null) {
+        if (admin.isPresent() && admin.get().matches(presented) && found == null) {
             found = new Principal.Admin();
         }
         return found;

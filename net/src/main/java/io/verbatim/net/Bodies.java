@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import java.io.ByteArrayOutputStream;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
 import reactor.netty.http.server.HttpServerRequest;
@@ -69,9 +71,9 @@ public final class Bodies {
     /** What arrived so far: the bytes up to the limit, then only a count. */
     private static final class Accumulator {
         private final int limit;
-        private ByteArrayOutputStream kept = new ByteArrayOutputStream();
+        private @Nullable ByteArrayOutputStream kept = new ByteArrayOutputStream();
         private long read;
-        private TooLarge refused;
+        private @Nullable TooLarge refused;
 
         Accumulator(int limit) {
             this.limit = limit;
@@ -91,14 +93,14 @@ public final class Bodies {
                 }
                 return;
             }
-            kept.writeBytes(ByteBufUtil.getBytes(chunk));
+            Objects.requireNonNull(kept).writeBytes(ByteBufUtil.getBytes(chunk)); // dropped only when refused
         }
 
         byte[] bytes() {
             if (refused != null) {
                 throw refused;
             }
-            return kept.toByteArray();
+            return Objects.requireNonNull(kept).toByteArray();
         }
     }
 

@@ -3,6 +3,7 @@ package io.verbatim.net;
 import io.netty.handler.ssl.SslHandler;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.util.Optional;
 import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
@@ -14,30 +15,31 @@ final class Certificates {
     private Certificates() {
     }
 
-    /** The CN of the client certificate TLS verified on {@code connection}, or {@code null}. */
-    static String clientName(Connection connection) {
+    /** The CN of the client certificate TLS verified on {@code connection}, if any. */
+    static Optional<String> clientName(Connection connection) {
         SslHandler ssl = connection.channel().pipeline().get(SslHandler.class);
         if (ssl == null) {
-            return null;
+            return Optional.empty();
         }
         try {
             Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
-            return chain.length > 0 && chain[0] instanceof X509Certificate x ? commonName(x) : null;
+            return chain.length > 0 && chain[0] instanceof X509Certificate x ? commonName(x) : Optional.empty();
         } catch (SSLPeerUnverifiedException e) {
-            return null; // no certificate offered (client authentication optional or none)
+            return Optional.empty(); // no certificate offered (client authentication optional or none)
         }
     }
 
-    static String commonName(X509Certificate certificate) {
+    /** The CN of {@code certificate}'s subject, if it has one. */
+    static Optional<String> commonName(X509Certificate certificate) {
         try {
             for (Rdn rdn : new LdapName(certificate.getSubjectX500Principal().getName()).getRdns()) {
                 if (rdn.getType().equalsIgnoreCase("CN")) {
-                    return rdn.getValue().toString();
+                    return Optional.of(rdn.getValue().toString());
                 }
             }
         } catch (InvalidNameException e) {
-            return null;
+            return Optional.empty();
         }
-        return null;
+        return Optional.empty();
     }
 }

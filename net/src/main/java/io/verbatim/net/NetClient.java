@@ -2,6 +2,8 @@ package io.verbatim.net;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.ssl.SslContext;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import reactor.netty.http.client.HttpClient;
 
 /**
@@ -11,16 +13,35 @@ import reactor.netty.http.client.HttpClient;
 public final class NetClient {
     private final String authorization;
     private final NetworkLimits limits;
-    private final SslContext tls;
+    private final @Nullable SslContext tls;
+
+    /**
+     * A client of plain HTTP.
+     *
+     * @param token the node's own cluster's token, in clear
+     */
+    public NetClient(String token, NetworkLimits limits) {
+        this(token, limits, Optional.empty());
+    }
+
+    /**
+     * A client of HTTPS.
+     *
+     * @param token the node's own cluster's token, in clear
+     * @param tls the client context ({@link Tls#clientContext()})
+     */
+    public NetClient(String token, NetworkLimits limits, SslContext tls) {
+        this(token, limits, Optional.of(tls));
+    }
 
     /**
      * @param token the node's own cluster's token, in clear
-     * @param tls the client context ({@link Tls#clientContext()}), or {@code null} for plain HTTP
+     * @param tls the client context ({@link Tls#clientContext()}), or empty for plain HTTP
      */
-    public NetClient(String token, NetworkLimits limits, SslContext tls) {
+    public NetClient(String token, NetworkLimits limits, Optional<SslContext> tls) {
         this.authorization = "Bearer " + token;
         this.limits = limits;
-        this.tls = tls;
+        this.tls = tls.orElse(null);
     }
 
     /** {@code Bearer <token>}. */

@@ -7,7 +7,9 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.ssl.SslContext;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BiFunction;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,14 +29,24 @@ import reactor.netty.http.server.HttpServerResponse;
 public final class NetServer {
     private final Authenticator authenticator;
     private final NetworkLimits limits;
-    private final SslContext tls;
+    private final @Nullable SslContext tls;
     private final List<Port> ports = new CopyOnWriteArrayList<>();
 
-    /** @param tls what the ports serve, or {@code null} for plain HTTP */
+    /** A server of plain HTTP. */
+    public NetServer(Authenticator authenticator, NetworkLimits limits) {
+        this(authenticator, limits, Optional.empty());
+    }
+
+    /** @param tls what the ports serve ({@link Tls#serverContext()}): HTTPS */
     public NetServer(Authenticator authenticator, NetworkLimits limits, SslContext tls) {
+        this(authenticator, limits, Optional.of(tls));
+    }
+
+    /** @param tls what the ports serve, or empty for plain HTTP */
+    public NetServer(Authenticator authenticator, NetworkLimits limits, Optional<SslContext> tls) {
         this.authenticator = authenticator;
         this.limits = limits;
-        this.tls = tls;
+        this.tls = tls.orElse(null);
     }
 
     /** One listening port's connections: open now, and refused over the limit since it started. */
@@ -122,9 +134,9 @@ public final class NetServer {
     /** May the caller of {@code request} use an endpoint of {@code role}? */
     public Verdict check(HttpServerRequest request, Role role, String what) {
         String[] certificate = new String[1];
-        request.withConnection(c -> certificate[0] = Certificates.clientName(c));
-        return authenticator.check(role, request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION), certificate[0],
-                what);
+        request.withConnection(c -> certificate[0] = Certificates.clientName(c).orElse(null));
+        Optional<String> authorization = Optional.ofNullable(request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION));
+        return authenticator.check(role, authorization, Optional.ofNullable(certificate[0]), what);
     }
 
     /**
@@ -137,8 +149,8 @@ public final class NetServer {
                 ? text(response, r.status(), r.reason()) : handler.apply(request, response);
     }
 
-    /** The client certificate's name on {@code connection}, or {@code null}. */
-    public static String certificateName(Connection connection) {
+    /** The client certificate's name on {@code connection}, if it offered a verified one. */
+    public static Optional<String> certificateName(Connection connection) {
         return Certificates.clientName(connection);
     }
 

@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A bearer token as a node holds it: always its SHA-256 digest (what a presented token is compared
@@ -14,9 +15,9 @@ import java.util.Optional;
 public final class Token {
     private static final String DIGEST_PREFIX = "sha256:";
     private final byte[] digest;
-    private final String clear;
+    private final @Nullable String clear;
 
-    private Token(byte[] digest, String clear) {
+    private Token(byte[] digest, @Nullable String clear) {
         this.digest = digest;
         this.clear = clear;
     }

@@ -4,15 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class AuthenticatorTest {
     private static final Authenticator AUTH = new Authenticator(Map.of("us-east", Token.clear("east-secret"),
-            "eu-west", Token.parse(Token.clear("west-secret").digestForm())), Token.clear("admin-secret"),
+            "eu-west", Token.parse(Token.clear("west-secret").digestForm())), Optional.of(Token.clear("admin-secret")),
             Map.of("eu-west", "broker.eu-west.example"), true);
 
     private static Verdict check(Role role, String token, String certificate) {
-        return AUTH.check(role, token == null ? null : "Bearer " + token, certificate, "the endpoint");
+        return AUTH.check(role, Optional.ofNullable(token).map(t -> "Bearer " + t), Optional.ofNullable(certificate),
+                "the endpoint");
     }
 
     @Test
@@ -35,7 +37,7 @@ class AuthenticatorTest {
     void noCredentialIs401AndAWrongOne403() {
         assertThat(check(Role.BROKER, null, null)).isInstanceOfSatisfying(Verdict.Refused.class,
                 r -> assertThat(r.status()).isEqualTo(401));
-        assertThat(AUTH.check(Role.ADMIN, "Basic eDp5", null, "x")).isInstanceOfSatisfying(Verdict.Refused.class,
+        assertThat(AUTH.check(Role.ADMIN, Optional.of("Basic eDp5"), Optional.empty(), "x")).isInstanceOfSatisfying(Verdict.Refused.class,
                 r -> assertThat(r.reason()).contains("not a bearer token"));
         assertThat(check(Role.BROKER, "east-secreT", null)).isEqualTo(new Verdict.Refused(403,
                 "the bearer token is not valid here"));
@@ -45,11 +47,11 @@ class AuthenticatorTest {
     void openStatusNeedsNoTokenButATokenGivenMustBeValid() {
         assertThat(check(Role.STATUS, null, null)).isEqualTo(allowed(new Principal.Anonymous()));
         assertThat(check(Role.STATUS, "nope", null)).isInstanceOf(Verdict.Refused.class);
-        Authenticator closed = new Authenticator(Map.of("a", Token.clear("a")), null, Map.of(), false);
-        assertThat(closed.check(Role.STATUS, null, null, "status")).isInstanceOfSatisfying(Verdict.Refused.class,
+        Authenticator closed = new Authenticator(Map.of("a", Token.clear("a")), Optional.empty(), Map.of(), false);
+        assertThat(closed.check(Role.STATUS, Optional.empty(), Optional.empty(), "status")).isInstanceOfSatisfying(Verdict.Refused.class,
                 r -> assertThat(r.status()).isEqualTo(401));
-        assertThat(closed.check(Role.STATUS, "Bearer a", null, "status")).isEqualTo(allowed(new Principal.Cluster("a")));
-        assertThat(closed.check(Role.ADMIN, "Bearer a", null, "admin")).as("no admin token: nobody is the admin")
+        assertThat(closed.check(Role.STATUS, Optional.of("Bearer a"), Optional.empty(), "status")).isEqualTo(allowed(new Principal.Cluster("a")));
+        assertThat(closed.check(Role.ADMIN, Optional.of("Bearer a"), Optional.empty(), "admin")).as("no admin token: nobody is the admin")
                 .isInstanceOf(Verdict.Refused.class);
     }
 

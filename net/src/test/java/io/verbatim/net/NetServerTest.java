@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -21,8 +22,8 @@ import reactor.netty.http.server.HttpServer;
 class NetServerTest {
     private static final NetworkLimits LIMITS = NetworkLimits.defaults().withIdleTimeout(Duration.ofMillis(300))
             .withRequestTimeout(Duration.ofMillis(300)).withMaxConnectionsPerPort(3);
-    private final NetServer net = new NetServer(new Authenticator(Map.of("a", Token.clear("a")), null, Map.of(), true),
-            LIMITS, null);
+    private final NetServer net = new NetServer(new Authenticator(Map.of("a", Token.clear("a")), Optional.empty(), Map.of(), true),
+            LIMITS);
     private final DisposableServer server = net.apply(HttpServer.create().host("127.0.0.1").port(0), "test")
             .route(r -> r.get("/", (req, res) -> res.sendString(Mono.just("ok")))).bindNow();
     private final List<Socket> sockets = new ArrayList<>();

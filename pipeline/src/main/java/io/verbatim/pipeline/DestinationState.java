@@ -2,6 +2,7 @@ package io.verbatim.pipeline;
 
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.RemoteException.Kind;
+import java.util.Optional;
 
 /**
  * The destination side of one (remote segment, replicator producer) pair, and its one decision:
@@ -17,21 +18,23 @@ import io.verbatim.pipeline.RemoteException.Kind;
  * earlier entry can never be mistaken for a duplicate (Pulsar's silent-loss hole #26113). A newer
  * session fences older ones.
  *
- * @param pushed the highest position accepted for storing, or null
- * @param persisted the highest position stored, or null; never above {@code pushed}
+ * @param pushed the highest position accepted for storing, if any
+ * @param persisted the highest position stored, if any; never above {@code pushed}
  * @param session the newest session seen, -1 before the first
  * @param expectedSequence the sequence number the next send of {@code session} must carry
  * @param poisoned whether {@code session} lost an entry: the rest of it is refused
  */
-public record DestinationState(SourcePosition pushed, SourcePosition persisted, long session, long expectedSequence,
-        boolean poisoned) {
+public record DestinationState(Optional<SourcePosition> pushed, Optional<SourcePosition> persisted, long session,
+        long expectedSequence, boolean poisoned) {
 
     /** A pair that has seen nothing. */
-    public static final DestinationState EMPTY = new DestinationState(null, null, -1, 0, false);
+    public static final DestinationState EMPTY = new DestinationState(Optional.empty(), Optional.empty(), -1, 0,
+            false);
 
     public DestinationState {
-        if (persisted != null && (pushed == null || pushed.compareTo(persisted) < 0)) {
-            throw new IllegalArgumentException("persisted " + persisted + " is above pushed " + pushed);
+        if (persisted.isPresent() && (pushed.isEmpty() || pushed.get().compareTo(persisted.get()) < 0)) {
+            throw new IllegalArgumentException("persisted " + persisted.get() + " is above pushed "
+                    + pushed.orElse(null));
         }
         if (session < -1 || expectedSequence < 0) {
             throw new IllegalArgumentException("session " + session + " and expectedSequence " + expectedSequence
@@ -71,24 +74,26 @@ public record DestinationState(SourcePosition pushed, SourcePosition persisted, 
                         + current.expectedSequence + ", got " + sequence + " (" + position + ")");
             }
         }
-        if (persisted != null && position.compareTo(persisted) <= 0) {
+        if (persisted.isPresent() && position.compareTo(persisted.get()) <= 0) {
             return new Admission.Duplicate(current.nextInSession());
         }
-        if (pushed != null && position.compareTo(pushed) <= 0) {
+        if (pushed.isPresent() && position.compareTo(pushed.get()) <= 0) {
             return current.poisonedBy(Kind.IN_FLIGHT, position + " is pushed but not yet persisted");
         }
         if (segmentSealed) {
             return current.poisonedBy(Kind.SEALED, "segment is sealed");
         }
-        return new Admission.Append(new DestinationState(position, persisted, current.session,
+        return new Admission.Append(new DestinationState(Optional.of(position), persisted, current.session,
                 current.expectedSequence + 1, current.poisoned));
     }
 
     /** {@code position} is stored. */
     public DestinationState persisted(SourcePosition position) {
-        SourcePosition highest = persisted == null || position.compareTo(persisted) > 0 ? position : persisted;
-        SourcePosition highestPushed = pushed == null || highest.compareTo(pushed) > 0 ? highest : pushed;
-        return new DestinationState(highestPushed, highest, session, expectedSequence, poisoned);
+        SourcePosition highest = persisted.isEmpty() || position.compareTo(persisted.get()) > 0 ? position
+                : persisted.get();
+        SourcePosition highestPushed = pushed.isEmpty() || highest.compareTo(pushed.get()) > 0 ? highest : pushed.get();
+        return new DestinationState(Optional.of(highestPushed), Optional.of(highest), session, expectedSequence,
+                poisoned);
     }
 
     /** Refuses the rest of {@code session} (one of its sends was rejected on arrival); no other session. */
@@ -106,10 +111,11 @@ public record DestinationState(SourcePosition pushed, SourcePosition persisted, 
      * keys.)
      */
     public DestinationState inheritedByChild() {
-        SourcePosition inherited = persisted;
-        if (inherited != null && !inherited.isWhole()) {
-            inherited = inherited.entryId() == 0 ? null
-                    : SourcePosition.of(inherited.ledgerId(), inherited.entryId() - 1);
+        Optional<SourcePosition> inherited = persisted;
+        if (inherited.isPresent() && !inherited.get().isWhole()) {
+            SourcePosition p = inherited.get();
+            inherited = p.entryId() == 0 ? Optional.empty()
+                    : Optional.of(SourcePosition.of(p.ledgerId(), p.entryId() - 1));
         }
         return new DestinationState(inherited, inherited, -1, 0, false);
     }

@@ -1,19 +1,20 @@
 package io.verbatim.pipeline;
 
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 /** Counts units whose sends are under way, and tells when none are. */
 final class InFlight {
     private int count;
-    private Sinks.Empty<Void> idle;
+    private Sinks.@Nullable Empty<Void> idle;
 
     synchronized void begin() {
         count++;
     }
 
     void end() {
-        Sinks.Empty<Void> done = null;
+        Sinks.@Nullable Empty<Void> done = null;
         synchronized (this) {
             count--;
             if (count == 0 && idle != null) {

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Shows a replicator's counters to Micrometer (R-F): replicated entries and bytes by path, parts,
@@ -72,9 +73,9 @@ public final class PipelineMetricsBinder implements MeterBinder {
                 .description("entries of the source segment not yet replicated to the remote").register(registry);
     }
 
-    private void counter(MeterRegistry registry, String name, String tagKey, String tagValue,
+    private void counter(MeterRegistry registry, String name, @Nullable String tagKey, @Nullable String tagValue,
             ToDoubleFunction<ReplicatorMetrics> value) {
-        Tags all = tagKey == null ? tags : tags.and(tagKey, tagValue);
+        Tags all = tagKey == null || tagValue == null ? tags : tags.and(tagKey, tagValue);
         FunctionCounter.builder(name, metrics, value).tags(all).register(registry);
     }
 }

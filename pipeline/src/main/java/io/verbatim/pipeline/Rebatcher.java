@@ -33,8 +33,7 @@ final class Rebatcher {
         List<Message> messages = Entries.messages(entry, limits);
         Map<Long, Group> groups = new TreeMap<>();
         for (Message m : messages) {
-            KeyHash routing = m.routingHash();
-            Segment d = destination.activeSegmentFor(routing == null ? source.start() : routing.segmentHash());
+            Segment d = destination.activeSegmentFor(m.routingHash().map(KeyHash::segmentHash).orElse(source.start()));
             int bucket = d.buckets().bucketOf(m.hashB());
             long order = (long) d.range().start() << 32 | bucket;
             groups.computeIfAbsent(order, k -> new Group(d)).messages.add(m);

@@ -8,10 +8,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -47,7 +49,7 @@ public final class ReplicationLink {
     /** By segment id; everything below is guarded by {@code this}. */
     private final Map<Long, Supervised> segments = new TreeMap<>();
     private boolean started;
-    private Disposable layoutWatch;
+    private @Nullable Disposable layoutWatch;
 
     private ReplicationLink(Builder b) {
         this.local = Objects.requireNonNull(b.local, "local segments");
@@ -136,7 +138,7 @@ public final class ReplicationLink {
         for (Supervised s : segments.values()) {
             SegmentReplicator.State state = s.done ? SegmentReplicator.State.DONE : s.replicator.state();
             out.add(new ReplicatorStatus(s.replicator.id(), s.segment.descriptor(), state, s.restarts,
-                    s.consecutiveFailures, s.lastError));
+                    s.consecutiveFailures, Optional.ofNullable(s.lastError)));
         }
         return out;
     }
@@ -272,14 +274,14 @@ public final class ReplicationLink {
 
     /** Builds a {@link ReplicationLink}; local, remote, config, timer and cpu are required. */
     public static final class Builder {
-        private LocalSegments local;
-        private RemoteCluster remote;
+        private @Nullable LocalSegments local;
+        private @Nullable RemoteCluster remote;
         private Predicate<Segment> owned = s -> true;
-        private ReplicatorConfig config;
+        private @Nullable ReplicatorConfig config;
         private SlowPathBudget budget = SlowPathBudget.unlimited();
         private ExchangeGate exchangeGate = ExchangeGate.alwaysReady();
-        private Scheduler timer;
-        private Scheduler cpu;
+        private @Nullable Scheduler timer;
+        private @Nullable Scheduler cpu;
         private ReplicatorMetrics metrics = new ReplicatorMetrics();
         private RandomGenerator random = new SplittableRandom();
 
@@ -356,15 +358,17 @@ public final class ReplicationLink {
         final Segment segment;
         /** Bumped by every launch, end and stop: signals of an older run or timer are stale. */
         long generation;
+        /** Set by {@link #launch}, which follows every creation under the same lock. */
+        @SuppressWarnings("NullAway.Init")
         SegmentReplicator replicator;
         /** The current run, or the pending restart. */
-        Disposable current;
+        @Nullable Disposable current;
         /** Running, or waiting to restart. */
         boolean active;
         boolean done;
         long restarts;
         int consecutiveFailures;
-        String lastError;
+        @Nullable String lastError;
 
         Supervised(Segment segment) {
             this.segment = segment;

@@ -1,5 +1,8 @@
 package io.verbatim.pipeline;
 
+import java.util.Optional;
+
+
 /**
  * One segment's replicator as a {@link ReplicationLink} supervises it, for status pages.
  *
@@ -8,10 +11,10 @@ package io.verbatim.pipeline;
  * @param state what its current replicator is doing ({@code FAILED} while a restart is pending)
  * @param restarts how often the link restarted it after a failure
  * @param consecutiveFailures failures since it last made progress (acknowledged an entry) or completed
- * @param lastError the last failure, or null if it never failed
+ * @param lastError the last failure, or empty if it never failed
  */
 public record ReplicatorStatus(String id, String segment, SegmentReplicator.State state, long restarts,
-        int consecutiveFailures, String lastError) {
+        int consecutiveFailures, Optional<String> lastError) {
 
     /** Whether it failed and has not made progress since. */
     public boolean failing() {

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
@@ -130,7 +131,7 @@ public final class SegmentReplicator {
     }
 
     public State state() {
-        return state.get();
+        return Objects.requireNonNull(state.get());
     }
 
     public ReplicatorMetrics metrics() {
@@ -191,7 +192,12 @@ public final class SegmentReplicator {
         return remote.layouts().next().doOnNext(l -> latest.accumulateAndGet(l, SegmentReplicator::newer)).then();
     }
 
-    private static Layout newer(Layout current, Layout candidate) {
+    /** The remote's newest layout; {@link #firstLayout()} has waited for one. */
+    private Layout latestLayout() {
+        return Objects.requireNonNull(latest.get(), "no remote layout yet");
+    }
+
+    private static Layout newer(@Nullable Layout current, Layout candidate) {
         return current == null || candidate.epoch() > current.epoch() ? candidate : current;
     }
 
@@ -277,10 +283,10 @@ public final class SegmentReplicator {
         if (isExpired(entry)) {
             return Mono.just(Unit.skipped(stored.position(), Unit.Path.SKIPPED_EXPIRED, bytes));
         }
-        Layout layout = latest.get();
+        Layout layout = latestLayout();
         if (plannedEpoch[0] != -1 && layout.epoch() != plannedEpoch[0]) {
             // The remote's layout changed: settle everything sent under the old one first.
-            return inFlight.whenIdle().then(Mono.defer(() -> plan(stored, entry, latest.get(), inFlight,
+            return inFlight.whenIdle().then(Mono.defer(() -> plan(stored, entry, latestLayout(), inFlight,
                     plannedEpoch)));
         }
         return plan(stored, entry, layout, inFlight, plannedEpoch);
@@ -386,16 +392,16 @@ public final class SegmentReplicator {
 
     /** Builds a {@link SegmentReplicator}; every collaborator is required unless said otherwise. */
     public static final class Builder {
-        private ReplicatorConfig config;
-        private String topic;
-        private Segment source;
-        private SourceSegmentLog log;
-        private DrainGate drainGate;
-        private RemoteCluster remote;
+        private @Nullable ReplicatorConfig config;
+        private @Nullable String topic;
+        private @Nullable Segment source;
+        private @Nullable SourceSegmentLog log;
+        private @Nullable DrainGate drainGate;
+        private @Nullable RemoteCluster remote;
         private ExchangeGate exchangeGate = ExchangeGate.alwaysReady();
         private SlowPathBudget budget = SlowPathBudget.unlimited();
-        private Scheduler timer;
-        private Scheduler cpu;
+        private @Nullable Scheduler timer;
+        private @Nullable Scheduler cpu;
         private ReplicatorMetrics metrics = new ReplicatorMetrics();
         private EntryLimits limits = EntryLimits.DEFAULT;
         private RandomGenerator random = new SplittableRandom();

@@ -118,8 +118,8 @@ class DestinationStateTest {
         Admission first = before.admit(1, 1, P2, false, true);
         Admission again = before.admit(1, 1, P2, false, true);
         assertThat(again).isEqualTo(first);
-        assertThat(before.pushed()).as("the state it was asked of is unchanged").isEqualTo(P1);
-        assertThat(first.next().pushed()).isEqualTo(P2);
+        assertThat(before.pushed()).as("the state it was asked of is unchanged").contains(P1);
+        assertThat(first.next().pushed()).contains(P2);
     }
 
     /** Holds one pair's state and applies each answer, as a storage does. */

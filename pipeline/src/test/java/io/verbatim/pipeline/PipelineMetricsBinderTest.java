@@ -17,7 +17,7 @@ class PipelineMetricsBinderTest {
         Fixture f = new Fixture(one, one.apply(Mutation.rebucket(0, 64), 0, 0).layoutOrThrow());
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new PipelineMetricsBinder(f.metrics, "a", f.a.topic(), "b", "0000-ffff-0",
-                () -> f.a.log(0).existingCursor("pulsar.repl.b").backlog()).bindTo(registry);
+                () -> f.a.log(0).existingCursor("pulsar.repl.b").orElseThrow().backlog()).bindTo(registry);
         f.produce(0, 100, 40, Compression.LZ4);
         assertThat(registry.get(PipelineMetricsBinder.BACKLOG).gauge().value()).isPositive();
         f.replicator(0).run().subscribe();

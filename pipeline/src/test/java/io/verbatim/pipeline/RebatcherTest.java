@@ -3,7 +3,6 @@ package io.verbatim.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.model.HashRange;
-import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.entry.Entries;
@@ -33,7 +32,8 @@ class RebatcherTest {
             }
             List<Message> messages = new ArrayList<>();
             for (int i = 0; i < 1 + r.nextInt(60); i++) {
-                messages.add(Message.of(r.nextInt(8) == 0 ? null : "k" + r.nextInt(20), new byte[] {(byte) i}));
+                messages.add(r.nextInt(8) == 0 ? Message.unkeyed(new byte[] {(byte) i})
+                        : Message.of("k" + r.nextInt(20), new byte[] {(byte) i}));
             }
             Entry entry = Entries.batch(TEMPLATE, messages, CompressionType.LZ4);
             List<Rebatcher.Part> parts = Rebatcher.plan(entry, HashRange.FULL, destination, PartsCodec.SOURCE,
@@ -44,22 +44,20 @@ class RebatcherTest {
                             p.destination().id())).toList());
             List<Message> regrouped = new ArrayList<>();
             for (Rebatcher.Part part : parts) {
-                var stamp = part.entry().facts().stamp();
+                var stamp = part.entry().facts().stamp().orElseThrow();
                 assertThat(part.destination().buckets().holdsInOneBucket(stamp.asRange())).isTrue();
                 assertThat(part.entry().metadata().getSequenceId()).isEqualTo(9);
                 for (Message m : Entries.messages(part.entry())) {
-                    KeyHash h = m.routingHash();
-                    if (h != null) {
-                        assertThat(part.destination().range().contains(h.segmentHash())).isTrue();
-                    }
+                    m.routingHash().ifPresent(h ->
+                            assertThat(part.destination().range().contains(h.segmentHash())).isTrue());
                     regrouped.add(m);
                 }
             }
             assertThat(regrouped).hasSameSizeAs(messages);
-            for (String key : messages.stream().map(Message::key).filter(k -> k != null).distinct().toList()) {
-                assertThat(regrouped.stream().filter(m -> key.equals(m.key())).map(m -> m.payload().get(0)).toList())
+            for (String key : messages.stream().flatMap(m -> m.key().stream()).distinct().toList()) {
+                assertThat(regrouped.stream().filter(m -> m.key().filter(key::equals).isPresent()).map(m -> m.payload().get(0)).toList())
                         .as("messages of %s keep their order", key)
-                        .containsExactlyElementsOf(messages.stream().filter(m -> key.equals(m.key()))
+                        .containsExactlyElementsOf(messages.stream().filter(m -> m.key().filter(key::equals).isPresent())
                                 .map(m -> m.payload().get(0)).toList());
             }
         }

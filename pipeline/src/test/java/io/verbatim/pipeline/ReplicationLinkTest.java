@@ -67,7 +67,7 @@ class ReplicationLinkTest {
         assertThat(status.failing()).isFalse();
         assertThat(status.state()).isEqualTo(SegmentReplicator.State.DONE);
         assertThat(status.restarts()).isEqualTo(3);
-        assertThat(status.lastError()).contains("storage broken");
+        assertThat(status.lastError()).hasValueSatisfying(e -> assertThat(e).contains("storage broken"));
         assertThat(link.failing()).isZero();
         assertThat(registry.get(PipelineMetricsBinder.FAILING).gauge().value()).isZero();
         assertThat(registry.get(PipelineMetricsBinder.RESTARTS).functionCounter().count()).isEqualTo(3);

@@ -100,7 +100,7 @@ class SegmentReplicatorTest {
         assertThat(f.metrics.skippedReplicated()).isEqualTo(1);
         assertThat(f.b.log(0).entries()).allSatisfy(e ->
                 assertThat(Entry.parse(e.bytes()).metadata().getReplicatedFrom()).isEqualTo("a"));
-        assertThat(f.a.log(0).existingCursor("pulsar.repl.b").backlog()).isZero();
+        assertThat(f.a.log(0).existingCursor("pulsar.repl.b").orElseThrow().backlog()).isZero();
     }
 
     @Test
@@ -116,7 +116,7 @@ class SegmentReplicatorTest {
         assertThat(f.deliveredToB()).containsExactlyInAnyOrderElementsOf(
                 IntStream.range(10, 20).mapToObj(n -> "a/" + n).toList());
         assertThat(f.metrics.expired()).isPositive();
-        assertThat(f.a.log(0).existingCursor("pulsar.repl.b").backlog()).isZero();
+        assertThat(f.a.log(0).existingCursor("pulsar.repl.b").orElseThrow().backlog()).isZero();
     }
 
     @Test

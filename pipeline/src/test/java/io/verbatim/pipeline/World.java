@@ -75,7 +75,7 @@ final class World {
             int n = produced.merge(origin, 1, Integer::sum) - 1;
             String key = r.nextInt(10) == 0 ? null : "key-" + r.nextInt(keys);
             byte[] payload = (origin + "/" + n + "/" + "x".repeat(r.nextInt(64))).getBytes(StandardCharsets.UTF_8);
-            messages.add(Message.of(key, payload));
+            messages.add(key == null ? Message.unkeyed(payload) : Message.of(key, payload));
         }
         return cluster(origin).produce(messages, codec);
     }

@@ -16,6 +16,7 @@ import io.verbatim.net.Verdict;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
@@ -107,7 +108,7 @@ final class AdminApi {
                     + " are not the two halves of one split: a replicated topic merges siblings only"));
         }
         int boundary = Math.max(a.range().start(), b.range().start());
-        if (!a.range().merge(b.range()).equals(io.verbatim.model.HashRange.splitTreeRange(boundary))) {
+        if (!io.verbatim.model.HashRange.splitTreeRange(boundary).equals(Optional.of(a.range().merge(b.range())))) {
             return Mono.just(refusal(409, "segments " + a.descriptor() + " and " + b.descriptor() + " are the two "
                     + "sides of a split whose range is not a node of the midpoint-split tree: clusters cannot agree to "
                     + "merge them (a known limit of replicated topics whose layouts were cut at explicit boundaries "
@@ -179,7 +180,7 @@ final class AdminApi {
         try {
             params = Query.parse(request.uri());
         } catch (Query.BadParameter e) {
-            return send(response, refusal(400, e.getMessage()));
+            return send(response, refusal(400, String.valueOf(e.getMessage())));
         }
         String topic = params.get("topic");
         if (topic == null || !node.topics().contains(topic)) {
@@ -189,9 +190,10 @@ final class AdminApi {
         try {
             answer = op.run(topic, params);
         } catch (IllegalArgumentException e) {
-            answer = Mono.just(refusal(400, e.getMessage()));
+            answer = Mono.just(refusal(400, String.valueOf(e.getMessage())));
         }
-        return answer.onErrorResume(IllegalArgumentException.class, e -> Mono.just(refusal(400, e.getMessage())))
+        return answer.onErrorResume(IllegalArgumentException.class,
+                        e -> Mono.just(refusal(400, String.valueOf(e.getMessage()))))
                 .flatMap(a -> send(response, a));
     }
 

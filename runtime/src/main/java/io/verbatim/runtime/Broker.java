@@ -5,8 +5,10 @@ import io.verbatim.model.Segment;
 import io.verbatim.pipeline.ReplicationLink;
 import io.verbatim.pipeline.ReplicatorStatus;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One broker of a cluster: its slow-path budget, its ingest endpoint (where peers' replicators write),
@@ -19,7 +21,7 @@ final class Broker {
     private final BrokerBudget budget;
     private final IngestServer ingest;
     private final List<ReplicationLink> links = new CopyOnWriteArrayList<>();
-    private String host;
+    private @Nullable String host;
     private int port;
 
     Broker(int index, int brokers, BrokerBudget budget, IngestServer ingest) {
@@ -71,7 +73,7 @@ final class Broker {
     /** Listens again on the port it had. */
     void restartIngest() {
         if (!ingest.isRunning()) {
-            ingest.start(host, port);
+            ingest.start(Objects.requireNonNull(host, "never listened"), port);
         }
     }
 }

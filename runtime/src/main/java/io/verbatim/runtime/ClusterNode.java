@@ -42,12 +42,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
@@ -94,7 +96,7 @@ public final class ClusterNode implements AutoCloseable {
     private final LayoutStore store;
     /** The metadata log the store is on, when this node runs one. */
     private final Optional<ControllerGroup> group;
-    private ExchangeTransport exchangeTransport;
+    private @Nullable ExchangeTransport exchangeTransport;
     private final java.util.concurrent.atomic.AtomicLong failovers = new java.util.concurrent.atomic.AtomicLong();
     private final Controller controller;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -117,9 +119,9 @@ public final class ClusterNode implements AutoCloseable {
     private final NetServer net;
     /** How this cluster calls its peers: its own token, its TLS. */
     private final NetClient client;
-    private ExchangeServer admin;
-    private Pusher pusher;
-    private ProcessMetrics processMetrics;
+    private @Nullable ExchangeServer admin;
+    private @Nullable Pusher pusher;
+    private @Nullable ProcessMetrics processMetrics;
 
     /** A cluster whose layouts live in its metadata log, in memory. */
     public ClusterNode(VerbatimConfig config, String name, Scheduler timer, Scheduler cpu) {
@@ -161,11 +163,9 @@ public final class ClusterNode implements AutoCloseable {
         List<String> peers = peers();
         this.controller = new Controller(name, Set.copyOf(peers), self.caps(), store, timer);
         this.rates = new RateWindow(timer);
-        Tls tls = config.security().tls(name).orElse(null);
-        this.net = new NetServer(config.security().authenticator(), config.network(),
-                tls == null ? null : tls.serverContext());
-        this.client = new NetClient(config.security().ownToken(name), config.network(),
-                tls == null ? null : tls.clientContext());
+        Optional<Tls> tls = config.security().tls(name);
+        this.net = new NetServer(config.security().authenticator(), config.network(), tls.map(Tls::serverContext));
+        this.client = new NetClient(config.security().ownToken(name), config.network(), tls.map(Tls::clientContext));
         registry.config().commonTags("cluster", name);
         this.policy = new PolicyLoop(name, config.autoScale(), controller, this::storage, load::get, this::consumers,
                 registry, timer);
@@ -198,7 +198,8 @@ public final class ClusterNode implements AutoCloseable {
             Layout initial = Layout.initial(t.initialSegments(), t.bucketBudget(), 0);
             ClusterImage image = restored.get(t.name());
             Layout start = image == null ? initial : image.layout();
-            Layout held = store.get(t.name()).switchIfEmpty(Mono.defer(() -> store.create(t.name(), start))).block();
+            Layout held = Objects.requireNonNull(store.get(t.name())
+                    .switchIfEmpty(Mono.defer(() -> store.create(t.name(), start))).block());
             MemoryCluster storage = (image != null && image.layout().epoch() == held.epoch()
                     ? MemoryCluster.restore(name(), t.name(), image, timer)
                     : new MemoryCluster(name(), t.name(), held, timer))
@@ -218,8 +219,9 @@ public final class ClusterNode implements AutoCloseable {
         for (int i = 0; i < self.brokers(); i++) {
             BrokerBudget budget = new BrokerBudget(config.slowPath(), timer);
             new BudgetMetricsBinder(budget, Tags.of("broker", Integer.toString(i))).bindTo(registry);
-            IngestServer ingest = new IngestServer(name(), i, topics::get, this::brokerUrls, net, Set.copyOf(peers()),
-                    registry, (topic, segment, messages, bytes) -> load.get(topic).produced(segment, messages, bytes));
+            IngestServer ingest = new IngestServer(name(), i, t -> Optional.ofNullable(topics.get(t)), this::brokerUrls,
+                    net, Set.copyOf(peers()),
+                    registry, (topic, segment, messages, bytes) -> load(topic).produced(segment, messages, bytes));
             Broker broker = new Broker(i, self.brokers(), budget, ingest);
             brokers.add(broker); // before it binds: a failed start stops what did start
             int port = addresses.brokerPorts().get(i);
@@ -228,7 +230,7 @@ public final class ClusterNode implements AutoCloseable {
                 return broker;
             });
         }
-        ExchangeServer exchange = new ExchangeServer(controller, config.exchange(), net, () -> null, this::backlog);
+        ExchangeServer exchange = new ExchangeServer(controller, config.exchange(), net, this::backlog);
         admin = bind(key() + ".adminPort", addresses.bindAddress(), addresses.adminPort(),
                 () -> exchange.start(addresses.bindAddress(), addresses.adminPort(), this::adminRoutes));
         new ExchangeMetricsBinder(controller).bindTo(registry);
@@ -317,7 +319,8 @@ public final class ClusterNode implements AutoCloseable {
      * peer's state, and pushes its state to every peer at once (R-E5).
      */
     private synchronized void failover(String leader) {
-        if (stopping || pusher == null) {
+        ExchangeTransport transport = exchangeTransport;
+        if (stopping || pusher == null || transport == null) {
             return;
         }
         LOG.info("{}: controller replica {} leads the metadata log now; pushing to every peer, own changes "
@@ -325,7 +328,7 @@ public final class ClusterNode implements AutoCloseable {
         failovers.incrementAndGet();
         pusher.dispose();
         controller.becomeLeader();
-        pusher = new Pusher(controller, exchangeTransport, config.exchange(), timer).start();
+        pusher = new Pusher(controller, transport, config.exchange(), timer).start();
     }
 
     /**
@@ -343,12 +346,21 @@ public final class ClusterNode implements AutoCloseable {
 
     /** The controller's admin URL as peers reach it (the advertised address). */
     public String adminUrl() {
-        return self.addresses().advertisedUrl(net.scheme(), admin.port());
+        return self.addresses().advertisedUrl(net.scheme(), adminServer().port());
     }
 
     /** The port the controller's admin endpoint is bound to. */
     public int adminPort() {
-        return admin.port();
+        return adminServer().port();
+    }
+
+    private ExchangeServer adminServer() {
+        return Objects.requireNonNull(admin, "not started");
+    }
+
+    /** The load of {@code topic}, a configured topic (started). */
+    private LoadTracker load(String topic) {
+        return Objects.requireNonNull(load.get(topic), topic);
     }
 
     /** Every broker's ingest URL as peers reach it (the advertised address), in broker order. */
@@ -387,7 +399,7 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     public Producer producer(String topic, Compression codec) {
-        return new Producer(storage(topic), load.get(topic), codec);
+        return new Producer(storage(topic), load(topic), codec);
     }
 
     /** A PIP-486 subscription of {@code consumers} consumers, reading every segment from its start. */
@@ -422,7 +434,7 @@ public final class ClusterNode implements AutoCloseable {
                 throw new IllegalStateException("subscription '" + options.name() + "' of topic " + topic
                         + " is open already on cluster " + name() + " (one per name: they would share a cursor)");
             }
-            s = new Subscription(storage(topic), load.get(topic), cpu, options);
+            s = new Subscription(storage(topic), load(topic), cpu, options);
             open.add(s);
         }
         SubscriptionMetricsBinder metrics = new SubscriptionMetricsBinder(s, Tags.of("topic", topic));

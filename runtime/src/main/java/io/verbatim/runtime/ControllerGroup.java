@@ -139,7 +139,10 @@ final class ControllerGroup implements AutoCloseable {
         stores.remove(member);
         registers.remove(member);
         server.close();
-        threads.remove(member).dispose();
+        Scheduler thread = threads.remove(member);
+        if (thread != null) {
+            thread.dispose();
+        }
     }
 
     @Override

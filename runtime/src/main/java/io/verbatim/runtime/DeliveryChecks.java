@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What replicated data must satisfy once traffic stopped and replication settled: on what every cluster
@@ -60,8 +61,8 @@ public final class DeliveryChecks {
         private final Map<String, Integer> owner = new HashMap<>();
         private final Map<String, Long> last = new HashMap<>();
         private final Map<String, java.util.BitSet> seen = new HashMap<>();
-        private String affinityFailure;
-        private String orderFailure;
+        private @Nullable String affinityFailure;
+        private @Nullable String orderFailure;
 
         public ConsumerRecorder(String cluster) {
             this.cluster = cluster;
@@ -75,18 +76,19 @@ public final class DeliveryChecks {
                 java.util.BitSet s = seen.computeIfAbsent(id[0], o -> new java.util.BitSet());
                 boolean repeat = s.get(counter);
                 s.set(counter);
-                if (m.key() == null) {
+                String key = m.key().orElse(null);
+                if (key == null) {
                     continue;
                 }
-                Integer was = owner.putIfAbsent(d.segmentId() + "|" + m.key(), d.consumer());
+                Integer was = owner.putIfAbsent(d.segmentId() + "|" + key, d.consumer());
                 if (was != null && was != d.consumer() && affinityFailure == null) {
-                    affinityFailure = "key " + m.key() + " of segment " + d.segmentId() + " went to consumers " + was
+                    affinityFailure = "key " + key + " of segment " + d.segmentId() + " went to consumers " + was
                             + " and " + d.consumer();
                 }
-                String k = id[0] + "|" + m.key();
+                String k = id[0] + "|" + key;
                 Long previous = last.get(k);
                 if (previous != null && counter < previous && !repeat && orderFailure == null) {
-                    orderFailure = "key " + m.key() + " from " + id[0] + ": message " + counter + " delivered after "
+                    orderFailure = "key " + key + " from " + id[0] + ": message " + counter + " delivered after "
                             + previous;
                 }
                 if (previous == null || counter > previous) {

@@ -29,11 +29,14 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
@@ -65,7 +68,7 @@ final class IngestServer {
 
     private final String cluster;
     private final int broker;
-    private final Function<String, MemoryCluster> topics;
+    private final Function<String, Optional<MemoryCluster>> topics;
     private final Arrival arrivals;
     private final Supplier<List<String>> brokerUrls;
     private final NetServer net;
@@ -75,7 +78,7 @@ final class IngestServer {
     private final Counter duplicates;
     private final Map<IngestReply.Result, Counter> refusals = new EnumMap<>(IngestReply.Result.class);
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
-    private DisposableServer server;
+    private @Nullable DisposableServer server;
 
     /** Told of every entry stored: replicated traffic is load on the segment like any producer's. */
     @FunctionalInterface
@@ -86,12 +89,13 @@ final class IngestServer {
     }
 
     /**
-     * @param topics the cluster's storage of a topic, or {@code null} when it does not host the topic
+     * @param topics the cluster's storage of a topic, or empty when it does not host the topic
      * @param brokerUrls every broker's ingest URL, in broker order
      * @param net who may call (a peer's broker credential), the port's limits and TLS
      * @param peers the clusters that replicate into this one
      */
-    IngestServer(String cluster, int broker, Function<String, MemoryCluster> topics, Supplier<List<String>> brokerUrls,
+    IngestServer(String cluster, int broker, Function<String, Optional<MemoryCluster>> topics,
+            Supplier<List<String>> brokerUrls,
             NetServer net, Set<String> peers, MeterRegistry registry, Arrival arrivals) {
         this.cluster = cluster;
         this.broker = broker;
@@ -131,11 +135,15 @@ final class IngestServer {
     }
 
     String baseUrl() {
-        return net.scheme() + "://127.0.0.1:" + server.port();
+        return net.scheme() + "://127.0.0.1:" + bound().port();
     }
 
     int port() {
-        return server.port();
+        return bound().port();
+    }
+
+    private DisposableServer bound() {
+        return Objects.requireNonNull(server, "not started");
     }
 
     /** Stops as a crashed broker would: every open connection drops at once, nothing more is answered. */
@@ -154,7 +162,7 @@ final class IngestServer {
     private Mono<Void> layouts(HttpServerRequest request, HttpServerResponse response) {
         return checked(request, response, false, (caller, storage, params) -> response.sendWebsocket((in, out) -> {
             closeWhenSilent(in);
-            String topic = params.get("topic");
+            String topic = Objects.requireNonNull(params.get("topic")); // checked
             // The client's pings are answered by Reactor Netty itself; nothing else of it is read.
             return out.send(storage.layouts().map(l -> Unpooled.wrappedBuffer(
                     LayoutCodec.toProto(topic, l, brokerUrls.get()).toByteArray()))).then();
@@ -164,8 +172,8 @@ final class IngestServer {
     private Mono<Void> session(HttpServerRequest request, HttpServerResponse response) {
         return checked(request, response, true, (caller, storage, params) -> {
             long segment = Long.parseLong(params.get("segment"));
-            String producer = params.get("producer");
-            String topic = params.get("topic");
+            String producer = Objects.requireNonNull(params.get("producer")); // checked
+            String topic = Objects.requireNonNull(params.get("topic"));
             Rules rules = new Rules(caller, Long.parseLong(producer.substring(producerPrefix(caller).length())));
             return response.sendWebsocket((in, out) -> {
                 closeWhenSilent(in);
@@ -240,7 +248,7 @@ final class IngestServer {
     }
 
     /** Why the caller may not send {@code entry} into {@code segment} on this session, or {@code null}. */
-    private static String forbidden(MemoryCluster storage, long segment, Rules rules, SourcePosition position,
+    private static @Nullable String forbidden(MemoryCluster storage, long segment, Rules rules, SourcePosition position,
             Entry entry) {
         String from = entry.metadata().hasReplicatedFrom() ? entry.metadata().getReplicatedFrom() : null;
         if (!rules.caller().equals(from)) {
@@ -259,7 +267,7 @@ final class IngestServer {
         if (!position.equals(stamped)) {
             return "the entry is stamped with source position " + stamped + ", not the send's";
         }
-        Stamp stamp = entry.facts().stamp();
+        Stamp stamp = entry.facts().stamp().orElse(null);
         if (stamp == null) {
             return "the entry has no stamp (entry_hash_min/max)";
         }
@@ -271,8 +279,8 @@ final class IngestServer {
         return null;
     }
 
-    private IngestReply refused(long sequence, IngestReply.Result result, String detail) {
-        refusals.get(result).increment();
+    private IngestReply refused(long sequence, IngestReply.Result result, @Nullable String detail) {
+        Objects.requireNonNull(refusals.get(result)).increment();
         if (result == IngestReply.Result.MALFORMED || result == IngestReply.Result.FORBIDDEN) {
             LOG.warn("{}: ingest refused a {} send: {}", cluster, result.name().toLowerCase(Locale.ROOT), detail);
         }
@@ -307,10 +315,10 @@ final class IngestServer {
         try {
             params = Query.parse(request.uri());
         } catch (Query.BadParameter e) {
-            return NetServer.text(response, 400, e.getMessage());
+            return NetServer.text(response, 400, String.valueOf(e.getMessage()));
         }
         String topic = params.get("topic");
-        MemoryCluster storage = topic == null ? null : topics.apply(topic);
+        MemoryCluster storage = topic == null ? null : topics.apply(topic).orElse(null);
         if (storage == null) {
             return NetServer.text(response, 404, "cluster " + cluster + " has no topic '" + topic + "'");
         }

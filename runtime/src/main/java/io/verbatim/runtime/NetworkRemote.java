@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
@@ -39,7 +40,7 @@ final class NetworkRemote implements RemoteCluster {
     private final Flux<LayoutRecord> records;
     private final AtomicInteger attempts = new AtomicInteger();
     private final Disposable.Swap stream = Disposables.swap();
-    private volatile LayoutRecord latest;
+    private volatile @Nullable LayoutRecord latest;
 
     /**
      * @param seedUrls the remote's broker ingest URLs (any of them serves its layouts)

@@ -11,6 +11,7 @@ import io.verbatim.metastore.raft.RaftStatus;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A node's status: its controller's side of the exchange ({@link ClusterStatus}) and its replicators,
@@ -83,11 +84,11 @@ public record NodeStatus(@JsonUnwrapped ClusterStatus exchange, Replicators repl
         @JsonProperty("failing")
         List<Failing> failingJson() {
             return failing.stream().map(f -> new Failing(f.id(), f.state().name(), f.consecutiveFailures(),
-                    f.restarts(), f.lastError())).toList();
+                    f.restarts(), f.lastError().orElse(null))).toList();
         }
     }
 
     /** A failing replicator as the JSON shows it (no segment: its id names it). */
-    record Failing(String id, String state, int consecutiveFailures, long restarts, String lastError) {
+    record Failing(String id, String state, int consecutiveFailures, long restarts, @Nullable String lastError) {
     }
 }

@@ -44,7 +44,7 @@ public final class Producer {
         Map<Long, long[]> bySegment = new HashMap<>();
         int unkeyed = 0;
         for (Message m : messages) {
-            KeyHash h = m.routingHash();
+            KeyHash h = m.routingHash().orElse(null);
             long id = h == null ? layout.activeSegments().get(unkeyed++ % layout.activeSegments().size()).id()
                     : layout.activeSegmentFor(h.segmentHash()).id();
             long[] c = bySegment.computeIfAbsent(id, k -> new long[2]);

@@ -7,6 +7,7 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -96,7 +97,7 @@ final class RateWindow implements Disposable {
             for (String remote : verbatim.keySet()) {
                 Rate r = rate(from, to, remote);
                 verbatim.get(remote)[i] = r.verbatim();
-                rebatched.get(remote)[i] = r.rebatched();
+                Objects.requireNonNull(rebatched.get(remote))[i] = r.rebatched();
             }
         }
         return new History(at, verbatim, rebatched);

@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 
@@ -20,7 +21,7 @@ final class ReceiverQueue {
     private final ArrayDeque<Delivery> queue = new ArrayDeque<>();
     private final List<Runnable> waiting = new ArrayList<>();
     private final AtomicInteger wip = new AtomicInteger();
-    private FluxSink<Delivery> reader;
+    private @Nullable FluxSink<Delivery> reader;
     private boolean closed;
 
     /** @param owner who the queue belongs to, for messages ({@code consumer 2 of subscription 'billing'}) */
@@ -107,7 +108,7 @@ final class ReceiverQueue {
             synchronized (this) {
                 complete = closed && queue.isEmpty() && sink != null;
             }
-            if (complete) {
+            if (complete && sink != null) {
                 sink.complete();
             }
             wake.forEach(Runnable::run);

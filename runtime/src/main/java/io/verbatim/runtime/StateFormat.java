@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Topic images ({@link ClusterImage}) as bytes: a stream of length-delimited {@code StateRecord}s
@@ -134,8 +135,10 @@ public final class StateFormat {
     private static ClusterImage image(TopicImage t, List<ClusterImage.SegmentImage> segments) {
         Map<String, DestinationState> destinations = new LinkedHashMap<>();
         for (DestinationRecord d : t.getDestinationsList()) {
-            destinations.put(d.getKey(), new DestinationState(d.hasPushed() ? position(d.getPushed()) : null,
-                    d.hasPersisted() ? position(d.getPersisted()) : null, d.getSession(), d.getExpectedSequence(),
+            destinations.put(d.getKey(), new DestinationState(
+                    d.hasPushed() ? Optional.of(position(d.getPushed())) : Optional.empty(),
+                    d.hasPersisted() ? Optional.of(position(d.getPersisted())) : Optional.empty(), d.getSession(),
+                    d.getExpectedSequence(),
                     d.getPoisoned()));
         }
         return new ClusterImage(LayoutCodec.fromProto(t.getLayout()), segments, destinations, t.getSessionIds(),
@@ -149,12 +152,8 @@ public final class StateFormat {
         image.destinations().forEach((key, d) -> {
             DestinationRecord.Builder r = DestinationRecord.newBuilder().setKey(key).setSession(d.session())
                     .setExpectedSequence(d.expectedSequence()).setPoisoned(d.poisoned());
-            if (d.pushed() != null) {
-                r.setPushed(position(d.pushed()));
-            }
-            if (d.persisted() != null) {
-                r.setPersisted(position(d.persisted()));
-            }
+            d.pushed().ifPresent(p -> r.setPushed(position(p)));
+            d.persisted().ifPresent(p -> r.setPersisted(position(p)));
             t.addDestinations(r);
         });
         record(out, StateRecord.newBuilder().setTopic(t).build());

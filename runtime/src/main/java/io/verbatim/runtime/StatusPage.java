@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -88,7 +89,7 @@ final class StatusPage {
         out.put("atMillis", h.atMillis());
         Map<String, Object> remotes = new LinkedHashMap<>();
         h.verbatim().forEach((remote, v) -> remotes.put(remote, Map.of("verbatim", rounded(v),
-                "rebatched", rounded(h.rebatched().get(remote)))));
+                "rebatched", rounded(Objects.requireNonNull(h.rebatched().get(remote))))));
         out.put("remotes", remotes);
         out.put("layoutChanges", changesSince(now - RateWindow.HISTORY_SECONDS * 1000L));
         return out;

@@ -2,8 +2,10 @@ package io.verbatim.runtime;
 
 import io.verbatim.config.SubscriptionConfig;
 import io.verbatim.model.EntryFacts;
+import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
+import io.verbatim.model.Stamp;
 import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.Message;
@@ -166,7 +168,7 @@ public final class Subscription implements Disposable {
             if (readers.containsKey(s.id()) || running.isDisposed()) {
                 continue;
             }
-            MemorySegmentLog log = storage.findLog(s.id());
+            MemorySegmentLog log = storage.findLog(s.id()).orElse(null);
             if (log == null) {
                 continue; // deleted by garbage collection: drained by every cursor before it went
             }
@@ -184,8 +186,7 @@ public final class Subscription implements Disposable {
         Entry entry = Entry.parse(stored.bytes());
         EntryFacts facts = entry.facts();
         // Only the stamp's minimum is consulted (Pulsar's sticky hash); an unstamped entry goes by its key.
-        int hashB = facts.isStamped() ? facts.stamp().hashMin()
-                : facts.outerKey() == null ? 0 : facts.outerKey().hashB();
+        int hashB = facts.stamp().map(Stamp::hashMin).orElseGet(() -> facts.outerKey().map(KeyHash::hashB).orElse(0));
         int bucket = segment.buckets().bucketOf(hashB);
         int consumer = consumerOf(bucket, segment.buckets().count(), queues.size());
         return new Opened(new Delivery(consumer, segment.id(), bucket, stored.position(), Entries.messages(entry)),

@@ -73,7 +73,7 @@ final class TopicsApi {
                 try {
                     messages = messages(body);
                 } catch (IllegalArgumentException e) {
-                    return text(response, 400, e.getMessage());
+                    return text(response, 400, String.valueOf(e.getMessage()));
                 }
                 if (node.stopping()) {
                     return text(response, 503, "cluster " + node.name() + " is stopping: nothing was stored");
@@ -89,7 +89,7 @@ final class TopicsApi {
                 answer.put("messages", messages.size());
                 answer.put("entries", written.stream().map(SourcePosition::toString).toList());
                 return json(response, 200, answer);
-            }).onErrorResume(Bodies.TooLarge.class, e -> Bodies.tooLarge(response, e.getMessage()));
+            }).onErrorResume(Bodies.TooLarge.class, e -> Bodies.tooLarge(response, String.valueOf(e.getMessage())));
         });
     }
 
@@ -100,7 +100,7 @@ final class TopicsApi {
                 StateFormat.write(out, node.name(), Map.of(topic, node.storage(topic).image()),
                         node.nowMs());
             } catch (IOException e) {
-                return text(response, 500, e.getMessage());
+                return text(response, 500, String.valueOf(e.getMessage()));
             }
             return response.status(200).header(HttpHeaderNames.CONTENT_TYPE, "application/x-protobuf")
                     .sendByteArray(Mono.just(out.toByteArray())).then();
@@ -148,7 +148,7 @@ final class TopicsApi {
             if (key != null && !key.isNull() && !key.isTextual()) {
                 throw new IllegalArgumentException(where + ".key is not text");
             }
-            out.add(Message.of(key == null || key.isNull() ? null : key.asText(), bytes));
+            out.add(key == null || key.isNull() ? Message.unkeyed(bytes) : Message.of(key.asText(), bytes));
         }
         return out;
     }
@@ -166,7 +166,7 @@ final class TopicsApi {
         try {
             params = Query.parse(request.uri());
         } catch (Query.BadParameter e) {
-            return text(response, 400, e.getMessage());
+            return text(response, 400, String.valueOf(e.getMessage()));
         }
         String topic = params.get("topic");
         if (topic == null || !node.topics().contains(topic)) {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,17 +40,18 @@ public final class Traffic {
 
     /** One produce call of {@code size} messages on {@code origin}; returns the entries written. */
     public int send(String origin, int size) {
-        AtomicLong counter = counters.get(origin);
-        SplittableRandom random = randoms.get(origin);
+        AtomicLong counter = counter(origin);
+        SplittableRandom random = Objects.requireNonNull(randoms.get(origin));
         List<Message> batch = new ArrayList<>(size);
         synchronized (counter) {
             for (int i = 0; i < size; i++) {
                 long n = counter.getAndIncrement();
-                String key = random.nextDouble() < unkeyedShare ? null : "key-" + random.nextInt(keys);
-                batch.add(Message.of(key, DeliveryChecks.payload(origin, n)));
+                byte[] payload = DeliveryChecks.payload(origin, n);
+                batch.add(random.nextDouble() < unkeyedShare ? Message.unkeyed(payload)
+                        : Message.of("key-" + random.nextInt(keys), payload));
             }
             // Inside the lock: counters reach the log in order, so per-origin order is the produce order.
-            return producers.get(origin).sendNow(batch).size();
+            return Objects.requireNonNull(producers.get(origin)).sendNow(batch).size();
         }
     }
 
@@ -65,13 +67,17 @@ public final class Traffic {
     /** Messages produced so far per origin. */
     public Map<String, Long> produced() {
         Map<String, Long> out = new LinkedHashMap<>();
-        producers.keySet().forEach(o -> out.put(o, counters.get(o).get()));
+        producers.keySet().forEach(o -> out.put(o, counter(o).get()));
         return out;
     }
 
     /** Messages produced so far on {@code origin}. */
     public long produced(String origin) {
-        return counters.get(origin).get();
+        return counter(origin).get();
+    }
+
+    private AtomicLong counter(String origin) {
+        return Objects.requireNonNull(counters.get(origin), origin);
     }
 
     public long total() {

@@ -30,6 +30,7 @@ import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,7 +45,7 @@ class IngestServerTest {
     private static final String TOKEN = TestNet.token("a");
 
     private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 4, 0), Schedulers.parallel());
-    private final IngestServer server = new IngestServer("b", 0, t -> t.equals(TOPIC) ? storage : null,
+    private final IngestServer server = new IngestServer("b", 0, t -> t.equals(TOPIC) ? Optional.of(storage) : Optional.empty(),
             () -> List.of(), TestNet.server(), Set.of("a", "c"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE)
             .start(0);
 

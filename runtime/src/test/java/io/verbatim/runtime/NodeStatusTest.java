@@ -13,14 +13,16 @@ import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.raft.RaftStatus;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** A node's status with a failing replicator: the JSON's fields (the live page draws its table from them). */
 class NodeStatusTest {
     private static final ReplicatorStatus OK = new ReplicatorStatus("a/t/0000-7fff-0->b", "0000-7fff-0",
-            SegmentReplicator.State.REPLICATING, 1, 0, "java.io.IOException: once");
+            SegmentReplicator.State.REPLICATING, 1, 0, Optional.of("java.io.IOException: once"));
     private static final ReplicatorStatus FAILING = new ReplicatorStatus("a/t/8000-ffff-1->b", "8000-ffff-1",
-            SegmentReplicator.State.FAILED, 2, 3, "java.lang.IllegalStateException: b refused <it>");
+            SegmentReplicator.State.FAILED, 2, 3,
+            Optional.of("java.lang.IllegalStateException: b refused <it>"));
     private static final NodeStatus STATUS = new NodeStatus(new ClusterStatus("a", new Caps(4, 8), false, Map.of(),
             Map.of()), NodeStatus.Replicators.of(List.of(OK, FAILING)));
 

@@ -46,9 +46,9 @@ class StateFormatTest {
         }
         c.apply(new Mutation.Split(0)).layoutOrThrow();
         c.produce(List.of(Message.of("k1", "a/30".getBytes(StandardCharsets.UTF_8))), Compression.NONE);
-        c.log(0).existingCursor("pulsar.repl.b").acknowledge(SourcePosition.of(0, 11)).block();
+        c.log(0).existingCursor("pulsar.repl.b").orElseThrow().acknowledge(SourcePosition.of(0, 11)).block();
         var replicated = replicated();
-        long child = c.layout().activeSegmentFor(Message.of("k2", new byte[0]).routingHash().segmentHash()).id();
+        long child = c.layout().activeSegmentFor(Message.of("k2", new byte[0]).routingHash().orElseThrow().segmentHash()).id();
         assertThat(c.ingest(child, "pulsar.repl.b.7", c.newSessionId(), 0, SourcePosition.of(7, 3), replicated))
                 .isEqualTo(ProducerSession.Receipt.PERSISTED);
         return c;
@@ -71,7 +71,7 @@ class StateFormatTest {
         assertThat(after.layout()).isEqualTo(before.layout());
         assertThat(bytes(after.contents())).isEqualTo(bytes(before.contents()));
         assertThat(after.log(0).isSealed()).isTrue();
-        assertThat(after.log(0).existingCursor("pulsar.repl.b").markDeleteEntryId()).isEqualTo(11);
+        assertThat(after.log(0).existingCursor("pulsar.repl.b").orElseThrow().markDeleteEntryId()).isEqualTo(11);
         assertThat(after.backlog(0, "pulsar.repl.b")).isEqualTo(before.backlog(0, "pulsar.repl.b"));
         // The destination side remembers what it stored: a repeat is a duplicate, and a session opened after
         // the restart fences the ones before it.

@@ -106,8 +106,8 @@ final class InboundHandler extends ChannelInboundHandlerAdapter {
         if (!transport.checksCertificateNames()) {
             return true;
         }
-        String name = NetServer.certificateName(Connection.from(ctx.channel()));
-        return name == null || name.equals(member);
+        // No certificate name: not under TLS (name checks apply to certificates only).
+        return NetServer.certificateName(Connection.from(ctx.channel())).map(member::equals).orElse(true);
     }
 
     private void open(ChannelHandlerContext ctx, String member) {

@@ -83,7 +83,7 @@ final class OutboundHandler extends ChannelInboundHandlerAdapter {
             return false;
         }
         String certified = transport.checksCertificateNames()
-                ? NetServer.certificateName(Connection.from(ctx.channel())) : null;
+                ? NetServer.certificateName(Connection.from(ctx.channel())).orElse(null) : null;
         if (!w.member().equals(link.peer()) || !w.group().equals(transport.group())
                 || certified != null && !certified.equals(link.peer())) {
             LOG.info("member {}: {} answered as member {} of group {}{}, not as {} of {}", transport.member(),

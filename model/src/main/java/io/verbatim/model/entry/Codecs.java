@@ -15,6 +15,7 @@ import java.util.zip.Inflater;
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The five codecs with Pulsar's formats: LZ4 raw block, ZLIB stream (sync-flushed, as Pulsar writes
@@ -53,7 +54,7 @@ final class Codecs {
         }
     }
 
-    private static EntryFormatException corrupt(CompressionType type, int expected, Object detail) {
+    private static EntryFormatException corrupt(CompressionType type, int expected, @Nullable Object detail) {
         return new EntryFormatException(Problem.CORRUPT_PAYLOAD, type + " payload does not decompress to the declared "
                 + expected + " bytes: " + detail);
     }

@@ -8,6 +8,7 @@ import io.verbatim.model.proto.MessageMetadata;
 import io.verbatim.model.proto.SingleMessageMetadata;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Optional;
 
 /** Building entries from messages as a PIP-486 producer does, and opening them again. */
 public final class Entries {
@@ -45,8 +46,9 @@ public final class Entries {
      * ordering key's if set, else the key's, else 0).
      */
     public static Entry single(MessageMetadata template, ByteBuffer payload, CompressionType codec) {
-        String key = template.hasPartitionKey() ? template.getPartitionKey() : null;
-        byte[] orderingKey = template.hasOrderingKey() ? template.getOrderingKey().toByteArray() : null;
+        Optional<String> key = template.hasPartitionKey() ? Optional.of(template.getPartitionKey()) : Optional.empty();
+        Optional<byte[]> orderingKey = template.hasOrderingKey()
+                ? Optional.of(template.getOrderingKey().toByteArray()) : Optional.empty();
         int hashB = KeyHash.hashBOf(KeyHash.ofMessage(key, orderingKey));
         MessageMetadata md = template.toBuilder()
                 .clearNumMessagesInBatch()

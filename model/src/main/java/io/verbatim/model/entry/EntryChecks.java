@@ -6,6 +6,7 @@ import io.verbatim.model.KeyHash;
 import io.verbatim.model.Stamp;
 import io.verbatim.model.entry.EntryFormatException.Problem;
 import io.verbatim.model.proto.MessageMetadata;
+import java.util.Optional;
 
 /** The metadata rules every entry keeps, and what the fit decision reads from them. */
 final class EntryChecks {
@@ -29,10 +30,10 @@ final class EntryChecks {
         stamp(md);
     }
 
-    /** The PIP-486 stamp, or null when absent; both fields or neither, on the ring, min <= max. */
-    static Stamp stamp(MessageMetadata md) {
+    /** The PIP-486 stamp, or empty when absent; both fields or neither, on the ring, min <= max. */
+    static Optional<Stamp> stamp(MessageMetadata md) {
         if (!md.hasEntryHashMin() && !md.hasEntryHashMax()) {
-            return null;
+            return Optional.empty();
         }
         if (md.hasEntryHashMin() != md.hasEntryHashMax()) {
             throw new EntryFormatException(Problem.BAD_STAMP, "only one of entry_hash_min / entry_hash_max is set");
@@ -43,7 +44,7 @@ final class EntryChecks {
             throw new EntryFormatException(Problem.BAD_STAMP, "entry stamp [" + min + ", " + max
                     + "] is not an ascending range of the ring 0..65535");
         }
-        return new Stamp((int) min, (int) max);
+        return Optional.of(new Stamp((int) min, (int) max));
     }
 
     /**
@@ -54,7 +55,8 @@ final class EntryChecks {
         boolean single = !md.hasNumMessagesInBatch();
         boolean encrypted = md.getEncryptionKeysCount() > 0;
         boolean hasKey = md.hasPartitionKey() && !md.getNullPartitionKey();
-        KeyHash outerKey = single && hasKey ? KeyHash.of(md.getPartitionKey()) : null;
+        Optional<KeyHash> outerKey = single && hasKey ? Optional.of(KeyHash.of(md.getPartitionKey()))
+                : Optional.empty();
         return new EntryFacts(stamp(md), single && !hasKey, single, encrypted, outerKey);
     }
 }

@@ -1,5 +1,8 @@
 package io.verbatim.model.entry;
 
+import org.jspecify.annotations.Nullable;
+
+
 /**
  * Bytes that are not a valid Pulsar entry. The {@link #problem()} says which rule was broken and the
  * message names the offset, field or value; nothing is ever partly read past such an error.
@@ -40,7 +43,7 @@ public final class EntryFormatException extends RuntimeException {
         this.problem = problem;
     }
 
-    EntryFormatException(Problem problem, String message, Throwable cause) {
+    EntryFormatException(Problem problem, String message, @Nullable Throwable cause) {
         super(problem + ": " + message, cause);
         this.problem = problem;
     }

@@ -3,6 +3,7 @@ package io.verbatim.model.entry;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.proto.SingleMessageMetadata;
 import java.nio.ByteBuffer;
+import java.util.Optional;
 
 /**
  * One message of an entry: its single-message metadata and its payload bytes.
@@ -19,29 +20,38 @@ public record Message(SingleMessageMetadata metadata, ByteBuffer payload) {
         }
     }
 
-    /** A message with the given key (or none) and payload. */
+    /** A message with the given key and payload. */
     public static Message of(String key, byte[] payload) {
-        SingleMessageMetadata.Builder md = SingleMessageMetadata.newBuilder().setPayloadSize(payload.length);
-        if (key != null) {
-            md.setPartitionKey(key);
-        }
-        return new Message(md.build(), ByteBuffer.wrap(payload));
+        SingleMessageMetadata md = SingleMessageMetadata.newBuilder().setPayloadSize(payload.length)
+                .setPartitionKey(key).build();
+        return new Message(md, ByteBuffer.wrap(payload));
     }
 
-    /** The routing key, or {@code null}. */
-    public String key() {
-        return metadata.hasPartitionKey() && !metadata.getNullPartitionKey() ? metadata.getPartitionKey() : null;
+    /** A message without a key (producers route such messages round-robin). */
+    public static Message unkeyed(byte[] payload) {
+        SingleMessageMetadata md = SingleMessageMetadata.newBuilder().setPayloadSize(payload.length).build();
+        return new Message(md, ByteBuffer.wrap(payload));
     }
 
-    /** The ordering key bytes, or {@code null}. */
-    public byte[] orderingKey() {
-        return metadata.hasOrderingKey() ? metadata.getOrderingKey().toByteArray() : null;
+    /** A message with the given key, if any, and payload. */
+    public static Message of(Optional<String> key, byte[] payload) {
+        return key.isPresent() ? of(key.get(), payload) : unkeyed(payload);
     }
 
-    /** The hash its segment is chosen by (the routing key), or {@code null} when unkeyed. */
-    public KeyHash routingHash() {
-        String key = key();
-        return key == null ? null : KeyHash.of(key);
+    /** The routing key, if it has one. */
+    public Optional<String> key() {
+        return metadata.hasPartitionKey() && !metadata.getNullPartitionKey()
+                ? Optional.of(metadata.getPartitionKey()) : Optional.empty();
+    }
+
+    /** The ordering key bytes, if it has them. */
+    public Optional<byte[]> orderingKey() {
+        return metadata.hasOrderingKey() ? Optional.of(metadata.getOrderingKey().toByteArray()) : Optional.empty();
+    }
+
+    /** The hash its segment is chosen by (the routing key), or empty when unkeyed. */
+    public Optional<KeyHash> routingHash() {
+        return key().map(KeyHash::of);
     }
 
     /** The {@code hashB} its bucket is chosen by: ordering key first, then the key, else 0. */

@@ -1,6 +1,7 @@
 package io.verbatim.model.entry;
 
 import io.verbatim.model.entry.EntryFormatException.Problem;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a replicated entry came from: the source entry's ledger and entry id, plus a part index when
@@ -63,7 +64,7 @@ public record SourcePosition(long ledgerId, long entryId, int part) implements C
         }
     }
 
-    private static EntryFormatException badPosition(String value, Throwable cause) {
+    private static EntryFormatException badPosition(String value, @Nullable Throwable cause) {
         return new EntryFormatException(Problem.BAD_SOURCE_POSITION,
                 "source position '" + value + "' is not ledgerId:entryId[:part] with non-negative numbers", cause);
     }

@@ -69,7 +69,7 @@ record Sample(String key, byte[] orderingKey, Map<String, String> properties, lo
     static Sample of(Message m) {
         Map<String, String> props = new LinkedHashMap<>();
         m.metadata().getPropertiesList().forEach(kv -> props.put(kv.getKey(), kv.getValue()));
-        return new Sample(m.key(), m.orderingKey(), props, m.metadata().getEventTime(),
+        return new Sample(m.key().orElse(null), m.orderingKey().orElse(null), props, m.metadata().getEventTime(),
                 m.metadata().getSequenceId(), m.payloadBytes());
     }
 

@@ -3,6 +3,7 @@ package io.verbatim.pipeline.memory;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.StoredEntry;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -16,8 +17,8 @@ final class GcGate {
     /** Whether a replication cursor toward one of {@code peers} holds live backlog on {@code log}. */
     static boolean pinned(MemorySegmentLog log, Set<String> peers, long messageTtlMs, long nowMs) {
         for (String peer : peers) {
-            MemoryCursor cursor = log.existingCursor(ReplicatorConfig.cursorName(peer));
-            if (cursor != null && hasLiveBacklog(log, cursor, messageTtlMs, nowMs)) {
+            Optional<MemoryCursor> cursor = log.existingCursor(ReplicatorConfig.cursorName(peer));
+            if (cursor.isPresent() && hasLiveBacklog(log, cursor.get(), messageTtlMs, nowMs)) {
                 return true;
             }
         }

@@ -29,12 +29,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -190,9 +193,9 @@ public final class MemoryCluster implements LocalSegments {
         return layouts.asFlux();
     }
 
-    /** The log of {@code segmentId}, or null when there is none (any more: garbage collection deleted it). */
-    public MemorySegmentLog findLog(long segmentId) {
-        return logs.get(segmentId);
+    /** The log of {@code segmentId}, or empty when there is none (any more: garbage collection deleted it). */
+    public Optional<MemorySegmentLog> findLog(long segmentId) {
+        return Optional.ofNullable(logs.get(segmentId));
     }
 
     /** Deletes the cursor {@code name} on every segment (a subscription unsubscribed). */
@@ -309,7 +312,7 @@ public final class MemoryCluster implements LocalSegments {
             Layout current = layout;
             Map<Long, List<Message>> batches = new LinkedHashMap<>();
             for (Message m : messages) {
-                KeyHash routing = m.routingHash();
+                KeyHash routing = m.routingHash().orElse(null);
                 Segment s = routing == null
                         ? current.activeSegments().get((int) (roundRobin.getAndIncrement() % current.activeSegments()
                                 .size()))
@@ -325,7 +328,8 @@ public final class MemoryCluster implements LocalSegments {
         }
     }
 
-    private synchronized List<SourcePosition> tryWrite(Map<Long, List<Message>> batches, Compression codec) {
+    /** The entries written, or null when a segment was sealed under us. */
+    private synchronized @Nullable List<SourcePosition> tryWrite(Map<Long, List<Message>> batches, Compression codec) {
         if (stopped) {
             throw new IllegalStateException("cluster " + name + " has stopped: nothing more is stored");
         }
@@ -341,7 +345,7 @@ public final class MemoryCluster implements LocalSegments {
                     .setSequenceId(sequence.getAndIncrement())
                     .setPublishTime(scheduler.now(TimeUnit.MILLISECONDS)).build();
             Entry entry = Entries.batch(md, batch.getValue(), codec.proto());
-            written.add(stored(logs.get(batch.getKey() >>> 16), entry));
+            written.add(stored(Objects.requireNonNull(logs.get(batch.getKey() >>> 16)), entry));
         }
         return written;
     }
@@ -425,8 +429,8 @@ public final class MemoryCluster implements LocalSegments {
                 return;
             }
             Runnable check = () -> {
-                MemoryCursor cursor = log.existingCursor(cursorName);
-                if (log.isSealed() && (cursor == null || cursor.backlog() == 0)) {
+                Optional<MemoryCursor> cursor = log.existingCursor(cursorName);
+                if (log.isSealed() && (cursor.isEmpty() || cursor.get().backlog() == 0)) {
                     sink.success();
                 }
             };
@@ -472,7 +476,7 @@ public final class MemoryCluster implements LocalSegments {
     @Override
     public long backlog(long segmentId, String cursorName) {
         MemorySegmentLog log = logs.get(segmentId);
-        MemoryCursor cursor = log == null ? null : log.existingCursor(cursorName);
+        MemoryCursor cursor = log == null ? null : log.existingCursor(cursorName).orElse(null);
         return cursor == null ? 0 : cursor.backlog();
     }
 

@@ -9,8 +9,10 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
@@ -77,7 +79,7 @@ public final class MemorySegmentLog implements SourceSegmentLog {
     }
 
     /** The entry with id {@code index}, or null past the end (or when it was consumed and dropped). */
-    synchronized StoredEntry entryAt(long index) {
+    synchronized @Nullable StoredEntry entryAt(long index) {
         long i = index - first;
         return i >= 0 && i < entries.size() ? entries.get((int) i) : null;
     }
@@ -165,9 +167,9 @@ public final class MemorySegmentLog implements SourceSegmentLog {
         }
     }
 
-    /** The cursor {@code name}, or null. */
-    public MemoryCursor existingCursor(String name) {
-        return cursors.get(name);
+    /** The cursor {@code name}, if it exists. */
+    public Optional<MemoryCursor> existingCursor(String name) {
+        return Optional.ofNullable(cursors.get(name));
     }
 
     public Map<String, MemoryCursor> cursors() {

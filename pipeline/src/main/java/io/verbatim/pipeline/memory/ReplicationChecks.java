@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * What replicated data must satisfy once traffic stopped and replication settled, checked on what every
@@ -26,7 +27,7 @@ public final class ReplicationChecks {
     }
 
     /** One stored message: where it came from, its key, where it is stored, whether it came as a part. */
-    public record Stored(String origin, long counter, String key, long segmentId, boolean part) {
+    public record Stored(String origin, long counter, Optional<String> key, long segmentId, boolean part) {
     }
 
     /**
@@ -79,7 +80,7 @@ public final class ReplicationChecks {
         if (!failing.isEmpty()) {
             ReplicatorStatus first = failing.get(0);
             return new Check(name, false, failing.size() + " failing; " + first.id() + " failed "
-                    + first.consecutiveFailures() + " time(s) in a row: " + first.lastError());
+                    + first.consecutiveFailures() + " time(s) in a row: " + first.lastError().orElse(null));
         }
         long restarts = statuses.stream().mapToLong(ReplicatorStatus::restarts).sum();
         return new Check(name, true, statuses.size() + " replicators, " + restarts + " restart(s)");

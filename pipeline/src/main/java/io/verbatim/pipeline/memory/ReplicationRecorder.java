@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 
@@ -34,7 +35,7 @@ public final class ReplicationRecorder implements MemoryCluster.AppendListener, 
     private final boolean allowSlowPathDuplicates;
     private final Map<String, PerCluster> byCluster = new LinkedHashMap<>();
     private final Disposable.Composite taps = Disposables.composite();
-    private String verbatimFailure;
+    private @Nullable String verbatimFailure;
     private long verbatimCompared;
     private long verbatimUncomparable;
 
@@ -85,7 +86,8 @@ public final class ReplicationRecorder implements MemoryCluster.AppendListener, 
                 c.foreign(cluster.name(), stored, payload);
                 continue;
             }
-            c.message(cluster.name(), id[0], Integer.parseInt(id[1]), m.key(), part, allowSlowPathDuplicates);
+            c.message(cluster.name(), id[0], Integer.parseInt(id[1]), m.key().orElse(null), part,
+                    allowSlowPathDuplicates);
         }
     }
 
@@ -96,9 +98,9 @@ public final class ReplicationRecorder implements MemoryCluster.AppendListener, 
             return;
         }
         MemoryCluster origin = clusters.get(entry.metadata().getReplicatedFrom());
-        MemorySegmentLog log = origin == null ? null : origin.findLog(from.ledgerId());
+        MemorySegmentLog log = origin == null ? null : origin.findLog(from.ledgerId()).orElse(null);
         StoredEntry source = log == null ? null : log.entryAt(from.entryId());
-        if (source == null) {
+        if (source == null || origin == null) {
             // Gone from its origin (consumed and dropped, or its segment deleted): nothing left to compare.
             verbatimUncomparable++;
         } else if (!entry.payload().equals(Entry.parse(source.bytes()).payload())) {
@@ -236,9 +238,9 @@ public final class ReplicationRecorder implements MemoryCluster.AppendListener, 
         final List<OutOfOrder> outOfOrder = new ArrayList<>();
         long entries;
         long duplicates;
-        String duplicateFailure;
-        String placementFailure;
-        String foreignFailure;
+        @Nullable String duplicateFailure;
+        @Nullable String placementFailure;
+        @Nullable String foreignFailure;
 
         void foreign(String cluster, StoredEntry stored, String payload) {
             if (foreignFailure == null) {
@@ -248,7 +250,8 @@ public final class ReplicationRecorder implements MemoryCluster.AppendListener, 
             }
         }
 
-        void message(String cluster, String origin, int counter, String key, boolean part, boolean allowSlowPath) {
+        void message(String cluster, String origin, int counter, @Nullable String key, boolean part,
+                boolean allowSlowPath) {
             BitSet s = seen.computeIfAbsent(origin, o -> new BitSet());
             BitSet p = seenAsPart.computeIfAbsent(origin, o -> new BitSet());
             boolean repeat = s.get(counter);
@@ -286,16 +289,16 @@ public final class ReplicationRecorder implements MemoryCluster.AppendListener, 
             if (placementFailure != null) {
                 return;
             }
-            Stamp stamp = entry.facts().stamp();
+            Stamp stamp = entry.facts().stamp().orElse(null);
             String where = "entry " + stored.position() + " on " + cluster + " in " + segment.descriptor();
             if (stamp == null || !segment.buckets().holdsInOneBucket(stamp.asRange())) {
                 placementFailure = where + " has stamp " + stamp;
                 return;
             }
             for (Message m : Entries.messages(entry)) {
-                KeyHash h = m.routingHash();
+                KeyHash h = m.routingHash().orElse(null);
                 if (h != null && !segment.range().contains(h.segmentHash()) || !stamp.asRange().contains(m.hashB())) {
-                    placementFailure = where + " holds key " + m.key() + " outside its range or stamp";
+                    placementFailure = where + " holds key " + m.key().orElse(null) + " outside its range or stamp";
                     return;
                 }
             }

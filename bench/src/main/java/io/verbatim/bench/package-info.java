@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.bench;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.budget;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.config;
+
+import org.jspecify.annotations.NullMarked;

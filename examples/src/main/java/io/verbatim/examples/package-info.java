@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.examples;
+
+import org.jspecify.annotations.NullMarked;

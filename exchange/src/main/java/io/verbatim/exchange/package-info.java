@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.exchange;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.store;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.model.entry;
+
+import org.jspecify.annotations.NullMarked;

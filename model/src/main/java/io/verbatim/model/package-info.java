@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.model;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.net;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.pipeline.memory;
+
+import org.jspecify.annotations.NullMarked;

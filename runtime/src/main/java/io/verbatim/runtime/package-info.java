@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.runtime;
+
+import org.jspecify.annotations.NullMarked;
