@@ -52,7 +52,9 @@ import reactor.core.scheduler.Schedulers;
  *       which counts a message's bytes as the TCP transport frames them; in-memory storage): the bytes the
  *       leader sent to every peer in a timed window (heartbeats included) ÷ the entries committed in it,
  *       split into voters and listeners, next to the back-of-envelope {@code (V-1+L)·S} and the ratio: the
- *       baseline listener delegation must cut to a fifth.</li>
+ *       baseline listener delegation must cut to a fifth. Also what those bytes carry (counted by a
+ *       wrapper of the leader's transport): the entries, how many times each entry went to each peer, the
+ *       appends without entries, the rest; and the messages dropped anywhere in the group.</li>
  * </ol>
  *
  * Defaults as shipped: {@link RaftConfig#defaults} (10 election ticks, a heartbeat every tick, 8 appends
@@ -139,6 +141,18 @@ public final class RaftBench {
             row("  to the 12 listeners", spread(e, Egress::perEntryToListeners, "%.0f"));
             row("  measured / expected (V-1+L)·S = " + (VOTERS - 1 + LISTENERS) + " × " + COMMAND_BYTES + " = "
                     + String.format(Locale.ROOT, "%.0f", expected), spread(e, x -> x.perEntry() / expected, "%.2f"));
+            row("  of which the entries themselves (LogEntryProto bytes, all peers)",
+                    spread(e, x -> x.part(b -> b.entryBytes), "%.0f"));
+            row("  entries sent per committed entry and peer (1 = each sent once)",
+                    spread(e, x -> x.part(b -> b.entriesSent) / (VOTERS - 1 + LISTENERS), "%.2f"));
+            row("  messages dropped anywhere in the group (queue full, inbound overflow...)",
+                    spread(e, x -> x.breakdown().dropped, "%.0f"));
+            row("  of which the appends' commitInfos", spread(e, x -> x.part(b -> b.commitInfoBytes), "%.0f"));
+            row("  of which appends without entries (heartbeats, commit notices)",
+                    spread(e, x -> x.part(b -> b.emptyAppendBytes), "%.0f"));
+            row("  of which the rest (append headers, frame headers, other messages)",
+                    spread(e, x -> x.perEntry() - x.part(b -> b.entryBytes + b.commitInfoBytes + b.emptyAppendBytes),
+                            "%.0f"));
             row("  commits/s meanwhile", spread(e, Egress::perSecond, "%.0f"));
         }
         System.out.printf(Locale.ROOT, "%nload average at the end: %.2f%n",
@@ -168,7 +182,12 @@ public final class RaftBench {
     }
 
     /** The leader's bytes to voters and to listeners over a window, and the entries committed in it. */
-    record Egress(long toVoters, long toListeners, long entries, long messages, double seconds, Round round) {
+    record Egress(long toVoters, long toListeners, long entries, long messages, double seconds, Round round,
+            Breakdown breakdown) {
+        double part(java.util.function.ToLongFunction<Breakdown> f) {
+            return f.applyAsLong(breakdown) / (double) entries;
+        }
+
         double perEntry() {
             return (toVoters + toListeners) / (double) entries;
         }
@@ -214,11 +233,93 @@ public final class RaftBench {
         }
     }
 
+    /**
+     * The leader's sent messages by what they carry, in protobuf bytes (the transport adds a small frame
+     * header to each): the entries in appends, the appends' commitInfos, the appends without entries
+     * (heartbeats, commit notices), and the rest (append headers, every other message).
+     */
+    static final class Breakdown {
+        long entryBytes;
+        long commitInfoBytes;
+        long emptyAppendBytes;
+        long emptyAppends;
+        long entriesSent;
+        long total;
+        long dropped;
+
+        synchronized void count(io.verbatim.metastore.proto.RaftMessageProto m) {
+            int size = m.getSerializedSize();
+            total += size;
+            if (m.hasAppendEntries()) {
+                var a = m.getAppendEntries();
+                if (a.getEntriesCount() == 0) {
+                    emptyAppends++;
+                    emptyAppendBytes += size;
+                    return;
+                }
+                entriesSent += a.getEntriesCount();
+                for (var e : a.getEntriesList()) {
+                    entryBytes += e.getSerializedSize();
+                }
+                for (var c : a.getCommitInfosList()) {
+                    commitInfoBytes += c.getSerializedSize();
+                }
+            }
+        }
+
+        synchronized Breakdown copy() {
+            Breakdown b = new Breakdown();
+            b.entryBytes = entryBytes;
+            b.commitInfoBytes = commitInfoBytes;
+            b.emptyAppendBytes = emptyAppendBytes;
+            b.emptyAppends = emptyAppends;
+            b.entriesSent = entriesSent;
+            b.total = total;
+            return b;
+        }
+
+        Breakdown minus(Breakdown o) {
+            Breakdown b = new Breakdown();
+            b.entryBytes = entryBytes - o.entryBytes;
+            b.commitInfoBytes = commitInfoBytes - o.commitInfoBytes;
+            b.emptyAppendBytes = emptyAppendBytes - o.emptyAppendBytes;
+            b.emptyAppends = emptyAppends - o.emptyAppends;
+            b.entriesSent = entriesSent - o.entriesSent;
+            b.total = total - o.total;
+            return b;
+        }
+
+        long rest() {
+            return total - entryBytes - commitInfoBytes - emptyAppendBytes;
+        }
+    }
+
+    /** A transport that counts what it sends into a {@link Breakdown}. */
+    record Counting(io.verbatim.metastore.transport.RaftTransport inner, Breakdown breakdown)
+            implements io.verbatim.metastore.transport.RaftTransport {
+        @Override
+        public void send(io.verbatim.metastore.proto.RaftMessageProto message) {
+            breakdown.count(message);
+            inner.send(message);
+        }
+
+        @Override
+        public reactor.core.publisher.Flux<io.verbatim.metastore.proto.RaftMessageProto> inbound() {
+            return inner.inbound();
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+        }
+    }
+
     /** A running group: its servers, their threads and transports' metrics. */
     static final class Group implements AutoCloseable {
         final Map<String, RaftServer> servers = new LinkedHashMap<>();
         final Map<String, RaftTransportMetrics> metrics = new LinkedHashMap<>();
         final Map<String, RaftStorage> storages = new LinkedHashMap<>();
+        final Map<String, Breakdown> breakdowns = new LinkedHashMap<>();
         final List<String> voters = new ArrayList<>();
         final List<String> listeners = new ArrayList<>();
         final List<Scheduler> threads = new ArrayList<>();
@@ -267,7 +368,9 @@ public final class RaftBench {
             RaftConfigurationProto initial = configuration(g.voters, g.listeners);
             for (String m : Stream.concat(g.voters.stream(), g.listeners.stream()).toList()) {
                 MemoryRaftTransport t = network.join(m);
-                g.start(m, initial, new MemoryRaftStorage(), t, t.metrics());
+                Breakdown b = new Breakdown();
+                g.breakdowns.put(m, b);
+                g.start(m, initial, new MemoryRaftStorage(), new Counting(t, b), t.metrics());
             }
             return g;
         }
@@ -372,7 +475,12 @@ public final class RaftBench {
             long messages0 = messages(m);
             long commit0 = leader.status().commitIndex();
             long term0 = leader.status().term();
+            Breakdown b = breakdowns.get(leader.status().memberId());
+            Breakdown b0 = b.copy();
+            long dropped0 = metrics.values().stream().mapToLong(RaftTransportMetrics::dropped).sum();
             Round round = drive(inFlight, length);
+            Breakdown window = b.copy().minus(b0);
+            window.dropped = metrics.values().stream().mapToLong(RaftTransportMetrics::dropped).sum() - dropped0;
             long voters1 = sent(m, voters);
             long listeners1 = sent(m, listeners);
             long messages1 = messages(m);
@@ -381,7 +489,7 @@ public final class RaftBench {
                 System.out.println("  (the leader changed during the window: its figures cover only its own term)");
             }
             return new Egress(voters1 - voters0, listeners1 - listeners0, commit1 - commit0, messages1 - messages0,
-                    round.seconds(), round);
+                    round.seconds(), round, window);
         }
 
         private static long sent(RaftTransportMetrics m, List<String> peers) {
