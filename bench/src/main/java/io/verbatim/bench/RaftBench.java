@@ -59,7 +59,8 @@ import reactor.core.scheduler.Schedulers;
  *
  * Defaults as shipped: {@link RaftConfig#defaults} (10 election ticks, a heartbeat every tick, 8 appends
  * in flight) and {@link RaftServer.Options#defaults()} (50 ms ticks, a snapshot every 10,000 entries);
- * every member on a thread of its own.
+ * every member on a thread of its own. {@code -Dverbatim.raftbench.heartbeatTicks=N} sends heartbeats every N
+ * ticks instead (at most 9).
  *
  * <p>Run: {@code java -Xmx1g -cp bench/target/benchmarks.jar io.verbatim.bench.RaftBench [rounds]
  * [secondsPerRound]} (defaults 5 and 2; about 70 s in all at the defaults).
@@ -70,6 +71,8 @@ public final class RaftBench {
     private static final int IN_FLIGHT = 32;
     private static final int VOTERS = 3;
     private static final int LISTENERS = 12;
+    /** {@code -Dverbatim.raftbench.heartbeatTicks}: the leader's heartbeat period in ticks (default 1, as shipped). */
+    private static final int HEARTBEAT_TICKS = Integer.getInteger("verbatim.raftbench.heartbeatTicks", 1);
 
     private RaftBench() {
     }
@@ -82,8 +85,8 @@ public final class RaftBench {
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
                 System.getProperty("java.vm.name"), System.getProperty("os.name"), System.getProperty("os.arch"),
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-        System.out.printf(Locale.ROOT, "commands of %d bytes; %d rounds of %.1f s after a warm-up%n%n", COMMAND_BYTES,
-                rounds, seconds);
+        System.out.printf(Locale.ROOT, "commands of %d bytes; %d rounds of %.1f s after a warm-up; a heartbeat every %d"
+                + " tick(s) of 50 ms%n%n", COMMAND_BYTES, rounds, seconds, HEARTBEAT_TICKS);
 
         List<Round> serial = new ArrayList<>();
         List<Round> pipelined = new ArrayList<>();
@@ -381,7 +384,8 @@ public final class RaftBench {
             threads.add(thread);
             storages.put(member, storage);
             metrics.put(member, transportMetrics);
-            servers.put(member, RaftServer.start(RaftConfig.defaults(member, GROUP), initial, storage, transport,
+            RaftConfig config = RaftConfig.defaults(member, GROUP).withHeartbeatTicks(HEARTBEAT_TICKS);
+            servers.put(member, RaftServer.start(config, initial, storage, transport,
                     new Counter(), RaftServer.Options.defaults(), thread, member.hashCode()));
         }
 
