@@ -473,13 +473,15 @@ public final class RaftBench {
         /** A {@link #drive} round, with the leader's bytes sent and the entries it committed meanwhile. */
         Egress egress(int inFlight, Duration length) {
             RaftServer leader = awaitLeader();
-            RaftTransportMetrics m = metrics.get(leader.status().memberId());
+            RaftTransportMetrics m = java.util.Objects.requireNonNull(metrics.get(leader.status().memberId()),
+                    "no transport metrics for the leader");
             long voters0 = sent(m, voters);
             long listeners0 = sent(m, listeners);
             long messages0 = messages(m);
             long commit0 = leader.status().commitIndex();
             long term0 = leader.status().term();
-            Breakdown b = breakdowns.get(leader.status().memberId());
+            Breakdown b = java.util.Objects.requireNonNull(breakdowns.get(leader.status().memberId()),
+                    "no breakdown for the leader");
             Breakdown b0 = b.copy();
             long dropped0 = metrics.values().stream().mapToLong(RaftTransportMetrics::dropped).sum();
             Round round = drive(inFlight, length);
