@@ -161,7 +161,13 @@ public final class ClusterNode implements AutoCloseable {
         this.timer = timer;
         this.cpu = cpu;
         List<String> peers = peers();
-        this.controller = new Controller(name, Set.copyOf(peers), self.caps(), store, timer);
+        this.controller = new Controller(name, Set.copyOf(peers), self.caps(), new AdoptingLayoutStore(store,
+                (topic, layout) -> {
+                    MemoryCluster storage = topics.get(topic);
+                    if (storage != null) {
+                        storage.adopt(layout);
+                    }
+                }), timer);
         this.rates = new RateWindow(timer);
         Optional<Tls> tls = config.security().tls(name);
         this.net = new NetServer(config.security().authenticator(), config.network(), tls.map(Tls::serverContext));

@@ -1,0 +1,48 @@
+package io.verbatim.runtime;
+
+import io.verbatim.model.Layout;
+import io.verbatim.store.LayoutStore;
+import java.util.function.BiConsumer;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The controller's view of the layout store: every layout it commits is handed to this node's storage
+ * before the commit's answer returns, so what the node serves reads its own writes even when the brokers'
+ * watch (from a listener's replica) is a moment behind. Adoption is monotone, so the watch's later copy of
+ * the same layout changes nothing.
+ */
+final class AdoptingLayoutStore implements LayoutStore {
+    private final LayoutStore store;
+    private final BiConsumer<String, Layout> adopt;
+
+    AdoptingLayoutStore(LayoutStore store, BiConsumer<String, Layout> adopt) {
+        this.store = store;
+        this.adopt = adopt;
+    }
+
+    @Override
+    public Mono<Layout> get(String topic) {
+        return store.get(topic);
+    }
+
+    @Override
+    public Mono<Layout> create(String topic, Layout initial) {
+        return store.create(topic, initial).doOnNext(l -> adopt.accept(topic, l));
+    }
+
+    @Override
+    public Mono<Layout> compareAndSet(String topic, long expectedEpoch, Layout next) {
+        return store.compareAndSet(topic, expectedEpoch, next).doOnNext(l -> adopt.accept(topic, l));
+    }
+
+    @Override
+    public Flux<Layout> watch(String topic) {
+        return store.watch(topic);
+    }
+
+    @Override
+    public Flux<String> topics() {
+        return store.topics();
+    }
+}
