@@ -36,8 +36,11 @@ import reactor.core.scheduler.Schedulers;
  */
 final class ControllerGroup implements AutoCloseable {
     static final List<String> VOTERS = List.of("c1", "c2", "c3");
-    /** 20 ms ticks: an election timeout of 200–400 ms, heartbeats every 40 ms. */
-    static final RaftServer.Options OPTIONS = new RaftServer.Options(Duration.ofMillis(20), 10_000,
+    /**
+     * 50 ms ticks: an election timeout of 0.5–1 s, heartbeats every 100 ms (shorter timeouts made elections,
+     * and so controller failovers, frequent on a loaded two-core machine).
+     */
+    static final RaftServer.Options OPTIONS = new RaftServer.Options(Duration.ofMillis(50), 10_000,
             Duration.ofSeconds(5));
 
     private final String cluster;

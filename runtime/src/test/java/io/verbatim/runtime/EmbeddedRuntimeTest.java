@@ -153,7 +153,7 @@ class EmbeddedRuntimeTest {
         // The merge is recorded, on both clusters, as agreed by every cluster's cold mark. A fold records its
         // change once the store's commit returned, a moment after the brokers saw the merged layout: wait for it.
         Flux.interval(Duration.ofMillis(10)).filter(t -> Stream.of(a, b).allMatch(n -> n.controller().recentChanges("t")
-                .stream().anyMatch(c -> c.what().startsWith("merge")))).blockFirst(Duration.ofSeconds(10));
+                .stream().anyMatch(c -> c.what().startsWith("merge")))).blockFirst(Duration.ofSeconds(30));
         assertThat(a.controller().recentChanges("t")).anyMatch(c -> c.what().startsWith("merge") && c.boundary() == 0x8000
                 && c.why().equals("cold everywhere")); // the fold's reason for a merge every cluster marked
         assertThat(b.controller().recentChanges("t")).anyMatch(c -> c.what().startsWith("merge"));
