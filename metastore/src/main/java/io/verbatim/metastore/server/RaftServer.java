@@ -126,7 +126,15 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
     }
 
     private void step(RaftMessageProto message) {
-        run(() -> node.step(message));
+        run(() -> {
+            try {
+                node.step(message);
+            } catch (RuntimeException e) {
+                // A message the core refuses outright (malformed) is dropped; it must not stop the member.
+                LOG.warn("metadata log member {} dropped a {} it could not step: {}", status.memberId(),
+                        message.getBodyCase(), e.toString());
+            }
+        });
     }
 
     /** Runs {@code event} on the core, then handles every Ready it produced. */
