@@ -79,8 +79,6 @@ public final class Controller {
     // mostly usual, and each entry held for every topic costs memory.
     private final Map<String, List<CapMismatch>> capMismatches = new ConcurrentHashMap<>();
     private final Set<String> capLimited = ConcurrentHashMap.newKeySet();
-    /** topic → the plan of its latest fold (what the committed change did, and why). */
-    private final Map<String, Planned> lastPlans = new ConcurrentHashMap<>();
     /** topic → the inputs of its latest fold, when it planned nothing: a fold on the same inputs is skipped. */
     private final Map<String, Settled> settled = new ConcurrentHashMap<>();
 
@@ -476,13 +474,20 @@ public final class Controller {
             if (settledAt(topic, before, candidate)) {
                 return Mono.just(before);
             }
-            return store.update(topic, layout -> planFor(topic, layout, candidate).mutations(),
-                    clock.now(TimeUnit.MILLISECONDS)).doOnNext(after -> {
+            // This fold's own latest plan (the store may call the plan again on a lost compare-and-set): folds
+            // of one topic run concurrently (a peer's push, an anti-entropy reply), so never a shared slot.
+            java.util.concurrent.atomic.AtomicReference<@Nullable Planned> latest =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            return store.update(topic, layout -> {
+                Planned p = planFor(topic, layout, candidate);
+                latest.set(p);
+                return p.plan().mutations();
+            }, clock.now(TimeUnit.MILLISECONDS)).doOnNext(after -> {
                         if (candidate != null) {
                             keep(candidate);
                         }
-                        Planned planned = lastPlans.remove(topic);
-                        if (planned != null && after.epoch() != before.epoch()) {
+                        Planned planned = latest.get();
+                        if (planned != null && after.epoch() != planned.base().epoch()) {
                             record(topic, planned.base().epoch(), planned.plan().mutations(), planned.plan().reasons(),
                                     planned.base());
                         }
@@ -583,7 +588,7 @@ public final class Controller {
         return true;
     }
 
-    FoldPlan planFor(String topic, Layout layout, @Nullable PeerState candidate) {
+    private Planned planFor(String topic, Layout layout, @Nullable PeerState candidate) {
         Collection<PeerState> states = statesOf(topic, candidate);
         ColdMarks own = ownMarks(topic);
         Caps local = caps;
@@ -604,8 +609,7 @@ public final class Controller {
         if (topicMarks != null && topicMarks.caps(plan.capMarks())) {
             changed(topic); // what the caps make us offer is part of our state
         }
-        lastPlans.put(topic, new Planned(layout, plan, new Settled(layout, own, local, List.copyOf(states), mayCoarsen)));
-        return plan;
+        return new Planned(layout, plan, new Settled(layout, own, local, List.copyOf(states), mayCoarsen));
     }
 
     private void afterFold(String topic, Layout after, boolean layoutChanged) {

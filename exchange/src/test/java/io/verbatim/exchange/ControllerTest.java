@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
@@ -274,6 +275,52 @@ class ControllerTest {
         });
         assertThat(outcomes).filteredOn(o -> o instanceof Outcome.Applied).isNotEmpty();
         assertThat(store.get("t").block().activeSegments()).hasSizeLessThanOrEqualTo(64);
+    }
+
+    /**
+     * CI, issue 12: a fold whose commit answers late (a Raft commit returns on another thread) while a second
+     * fold of the topic reads the committed layout and plans nothing lost the change's record — the folds
+     * shared one slot for their plans.
+     */
+    @Test
+    void aFoldThatCommitsWhileAnotherFoldsTheSameTopicStillRecordsItsChange() {
+        InMemoryLayoutStore inner = new InMemoryLayoutStore();
+        inner.create("t", ONE).block();
+        Sinks.Empty<Void> answer = Sinks.empty();
+        LayoutStore late = new LayoutStore() {
+            public Mono<Layout> get(String topic) {
+                return inner.get(topic);
+            }
+
+            public Mono<Layout> create(String topic, Layout initial) {
+                return inner.create(topic, initial);
+            }
+
+            public Mono<Layout> compareAndSet(String topic, long expectedEpoch, Layout next) {
+                return inner.compareAndSet(topic, expectedEpoch, next).delayUntil(l -> answer.asMono());
+            }
+
+            public Flux<Layout> watch(String topic) {
+                return inner.watch(topic);
+            }
+
+            public Flux<String> topics() {
+                return inner.topics();
+            }
+        };
+        Controller c = new Controller("a", Set.of("b", "c"), CAPS, late, Schedulers.immediate());
+        Layout peer = split(ONE, 0);
+        Mono<ExchangeResponse> first = c.receive(push("b", peer, 1)).cache();
+        first.subscribe(); // committed, its answer held
+        assertThat(inner.get("t").block().epoch()).isEqualTo(1);
+        c.receive(push("c", peer, 1)).block(Duration.ofSeconds(5)); // reads the split, plans nothing
+        answer.tryEmitEmpty();
+        first.block(Duration.ofSeconds(5));
+
+        assertThat(c.recentChanges("t")).singleElement().satisfies(change -> {
+            assertThat(change.epoch()).isEqualTo(1);
+            assertThat(change.what()).startsWith("split");
+        });
     }
 
     /** Defect 3: one 404 latched a remote as unsupported forever. */
