@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The hard state in two 4 KiB slots of one file (LMDB's two meta pages, TigerBeetle's superblock copies).
@@ -35,7 +36,7 @@ final class HardStateFile {
     private int forcedSlot;
     private HardStateProto forcedState;
 
-    private HardStateFile(Disk disk, FileChannel channel, Slot latest) {
+    private HardStateFile(Disk disk, FileChannel channel, @Nullable Slot latest) {
         this.disk = disk;
         this.channel = channel;
         this.sequence = latest == null ? 0 : latest.sequence;
@@ -97,7 +98,7 @@ final class HardStateFile {
     private record Slot(int slot, long sequence, HardStateProto state) {
     }
 
-    private static Slot readSlot(FileChannel channel, int slot) throws IOException {
+    private static @Nullable Slot readSlot(FileChannel channel, int slot) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(SLOT_BYTES);
         long at = (long) slot * SLOT_BYTES;
         while (buf.hasRemaining() && channel.read(buf, at + buf.position()) > 0) {

@@ -13,8 +13,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a log directory back at open: drops unfinished temp files, picks the newest readable snapshot,
@@ -23,7 +25,7 @@ import java.util.stream.Stream;
  */
 final class LogRecovery {
 
-    record Result(List<Segment> segments, SnapshotMetaProto snapshot, Path snapshotPath) {
+    record Result(List<Segment> segments, @Nullable SnapshotMetaProto snapshot, @Nullable Path snapshotPath) {
     }
 
     private LogRecovery() {
@@ -99,7 +101,7 @@ final class LogRecovery {
         long expected = -1;
         long lastTerm = 0;
         for (Path file : segmentsByFirst.values()) {
-            SegmentName name = names.get(file);
+            SegmentName name = Objects.requireNonNull(names.get(file), "the name of a listed segment");
             if (!name.open() && name.last() <= snapshotIndex) {
                 // Wholly covered: a compaction that crashed before deleting it.
                 disk.delete(file);
@@ -140,7 +142,7 @@ final class LogRecovery {
             // The log starts after the snapshot: right after it, or a gap the caller reports.
             return true;
         }
-        SegmentName name = names.get(holder.getValue());
+        SegmentName name = Objects.requireNonNull(names.get(holder.getValue()), "the name of a listed segment");
         if (!name.open() && name.last() < snapshotIndex) {
             return segmentsByFirst.containsKey(snapshotIndex + 1);
         }

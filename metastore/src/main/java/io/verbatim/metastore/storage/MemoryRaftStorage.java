@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link RaftStorage} in memory, for tests and the simulator, with a disk's crash semantics: it keeps what
@@ -152,8 +153,8 @@ public final class MemoryRaftStorage implements RaftStorage {
 
     /** One copy of the state: the durable one or the current one. */
     private static final class Log {
-        SnapshotMetaProto snapshot;
-        ByteString snapshotData;
+        @Nullable SnapshotMetaProto snapshot;
+        @Nullable ByteString snapshotData;
         HardStateProto hardState = HardStateProto.getDefaultInstance();
         final ArrayList<LogEntryProto> entries = new ArrayList<>();
 

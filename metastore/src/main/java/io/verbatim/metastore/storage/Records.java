@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.verbatim.metastore.proto.LogEntryProto;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A segment's record: {@code length u32 BE | crc32c u32 BE | body}, the CRC over the four length bytes and
@@ -30,7 +31,7 @@ final class Records {
     }
 
     /** What {@link #scan} found: the valid records' offsets, indices and terms, and the damage after them. */
-    record Scan(LongArray offsets, LongArray indices, LongArray terms, int validEnd, Damage damage) {
+    record Scan(LongArray offsets, LongArray indices, LongArray terms, int validEnd, @Nullable Damage damage) {
     }
 
     /**
@@ -50,25 +51,24 @@ final class Records {
         int pos = from;
         while (pos < file.length) {
             Problem problem = problemAt(file, pos);
-            LogEntryProto entry = null;
             if (problem == null) {
                 try {
-                    entry = LogEntryProto.parseFrom(ByteBuffer.wrap(file, pos + HEADER_BYTES, length(file, pos)));
+                    LogEntryProto entry = LogEntryProto.parseFrom(ByteBuffer.wrap(file, pos + HEADER_BYTES,
+                            length(file, pos)));
+                    offsets.add(pos);
+                    indices.add(entry.getIndex());
+                    terms.add(entry.getTerm());
+                    pos += HEADER_BYTES + length(file, pos);
+                    continue;
                 } catch (InvalidProtocolBufferException e) {
                     problem = new Problem("record body is not a log entry (" + e.getMessage() + ")", true);
                 }
             }
-            if (problem != null) {
-                // Only a record whose extent is whole tells where the next one starts.
-                int next = problem.framed() ? pos + HEADER_BYTES + length(file, pos) : -1;
-                boolean followed = next > 0 && next < file.length && problemAt(file, next) == null;
-                boolean corrupt = followed && !hasZeroSector(file, pos, next);
-                return new Scan(offsets, indices, terms, pos, new Damage(pos, problem.text(), corrupt));
-            }
-            offsets.add(pos);
-            indices.add(entry.getIndex());
-            terms.add(entry.getTerm());
-            pos += HEADER_BYTES + length(file, pos);
+            // Only a record whose extent is whole tells where the next one starts.
+            int next = problem.framed() ? pos + HEADER_BYTES + length(file, pos) : -1;
+            boolean followed = next > 0 && next < file.length && problemAt(file, next) == null;
+            boolean corrupt = followed && !hasZeroSector(file, pos, next);
+            return new Scan(offsets, indices, terms, pos, new Damage(pos, problem.text(), corrupt));
         }
         return new Scan(offsets, indices, terms, pos, null);
     }
@@ -93,7 +93,7 @@ final class Records {
     }
 
     /** Null when a whole record with a matching CRC starts at {@code pos}. */
-    private static Problem problemAt(byte[] file, int pos) {
+    private static @Nullable Problem problemAt(byte[] file, int pos) {
         if (file.length - pos < HEADER_BYTES) {
             return new Problem("partial record header (" + (file.length - pos) + " of " + HEADER_BYTES + " bytes)", false);
         }

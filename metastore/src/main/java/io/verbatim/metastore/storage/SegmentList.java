@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The log's segments in index order, the open one (if any) last: where an index lives, how a batch is
@@ -31,7 +32,7 @@ final class SegmentList {
     }
 
     /** The open segment, or null. */
-    Segment open() {
+    @Nullable Segment open() {
         Segment last = segments.isEmpty() ? null : segments.get(segments.size() - 1);
         return last != null && last.isOpen() ? last : null;
     }
@@ -186,7 +187,7 @@ final class SegmentList {
     }
 
     /** Closes every handle without forcing anything; returns the first failure, if any. */
-    IOException release() {
+    @Nullable IOException release() {
         IOException first = null;
         for (Segment s : segments) {
             try {

@@ -15,6 +15,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Raft log in segment files of one directory, the hard state beside it, and the latest snapshot.
@@ -60,11 +61,11 @@ public final class SegmentedRaftStorage implements RaftStorage {
     private final FileChannel lockChannel;
     private final HardStateFile hardStateFile;
     private final SegmentList segments;
-    private SnapshotMetaProto snapshot;
-    private Path snapshotPath;
+    private @Nullable SnapshotMetaProto snapshot;
+    private @Nullable Path snapshotPath;
     private HardStateProto hardState;
     private boolean hardStateDirty;
-    private Throwable failure;
+    private @Nullable Throwable failure;
     private boolean closed;
 
     private SegmentedRaftStorage(Disk disk, StorageOptions options, FileChannel lockChannel,
@@ -279,7 +280,7 @@ public final class SegmentedRaftStorage implements RaftStorage {
     }
 
     /** Where a crash would cut: the open segment (null if none), its synced and its written size. */
-    record CrashPoint(Path openSegment, long syncedBytes, long writtenBytes) {
+    record CrashPoint(@Nullable Path openSegment, long syncedBytes, long writtenBytes) {
     }
 
     /** Lets go of everything without syncing, as a killed process would: for crash tests. */
@@ -363,7 +364,8 @@ public final class SegmentedRaftStorage implements RaftStorage {
         closeQuietly(hardStateFile, lockChannel, segments.release());
     }
 
-    private static void closeQuietly(HardStateFile hardState, FileChannel lock, Throwable cause) {
+    private static void closeQuietly(@Nullable HardStateFile hardState, @Nullable FileChannel lock,
+            @Nullable Throwable cause) {
         try {
             if (hardState != null) {
                 hardState.release();

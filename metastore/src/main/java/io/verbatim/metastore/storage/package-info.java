@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.metastore.storage;
+
+import org.jspecify.annotations.NullMarked;
