@@ -6,6 +6,7 @@ import io.verbatim.metastore.proto.RaftMessageProto;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The wire format of {@link NettyRaftTransport}: frames of a 4-byte big-endian length (of what follows), a
@@ -34,7 +35,7 @@ final class Frames {
     }
 
     /** A handshake as read: who the peer says it is, and (from a client) the secret it presents. */
-    record Hello(String member, String group, String secret) {
+    record Hello(String member, String group, @Nullable String secret) {
     }
 
     /** A whole MESSAGE frame, header included: what a peer's queue holds and its counters count. */
@@ -82,7 +83,7 @@ final class Frames {
         return hello;
     }
 
-    private static void handshake(ByteBuf out, byte kind, String member, String group, String secret) {
+    private static void handshake(ByteBuf out, byte kind, String member, String group, @Nullable String secret) {
         int start = out.writerIndex();
         out.writeInt(0).writeByte(kind).writeByte(VERSION);
         putString(out, member);

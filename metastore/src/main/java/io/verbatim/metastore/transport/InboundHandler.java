@@ -15,8 +15,10 @@ import io.verbatim.metastore.transport.RaftTransportMetrics.Drop;
 import io.verbatim.metastore.transport.RaftTransportMetrics.Refusal;
 import io.verbatim.net.NetServer;
 import java.io.IOException;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
 import reactor.netty.Connection;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -37,8 +39,8 @@ final class InboundHandler extends ChannelInboundHandlerAdapter {
     private final NettyRaftTransport transport;
     private final FrameDecoder decoder;
     private State state = State.AWAIT_HELLO;
-    private String peer;
-    private ScheduledFuture<?> timeout;
+    private @Nullable String peer;
+    private @Nullable ScheduledFuture<?> timeout;
 
     InboundHandler(NettyRaftTransport transport, FrameDecoder decoder) {
         this.transport = transport;
@@ -83,10 +85,11 @@ final class InboundHandler extends ChannelInboundHandlerAdapter {
         try {
             h = Frames.readHandshake(frame, true);
         } catch (IllegalArgumentException e) {
-            refuse(ctx, Refusal.BAD_HANDSHAKE, e.getMessage(), false);
+            refuse(ctx, Refusal.BAD_HANDSHAKE, String.valueOf(e.getMessage()), false);
             return;
         }
-        boolean secret = transport.secret().matches(h.secret()); // first, whatever else is wrong: constant time
+        // first, whatever else is wrong: constant time
+        boolean secret = transport.secret().matches(Objects.requireNonNull(h.secret(), "a HELLO's secret"));
         String said = " (member " + h.member() + ", group " + h.group() + ")";
         if (!secret) {
             refuse(ctx, Refusal.BAD_SECRET, "a wrong secret" + said, true);
@@ -111,7 +114,7 @@ final class InboundHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void open(ChannelHandlerContext ctx, String member) {
-        timeout.cancel(false);
+        handshakeTimeout().cancel(false);
         state = State.OPEN;
         peer = member;
         decoder.open();
@@ -140,7 +143,12 @@ final class InboundHandler extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
-        transport.deliver(peer, m, bytes);
+        transport.deliver(Objects.requireNonNull(peer, "the peer of an open connection"), m, bytes);
+    }
+
+    /** Scheduled in {@link #handlerAdded}, which Netty calls before any other event of the handler. */
+    private ScheduledFuture<?> handshakeTimeout() {
+        return Objects.requireNonNull(timeout, "the handshake timeout");
     }
 
     /** Closes the connection, counting {@code reason} once; {@code peerLike}: INFO, else DEBUG. */
@@ -150,7 +158,7 @@ final class InboundHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         state = State.REFUSED;
-        timeout.cancel(false);
+        handshakeTimeout().cancel(false);
         transport.metrics().refuse(reason);
         String line = "member {}: refused the connection from {}: {}";
         if (peerLike) {

@@ -19,12 +19,14 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -68,7 +70,7 @@ public final class NettyRaftTransport implements RaftTransport {
 
     /** Settings resolved by the {@link Builder}. */
     record Settings(String member, String group, Token secret, String host, int port, Map<String, String> peers,
-            Tls tls, boolean certificateNameCheck, NetworkLimits limits, Duration handshakeTimeout,
+            @Nullable Tls tls, boolean certificateNameCheck, NetworkLimits limits, Duration handshakeTimeout,
             int maxFrameBytes, int maxQueuedMessages, long maxQueuedBytes, int inboundBuffer, Backoff reconnect,
             Scheduler scheduler, RandomGenerator random, int ioThreads) {
     }
@@ -104,7 +106,7 @@ public final class NettyRaftTransport implements RaftTransport {
         this.server = bind(serverTls);
     }
 
-    private DisposableServer bind(SslContext tls) {
+    private DisposableServer bind(@Nullable SslContext tls) {
         TcpServer server = TcpServer.create().runOn(loops).host(settings.host()).port(settings.port())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .doOnChannelInit((observer, channel, remote) -> initInbound(channel))
@@ -214,7 +216,8 @@ public final class NettyRaftTransport implements RaftTransport {
         }
         for (String gone : Set.copyOf(links.keySet())) {
             if (!next.containsKey(gone)) {
-                links.remove(gone).close(Drop.UNKNOWN_MEMBER);
+                Objects.requireNonNull(links.remove(gone), "the link of a peer listed under the lock")
+                        .close(Drop.UNKNOWN_MEMBER);
                 inboundChannels.forEach((ch, member) -> {
                     if (member.equals(gone)) {
                         ch.close();
@@ -368,10 +371,10 @@ public final class NettyRaftTransport implements RaftTransport {
         private final String member;
         private final String group;
         private final Token secret;
-        private String host;
+        private @Nullable String host;
         private int port = -1;
         private Map<String, String> peers = Map.of();
-        private Tls tls;
+        private @Nullable Tls tls;
         private boolean certificateNameCheck = true;
         private NetworkLimits limits = NetworkLimits.defaults();
         private Duration handshakeTimeout = Duration.ofSeconds(10);

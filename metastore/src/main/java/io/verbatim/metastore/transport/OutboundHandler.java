@@ -7,7 +7,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.verbatim.net.NetServer;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import reactor.netty.Connection;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -22,10 +24,10 @@ final class OutboundHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = Loggers.getLogger(OutboundHandler.class);
     private final PeerLink link;
     private final NettyRaftTransport transport;
-    private volatile Channel channel;
+    private volatile @Nullable Channel channel;
     private volatile boolean closed;
     private boolean welcomed;
-    private ScheduledFuture<?> timeout;
+    private @Nullable ScheduledFuture<?> timeout;
 
     OutboundHandler(PeerLink link, NettyRaftTransport transport) {
         this.link = link;
@@ -92,7 +94,8 @@ final class OutboundHandler extends ChannelInboundHandlerAdapter {
             return false;
         }
         welcomed = true;
-        timeout.cancel(false);
+        // scheduled in channelActive, which comes before any read
+        Objects.requireNonNull(timeout, "the handshake timeout").cancel(false);
         link.welcomed(this, ctx.channel());
         return true;
     }

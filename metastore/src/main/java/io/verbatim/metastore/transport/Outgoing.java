@@ -2,6 +2,7 @@ package io.verbatim.metastore.transport;
 
 import io.verbatim.metastore.proto.RaftMessageProto;
 import io.verbatim.metastore.transport.RaftTransportMetrics.Drop;
+import org.jspecify.annotations.Nullable;
 
 /** What a sender checks before a message leaves: it has a body, it is its own, and of its group. */
 final class Outgoing {
@@ -9,7 +10,7 @@ final class Outgoing {
     }
 
     /** Why {@code message} may not be sent by {@code member} of {@code group}, or {@code null}. */
-    static Drop check(RaftMessageProto message, String member, String group) {
+    static @Nullable Drop check(RaftMessageProto message, String member, String group) {
         if (message.getBodyCase() == RaftMessageProto.BodyCase.BODY_NOT_SET) {
             return Drop.MALFORMED;
         }

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 
 /**
@@ -32,12 +33,12 @@ final class PeerLink {
     private final AtomicLong queuedBytes = new AtomicLong();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private volatile State state = State.IDLE;
-    private volatile Channel channel;
+    private volatile @Nullable Channel channel;
     // guarded by this
     private InetSocketAddress address;
-    private OutboundHandler attempt;
-    private Disposable dialing;
-    private Disposable timer;
+    private @Nullable OutboundHandler attempt;
+    private @Nullable Disposable dialing;
+    private @Nullable Disposable timer;
     private long failures;
     private boolean dialled;
 

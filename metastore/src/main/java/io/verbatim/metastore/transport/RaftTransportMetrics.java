@@ -3,6 +3,7 @@ package io.verbatim.metastore.transport;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -139,7 +140,7 @@ public final class RaftTransportMetrics {
     }
 
     public long dropped(Drop reason) {
-        return drops.get(reason).sum();
+        return counter(reason).sum();
     }
 
     /** Every drop, whatever the reason. */
@@ -148,7 +149,7 @@ public final class RaftTransportMetrics {
     }
 
     public long refused(Refusal reason) {
-        return refusals.get(reason).sum();
+        return counter(reason).sum();
     }
 
     /** Every refused connection, whatever the reason. */
@@ -178,15 +179,15 @@ public final class RaftTransportMetrics {
     }
 
     void drop(Drop reason) {
-        drops.get(reason).increment();
+        counter(reason).increment();
     }
 
     void drop(Drop reason, int count) {
-        drops.get(reason).add(count);
+        counter(reason).add(count);
     }
 
     void refuse(Refusal reason) {
-        refusals.get(reason).increment();
+        counter(reason).increment();
     }
 
     void connectionOpened() {
@@ -205,6 +206,15 @@ public final class RaftTransportMetrics {
     /** {@code listener} is told of each peer counted from now on (the binder registers its meters). */
     void onNewPeer(Consumer<String> listener) {
         newPeerListeners.add(listener);
+    }
+
+    /** Every reason has its counter from the start. */
+    private LongAdder counter(Drop reason) {
+        return Objects.requireNonNull(drops.get(reason), "the counter of every drop reason");
+    }
+
+    private LongAdder counter(Refusal reason) {
+        return Objects.requireNonNull(refusals.get(reason), "the counter of every refusal reason");
     }
 
     private Peer peer(String peer) {

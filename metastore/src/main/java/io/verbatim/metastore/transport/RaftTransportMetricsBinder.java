@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A member's Raft transport meters, tagged {@code member}: messages and bytes sent and received per
@@ -52,7 +53,7 @@ public final class RaftTransportMetricsBinder implements MeterBinder {
         counter(registry, RECONNECTS, peer, null, m -> m.reconnects(peer));
     }
 
-    private void counter(MeterRegistry registry, String name, String peer, String unit,
+    private void counter(MeterRegistry registry, String name, String peer, @Nullable String unit,
             ToDoubleFunction<RaftTransportMetrics> f) {
         FunctionCounter.Builder<RaftTransportMetrics> b = FunctionCounter.builder(name, metrics, f)
                 .tags("member", metrics.member(), "peer", peer);

@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.metastore.transport;
+
+import org.jspecify.annotations.NullMarked;
