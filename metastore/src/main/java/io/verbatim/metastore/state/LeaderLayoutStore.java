@@ -7,6 +7,7 @@ import io.verbatim.model.Layout;
 import io.verbatim.store.LayoutStore;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
@@ -75,7 +76,8 @@ public final class LeaderLayoutStore implements LayoutStore {
 
     @Override
     public Flux<Layout> watch(String topic) {
-        return members.get(watcher).watch(topic);
+        return Objects.requireNonNull(members.get(watcher), "the watcher's store, checked at construction")
+                .watch(topic);
     }
 
     @Override

@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.metastore.server;
+
+import org.jspecify.annotations.NullMarked;

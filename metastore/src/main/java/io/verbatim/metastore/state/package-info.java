@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.metastore.state;
+
+import org.jspecify.annotations.NullMarked;
