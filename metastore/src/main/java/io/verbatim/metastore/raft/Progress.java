@@ -15,8 +15,17 @@ final class Progress {
     long match;
     long next;
     State state = State.PROBE;
-    /** In PROBE, an append is out: wait for its reply or the next heartbeat before sending another. */
+    /**
+     * In PROBE, an append is out: wait for a reply (to it, or to a later heartbeat) before sending another.
+     * Heartbeats never carry entries, so a probe's entries go once, not once per heartbeat.
+     */
     boolean probeSent;
+    /**
+     * The last call id the leader had used when this member entered its current state: a rejection answering
+     * a request up to it (sent before a probe restarted or the window opened) is stale, as the state already
+     * reflects something at least as recent, and requests sent since bring their own answers.
+     */
+    long since;
     /** In REPLICATE, the last index of each append with entries not yet acknowledged, oldest first. */
     final ArrayDeque<Long> inflight = new ArrayDeque<>();
     boolean recentActive;
@@ -32,8 +41,9 @@ final class Progress {
         this.next = next;
     }
 
-    void becomeProbe(long nextIndex) {
+    void becomeProbe(long nextIndex, long lastCallId) {
         state = State.PROBE;
+        since = lastCallId;
         next = Math.max(nextIndex, match + 1);
         probeSent = false;
         inflight.clear();
@@ -41,15 +51,17 @@ final class Progress {
         snapshotData = null;
     }
 
-    void becomeReplicate() {
+    void becomeReplicate(long lastCallId) {
         state = State.REPLICATE;
+        since = lastCallId;
         next = match + 1;
         probeSent = false;
         inflight.clear();
     }
 
-    void becomeSnapshot(SnapshotMetaProto meta, ByteString data) {
+    void becomeSnapshot(SnapshotMetaProto meta, ByteString data, long lastCallId) {
         state = State.SNAPSHOT;
+        since = lastCallId;
         inflight.clear();
         probeSent = false;
         snapshot = meta;

@@ -357,10 +357,12 @@ public final class RaftNode {
         if (p.match == log.lastIndex()) {
             sendStartLeaderElection(target);
         } else {
-            if (p.state != Progress.State.SNAPSHOT) {
-                p.becomeProbe(p.match + 1); // resend from its match now rather than at the next heartbeat
-            }
+            // What is in flight is not sent again: a heartbeat now, after any entries not yet sent, shows at
+            // once whether the target lacks some (a lost append), and its reply brings the target up to date.
             sendAppend(p, false);
+            if (p.state != Progress.State.SNAPSHOT) {
+                heartbeat(p);
+            }
         }
         return new Proposal.Accepted(term, log.lastIndex());
     }
@@ -768,7 +770,7 @@ public final class RaftNode {
         }
         switch (r.getResult()) {
             case SUCCESS -> onAppendSuccess(p, r);
-            case INCONSISTENCY -> onAppendInconsistency(p, r.getNextIndex());
+            case INCONSISTENCY -> onAppendInconsistency(p, r.getNextIndex(), r.getServerReply().getCallId());
             default -> {
             }
         }
@@ -790,10 +792,10 @@ public final class RaftNode {
         }
         p.next = Math.max(p.next, p.match + 1);
         switch (p.state) {
-            case PROBE -> p.becomeReplicate();
+            case PROBE -> p.becomeReplicate(callIds);
             case SNAPSHOT -> {
                 if (p.match >= p.snapshot.getLastIncluded().getIndex()) {
-                    p.becomeProbe(p.match + 1);
+                    p.becomeProbe(p.match + 1, callIds);
                 }
             }
             case REPLICATE -> {
@@ -810,11 +812,17 @@ public final class RaftNode {
         }
     }
 
-    private void onAppendInconsistency(Progress p, long hint) {
-        if (hint <= p.match || p.state == Progress.State.SNAPSHOT) {
-            return; // stale: that member already acknowledged more
+    /**
+     * A rejection restarts the probe at its hint unless it is stale: the member already acknowledged more,
+     * or it answers a request sent before the member's current state began (a probe restarted or the
+     * window opened since; the requests sent since bring their own answers). Restarting again on such a
+     * reply would send again everything in flight.
+     */
+    private void onAppendInconsistency(Progress p, long hint, long callId) {
+        if (hint <= p.match || p.state == Progress.State.SNAPSHOT || callId <= p.since) {
+            return;
         }
-        p.becomeProbe(Math.min(hint, log.lastIndex() + 1));
+        p.becomeProbe(Math.min(hint, log.lastIndex() + 1), callIds);
     }
 
     private void maybeCommit() {
@@ -892,13 +900,23 @@ public final class RaftNode {
      * previousLog is the leader's view of that member's log end (nextIndex - 1): a SUCCESS reply proves
      * the member's log up to it (the progress rule), and an INCONSISTENCY reply reveals appends lost on
      * the way within one heartbeat (on a FIFO transport the heartbeat follows the appends it covers).
+     * While probing, too, it carries no entries: the probe out is not sent again each heartbeat (on a
+     * round trip longer than a heartbeat that sent each entry many times); the heartbeat's reply, like
+     * the probe's, moves the member on (SUCCESS: replicate from its match; INCONSISTENCY: a new probe), so a
+     * lost probe costs a round trip. Only with no probe out, or its previous entry compacted, does a
+     * heartbeat send the append (or the snapshot) itself.
      */
     private void heartbeat(Progress p) {
         switch (p.state) {
             case SNAPSHOT -> sendSnapshotChunk(p);
             case PROBE -> {
-                p.probeSent = false;
-                sendAppend(p, true);
+                long prevTerm = log.term(p.next - 1);
+                if (p.probeSent && prevTerm >= 0) {
+                    sendAppendEntries(p, p.next - 1, prevTerm, List.of());
+                } else {
+                    p.probeSent = false;
+                    sendAppend(p, true);
+                }
             }
             case REPLICATE -> {
                 long prevIndex = p.next - 1;
@@ -931,7 +949,7 @@ public final class RaftNode {
     }
 
     private void startSnapshot(Progress p) {
-        p.becomeSnapshot(snapshotMeta, snapshotData);
+        p.becomeSnapshot(snapshotMeta, snapshotData, callIds);
         sendSnapshotChunk(p);
     }
 
@@ -969,7 +987,7 @@ public final class RaftNode {
                 // Installed, or that member committed past it: committed prefixes agree, so it holds the
                 // leader's log up to the snapshot's index.
                 p.match = Math.max(p.match, r.getSnapshotIndex());
-                p.becomeProbe(p.match + 1);
+                p.becomeProbe(p.match + 1, callIds);
                 maybeCommit();
                 if (role == RaftPeerRole.LEADER) {
                     sendAppend(p, true);

@@ -23,7 +23,12 @@
  *   while probing, up to {@code maxInflightAppends} while replicating, at most
  *   {@code maxEntriesBytesPerAppend} per append. An INCONSISTENCY reply carries a nextIndex hint: past the
  *   member's end if it is shorter, else the first index of its conflicting term (one round trip per
- *   term, never one per entry), never at or below its commit.</li>
+ *   term, never one per entry), never at or below its commit. Each entry goes to each member once unless
+ *   that member rejects an append: heartbeats carry no entries in any state (while probing, a heartbeat's
+ *   reply moves the member on as the probe's would, so the probe is not sent again each heartbeat), and a
+ *   rejection answering a request sent before the member's current state began (before the probe
+ *   restarted or the window opened) is stale and ignored, so one lost append makes the entries from it
+ *   on go once more, not once per rejection in flight.</li>
  *   <li><b>Commit.</b> By the quorum of voters only, and only for an entry of the leader's term (§5.4.2);
  *   a new leader appends a no-op at once. A follower or listener commits at most
  *   {@code min(leaderCommit, previous.index + entries)} (the leader caps it too), and refuses an append
