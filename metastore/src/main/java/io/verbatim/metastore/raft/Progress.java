@@ -26,6 +26,8 @@ final class Progress {
      * reflects something at least as recent, and requests sent since bring their own answers.
      */
     long since;
+    /** The call id of the request whose SUCCESS reply proved {@link #match}. */
+    long matchCallId;
     /** In REPLICATE, the last index of each append with entries not yet acknowledged, oldest first. */
     final ArrayDeque<Long> inflight = new ArrayDeque<>();
     boolean recentActive;

@@ -788,6 +788,7 @@ public final class RaftNode {
         boolean advanced = r.getMatchIndex() > p.match;
         if (advanced) {
             p.match = r.getMatchIndex();
+            p.matchCallId = r.getServerReply().getCallId();
             p.freeTo(p.match);
         }
         p.next = Math.max(p.next, p.match + 1);
@@ -813,16 +814,21 @@ public final class RaftNode {
     }
 
     /**
-     * A rejection restarts the probe at its hint unless it is stale: the member already acknowledged more,
-     * or it answers a request sent before the member's current state began (a probe restarted or the
-     * window opened since; the requests sent since bring their own answers). Restarting again on such a
-     * reply would send again everything in flight.
+     * A rejection restarts the probe at its hint unless it is stale: it answers a request sent before the
+     * member's current state began (a probe restarted or the window opened since; the requests sent since
+     * bring their own answers — restarting again on such a reply would send again everything in flight),
+     * or it hints at or below the known match and is older than the SUCCESS that proved that match. A newer
+     * one hinting at or below the match means the member's log diverges right after its match (a suffix
+     * of an older term whose run reaches below it): the probe restarts at match + 1.
      */
     private void onAppendInconsistency(Progress p, long hint, long callId) {
-        if (hint <= p.match || p.state == Progress.State.SNAPSHOT || callId <= p.since) {
+        if (p.state == Progress.State.SNAPSHOT || callId <= p.since) {
             return;
         }
-        p.becomeProbe(Math.min(hint, log.lastIndex() + 1), callIds);
+        if (hint <= p.match && callId < p.matchCallId) {
+            return;
+        }
+        p.becomeProbe(Math.min(Math.max(hint, p.match + 1), log.lastIndex() + 1), callIds);
     }
 
     private void maybeCommit() {
@@ -986,7 +992,10 @@ public final class RaftNode {
             case SNAPSHOT_INSTALLED, ALREADY_INSTALLED -> {
                 // Installed, or that member committed past it: committed prefixes agree, so it holds the
                 // leader's log up to the snapshot's index.
-                p.match = Math.max(p.match, r.getSnapshotIndex());
+                if (r.getSnapshotIndex() > p.match) {
+                    p.match = r.getSnapshotIndex();
+                    p.matchCallId = r.getServerReply().getCallId();
+                }
                 p.becomeProbe(p.match + 1, callIds);
                 maybeCommit();
                 if (role == RaftPeerRole.LEADER) {

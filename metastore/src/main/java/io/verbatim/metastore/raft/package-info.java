@@ -43,7 +43,9 @@
  *   of what it knew and it. A member never reports its own last index, which may hold a divergent
  *   suffix. Heartbeats carry {@code previousLog = nextIndex − 1}, so a heartbeat reply advances the
  *   match of an idle, caught-up member, and an INCONSISTENCY reply to one reveals lost appends within a
- *   heartbeat. An INCONSISTENCY hint at or below the known match is stale and ignored.</li>
+ *   heartbeat. An INCONSISTENCY hint at or below the known match is stale and ignored if the reply is older
+ *   than the SUCCESS that proved the match; if newer, the member's log diverges right after its match (a
+ *   suffix of an older term whose run reaches below it) and the probe restarts at match + 1.</li>
  *   <li><b>Snapshots.</b> {@code compact(index, data)} lets the log drop entries the application's
  *   snapshot covers; a member that needs a dropped entry gets that snapshot (with the configuration in
  *   force at its index in the meta) as InstallSnapshot chunks of {@code snapshotChunkBytes}, one chunk in
