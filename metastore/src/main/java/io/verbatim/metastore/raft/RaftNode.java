@@ -63,6 +63,8 @@ public final class RaftNode {
     private final TreeMap<String, Boolean> votes = new TreeMap<>();
     private final TreeMap<String, Progress> progress = new TreeMap<>();
     private String transferTarget = "";
+    /** As leader, the index of its no-op, the first entry of its term. */
+    private long termFirstIndex;
 
     private int electionElapsed;
     private int heartbeatElapsed;
@@ -295,13 +297,17 @@ public final class RaftNode {
         if (!after.voters().equals(membership.voters())) {
             // A listener promoted by an entry it has not yet received still rejects every vote; were the
             // next change to make the quorum need it, the group could wedge. So every voter that stays must
-            // hold the configuration in force before the voters change again.
+            // hold the configuration in force before the voters change again — and this leader's first
+            // entry: before it, that voter's log may end in an older term's configuration entry that no
+            // leader keeps (one demoting it, say), and it would reject votes as a listener it no longer is.
+            long needed = Math.max(log.latestConfigurationIndex(), termFirstIndex);
             for (String voter : membership.voters()) {
                 Progress p = progress.get(voter);
-                if (!voter.equals(id) && after.isVoter(voter) && (p == null || p.match < log.latestConfigurationIndex())) {
-                    return new Proposal.Refused("voter " + voter + " has not acknowledged the configuration at index "
-                            + log.latestConfigurationIndex() + " (matchIndex " + (p == null ? 0 : p.match)
-                            + "); wait for it, or remove it first");
+                if (!voter.equals(id) && after.isVoter(voter) && (p == null || p.match < needed)) {
+                    return new Proposal.Refused("voter " + voter + " has not acknowledged index " + needed
+                            + " (the configuration in force at " + log.latestConfigurationIndex()
+                            + ", this leader's first entry at " + termFirstIndex + "; matchIndex "
+                            + (p == null ? 0 : p.match) + "); wait for it, or remove it first");
                 }
             }
         }
@@ -563,6 +569,7 @@ public final class RaftNode {
         }
         // The no-op: a leader may commit only entries of its own term (§5.4.2), so it appends one at once
         // to commit everything before it and to learn its commit index for reads.
+        termFirstIndex = log.lastIndex() + 1;
         appendOwn(LogEntryProto.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1).build());
     }
 

@@ -75,7 +75,9 @@
  * waits for an empty log), and demotion the way to retire one while it keeps the log. Because a
  * listener rejects votes until it learns it was promoted, a group could wedge if a later change made
  * the quorum need a promoted member that never received its promotion; so a change of voters is refused
- * until every voter that stays has acknowledged the configuration in force (the refusal names it).
+ * until every voter that stays has acknowledged the configuration in force, and the leader's first entry
+ * of its term (before it, that voter's log may end in an older term's configuration entry no leader keeps,
+ * one demoting it, say, and it would reject votes as a listener it no longer is); the refusal names it.
  *
  * <p><b>Bootstrap.</b> The group's first configuration is the configuration at index 0, as if held by a
  * snapshot at (term 0, index 0): every founder passes the same one to {@code start}, nothing is written

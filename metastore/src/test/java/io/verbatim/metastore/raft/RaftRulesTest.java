@@ -313,6 +313,35 @@ class RaftRulesTest {
         assertThat(((Proposal.Refused) next).reason()).contains("voter l1 has not acknowledged");
     }
 
+    /**
+     * A voter whose log ends in an older term's configuration entry demoting it (appended by a leader cut
+     * off from the others, kept by no later leader) holds the bootstrap configuration the new leader has in
+     * force, yet takes itself for a listener and rejects every vote. Were the next change to make the quorum
+     * need it (removing another voter), no one could be elected; so the change waits until it has
+     * acknowledged the new leader's first entry, which truncates the stale one.
+     */
+    @Test
+    void aVoterChangeWaitsUntilStayingVotersHoldTheLeadersFirstEntry() {
+        Harness h = Harness.group(Harness.configuration(List.of("n1", "n2", "n3"), List.of()), c -> c.withCheckQuorum(false));
+        h.elect("n3");
+        h.run(2);
+        h.isolated.add("n3");
+        assertThat(h.node("n3").setConfiguration(Harness.configuration(List.of("n1", "n2"), List.of("n3"))))
+                .isInstanceOf(Proposal.Accepted.class);
+        h.drive("n3");
+        h.elect("n1");
+        h.run(2);
+        assertThat(h.status("n1").configuration().getPeersCount()).as("the demotion was never replicated").isEqualTo(3);
+        Proposal early = h.node("n1").setConfiguration(Harness.configuration(List.of("n1", "n3"), List.of()));
+        assertThat(early).isInstanceOf(Proposal.Refused.class);
+        assertThat(((Proposal.Refused) early).reason()).contains("voter n3 has not acknowledged");
+        h.isolated.clear();
+        h.run(3);
+        assertThat(h.status("n3").role()).as("its stale demotion truncated").isEqualTo(RaftPeerRole.FOLLOWER);
+        assertThat(h.node("n1").setConfiguration(Harness.configuration(List.of("n1", "n3"), List.of())))
+                .isInstanceOf(Proposal.Accepted.class);
+    }
+
     @Test
     void aRemovedLeaderStepsDownAfterTheChangeCommitsAndNeverCampaigns() {
         Harness h = Harness.group(List.of("n1", "n2", "n3"), List.of());
