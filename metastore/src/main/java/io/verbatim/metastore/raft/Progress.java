@@ -3,6 +3,8 @@ package io.verbatim.metastore.raft;
 import com.google.protobuf.ByteString;
 import io.verbatim.metastore.proto.SnapshotMetaProto;
 import java.util.ArrayDeque;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The leader's view of one other member, voter or listener (etcd's tracker.Progress): how much of the log
@@ -34,8 +36,9 @@ final class Progress {
     long lastResponseTick = -1;
     long followerCommit;
     long ackedReadContext;
-    SnapshotMetaProto snapshot;
-    ByteString snapshotData;
+    /** In SNAPSHOT, the snapshot being sent and its data; null in the other states. */
+    @Nullable SnapshotMetaProto snapshot;
+    @Nullable ByteString snapshotData;
     long snapshotOffset;
 
     Progress(String id, long next) {
@@ -69,6 +72,16 @@ final class Progress {
         snapshot = meta;
         snapshotData = data;
         snapshotOffset = 0;
+    }
+
+    /** In SNAPSHOT, the meta of the snapshot being sent. */
+    SnapshotMetaProto sendingSnapshot() {
+        return Objects.requireNonNull(snapshot, () -> id + " is not being sent a snapshot (" + state + ")");
+    }
+
+    /** In SNAPSHOT, the data of the snapshot being sent. */
+    ByteString sendingSnapshotData() {
+        return Objects.requireNonNull(snapshotData, () -> id + " is not being sent a snapshot (" + state + ")");
     }
 
     /** Acknowledged up to {@code index}: free the appends it covers. */

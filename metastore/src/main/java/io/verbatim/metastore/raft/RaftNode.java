@@ -25,9 +25,11 @@ import io.verbatim.metastore.proto.TermIndexProto;
 import io.verbatim.metastore.storage.RaftStorage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One member of a Raft group as a pure state machine, shaped like etcd raft's {@code RawNode}: no thread,
@@ -77,11 +79,11 @@ public final class RaftNode {
 
     private final List<RaftMessageProto> outbox = new ArrayList<>();
     private final List<Ready.ReadState> readStates = new ArrayList<>();
-    private Ready.Snapshot snapshotToInstall;
+    private Ready.@Nullable Snapshot snapshotToInstall;
     private HardStateProto handedHardState;
     private Ready.SoftState handedSoftState;
     private long handedApplied;
-    private Ready outstanding;
+    private @Nullable Ready outstanding;
 
     private RaftNode(RaftConfig config, RaftStorage.Recovered recovered, Optional<ByteString> snapshotData,
             RaftConfigurationProto initialConfiguration, RandomGenerator random) {
@@ -359,7 +361,7 @@ public final class RaftNode {
         }
         transferTarget = target;
         electionElapsed = 0;
-        Progress p = progress.get(target);
+        Progress p = Objects.requireNonNull(progress.get(target), "a leader tracks every voter but itself");
         if (p.match == log.lastIndex()) {
             sendStartLeaderElection(target);
         } else {
@@ -802,7 +804,7 @@ public final class RaftNode {
         switch (p.state) {
             case PROBE -> p.becomeReplicate(callIds);
             case SNAPSHOT -> {
-                if (p.match >= p.snapshot.getLastIncluded().getIndex()) {
+                if (p.match >= p.sendingSnapshot().getLastIncluded().getIndex()) {
                     p.becomeProbe(p.match + 1, callIds);
                 }
             }
@@ -967,13 +969,13 @@ public final class RaftNode {
     }
 
     private void sendSnapshotChunk(Progress p) {
-        ByteString data = p.snapshotData;
+        ByteString data = p.sendingSnapshotData();
         long offset = Math.min(p.snapshotOffset, data.size());
         int end = (int) Math.min(data.size(), offset + config.snapshotChunkBytes());
         ByteString chunk = data.substring((int) offset, end);
         counters.snapshotSent(p.id, chunk.size());
         send(RaftMessageProto.newBuilder().setInstallSnapshot(InstallSnapshotRequestProto.newBuilder()
-                .setServerRequest(request(p.id)).setLeaderTerm(term).setSnapshot(p.snapshot)
+                .setServerRequest(request(p.id)).setLeaderTerm(term).setSnapshot(p.sendingSnapshot())
                 .setTotalSize(data.size())
                 .setChunk(FileChunkProto.newBuilder().setOffset(offset).setData(chunk).setDone(end == data.size())))
                 .build());
@@ -986,7 +988,7 @@ public final class RaftNode {
         }
         p.recentActive = true;
         p.lastResponseTick = ticks;
-        if (p.state != Progress.State.SNAPSHOT || r.getSnapshotIndex() != p.snapshot.getLastIncluded().getIndex()) {
+        if (p.state != Progress.State.SNAPSHOT || r.getSnapshotIndex() != p.sendingSnapshot().getLastIncluded().getIndex()) {
             return;
         }
         switch (r.getResult()) {

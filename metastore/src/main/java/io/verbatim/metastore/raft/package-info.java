@@ -84,4 +84,7 @@
  * for it, and the first entry is the first leader's no-op. A member joining later starts with an empty
  * configuration (it never campaigns) and learns its membership from the leader's entries or snapshot.
  */
+@NullMarked
 package io.verbatim.metastore.raft;
+
+import org.jspecify.annotations.NullMarked;
