@@ -3,6 +3,8 @@ package io.verbatim.metastore.raft;
 import com.google.protobuf.ByteString;
 import io.verbatim.metastore.proto.SnapshotMetaProto;
 import java.util.ArrayDeque;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The leader's view of one other member, voter or listener (etcd's tracker.Progress): how much of the log
@@ -15,16 +17,28 @@ final class Progress {
     long match;
     long next;
     State state = State.PROBE;
-    /** In PROBE, an append is out: wait for its reply or the next heartbeat before sending another. */
+    /**
+     * In PROBE, an append is out: wait for a reply (to it, or to a later heartbeat) before sending another.
+     * Heartbeats never carry entries, so a probe's entries go once, not once per heartbeat.
+     */
     boolean probeSent;
+    /**
+     * The last call id the leader had used when this member entered its current state: a rejection answering
+     * a request up to it (sent before a probe restarted or the window opened) is stale, as the state already
+     * reflects something at least as recent, and requests sent since bring their own answers.
+     */
+    long since;
+    /** The call id of the request whose SUCCESS reply proved {@link #match}. */
+    long matchCallId;
     /** In REPLICATE, the last index of each append with entries not yet acknowledged, oldest first. */
     final ArrayDeque<Long> inflight = new ArrayDeque<>();
     boolean recentActive;
     long lastResponseTick = -1;
     long followerCommit;
     long ackedReadContext;
-    SnapshotMetaProto snapshot;
-    ByteString snapshotData;
+    /** In SNAPSHOT, the snapshot being sent and its data; null in the other states. */
+    @Nullable SnapshotMetaProto snapshot;
+    @Nullable ByteString snapshotData;
     long snapshotOffset;
 
     Progress(String id, long next) {
@@ -32,8 +46,9 @@ final class Progress {
         this.next = next;
     }
 
-    void becomeProbe(long nextIndex) {
+    void becomeProbe(long nextIndex, long lastCallId) {
         state = State.PROBE;
+        since = lastCallId;
         next = Math.max(nextIndex, match + 1);
         probeSent = false;
         inflight.clear();
@@ -41,20 +56,32 @@ final class Progress {
         snapshotData = null;
     }
 
-    void becomeReplicate() {
+    void becomeReplicate(long lastCallId) {
         state = State.REPLICATE;
+        since = lastCallId;
         next = match + 1;
         probeSent = false;
         inflight.clear();
     }
 
-    void becomeSnapshot(SnapshotMetaProto meta, ByteString data) {
+    void becomeSnapshot(SnapshotMetaProto meta, ByteString data, long lastCallId) {
         state = State.SNAPSHOT;
+        since = lastCallId;
         inflight.clear();
         probeSent = false;
         snapshot = meta;
         snapshotData = data;
         snapshotOffset = 0;
+    }
+
+    /** In SNAPSHOT, the meta of the snapshot being sent. */
+    SnapshotMetaProto sendingSnapshot() {
+        return Objects.requireNonNull(snapshot, () -> id + " is not being sent a snapshot (" + state + ")");
+    }
+
+    /** In SNAPSHOT, the data of the snapshot being sent. */
+    ByteString sendingSnapshotData() {
+        return Objects.requireNonNull(snapshotData, () -> id + " is not being sent a snapshot (" + state + ")");
     }
 
     /** Acknowledged up to {@code index}: free the appends it covers. */

@@ -25,9 +25,11 @@ import io.verbatim.metastore.proto.TermIndexProto;
 import io.verbatim.metastore.storage.RaftStorage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One member of a Raft group as a pure state machine, shaped like etcd raft's {@code RawNode}: no thread,
@@ -63,6 +65,8 @@ public final class RaftNode {
     private final TreeMap<String, Boolean> votes = new TreeMap<>();
     private final TreeMap<String, Progress> progress = new TreeMap<>();
     private String transferTarget = "";
+    /** As leader, the index of its no-op, the first entry of its term. */
+    private long termFirstIndex;
 
     private int electionElapsed;
     private int heartbeatElapsed;
@@ -75,11 +79,11 @@ public final class RaftNode {
 
     private final List<RaftMessageProto> outbox = new ArrayList<>();
     private final List<Ready.ReadState> readStates = new ArrayList<>();
-    private Ready.Snapshot snapshotToInstall;
+    private Ready.@Nullable Snapshot snapshotToInstall;
     private HardStateProto handedHardState;
     private Ready.SoftState handedSoftState;
     private long handedApplied;
-    private Ready outstanding;
+    private @Nullable Ready outstanding;
 
     private RaftNode(RaftConfig config, RaftStorage.Recovered recovered, Optional<ByteString> snapshotData,
             RaftConfigurationProto initialConfiguration, RandomGenerator random) {
@@ -295,13 +299,17 @@ public final class RaftNode {
         if (!after.voters().equals(membership.voters())) {
             // A listener promoted by an entry it has not yet received still rejects every vote; were the
             // next change to make the quorum need it, the group could wedge. So every voter that stays must
-            // hold the configuration in force before the voters change again.
+            // hold the configuration in force before the voters change again — and this leader's first
+            // entry: before it, that voter's log may end in an older term's configuration entry that no
+            // leader keeps (one demoting it, say), and it would reject votes as a listener it no longer is.
+            long needed = Math.max(log.latestConfigurationIndex(), termFirstIndex);
             for (String voter : membership.voters()) {
                 Progress p = progress.get(voter);
-                if (!voter.equals(id) && after.isVoter(voter) && (p == null || p.match < log.latestConfigurationIndex())) {
-                    return new Proposal.Refused("voter " + voter + " has not acknowledged the configuration at index "
-                            + log.latestConfigurationIndex() + " (matchIndex " + (p == null ? 0 : p.match)
-                            + "); wait for it, or remove it first");
+                if (!voter.equals(id) && after.isVoter(voter) && (p == null || p.match < needed)) {
+                    return new Proposal.Refused("voter " + voter + " has not acknowledged index " + needed
+                            + " (the configuration in force at " + log.latestConfigurationIndex()
+                            + ", this leader's first entry at " + termFirstIndex + "; matchIndex "
+                            + (p == null ? 0 : p.match) + "); wait for it, or remove it first");
                 }
             }
         }
@@ -353,14 +361,16 @@ public final class RaftNode {
         }
         transferTarget = target;
         electionElapsed = 0;
-        Progress p = progress.get(target);
+        Progress p = Objects.requireNonNull(progress.get(target), "a leader tracks every voter but itself");
         if (p.match == log.lastIndex()) {
             sendStartLeaderElection(target);
         } else {
-            if (p.state != Progress.State.SNAPSHOT) {
-                p.becomeProbe(p.match + 1); // resend from its match now rather than at the next heartbeat
-            }
+            // What is in flight is not sent again: a heartbeat now, after any entries not yet sent, shows at
+            // once whether the target lacks some (a lost append), and its reply brings the target up to date.
             sendAppend(p, false);
+            if (p.state != Progress.State.SNAPSHOT) {
+                heartbeat(p);
+            }
         }
         return new Proposal.Accepted(term, log.lastIndex());
     }
@@ -561,6 +571,7 @@ public final class RaftNode {
         }
         // The no-op: a leader may commit only entries of its own term (§5.4.2), so it appends one at once
         // to commit everything before it and to learn its commit index for reads.
+        termFirstIndex = log.lastIndex() + 1;
         appendOwn(LogEntryProto.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1).build());
     }
 
@@ -768,7 +779,7 @@ public final class RaftNode {
         }
         switch (r.getResult()) {
             case SUCCESS -> onAppendSuccess(p, r);
-            case INCONSISTENCY -> onAppendInconsistency(p, r.getNextIndex());
+            case INCONSISTENCY -> onAppendInconsistency(p, r.getNextIndex(), r.getServerReply().getCallId());
             default -> {
             }
         }
@@ -786,14 +797,15 @@ public final class RaftNode {
         boolean advanced = r.getMatchIndex() > p.match;
         if (advanced) {
             p.match = r.getMatchIndex();
+            p.matchCallId = r.getServerReply().getCallId();
             p.freeTo(p.match);
         }
         p.next = Math.max(p.next, p.match + 1);
         switch (p.state) {
-            case PROBE -> p.becomeReplicate();
+            case PROBE -> p.becomeReplicate(callIds);
             case SNAPSHOT -> {
-                if (p.match >= p.snapshot.getLastIncluded().getIndex()) {
-                    p.becomeProbe(p.match + 1);
+                if (p.match >= p.sendingSnapshot().getLastIncluded().getIndex()) {
+                    p.becomeProbe(p.match + 1, callIds);
                 }
             }
             case REPLICATE -> {
@@ -810,11 +822,22 @@ public final class RaftNode {
         }
     }
 
-    private void onAppendInconsistency(Progress p, long hint) {
-        if (hint <= p.match || p.state == Progress.State.SNAPSHOT) {
-            return; // stale: that member already acknowledged more
+    /**
+     * A rejection restarts the probe at its hint unless it is stale: it answers a request sent before the
+     * member's current state began (a probe restarted or the window opened since; the requests sent since
+     * bring their own answers — restarting again on such a reply would send again everything in flight),
+     * or it hints at or below the known match and is older than the SUCCESS that proved that match. A newer
+     * one hinting at or below the match means the member's log diverges right after its match (a suffix
+     * of an older term whose run reaches below it): the probe restarts at match + 1.
+     */
+    private void onAppendInconsistency(Progress p, long hint, long callId) {
+        if (p.state == Progress.State.SNAPSHOT || callId <= p.since) {
+            return;
         }
-        p.becomeProbe(Math.min(hint, log.lastIndex() + 1));
+        if (hint <= p.match && callId < p.matchCallId) {
+            return;
+        }
+        p.becomeProbe(Math.min(Math.max(hint, p.match + 1), log.lastIndex() + 1), callIds);
     }
 
     private void maybeCommit() {
@@ -892,13 +915,23 @@ public final class RaftNode {
      * previousLog is the leader's view of that member's log end (nextIndex - 1): a SUCCESS reply proves
      * the member's log up to it (the progress rule), and an INCONSISTENCY reply reveals appends lost on
      * the way within one heartbeat (on a FIFO transport the heartbeat follows the appends it covers).
+     * While probing, too, it carries no entries: the probe out is not sent again each heartbeat (on a
+     * round trip longer than a heartbeat that sent each entry many times); the heartbeat's reply, like
+     * the probe's, moves the member on (SUCCESS: replicate from its match; INCONSISTENCY: a new probe), so a
+     * lost probe costs a round trip. Only with no probe out, or its previous entry compacted, does a
+     * heartbeat send the append (or the snapshot) itself.
      */
     private void heartbeat(Progress p) {
         switch (p.state) {
             case SNAPSHOT -> sendSnapshotChunk(p);
             case PROBE -> {
-                p.probeSent = false;
-                sendAppend(p, true);
+                long prevTerm = log.term(p.next - 1);
+                if (p.probeSent && prevTerm >= 0) {
+                    sendAppendEntries(p, p.next - 1, prevTerm, List.of());
+                } else {
+                    p.probeSent = false;
+                    sendAppend(p, true);
+                }
             }
             case REPLICATE -> {
                 long prevIndex = p.next - 1;
@@ -931,18 +964,18 @@ public final class RaftNode {
     }
 
     private void startSnapshot(Progress p) {
-        p.becomeSnapshot(snapshotMeta, snapshotData);
+        p.becomeSnapshot(snapshotMeta, snapshotData, callIds);
         sendSnapshotChunk(p);
     }
 
     private void sendSnapshotChunk(Progress p) {
-        ByteString data = p.snapshotData;
+        ByteString data = p.sendingSnapshotData();
         long offset = Math.min(p.snapshotOffset, data.size());
         int end = (int) Math.min(data.size(), offset + config.snapshotChunkBytes());
         ByteString chunk = data.substring((int) offset, end);
         counters.snapshotSent(p.id, chunk.size());
         send(RaftMessageProto.newBuilder().setInstallSnapshot(InstallSnapshotRequestProto.newBuilder()
-                .setServerRequest(request(p.id)).setLeaderTerm(term).setSnapshot(p.snapshot)
+                .setServerRequest(request(p.id)).setLeaderTerm(term).setSnapshot(p.sendingSnapshot())
                 .setTotalSize(data.size())
                 .setChunk(FileChunkProto.newBuilder().setOffset(offset).setData(chunk).setDone(end == data.size())))
                 .build());
@@ -955,7 +988,7 @@ public final class RaftNode {
         }
         p.recentActive = true;
         p.lastResponseTick = ticks;
-        if (p.state != Progress.State.SNAPSHOT || r.getSnapshotIndex() != p.snapshot.getLastIncluded().getIndex()) {
+        if (p.state != Progress.State.SNAPSHOT || r.getSnapshotIndex() != p.sendingSnapshot().getLastIncluded().getIndex()) {
             return;
         }
         switch (r.getResult()) {
@@ -968,8 +1001,11 @@ public final class RaftNode {
             case SNAPSHOT_INSTALLED, ALREADY_INSTALLED -> {
                 // Installed, or that member committed past it: committed prefixes agree, so it holds the
                 // leader's log up to the snapshot's index.
-                p.match = Math.max(p.match, r.getSnapshotIndex());
-                p.becomeProbe(p.match + 1);
+                if (r.getSnapshotIndex() > p.match) {
+                    p.match = r.getSnapshotIndex();
+                    p.matchCallId = r.getServerReply().getCallId();
+                }
+                p.becomeProbe(p.match + 1, callIds);
                 maybeCommit();
                 if (role == RaftPeerRole.LEADER) {
                     sendAppend(p, true);

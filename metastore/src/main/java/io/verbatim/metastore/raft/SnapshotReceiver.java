@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.verbatim.metastore.proto.InstallSnapshotRequestProto;
 import io.verbatim.metastore.proto.TermIndexProto;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Assembles one incoming snapshot from its chunks, in offset order. A chunk at offset 0 starts over; a
@@ -12,7 +13,8 @@ import java.util.Optional;
  */
 final class SnapshotReceiver {
     private long leaderTerm = -1;
-    private TermIndexProto lastIncluded;
+    /** The snapshot being assembled; null when none is. */
+    private @Nullable TermIndexProto lastIncluded;
     private ByteString received = ByteString.EMPTY;
 
     /** Takes a chunk; returns the whole snapshot once its last chunk arrived. */

@@ -23,7 +23,12 @@
  *   while probing, up to {@code maxInflightAppends} while replicating, at most
  *   {@code maxEntriesBytesPerAppend} per append. An INCONSISTENCY reply carries a nextIndex hint: past the
  *   member's end if it is shorter, else the first index of its conflicting term (one round trip per
- *   term, never one per entry), never at or below its commit.</li>
+ *   term, never one per entry), never at or below its commit. Each entry goes to each member once unless
+ *   that member rejects an append: heartbeats carry no entries in any state (while probing, a heartbeat's
+ *   reply moves the member on as the probe's would, so the probe is not sent again each heartbeat), and a
+ *   rejection answering a request sent before the member's current state began (before the probe
+ *   restarted or the window opened) is stale and ignored, so one lost append makes the entries from it
+ *   on go once more, not once per rejection in flight.</li>
  *   <li><b>Commit.</b> By the quorum of voters only, and only for an entry of the leader's term (§5.4.2);
  *   a new leader appends a no-op at once. A follower or listener commits at most
  *   {@code min(leaderCommit, previous.index + entries)} (the leader caps it too), and refuses an append
@@ -38,7 +43,9 @@
  *   of what it knew and it. A member never reports its own last index, which may hold a divergent
  *   suffix. Heartbeats carry {@code previousLog = nextIndex − 1}, so a heartbeat reply advances the
  *   match of an idle, caught-up member, and an INCONSISTENCY reply to one reveals lost appends within a
- *   heartbeat. An INCONSISTENCY hint at or below the known match is stale and ignored.</li>
+ *   heartbeat. An INCONSISTENCY hint at or below the known match is stale and ignored if the reply is older
+ *   than the SUCCESS that proved the match; if newer, the member's log diverges right after its match (a
+ *   suffix of an older term whose run reaches below it) and the probe restarts at match + 1.</li>
  *   <li><b>Snapshots.</b> {@code compact(index, data)} lets the log drop entries the application's
  *   snapshot covers; a member that needs a dropped entry gets that snapshot (with the configuration in
  *   force at its index in the meta) as InstallSnapshot chunks of {@code snapshotChunkBytes}, one chunk in
@@ -68,11 +75,16 @@
  * waits for an empty log), and demotion the way to retire one while it keeps the log. Because a
  * listener rejects votes until it learns it was promoted, a group could wedge if a later change made
  * the quorum need a promoted member that never received its promotion; so a change of voters is refused
- * until every voter that stays has acknowledged the configuration in force (the refusal names it).
+ * until every voter that stays has acknowledged the configuration in force, and the leader's first entry
+ * of its term (before it, that voter's log may end in an older term's configuration entry no leader keeps,
+ * one demoting it, say, and it would reject votes as a listener it no longer is); the refusal names it.
  *
  * <p><b>Bootstrap.</b> The group's first configuration is the configuration at index 0, as if held by a
  * snapshot at (term 0, index 0): every founder passes the same one to {@code start}, nothing is written
  * for it, and the first entry is the first leader's no-op. A member joining later starts with an empty
  * configuration (it never campaigns) and learns its membership from the leader's entries or snapshot.
  */
+@NullMarked
 package io.verbatim.metastore.raft;
+
+import org.jspecify.annotations.NullMarked;

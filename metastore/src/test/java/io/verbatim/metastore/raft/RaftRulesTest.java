@@ -313,6 +313,35 @@ class RaftRulesTest {
         assertThat(((Proposal.Refused) next).reason()).contains("voter l1 has not acknowledged");
     }
 
+    /**
+     * A voter whose log ends in an older term's configuration entry demoting it (appended by a leader cut
+     * off from the others, kept by no later leader) holds the bootstrap configuration the new leader has in
+     * force, yet takes itself for a listener and rejects every vote. Were the next change to make the quorum
+     * need it (removing another voter), no one could be elected; so the change waits until it has
+     * acknowledged the new leader's first entry, which truncates the stale one.
+     */
+    @Test
+    void aVoterChangeWaitsUntilStayingVotersHoldTheLeadersFirstEntry() {
+        Harness h = Harness.group(Harness.configuration(List.of("n1", "n2", "n3"), List.of()), c -> c.withCheckQuorum(false));
+        h.elect("n3");
+        h.run(2);
+        h.isolated.add("n3");
+        assertThat(h.node("n3").setConfiguration(Harness.configuration(List.of("n1", "n2"), List.of("n3"))))
+                .isInstanceOf(Proposal.Accepted.class);
+        h.drive("n3");
+        h.elect("n1");
+        h.run(2);
+        assertThat(h.status("n1").configuration().getPeersCount()).as("the demotion was never replicated").isEqualTo(3);
+        Proposal early = h.node("n1").setConfiguration(Harness.configuration(List.of("n1", "n3"), List.of()));
+        assertThat(early).isInstanceOf(Proposal.Refused.class);
+        assertThat(((Proposal.Refused) early).reason()).contains("voter n3 has not acknowledged");
+        h.isolated.clear();
+        h.run(3);
+        assertThat(h.status("n3").role()).as("its stale demotion truncated").isEqualTo(RaftPeerRole.FOLLOWER);
+        assertThat(h.node("n1").setConfiguration(Harness.configuration(List.of("n1", "n3"), List.of())))
+                .isInstanceOf(Proposal.Accepted.class);
+    }
+
     @Test
     void aRemovedLeaderStepsDownAfterTheChangeCommitsAndNeverCampaigns() {
         Harness h = Harness.group(List.of("n1", "n2", "n3"), List.of());
@@ -376,6 +405,76 @@ class RaftRulesTest {
         assertThat(l1.followerCommit()).isEqualTo(h.status("n1").commitIndex());
         assertThat(h.transcript.stream().anyMatch(s -> s.startsWith("l1 > n1 AppendEntriesReply") && s.contains("heartbeat")
                 && s.contains("matchIndex=" + last))).isTrue();
+    }
+
+    /**
+     * A member whose log ends in a suffix of an older term that no leader will keep, where that term's run
+     * reaches below the match the leader has proved (a heartbeat at the common prefix succeeded), answers
+     * a probe past its match with a hint at or below that match. Such a rejection, newer than the SUCCESS
+     * that proved the match, is not stale: the probe restarts right after the match (before, it was ignored
+     * as stale and the member never caught up).
+     */
+    @Test
+    void aRejectionHintingAtOrBelowTheMatchRestartsTheProbeAfterTheMatch() {
+        Harness h = Harness.group(Harness.configuration(List.of("n1", "n2", "n3", "n4", "n5"), List.of()),
+                c -> c.withPreVote(false).withCheckQuorum(false));
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.deliver();
+        assertThat(h.status("n2").commitIndex()).isEqualTo(2);
+        // (1,3) and (1,4) reach n2 and n3 and commit on n1, which tells no one; (1,5) reaches n2 alone.
+        h.isolated.addAll(List.of("n4", "n5"));
+        h.drop = m -> m.hasAppendEntries() && Transcript.from(m).equals("n1") && (m.getAppendEntries().getEntriesCount() == 0
+                || Transcript.to(m).equals("n3") && m.getAppendEntries().getEntriesList().stream().anyMatch(e -> e.getIndex() == 5));
+        h.propose("n1", "b");
+        h.propose("n1", "c");
+        h.propose("n1", "d");
+        h.deliver();
+        assertThat(h.status("n1").commitIndex()).isEqualTo(4);
+        assertThat(h.status("n3").lastIndex()).isEqualTo(4);
+        assertThat(h.status("n2").lastIndex()).isEqualTo(5);
+        assertThat(h.status("n2").commitIndex()).isEqualTo(2);
+        // n3 leads term 2 with the votes of n4 and n5, which then hear nothing from it, so it commits nothing
+        // (its commit stays 2); n2 is away meanwhile, so the no-op's probe to it is lost.
+        h.isolated.clear();
+        h.isolated.addAll(List.of("n1", "n2"));
+        boolean[] lost = {false};
+        h.drop = m -> m.hasAppendEntries() && Transcript.from(m).equals("n3") && !Transcript.to(m).equals("n2");
+        h.elect("n3");
+        assertThat(h.status("n3").commitIndex()).isEqualTo(2);
+        h.isolated.remove("n2");
+        h.propose("n3", "e");
+        // A heartbeat at (1,4) proves n2's match 4; the append [(2,5),(2,6)] that follows is lost; the next
+        // heartbeat, at (2,6), finds n2 short (hint 6); the probe at (2,5) conflicts with n2's (1,5), whose
+        // term runs back to n2's commit + 1 = 3: hint 3, below the match.
+        h.drop = m -> {
+            if (!m.hasAppendEntries() || !Transcript.from(m).equals("n3")) {
+                return false;
+            }
+            if (!Transcript.to(m).equals("n2")) {
+                return true;
+            }
+            if (!lost[0] && m.getAppendEntries().getEntriesCount() > 0) {
+                lost[0] = true;
+                return true;
+            }
+            return false;
+        };
+        for (int i = 0; i < 20; i++) {
+            h.tick("n3", 1); // n4 and n5 do not tick: unheard, they would campaign
+            h.deliver();
+        }
+        assertThat(lost[0]).isTrue();
+        assertThat(h.transcript).anyMatch(l -> l.startsWith("n2 > n3 AppendEntriesReply term=2 INCONSISTENCY")
+                && l.contains("nextIndex=3"));
+        assertThat(h.status("n3").role()).isEqualTo(RaftPeerRole.LEADER);
+        assertThat(h.status("n2").lastIndex()).isEqualTo(h.status("n3").lastIndex());
+        assertThat(h.node("n2").termAt(5)).as("n2's (1,5) replaced by the leader's no-op").isEqualTo(2);
+        assertThat(h.node("n2").termAt(6)).isEqualTo(2);
+        // n3 and n2 are a quorum of two of five only with one more: n3 still commits nothing of its term,
+        // but n2 holds its whole log.
+        var n2 = h.status("n3").peers().stream().filter(p -> p.id().equals("n2")).findFirst().orElseThrow();
+        assertThat(n2.matchIndex()).isEqualTo(h.status("n3").lastIndex());
     }
 
     @Test
