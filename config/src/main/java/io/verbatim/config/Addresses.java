@@ -14,8 +14,11 @@ import java.util.regex.Pattern;
  * @param advertisedAddress the host or IP peers reach those ports at
  * @param adminPort the controller's HTTP port (exchange, admin, status, metrics); 0 picks a free one
  * @param brokerPorts each broker's ingest port, in broker order; 0 picks a free one
+ * @param raftPort the brokers' port on the cluster's metadata log (their listener's transport), used when the
+ *        cluster's controller replicas run as processes of their own; 0 otherwise
  */
-public record Addresses(String bindAddress, String advertisedAddress, int adminPort, List<Integer> brokerPorts) {
+public record Addresses(String bindAddress, String advertisedAddress, int adminPort, List<Integer> brokerPorts,
+        int raftPort) {
     /** The loopback address every cluster binds unless told otherwise: nothing is reachable from outside. */
     public static final String LOOPBACK = "127.0.0.1";
     private static final Pattern HOST = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|[0-9A-Fa-f:.]{2,45}");
@@ -35,6 +38,12 @@ public record Addresses(String bindAddress, String advertisedAddress, int adminP
         for (int i = 0; i < brokerPorts.size(); i++) {
             port("brokerPorts[" + i + "]", brokerPorts.get(i));
         }
+        port("raftPort", raftPort);
+    }
+
+    /** Without a metadata log port (the controller replicas run in the brokers' process). */
+    public Addresses(String bindAddress, String advertisedAddress, int adminPort, List<Integer> brokerPorts) {
+        this(bindAddress, advertisedAddress, adminPort, brokerPorts, 0);
     }
 
     /** Loopback, free ports: what the demo and the embedded runtime's tests use. */

@@ -2,6 +2,7 @@ package io.verbatim.config;
 
 import io.verbatim.exchange.Caps;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -15,8 +16,14 @@ import org.jspecify.annotations.Nullable;
  * @param caps this cluster's own caps (the file's {@code caps} unless the cluster names its own): the
  *        effective caps of a topic are the minimum over the cluster and its peers, a mismatch is reported
  * @param dataDir where a node of this cluster keeps its state across a restart (empty: nothing is kept)
+ * @param controllers its controller replicas when each runs as a process of its own (the voters of its
+ *        metadata log; the brokers' process is its listener); empty: the replicas run in the brokers' process
  */
-public record ClusterConfig(String name, int brokers, Addresses addresses, Caps caps, Optional<Path> dataDir) {
+public record ClusterConfig(String name, int brokers, Addresses addresses, Caps caps, Optional<Path> dataDir,
+        List<ControllerReplica> controllers) {
+    /** At most this many controller replicas: a metadata log of seven voters survives three failures. */
+    public static final int MAX_CONTROLLERS = 7;
+
     /** Pulsar's cluster names are short; this one goes into every URL, cursor and producer name. */
     public static final int MAX_NAME_LENGTH = 64;
 
@@ -37,6 +44,25 @@ public record ClusterConfig(String name, int brokers, Addresses addresses, Caps 
         if (dataDir == null) {
             throw new IllegalArgumentException("cluster " + name + ": dataDir is Optional.empty() when not set");
         }
+        controllers = List.copyOf(controllers);
+        if (controllers.size() > MAX_CONTROLLERS) {
+            throw new IllegalArgumentException("cluster " + name + " names " + controllers.size()
+                    + " controllers: at most " + MAX_CONTROLLERS);
+        }
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (ControllerReplica c : controllers) {
+            if (!ids.add(c.id())) {
+                throw new IllegalArgumentException("cluster " + name + " names controller '" + c.id() + "' twice");
+            }
+        }
+        if (!controllers.isEmpty() && addresses.raftPort() == 0) {
+            throw new IllegalArgumentException("cluster " + name + " names its controllers but no raftPort: the brokers' "
+                    + "process listens on its metadata log there (expected 1..65535)");
+        }
+    }
+
+    public ClusterConfig(String name, int brokers, Addresses addresses, Caps caps, Optional<Path> dataDir) {
+        this(name, brokers, addresses, caps, dataDir, List.of());
     }
 
     /** A cluster on loopback with free ports and no data directory: the embedded runtime's default. */
@@ -49,7 +75,17 @@ public record ClusterConfig(String name, int brokers, Addresses addresses, Caps 
     }
 
     public ClusterConfig withDataDir(Path value) {
-        return new ClusterConfig(name, brokers, addresses, caps, Optional.of(value));
+        return new ClusterConfig(name, brokers, addresses, caps, Optional.of(value), controllers);
+    }
+
+    /** Whether its controller replicas run as processes of their own (see {@link #controllers}). */
+    public boolean separateControllers() {
+        return !controllers.isEmpty();
+    }
+
+    /** The controller replica {@code id}. */
+    public Optional<ControllerReplica> controller(String id) {
+        return controllers.stream().filter(c -> c.id().equals(id)).findFirst();
     }
 
     /** What is wrong with {@code name} as a cluster name, the name first; empty when nothing is. */

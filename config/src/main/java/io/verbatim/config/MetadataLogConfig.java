@@ -3,16 +3,67 @@ package io.verbatim.config;
 import java.time.Duration;
 
 /**
- * The local metadata log's listener delegation (RATIS-2599's knobs and defaults). Read and validated now;
- * the Raft-backed log that uses it is the metastore's (until then layouts live in memory).
+ * The local metadata log: its listener delegation (RATIS-2599's knobs and defaults; read and validated,
+ * used by the delegation issue) and its timing, which every member of every cluster's log runs on.
  *
  * @param enabled whether followers may feed listeners
  * @param maxListenersPerFollower how many listeners one follower feeds at most
  * @param followerLagThreshold entries a follower may lag the leader and still feed listeners
  * @param reassignmentInterval how often delegations are reviewed
+ * @param timing the clock of every member: its tick, election and heartbeat, snapshots, reads
  */
 public record MetadataLogConfig(boolean enabled, int maxListenersPerFollower, int followerLagThreshold,
-        Duration reassignmentInterval) {
+        Duration reassignmentInterval, Timing timing) {
+    /**
+     * @param tick how often a member's clock advances (everything below counts in ticks)
+     * @param electionTicks a follower that hears no leader for this many ticks (drawn anew in [n, 2n)) campaigns;
+     *        a leader that heard no quorum for as long steps down
+     * @param heartbeatTicks a leader heartbeats every member this often; fewer than {@code electionTicks}
+     * @param snapshotEvery a member snapshots its layouts every this many applied entries and drops the log
+     *        they cover
+     * @param readTimeout how long a linearizable read waits for the leader's confirmation
+     */
+    public record Timing(Duration tick, int electionTicks, int heartbeatTicks, long snapshotEvery, Duration readTimeout) {
+        public static final int MAX_TICKS = 10_000;
+        public static final long MAX_SNAPSHOT_EVERY = 1_000_000_000L;
+
+        public Timing {
+            Ranges.check("tick", tick, Ranges.MS, Duration.ofSeconds(10));
+            if (electionTicks < 2 || electionTicks > MAX_TICKS) {
+                throw new IllegalArgumentException("electionTicks is " + electionTicks + ": must be within 2.." + MAX_TICKS);
+            }
+            if (heartbeatTicks < 1 || heartbeatTicks >= electionTicks) {
+                throw new IllegalArgumentException("heartbeatTicks is " + heartbeatTicks + ": must be within 1.."
+                        + (electionTicks - 1) + " (fewer than electionTicks, " + electionTicks + ")");
+            }
+            if (snapshotEvery < 1 || snapshotEvery > MAX_SNAPSHOT_EVERY) {
+                throw new IllegalArgumentException("snapshotEvery is " + snapshotEvery + ": must be within 1.."
+                        + MAX_SNAPSHOT_EVERY);
+            }
+            Ranges.check("readTimeout", readTimeout, Ranges.MS, Ranges.MAX_INTERVAL);
+        }
+
+        /**
+         * 50 ms ticks: an election timeout of 0.5–1 s, heartbeats every 100 ms (shorter timeouts made elections,
+         * and so controller failovers, frequent on a loaded two-core machine); a snapshot every 10,000 entries;
+         * reads wait 5 s.
+         */
+        public static Timing defaults() {
+            return new Timing(Duration.ofMillis(50), 10, 2, 10_000, Duration.ofSeconds(5));
+        }
+
+        /** The election timeout's lower bound. */
+        public Duration electionTimeout() {
+            return tick.multipliedBy(electionTicks);
+        }
+    }
+
+    /** The default timing. */
+    public MetadataLogConfig(boolean enabled, int maxListenersPerFollower, int followerLagThreshold,
+            Duration reassignmentInterval) {
+        this(enabled, maxListenersPerFollower, followerLagThreshold, reassignmentInterval, Timing.defaults());
+    }
+
     public static final int MAX_LISTENERS_PER_FOLLOWER = 1024;
     /** Entries: a follower further behind than this is catching up, not feeding anyone. */
     public static final int MAX_FOLLOWER_LAG = 1_000_000;
@@ -27,6 +78,9 @@ public record MetadataLogConfig(boolean enabled, int maxListenersPerFollower, in
                     + MAX_FOLLOWER_LAG);
         }
         Ranges.check("reassignmentInterval", reassignmentInterval, Ranges.MS, Ranges.MAX_INTERVAL);
+        if (timing == null) {
+            throw new IllegalArgumentException("timing is null (expected Timing.defaults() when not set)");
+        }
     }
 
     public static MetadataLogConfig defaults() {

@@ -269,12 +269,33 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         }
         Caps caps = caps(s.section("caps"), defaults);
         Optional<String> dataDir = s.optionalString("dataDir");
+        int raftPort = s.integer("raftPort", 0, 0, 65535);
+        String advertisedAddress = advertised.orElseGet(() -> Addresses.defaultAdvertised(bind));
+        List<ControllerReplica> controllers = new java.util.ArrayList<>();
+        for (Section c : s.sections("controllers")) {
+            controllers.add(controller(c, bind, advertisedAddress));
+        }
         // the caller reads the cluster's credentials and TLS, then done()
         List<Integer> ports = brokerPorts;
-        Addresses addresses = build(s, () -> new Addresses(bind,
-                advertised.orElseGet(() -> Addresses.defaultAdvertised(bind)), adminPort, ports));
+        Addresses addresses = build(s, () -> new Addresses(bind, advertisedAddress, adminPort, ports, raftPort));
         return build(s, () -> new ClusterConfig(name, brokers, addresses, caps,
-                dataDir.map(Path::of)));
+                dataDir.map(Path::of), controllers));
+    }
+
+    /** A controller replica: its host defaults to the cluster's, its ports are required (other processes dial them). */
+    private static ControllerReplica controller(Section s, String clusterBind, String clusterAdvertised) {
+        String id = s.requiredString("id", "the replica's member id, e.g. c1");
+        String bind = s.string("bindAddress", clusterBind);
+        String advertised = s.optionalString("advertisedAddress")
+                .orElse(bind.equals(clusterBind) ? clusterAdvertised : Addresses.defaultAdvertised(bind));
+        int admin = s.integer("adminPort", 0, 1, 65535);
+        int raft = s.integer("raftPort", 0, 1, 65535);
+        if (!s.has("adminPort") || !s.has("raftPort")) {
+            throw new ConfigException(s.key(s.has("adminPort") ? "raftPort" : "adminPort"),
+                    "is required for a controller replica (the other processes dial it; 1..65535)");
+        }
+        s.done();
+        return build(s, () -> new ControllerReplica(id, bind, advertised, admin, raft));
     }
 
     /**
@@ -294,6 +315,14 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
             mine.add(new Listener("clusters[" + i + "].adminPort", a.bindAddress(), a.adminPort()));
             for (int b = 0; b < a.brokerPorts().size(); b++) {
                 mine.add(new Listener("clusters[" + i + "].brokerPorts[" + b + "]", a.bindAddress(), a.brokerPorts().get(b)));
+            }
+            mine.add(new Listener("clusters[" + i + "].raftPort", a.bindAddress(), a.raftPort()));
+            List<ControllerReplica> replicas = clusters.get(i).controllers();
+            for (int r = 0; r < replicas.size(); r++) {
+                ControllerReplica c = replicas.get(r);
+                String key = "clusters[" + i + "].controllers[" + r + "]";
+                mine.add(new Listener(key + ".adminPort", c.bindAddress(), c.adminPort()));
+                mine.add(new Listener(key + ".raftPort", c.bindAddress(), c.raftPort()));
             }
             for (Listener l : mine) {
                 if (l.port() == 0) {
@@ -447,8 +476,16 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                 MetadataLogConfig.MAX_LISTENERS_PER_FOLLOWER);
         int lag = s.integer("followerLagThreshold", d.followerLagThreshold(), 0, MetadataLogConfig.MAX_FOLLOWER_LAG);
         Duration reassign = s.duration("reassignmentInterval", d.reassignmentInterval(), MS, MAX_INTERVAL);
+        MetadataLogConfig.Timing t = d.timing();
+        Duration tick = s.duration("tick", t.tick(), MS, Duration.ofSeconds(10));
+        int election = s.integer("electionTicks", t.electionTicks(), 2, MetadataLogConfig.Timing.MAX_TICKS);
+        int heartbeat = s.integer("heartbeatTicks", t.heartbeatTicks(), 1, MetadataLogConfig.Timing.MAX_TICKS);
+        long snapshotEvery = s.integer("snapshotEvery", (int) t.snapshotEvery(), 1, Integer.MAX_VALUE);
+        Duration readTimeout = s.duration("readTimeout", t.readTimeout(), MS, MAX_INTERVAL);
         s.done();
-        return build(s, () -> new MetadataLogConfig(enabled, perFollower, lag, reassign));
+        MetadataLogConfig.Timing timing = build(s, () -> new MetadataLogConfig.Timing(tick, election, heartbeat,
+                snapshotEvery, readTimeout));
+        return build(s, () -> new MetadataLogConfig(enabled, perFollower, lag, reassign, timing));
     }
 
     private static SubscriptionConfig subscriptions(Section s) {

@@ -33,7 +33,7 @@ class VerbatimConfigTest {
             """;
 
     @ParameterizedTest
-    @ValueSource(strings = {"demo.yaml", "minimal.yaml", "autoscale.yaml", "nodes.yaml"})
+    @ValueSource(strings = {"demo.yaml", "minimal.yaml", "autoscale.yaml", "nodes.yaml", "controllers.yaml"})
     void everySampleLoads(String name) {
         VerbatimConfig c = VerbatimConfig.parse(Samples.text(name), Map.of("VERBATIM_EAST_TOKEN", "s3cret",
                 "VERBATIM_WEST_TOKEN", "s3cret2", "VERBATIM_TOKEN_US_EAST", "e", "VERBATIM_TOKEN_EU_WEST", "w",
