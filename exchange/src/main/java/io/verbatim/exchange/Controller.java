@@ -431,7 +431,7 @@ public final class Controller {
     }
 
     /** Whether {@code peer} has answered since this controller started: the replicators' gate (R-C11). */
-    boolean hasAnswered(String peer) {
+    public boolean hasAnswered(String peer) {
         return lastHeardNanos.containsKey(peer);
     }
 

@@ -42,7 +42,7 @@ public final class ExchangeServer {
     private final Controller controller;
     private final ExchangeConfig config;
     private final NetServer net;
-    private final Supplier<Optional<String>> leaderUrl;
+    private final Supplier<ControllerLeader> leader;
     private final Controller.BacklogSource backlog;
     private final AtomicLong refusedBodyBytes = new AtomicLong();
     private @Nullable DisposableServer server;
@@ -63,10 +63,23 @@ public final class ExchangeServer {
      */
     public ExchangeServer(Controller controller, ExchangeConfig config, NetServer net,
             Supplier<Optional<String>> leaderUrl, Controller.BacklogSource backlog) {
+        this(controller, config, backlog, net, () -> leaderUrl.get().map(ControllerLeader::at)
+                .orElse(ControllerLeader.HERE));
+    }
+
+    /**
+     * The exchange of one of a cluster's controller replicas (or of its brokers' process): it answers while
+     * {@code leader} says {@link ControllerLeader#HERE}, redirects to the leader's URL with 307 while another
+     * replica leads, and answers 503 while no leader is known.
+     *
+     * @param net who may call, the port's limits and TLS
+     */
+    public ExchangeServer(Controller controller, ExchangeConfig config, Controller.BacklogSource backlog,
+            NetServer net, Supplier<ControllerLeader> leader) {
         this.controller = controller.maxBodyBytes(config.maxBodyBytes());
         this.config = config;
         this.net = net;
-        this.leaderUrl = leaderUrl;
+        this.leader = leader;
         this.backlog = backlog;
     }
 
@@ -130,10 +143,13 @@ public final class ExchangeServer {
             return text(response, r.status(), r.reason());
         }
         String caller = ((Principal.Cluster) ((Verdict.Allowed) verdict).principal()).name();
-        Optional<String> leader = leaderUrl.get();
-        if (leader.isPresent()) {
+        ControllerLeader where = leader.get();
+        if (where instanceof ControllerLeader.At at) {
             return response.status(HttpResponseStatus.TEMPORARY_REDIRECT)
-                    .header(HttpHeaderNames.LOCATION, leader.get() + EXCHANGE_PATH).send();
+                    .header(HttpHeaderNames.LOCATION, at.baseUrl() + EXCHANGE_PATH).send();
+        }
+        if (where instanceof ControllerLeader.Unknown unknown) {
+            return text(response, 503, "no controller leader here now (" + unknown.why() + "); try again");
         }
         return Bodies.read(request, config.maxBodyBytes()).flatMap(body -> {
             ExchangeRequest parsed;

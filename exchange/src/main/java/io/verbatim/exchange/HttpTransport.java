@@ -6,7 +6,10 @@ import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.exchange.proto.ExchangeResponse;
 import io.verbatim.net.NetClient;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.netty.ByteBufFlux;
@@ -17,15 +20,40 @@ import reactor.netty.http.client.HttpClient;
  * with this cluster's own token, following the peer's redirect to its leader.
  */
 public final class HttpTransport implements ExchangeTransport {
-    private final Map<String, String> peerUrls;
+    private final Map<String, List<String>> peerUrls;
+    /** Per peer, the index of the URL that answered last: where the next call goes first. */
+    private final Map<String, AtomicInteger> preferred = new ConcurrentHashMap<>();
     private final HttpClient client;
 
     /** @param peerUrls each peer's base URL (any of its controllers: a non-leader redirects) */
     public HttpTransport(Map<String, String> peerUrls, NetClient net) {
-        this.peerUrls = Map.copyOf(peerUrls);
+        this(net, peerUrls.entrySet().stream().collect(java.util.stream.Collectors.toMap(Map.Entry::getKey,
+                e -> List.of(e.getValue()))));
+    }
+
+    /**
+     * To peers whose controller replicas run as processes of their own: a call goes to the replica that
+     * answered last, a non-leader redirects it to the leader, and a replica that cannot be reached is passed
+     * over for the next one, in turn, within the same call.
+     *
+     * @param peerUrls each peer's controller replicas' base URLs (at least one each)
+     */
+    public static HttpTransport toReplicas(Map<String, List<String>> peerUrls, NetClient net) {
+        return new HttpTransport(net, peerUrls);
+    }
+
+    private HttpTransport(NetClient net, Map<String, List<String>> peerUrls) {
+        Map<String, List<String>> urls = new java.util.LinkedHashMap<>();
+        peerUrls.forEach((peer, list) -> {
+            if (list.isEmpty()) {
+                throw new IllegalArgumentException("no URL for peer '" + peer + "'");
+            }
+            urls.put(peer, List.copyOf(list));
+        });
+        this.peerUrls = java.util.Collections.unmodifiableMap(urls);
         String authorization = net.authorization();
         java.util.Set<String> origins = new java.util.HashSet<>();
-        peerUrls.values().forEach(url -> origins.add(origin(url)));
+        urls.values().forEach(list -> list.forEach(url -> origins.add(origin(url))));
         // Reactor Netty drops the credentials when a redirect leads to another host or port. The leader a peer
         // redirects to is as much that peer as the follower was, so they go along again, but only to a scheme
         // and host some peer is configured at: a redirect elsewhere (or from https to http) never carries this
@@ -49,11 +77,24 @@ public final class HttpTransport implements ExchangeTransport {
 
     @Override
     public Mono<ExchangeResponse> send(String peer, ExchangeRequest request) {
-        String base = peerUrls.get(peer);
-        if (base == null) {
+        List<String> urls = peerUrls.get(peer);
+        if (urls == null) {
             return Mono.error(new ExchangeException(400, "no URL for peer '" + peer + "'"));
         }
         byte[] body = request.toByteArray();
+        AtomicInteger first = preferred.computeIfAbsent(peer, p -> new AtomicInteger());
+        return attempt(peer, body, urls, first, first.get(), 0);
+    }
+
+    private Mono<ExchangeResponse> attempt(String peer, byte[] body, List<String> urls, AtomicInteger first, int start,
+            int tried) {
+        int index = (start + tried) % urls.size();
+        return post(peer, urls.get(index), body).doOnNext(answer -> first.set(index))
+                .onErrorResume(e -> !(e instanceof ExchangeException) && tried + 1 < urls.size(),
+                        e -> attempt(peer, body, urls, first, start, tried + 1));
+    }
+
+    private Mono<ExchangeResponse> post(String peer, String base, byte[] body) {
         return client.post().uri(base + ExchangeServer.EXCHANGE_PATH)
                 .send(ByteBufFlux.fromInbound(Mono.just(body)))
                 .responseSingle((response, content) -> content.asByteArray().defaultIfEmpty(new byte[0]).flatMap(bytes -> {

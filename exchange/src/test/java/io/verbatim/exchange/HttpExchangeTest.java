@@ -174,6 +174,68 @@ class HttpExchangeTest {
         }
     }
 
+    /**
+     * To a peer whose controller replicas run as processes of their own: a replica that cannot be reached is
+     * passed over within the call, and the one that answered is tried first next time.
+     */
+    @Test
+    void anUnreachableReplicaIsPassedOverAndTheOneThatAnsweredIsTriedFirst() throws Exception {
+        start(Map.of("a", Layout.initial(1, 1, 0), "b", Layout.initial(1, 1, 0)));
+        pushers.forEach(Pusher::dispose);
+        // A replica whose process is going down: it takes the connection and closes it at once.
+        java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+        try (java.net.ServerSocket closing = new java.net.ServerSocket(0, 50,
+                java.net.InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                while (!closing.isClosed()) {
+                    try (java.net.Socket socket = closing.accept()) {
+                        accepted.incrementAndGet();
+                    } catch (java.io.IOException e) {
+                        return;
+                    }
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            String down = "http://127.0.0.1:" + closing.getLocalPort();
+            HttpTransport transport = HttpTransport.toReplicas(Map.of("a", List.of(down, servers.get("a").baseUrl())),
+                    client("b"));
+            ExchangeRequest request = controllers.get("b").stateFor("a").block(Duration.ofSeconds(5));
+            assertThat(transport.send("a", request).block(Duration.ofSeconds(10)).getCluster()).isEqualTo("a");
+            assertThat(accepted).hasValue(1);
+            assertThat(transport.send("a", request).block(Duration.ofSeconds(10)).getCluster()).isEqualTo("a");
+            assertThat(accepted).as("the replica that answered is tried first").hasValue(1);
+
+            // Every replica unreachable: the call fails (the pusher retries), with no status of an answer.
+            HttpTransport nowhere = HttpTransport.toReplicas(Map.of("a", List.of(down, down)), client("b"));
+            assertThatThrownBy(() -> nowhere.send("a", request).block(Duration.ofSeconds(10)))
+                    .isNotInstanceOf(ExchangeException.class);
+            assertThat(accepted).hasValue(3);
+        }
+        assertThatThrownBy(() -> HttpTransport.toReplicas(Map.of("a", List.of()), client("b")))
+                .hasMessageContaining("no URL for peer 'a'");
+    }
+
+    /** While no replica leads (an election), a replica answers 503, and the caller's call fails to be retried. */
+    @Test
+    void aReplicaThatKnowsNoLeaderAnswers503() {
+        start(Map.of("a", Layout.initial(1, 1, 0), "b", Layout.initial(1, 1, 0)));
+        pushers.forEach(Pusher::dispose);
+        ExchangeServer electing = new ExchangeServer(controllers.get("a"), CONFIG, Controller.BacklogSource.NONE, NET,
+                () -> ControllerLeader.unknown("no leader elected in term 3")).start(0);
+        try {
+            HttpTransport transport = new HttpTransport(Map.of("a", electing.baseUrl()), client("b"));
+            assertThatThrownBy(() -> controllers.get("b").stateFor("a").flatMap(r -> transport.send("a", r))
+                    .block(Duration.ofSeconds(10)))
+                    .isInstanceOfSatisfying(ExchangeException.class, e -> {
+                        assertThat(e.status()).isEqualTo(503);
+                        assertThat(e.getMessage()).contains("no leader elected in term 3");
+                    });
+        } finally {
+            electing.stop();
+        }
+    }
+
     /** A redirect is followed, but this cluster's token goes only to a scheme and host some peer is configured at. */
     @Test
     void aRedirectToAHostNoPeerIsAtCarriesNoToken() {
