@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.verbatim.exchange.ControllerLeader;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
@@ -17,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
@@ -41,14 +43,26 @@ import reactor.netty.http.server.HttpServerRoutes;
 final class AdminApi {
     static final String PREFIX = "/admin/v2/scalable/";
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(AdminApi.class);
 
     private final AdminOperations node;
     private final NetServer net;
+    private final Supplier<ControllerLeader> leader;
 
     /** @param net who may call: the admin token only */
     AdminApi(AdminOperations node, NetServer net) {
+        this(node, net, () -> ControllerLeader.HERE);
+    }
+
+    /**
+     * @param leader where the cluster's controller leader is: an operation is carried out while it is here,
+     *        redirected there (307, the same path and query) while another replica leads, refused with 503
+     *        while none is known
+     */
+    AdminApi(AdminOperations node, NetServer net, Supplier<ControllerLeader> leader) {
         this.node = node;
         this.net = net;
+        this.leader = leader;
     }
 
     void register(HttpServerRoutes routes) {
@@ -176,6 +190,14 @@ final class AdminApi {
         if (net.check(request, Role.ADMIN, "layout operations") instanceof Verdict.Refused r) {
             return send(response, refusal(r.status(), r.reason()));
         }
+        ControllerLeader where = leader.get();
+        if (where instanceof ControllerLeader.At at) {
+            return response.status(HttpResponseStatus.TEMPORARY_REDIRECT)
+                    .header(HttpHeaderNames.LOCATION, at.baseUrl() + request.uri()).send();
+        }
+        if (where instanceof ControllerLeader.Unknown unknown) {
+            return send(response, refusal(503, "no controller leader now (" + unknown.why() + "); try again"));
+        }
         Map<String, String> params;
         try {
             params = Query.parse(request.uri());
@@ -194,7 +216,28 @@ final class AdminApi {
         }
         return answer.onErrorResume(IllegalArgumentException.class,
                         e -> Mono.just(refusal(400, String.valueOf(e.getMessage()))))
+                .onErrorResume(e -> Mono.just(unavailable(e)))
                 .flatMap(a -> send(response, a));
+    }
+
+    /**
+     * What the metadata log could not do now, said as such: no longer the leader, or a leader change that lost
+     * the change (503, try again), or a commit whose outcome is unknown (503: read the layout before trying
+     * again); anything else is a 500 naming the error.
+     */
+    private static Answer unavailable(Throwable e) {
+        String why = e.getMessage() == null ? e.toString() : e.getMessage();
+        if (e instanceof io.verbatim.metastore.server.NotLeaderException
+                || e instanceof io.verbatim.metastore.server.CommandLostException
+                || e instanceof io.verbatim.metastore.server.ReadTimeoutException) {
+            return refusal(503, "the metadata log could not take the change now (" + why + "); try again");
+        }
+        if (e instanceof io.verbatim.metastore.server.CommandOutcomeUnknownException) {
+            return refusal(503, "the change may or may not have been committed (" + why + "); read the layout before "
+                    + "trying again");
+        }
+        LOG.warn("an admin operation failed: {}", e.toString());
+        return refusal(500, "the operation failed: " + why);
     }
 
     private static long segment(Map<String, String> params, String name) {

@@ -75,19 +75,42 @@ public final class ClusterNode implements AutoCloseable {
     /** Sealed segments garbage collection deleted, per topic. */
     public static final String PRUNED = GarbageCollector.PRUNED;
 
-    /** Where a peer is reached: its controller's admin URL and its brokers' ingest URLs. */
-    public record Address(String adminUrl, List<String> brokerUrls) {
+    /**
+     * Where a peer is reached: its admin URL, its brokers' ingest URLs, and where its exchange answers (its
+     * controller replicas' admin URLs when they run as processes of their own, else its admin URL).
+     */
+    public record Address(String adminUrl, List<String> brokerUrls, List<String> exchangeUrls) {
+        public Address {
+            brokerUrls = List.copyOf(brokerUrls);
+            exchangeUrls = List.copyOf(exchangeUrls);
+            if (exchangeUrls.isEmpty()) {
+                throw new IllegalArgumentException("no exchange URL for " + adminUrl);
+            }
+        }
+
+        public Address(String adminUrl, List<String> brokerUrls) {
+            this(adminUrl, brokerUrls, List.of(adminUrl));
+        }
+
         /**
          * Where cluster {@code name} of {@code config} is reached: its advertised address and named ports, over
          * HTTPS when it serves TLS.
          */
         public static Address of(VerbatimConfig config, String name) {
-            Addresses a = config.cluster(name).addresses();
+            ClusterConfig cluster = config.cluster(name);
+            Addresses a = cluster.addresses();
             String scheme = config.security().tls(name).isPresent() ? "https" : "http";
-            return new Address(a.advertisedUrl(scheme, a.adminPort()),
-                    a.brokerPorts().stream().map(p -> a.advertisedUrl(scheme, p)).toList());
+            String admin = a.advertisedUrl(scheme, a.adminPort());
+            List<String> exchange = cluster.separateControllers()
+                    ? cluster.controllers().stream().map(c -> c.adminUrl(scheme)).toList() : List.of(admin);
+            return new Address(admin, a.brokerPorts().stream().map(p -> a.advertisedUrl(scheme, p)).toList(), exchange);
         }
     }
+
+    /** How long the brokers' process waits for a topic's first layout from the metadata log. */
+    private static final Duration FIRST_LAYOUT_WAIT = Duration.ofSeconds(60);
+    /** How often the brokers' process reports to its controller leader at least. */
+    private static final Duration REPORT_INTERVAL = Duration.ofSeconds(1);
 
     private final VerbatimConfig config;
     private final ClusterConfig self;
@@ -96,6 +119,8 @@ public final class ClusterNode implements AutoCloseable {
     private final LayoutStore store;
     /** The metadata log the store is on, when this node runs one. */
     private final Optional<ControllerGroup> group;
+    /** The brokers' side of a metadata log whose controller replicas run as processes of their own. */
+    private final Optional<ControllerLink> link;
     private @Nullable ExchangeTransport exchangeTransport;
     private final java.util.concurrent.atomic.AtomicLong failovers = new java.util.concurrent.atomic.AtomicLong();
     private final Controller controller;
@@ -135,11 +160,41 @@ public final class ClusterNode implements AutoCloseable {
      * @param dataDir where the metadata log keeps its members' logs and snapshots; empty: in memory
      */
     public ClusterNode(VerbatimConfig config, String name, Optional<Path> dataDir, Scheduler timer, Scheduler cpu) {
-        this(config, name, ControllerGroup.start(name, config.cluster(name).brokers(), dataDir, timer), timer, cpu);
+        this(config, name, ControllerGroup.start(name, config.cluster(name).brokers(),
+                config.metadataLog().timing(), dataDir, timer), timer, cpu);
     }
 
     private ClusterNode(VerbatimConfig config, String name, ControllerGroup group, Scheduler timer, Scheduler cpu) {
-        this(config, name, group.store(), Optional.of(group), timer, cpu);
+        this(config, name, group.store(), Optional.of(group), Optional.empty(), timer, cpu);
+    }
+
+    private ClusterNode(VerbatimConfig config, String name, ControllerLink link, Scheduler timer, Scheduler cpu) {
+        this(config, name, link.store(), Optional.empty(), Optional.of(link), timer, cpu);
+    }
+
+    /**
+     * The brokers of a cluster whose controller replicas run as processes of their own (the configuration
+     * names them: {@code clusters[].controllers}): this process is the metadata log's listener
+     * {@value io.verbatim.config.ControllerReplica#BROKERS} and watches layouts from its replica; the
+     * controller leader creates the topics, runs the exchange, the admin operations, the policy and garbage
+     * collection on what these brokers report (see {@link ControllerLink}). Exchange and admin calls to this
+     * process's admin port are redirected to the leader.
+     *
+     * @param dataDir where the listener keeps its log and snapshots; empty: in memory
+     */
+    public static ClusterNode brokersOf(VerbatimConfig config, String name, Optional<Path> dataDir, Scheduler timer,
+            Scheduler cpu) {
+        if (!config.cluster(name).separateControllers()) {
+            throw new IllegalArgumentException("cluster " + name + " names no controllers: its controller replicas run "
+                    + "in the brokers' process");
+        }
+        ControllerLink link = new ControllerLink(config, name, dataDir);
+        try {
+            return new ClusterNode(config, name, link, timer, cpu);
+        } catch (RuntimeException e) {
+            link.close();
+            throw e;
+        }
     }
 
     /**
@@ -149,13 +204,14 @@ public final class ClusterNode implements AutoCloseable {
      * @param store where the controller commits the cluster's layouts and the brokers watch them
      */
     public ClusterNode(VerbatimConfig config, String name, LayoutStore store, Scheduler timer, Scheduler cpu) {
-        this(config, name, store, Optional.empty(), timer, cpu);
+        this(config, name, store, Optional.empty(), Optional.empty(), timer, cpu);
     }
 
     private ClusterNode(VerbatimConfig config, String name, LayoutStore store, Optional<ControllerGroup> group,
-            Scheduler timer, Scheduler cpu) {
+            Optional<ControllerLink> link, Scheduler timer, Scheduler cpu) {
         this.store = store;
         this.group = group;
+        this.link = link;
         this.config = config;
         this.self = config.cluster(name);
         this.timer = timer;
@@ -173,7 +229,7 @@ public final class ClusterNode implements AutoCloseable {
         this.net = new NetServer(config.security().authenticator(), config.network(), tls.map(Tls::serverContext));
         this.client = new NetClient(config.security().ownToken(name), config.network(), tls.map(Tls::clientContext));
         registry.config().commonTags("cluster", name);
-        this.policy = new PolicyLoop(name, config.autoScale(), controller, this::storage, load::get, this::consumers,
+        this.policy = new PolicyLoop(name, config.autoScale(), controller, this::layout, load::get, this::consumers,
                 registry, timer);
     }
 
@@ -204,8 +260,9 @@ public final class ClusterNode implements AutoCloseable {
             Layout initial = Layout.initial(t.initialSegments(), t.bucketBudget(), 0);
             ClusterImage image = restored.get(t.name());
             Layout start = image == null ? initial : image.layout();
-            Layout held = Objects.requireNonNull(store.get(t.name())
-                    .switchIfEmpty(Mono.defer(() -> store.create(t.name(), start))).block());
+            Layout held = Objects.requireNonNull(link.isPresent()
+                    ? link.get().first(t.name(), FIRST_LAYOUT_WAIT).block()
+                    : store.get(t.name()).switchIfEmpty(Mono.defer(() -> store.create(t.name(), start))).block());
             MemoryCluster storage = (image != null && image.layout().epoch() == held.epoch()
                     ? MemoryCluster.restore(name(), t.name(), image, timer)
                     : new MemoryCluster(name(), t.name(), held, timer))
@@ -236,7 +293,9 @@ public final class ClusterNode implements AutoCloseable {
                 return broker;
             });
         }
-        ExchangeServer exchange = new ExchangeServer(controller, config.exchange(), net, this::backlog);
+        ExchangeServer exchange = link.isPresent()
+                ? new ExchangeServer(controller, config.exchange(), this::backlog, net, link.get()::leader)
+                : new ExchangeServer(controller, config.exchange(), net, this::backlog);
         admin = bind(key() + ".adminPort", addresses.bindAddress(), addresses.adminPort(),
                 () -> exchange.start(addresses.bindAddress(), addresses.adminPort(), this::adminRoutes));
         new ExchangeMetricsBinder(controller).bindTo(registry);
@@ -245,6 +304,8 @@ public final class ClusterNode implements AutoCloseable {
                 .description("times another controller replica took over as the metadata log's leader")
                 .register(registry);
         new NetMetricsBinder(net).bindTo(registry);
+        link.ifPresent(l -> l.bindTo(registry));
+        group.ifPresent(g -> g.bindTo(registry));
         return this;
     }
 
@@ -276,18 +337,20 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Connects to the peers: pushes layouts to their controllers and replicates into their brokers. */
     public synchronized ClusterNode connect(Map<String, Address> peers) {
-        Map<String, String> adminUrls = new TreeMap<>();
-        peers.forEach((peer, address) -> adminUrls.put(peer, address.adminUrl()));
-        ExchangeTransport http = new HttpTransport(adminUrls, client);
+        Map<String, List<String>> exchangeUrls = new TreeMap<>();
+        peers.forEach((peer, address) -> exchangeUrls.put(peer, address.exchangeUrls()));
+        ExchangeTransport http = HttpTransport.toReplicas(exchangeUrls, client);
         Duration half = config.rtt().dividedBy(2);
         // The simulated WAN delays the exchange as it delays replication: half the round trip each way.
         ExchangeTransport transport = half.isZero() ? http : (peer, request) -> Mono.delay(half, timer)
                 .then(http.send(peer, request)).delayElement(half, timer);
         exchangeTransport = transport;
-        pusher = new Pusher(controller, transport, config.exchange(), timer).start();
+        if (link.isEmpty()) {
+            pusher = new Pusher(controller, transport, config.exchange(), timer).start();
+        }
         group.ifPresent(g -> running.add(g.leaders().skip(1).subscribe(this::failover)));
         ReplicatorConfig replicator = config.replication().forCluster(name());
-        ExchangeGate gate = exchangeGate(controller);
+        ExchangeGate gate = link.map(ControllerLink::gate).orElseGet(() -> exchangeGate(controller));
         for (var topic : topics.entrySet()) {
             for (String peer : peers()) {
                 Address address = peers.get(peer);
@@ -309,8 +372,15 @@ public final class ClusterNode implements AutoCloseable {
             }
         }
         rates.start(this::replicatedTotals);
+        if (link.isPresent()) {
+            // the controller leader decides on these brokers' reports
+            Duration every = config.autoScale().enabled() && config.autoScale().interval().compareTo(REPORT_INTERVAL) < 0
+                    ? config.autoScale().interval() : REPORT_INTERVAL;
+            link.get().start(every, this::report, this::untaken, timer);
+            return this;
+        }
         if (config.storage().pruneSealed()) {
-            loops.add(new GarbageCollector(name(), controller, this::storage, config.replication().messageTtl(), registry)
+            loops.add(new GarbageCollector(name(), controller, this::prunable, registry)
                     .start(topics(), config.storage().gcInterval(), timer));
         }
         if (config.autoScale().enabled()) {
@@ -543,6 +613,31 @@ public final class ClusterNode implements AutoCloseable {
         }
     }
 
+    /** The sealed segments of {@code topic} nothing needs any more (backlog older than the message TTL does not pin). */
+    List<Long> prunable(String topic) {
+        return storage(topic).prunable(config.replication().messageTtl().toMillis());
+    }
+
+    /** What the brokers tell the controller leader (a cluster with controller replicas of their own). */
+    private BrokerReport report() {
+        Map<String, BrokerReport.Topic> out = new LinkedHashMap<>();
+        for (String topic : topics.keySet()) {
+            out.put(topic, new BrokerReport.Topic(load(topic).drain(), consumers(topic),
+                    config.storage().pruneSealed() && !stopping ? prunable(topic) : List.of()));
+        }
+        return new BrokerReport(out);
+    }
+
+    /** A report the controller leader did not take: its load counts again in the next one. */
+    private void untaken(BrokerReport report) {
+        report.topics().forEach((topic, t) -> {
+            LoadTracker tracker = load.get(topic);
+            if (tracker != null) {
+                tracker.add(t.load());
+            }
+        });
+    }
+
     /** How many consumers the topic's largest open subscription has (what the policy splits for). */
     private int consumers(String topic) {
         return subscriptions.getOrDefault(topic, List.of()).stream().filter(s -> !s.isDisposed())
@@ -629,7 +724,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** The metadata log's members as this process runs them (empty without a metadata log). */
     public List<io.verbatim.metastore.raft.RaftStatus> metadataLog() {
-        return group.map(ControllerGroup::statuses).orElse(List.of());
+        return link.map(l -> List.of(l.status())).orElseGet(() -> group.map(ControllerGroup::statuses).orElse(List.of()));
     }
 
     /** Stops every broker's ingest endpoint: connections into this cluster drop, new ones are refused. */
@@ -643,7 +738,8 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     private void adminRoutes(HttpServerRoutes routes) {
-        new AdminApi(operations, net).register(routes);
+        (link.isPresent() ? new AdminApi(operations, net, link.get()::leader) : new AdminApi(operations, net))
+                .register(routes);
         new TopicsApi(this, net, config.exchange().maxBodyBytes()).register(routes);
         routes.get("/metrics", net.guard(Role.STATUS, "the metrics", (request, response) -> response
                 .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
@@ -717,6 +813,7 @@ public final class ClusterNode implements AutoCloseable {
             processMetrics.close();
         }
         group.ifPresent(ControllerGroup::close);
+        link.ifPresent(ControllerLink::close);
         registry.close();
     }
 }

@@ -1,5 +1,6 @@
 package io.verbatim.runtime;
 
+import io.verbatim.config.MetadataLogConfig;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
 import io.verbatim.metastore.proto.RaftPeerProto;
 import io.verbatim.metastore.proto.RaftPeerRole;
@@ -36,17 +37,23 @@ import reactor.core.scheduler.Schedulers;
  */
 final class ControllerGroup implements AutoCloseable {
     static final List<String> VOTERS = List.of("c1", "c2", "c3");
-    /**
-     * 50 ms ticks: an election timeout of 0.5–1 s, heartbeats every 100 ms (shorter timeouts made elections,
-     * and so controller failovers, frequent on a loaded two-core machine).
-     */
-    static final RaftServer.Options OPTIONS = new RaftServer.Options(Duration.ofMillis(50), 10_000,
-            Duration.ofSeconds(5));
+    /** What the driver of each member runs on, from the configuration's {@code metadataLog} timing. */
+    static RaftServer.Options options(MetadataLogConfig.Timing timing) {
+        return new RaftServer.Options(timing.tick(), timing.snapshotEvery(), timing.readTimeout());
+    }
+
+    /** Member {@code member} of group {@code cluster}'s core settings, on the configuration's timing. */
+    static RaftConfig raft(String member, String cluster, MetadataLogConfig.Timing timing) {
+        return new RaftConfig(member, cluster, timing.electionTicks(), timing.heartbeatTicks(), 1 << 20, 8, true, true,
+                1 << 20);
+    }
 
     private final String cluster;
     private final List<String> listeners;
     private final Optional<Path> dataDir;
+    private final MetadataLogConfig.Timing timing;
     private final MemoryNetwork network;
+    private final Scheduler networkThread;
     private final RaftConfigurationProto configuration;
     private final Map<String, RaftServer> members = new LinkedHashMap<>();
     private final Map<String, LayoutRegister> registers = new LinkedHashMap<>();
@@ -54,14 +61,18 @@ final class ControllerGroup implements AutoCloseable {
     private final Map<String, Scheduler> threads = new LinkedHashMap<>();
     private final LeaderLayoutStore store;
 
-    private ControllerGroup(String cluster, int brokers, Optional<Path> dataDir, Scheduler timer) {
+    private ControllerGroup(String cluster, int brokers, MetadataLogConfig.Timing timing, Optional<Path> dataDir,
+            Scheduler timer) {
         this.cluster = cluster;
         this.dataDir = dataDir;
+        this.timing = timing;
         this.listeners = new ArrayList<>();
         for (int i = 0; i < brokers; i++) {
             listeners.add("b" + i);
         }
-        this.network = new MemoryNetwork(cluster, Schedulers.parallel(), new SplittableRandom(cluster.hashCode()));
+        // deliveries on a thread of the group's own: never held up by other work on a shared scheduler
+        this.networkThread = Schedulers.newSingle("raft-" + cluster + "-network", true);
+        this.network = new MemoryNetwork(cluster, networkThread, new SplittableRandom(cluster.hashCode()));
         RaftConfigurationProto.Builder conf = RaftConfigurationProto.newBuilder();
         VOTERS.forEach(v -> conf.addPeers(RaftPeerProto.newBuilder().setId(v)));
         listeners.forEach(l -> conf.addListeners(RaftPeerProto.newBuilder().setId(l)));
@@ -75,8 +86,9 @@ final class ControllerGroup implements AutoCloseable {
     }
 
     /** Starts the group of {@code cluster} with a listener per broker. */
-    static ControllerGroup start(String cluster, int brokers, Optional<Path> dataDir, Scheduler timer) {
-        return new ControllerGroup(cluster, brokers, dataDir, timer);
+    static ControllerGroup start(String cluster, int brokers, MetadataLogConfig.Timing timing, Optional<Path> dataDir,
+            Scheduler timer) {
+        return new ControllerGroup(cluster, brokers, timing, dataDir, timer);
     }
 
     private List<String> members() {
@@ -86,14 +98,14 @@ final class ControllerGroup implements AutoCloseable {
     }
 
     private synchronized void start(String member) {
-        RaftConfig config = new RaftConfig(member, cluster, 10, 2, 1 << 20, 8, true, true, 1 << 20);
+        RaftConfig config = raft(member, cluster, timing);
         LayoutRegister register = new LayoutRegister();
         RaftStorage storage = dataDir.<RaftStorage>map(d -> SegmentedRaftStorage.open(d.resolve("metadata").resolve(member),
                 StorageOptions.defaults())).orElseGet(MemoryRaftStorage::new);
         Scheduler thread = Schedulers.newSingle("raft-" + cluster + "-" + member, true);
         try {
             RaftServer server = RaftServer.start(config, configuration, storage, network.join(member), register,
-                    OPTIONS, thread, (cluster + "/" + member).hashCode());
+                    options(timing), thread, (cluster + "/" + member).hashCode());
             members.put(member, server);
             registers.put(member, register);
             stores.put(member, new RaftLayoutStore(server, register));
@@ -103,6 +115,11 @@ final class ControllerGroup implements AutoCloseable {
             storage.close();
             throw e;
         }
+    }
+
+    /** Every member's state as gauges (see {@link MetadataLogMetrics}), tagged with the member. */
+    synchronized void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
+        members.forEach((member, server) -> MetadataLogMetrics.bind(server, member, registry));
     }
 
     /** The layout store the controller writes through and the brokers watch. */
@@ -154,5 +171,6 @@ final class ControllerGroup implements AutoCloseable {
         threads.values().forEach(Scheduler::dispose);
         members.clear();
         threads.clear();
+        networkThread.dispose();
     }
 }

@@ -25,16 +25,18 @@ final class GarbageCollector {
 
     private final String cluster;
     private final Controller controller;
-    private final Function<String, MemoryCluster> storage;
-    private final long messageTtlMs;
+    private final Function<String, List<Long>> prunable;
     private final MeterRegistry registry;
 
-    GarbageCollector(String cluster, Controller controller, Function<String, MemoryCluster> storage, Duration messageTtl,
+    /**
+     * @param prunable per topic, its sealed segments that nothing needs any more (what the brokers' storage
+     *        says: {@link MemoryCluster#prunable})
+     */
+    GarbageCollector(String cluster, Controller controller, Function<String, List<Long>> prunable,
             MeterRegistry registry) {
         this.cluster = cluster;
         this.controller = controller;
-        this.storage = storage;
-        this.messageTtlMs = messageTtl.toMillis();
+        this.prunable = prunable;
         this.registry = registry;
     }
 
@@ -46,7 +48,7 @@ final class GarbageCollector {
     }
 
     Mono<Void> collect(String topic) {
-        List<Long> prunable = storage.apply(topic).prunable(messageTtlMs);
+        List<Long> prunable = this.prunable.apply(topic);
         if (prunable.isEmpty()) {
             return Mono.empty();
         }

@@ -34,6 +34,29 @@ final class LoadTracker {
         c.bytesOut.add(bytes);
     }
 
+    /**
+     * What was counted per segment since the last drain, {@code [msgIn, bytesIn, msgOut, bytesOut]}, and resets
+     * it: what a brokers' process reports to its controller leader (see {@link #add} to put a report back).
+     */
+    Map<Long, long[]> drain() {
+        Map<Long, long[]> out = new HashMap<>();
+        counts.forEach((id, c) -> {
+            long[] v = {c.msgIn.sumThenReset(), c.bytesIn.sumThenReset(), c.msgOut.sumThenReset(), c.bytesOut.sumThenReset()};
+            if (v[0] != 0 || v[1] != 0 || v[2] != 0 || v[3] != 0) {
+                out.put(id, v);
+            }
+        });
+        return out;
+    }
+
+    /** Counts what {@link #drain} returned (on the controller leader, or back where a report was not taken). */
+    void add(Map<Long, long[]> drained) {
+        drained.forEach((id, v) -> {
+            produced(id, v[0], v[1]);
+            dispatched(id, v[2], v[3]);
+        });
+    }
+
     /** The rates since the previous sample, per segment seen; the first sample only starts the clock. */
     synchronized Map<Long, AutoScaler.Sample> sample(Iterable<Long> activeSegments, AutoScaleConfig config,
             long nowMs) {

@@ -27,15 +27,18 @@ import reactor.util.Loggers;
 public final class Node implements AutoCloseable {
     private static final Logger LOG = Loggers.getLogger(Node.class);
 
-    private final ClusterNode cluster;
+    private final Optional<ClusterNode> cluster;
+    private final Optional<ControllerReplicaNode> replica;
     private final Optional<NodeStateFile> state;
     private final Scheduler timer;
     private final Scheduler cpu;
     private final String started;
     private boolean stopped;
 
-    private Node(ClusterNode cluster, Optional<NodeStateFile> state, Scheduler timer, Scheduler cpu, String started) {
+    private Node(Optional<ClusterNode> cluster, Optional<ControllerReplicaNode> replica, Optional<NodeStateFile> state,
+            Scheduler timer, Scheduler cpu, String started) {
         this.cluster = cluster;
+        this.replica = replica;
         this.started = started;
         this.state = state;
         this.timer = timer;
@@ -49,13 +52,56 @@ public final class Node implements AutoCloseable {
      * @throws IllegalArgumentException when the configuration cannot run as separate processes (it names the key)
      */
     public static Node start(VerbatimConfig config, String name, Optional<Path> dataDir) {
+        return start(config, name, Optional.empty(), dataDir);
+    }
+
+    /**
+     * Starts {@code member} of cluster {@code name}, a cluster whose controller replicas run as processes of
+     * their own ({@code clusters[].controllers}): one of its controller replicas ({@code c1}, …), or its
+     * brokers ({@value io.verbatim.config.ControllerReplica#BROKERS}); without a member, the whole cluster
+     * (its controller replicas in this process).
+     *
+     * @throws IllegalArgumentException when the configuration cannot run so (it names the key or the member)
+     */
+    public static Node start(VerbatimConfig config, String name, Optional<String> member, Optional<Path> dataDir) {
         ClusterConfig self = config.cluster(name);
+        String key = "clusters[" + config.clusters().indexOf(self) + "]";
+        if (self.separateControllers() && member.isEmpty()) {
+            throw new IllegalArgumentException(key + " (" + name + ") runs its controller replicas as processes of their "
+                    + "own: start each with --member " + String.join("|", self.controllers().stream()
+                            .map(io.verbatim.config.ControllerReplica::id).toList()) + ", and its brokers with --member "
+                    + io.verbatim.config.ControllerReplica.BROKERS);
+        }
+        if (!self.separateControllers() && member.isPresent()) {
+            throw new IllegalArgumentException(key + " (" + name + ") names no controllers: its controller replicas run "
+                    + "in its brokers' process (start it without --member)");
+        }
+        boolean brokers = member.map(io.verbatim.config.ControllerReplica.BROKERS::equals).orElse(true);
+        if (!brokers) {
+            String id = member.orElseThrow();
+            if (self.controller(id).isEmpty()) {
+                throw new IllegalArgumentException("--member " + id + " is not a member of " + name + " (it has "
+                        + self.controllers().stream().map(io.verbatim.config.ControllerReplica::id).toList() + " and "
+                        + io.verbatim.config.ControllerReplica.BROKERS + ")");
+            }
+        }
         for (int i = 0; i < config.clusters().size(); i++) {
             Addresses a = config.clusters().get(i).addresses();
             if (!a.fixedPorts()) {
                 throw new IllegalArgumentException("clusters[" + i + "] (" + config.clusters().get(i).name()
                         + "): a node needs every cluster's adminPort and brokerPorts named (0 picks a free port, "
                         + "which peers in other processes cannot know)");
+            }
+        }
+        if (!brokers) {
+            Scheduler timer = Threads.timer();
+            try {
+                ControllerReplicaNode replica = ControllerReplicaNode.start(config, name, member.orElseThrow(), dataDir,
+                        timer);
+                return new Node(Optional.empty(), Optional.of(replica), Optional.empty(), timer, timer, replica.describe());
+            } catch (RuntimeException e) {
+                timer.dispose();
+                throw e;
             }
         }
         Optional<NodeStateFile> state = dataDir.map(NodeStateFile::new);
@@ -70,7 +116,15 @@ public final class Node implements AutoCloseable {
         });
         Scheduler timer = Threads.timer();
         Scheduler cpu = Threads.cpu();
-        ClusterNode node = new ClusterNode(config, name, dataDir, timer, cpu).restore(images);
+        ClusterNode node;
+        try {
+            node = (member.isPresent() ? ClusterNode.brokersOf(config, name, dataDir, timer, cpu)
+                    : new ClusterNode(config, name, dataDir, timer, cpu)).restore(images);
+        } catch (RuntimeException e) {
+            timer.dispose();
+            cpu.dispose();
+            throw e;
+        }
         try {
             node.start();
             Map<String, ClusterNode.Address> peers = new LinkedHashMap<>();
@@ -87,15 +141,21 @@ public final class Node implements AutoCloseable {
             cpu.dispose();
             throw e;
         }
-        return new Node(node, state, timer, cpu, describe(node, self, images));
+        return new Node(Optional.of(node), Optional.empty(), state, timer, cpu, describe(node, self, images));
     }
 
     private static String describe(ClusterNode cluster, ClusterConfig self, Map<String, ClusterImage> images) {
         List<String> lines = new ArrayList<>();
         lines.add(cluster.name() + ": node started" + (images.isEmpty() ? "" : " from the state of its last clean stop ("
                 + images.size() + " topic(s))"));
-        lines.add("  controller (exchange, admin, status, metrics) " + cluster.adminUrl() + " bound to "
-                + self.addresses().bindAddress() + ":" + cluster.adminPort());
+        lines.add((self.separateControllers() ? "  brokers' admin (produce, image, status, metrics; exchange and admin "
+                + "redirect to the controller leader) " : "  controller (exchange, admin, status, metrics) ")
+                + cluster.adminUrl() + " bound to " + self.addresses().bindAddress() + ":" + cluster.adminPort());
+        if (self.separateControllers()) {
+            lines.add("  metadata log listener " + self.addresses().advertisedAddress() + ":" + self.addresses().raftPort()
+                    + ", controller replicas " + self.controllers().stream().map(c -> c.id() + " " + c.raftAddress())
+                            .toList());
+        }
         List<String> brokers = cluster.brokerUrls();
         for (int i = 0; i < brokers.size(); i++) {
             lines.add("  broker " + i + " (ingest) " + brokers.get(i));
@@ -109,8 +169,25 @@ public final class Node implements AutoCloseable {
         return started;
     }
 
+    /**
+     * The cluster this node runs (its brokers, and its controller unless the controller replicas run as
+     * processes of their own).
+     *
+     * @throws IllegalStateException on a controller replica's node
+     */
     public ClusterNode cluster() {
-        return cluster;
+        return cluster.orElseThrow(() -> new IllegalStateException("this node runs controller replica "
+                + replica.map(ControllerReplicaNode::member).orElse("?") + ", not the cluster's brokers"));
+    }
+
+    /** The controller replica this node runs, if it runs one. */
+    public Optional<ControllerReplicaNode> replica() {
+        return replica;
+    }
+
+    /** Its admin port's URL as peers reach it. */
+    public String adminUrl() {
+        return cluster.map(ClusterNode::adminUrl).orElseGet(() -> replica.orElseThrow().adminUrl());
     }
 
     /**
@@ -123,10 +200,13 @@ public final class Node implements AutoCloseable {
         }
         stopped = true;
         try {
-            Map<String, ClusterImage> images = cluster.stop(drainTimeout);
-            state.ifPresent(s -> {
-                s.write(cluster.name(), images, cluster.nowMs());
-                LOG.info("{}: state written to {}", cluster.name(), s.state());
+            replica.ifPresent(ControllerReplicaNode::close);
+            cluster.ifPresent(c -> {
+                Map<String, ClusterImage> images = c.stop(drainTimeout);
+                state.ifPresent(s -> {
+                    s.write(c.name(), images, c.nowMs());
+                    LOG.info("{}: state written to {}", c.name(), s.state());
+                });
             });
         } finally {
             timer.dispose();

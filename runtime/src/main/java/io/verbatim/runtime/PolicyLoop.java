@@ -7,7 +7,6 @@ import io.verbatim.exchange.Controller;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
-import io.verbatim.pipeline.memory.MemoryCluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -36,7 +35,7 @@ final class PolicyLoop {
     private final String cluster;
     private final AutoScaleConfig config;
     private final Controller controller;
-    private final Function<String, MemoryCluster> storage;
+    private final Function<String, Layout> layouts;
     private final Function<String, LoadTracker> load;
     private final ToIntFunction<String> consumers;
     private final MeterRegistry registry;
@@ -47,12 +46,12 @@ final class PolicyLoop {
     /**
      * @param consumers how many consumers the topic's largest open subscription has
      */
-    PolicyLoop(String cluster, AutoScaleConfig config, Controller controller, Function<String, MemoryCluster> storage,
+    PolicyLoop(String cluster, AutoScaleConfig config, Controller controller, Function<String, Layout> layouts,
             Function<String, LoadTracker> load, ToIntFunction<String> consumers, MeterRegistry registry, Scheduler timer) {
         this.cluster = cluster;
         this.config = config;
         this.controller = controller;
-        this.storage = storage;
+        this.layouts = layouts;
         this.load = load;
         this.consumers = consumers;
         this.registry = registry;
@@ -82,7 +81,7 @@ final class PolicyLoop {
     }
 
     Mono<Void> evaluate(String topic) {
-        Layout layout = storage.apply(topic).layout();
+        Layout layout = layouts.apply(topic);
         long now = timer.now(TimeUnit.MILLISECONDS);
         Map<Long, AutoScaler.Sample> samples = load.apply(topic).sample(
                 layout.activeSegments().stream().map(Segment::id).toList(), config, now);

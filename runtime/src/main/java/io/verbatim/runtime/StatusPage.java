@@ -127,7 +127,7 @@ final class StatusPage {
         return out;
     }
 
-    private static Mono<Void> json(HttpServerResponse response, Mono<?> body) {
+    static Mono<Void> json(HttpServerResponse response, Mono<?> body) {
         return body.map(b -> {
             try {
                 return JSON.writeValueAsString(b) + "\n";

@@ -1,0 +1,198 @@
+package io.verbatim.runtime;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.verbatim.config.ClusterConfig;
+import io.verbatim.config.ControllerReplica;
+import io.verbatim.config.VerbatimConfig;
+import io.verbatim.exchange.ControllerLeader;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.RaftServer;
+import io.verbatim.metastore.state.LayoutRegister;
+import io.verbatim.metastore.state.RaftLayoutStore;
+import io.verbatim.net.NetClient;
+import io.verbatim.pipeline.ExchangeGate;
+import io.verbatim.store.LayoutStore;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.netty.ByteBufFlux;
+import reactor.netty.http.client.HttpClient;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * The brokers' process's side of a cluster whose controller replicas run as processes of their own: the
+ * metadata log's listener ({@value ControllerReplica#BROKERS}), from whose replica the brokers watch
+ * layouts, and the report loop to the controller leader — every interval it sends the brokers' load, their
+ * subscriptions' consumers and their prunable segments ({@link BrokerReport}), and takes back the
+ * exchange's verdict on each peer, which gates the replicators (R-C11).
+ */
+final class ControllerLink implements AutoCloseable {
+    private static final Logger LOG = Loggers.getLogger(ControllerLink.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final VerbatimConfig config;
+    private final ClusterConfig self;
+    private final Scheduler thread;
+    private final RaftServer server;
+    private final NetworkedMember.Started member;
+    private final LayoutRegister register = new LayoutRegister();
+    private final RaftLayoutStore store;
+    private final List<String> urls;
+    private final HttpClient http;
+    private final Map<String, Sinks.Many<Boolean>> verdicts = new ConcurrentHashMap<>();
+    private volatile int preferred;
+    private volatile boolean failing;
+    private Disposable reporting = reactor.core.Disposables.disposed();
+
+    ControllerLink(VerbatimConfig config, String cluster, Optional<Path> dataDir) {
+        this(config, cluster, dataDir, new NetClient(config.security().ownToken(cluster), config.network(),
+                config.security().tls(cluster).map(io.verbatim.net.Tls::clientContext)));
+    }
+
+    private ControllerLink(VerbatimConfig config, String cluster, Optional<Path> dataDir, NetClient client) {
+        this.config = config;
+        this.self = config.cluster(cluster);
+        String scheme = config.security().tls(cluster).isPresent() ? "https" : "http";
+        this.urls = self.controllers().stream().map(c -> c.adminUrl(scheme)).toList();
+        this.thread = NetworkedMember.thread(cluster, ControllerReplica.BROKERS);
+        try {
+            this.member = NetworkedMember.start(config, self, ControllerReplica.BROKERS, dataDir, register, thread);
+            this.server = member.server();
+        } catch (RuntimeException e) {
+            thread.dispose();
+            throw e;
+        }
+        this.store = new RaftLayoutStore(server, register);
+        String authorization = client.authorization();
+        this.http = client.apply(HttpClient.create())
+                // a redirect to the leader, one of this cluster's own replicas, carries the cluster's token again
+                .followRedirect(true, redirected -> redirected.header(HttpHeaderNames.AUTHORIZATION, authorization))
+                .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/json"));
+        for (ClusterConfig c : config.clusters()) {
+            if (!c.name().equals(cluster)) {
+                verdicts.put(c.name(), Sinks.many().replay().latest());
+            }
+        }
+    }
+
+    /** The listener's meters (its state, transport and storage). */
+    void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
+        member.bindTo(registry);
+    }
+
+    /** The brokers' view of the cluster's layouts: their listener's replica (writes belong to the leader). */
+    LayoutStore store() {
+        return store;
+    }
+
+    /** The first layout of {@code topic}: the controller leader creates it, this waits until it arrives. */
+    Mono<io.verbatim.model.Layout> first(String topic, Duration within) {
+        return store.watch(topic).next().timeout(within).onErrorMap(java.util.concurrent.TimeoutException.class,
+                e -> new IllegalStateException(self.name() + ": no layout of " + topic + " from the metadata log within "
+                        + within + " (is a majority of the controller replicas " + urls + " up?)", e));
+    }
+
+    /** Where the controller leader is, as the listener knows it: where exchange and admin calls are redirected. */
+    ControllerLeader leader() {
+        RaftStatus s = server.status();
+        return ControllerReplicaNode.leaderUrl(config, self, s.leader()).map(ControllerLeader::at)
+                .orElseGet(() -> ControllerLeader.unknown("the brokers know no controller leader in term " + s.term()));
+    }
+
+    /** The replicators' gate: the controller leader's verdict on each peer, as its latest report answer said. */
+    ExchangeGate gate() {
+        return remote -> {
+            Sinks.Many<Boolean> v = verdicts.get(remote);
+            return v == null ? Flux.just(ExchangeGate.Readiness.UNSUPPORTED)
+                    : v.asFlux().distinctUntilChanged()
+                            .map(ok -> ok ? ExchangeGate.Readiness.READY : ExchangeGate.Readiness.UNSUPPORTED);
+        };
+    }
+
+    /** Reports every {@code interval} what {@code report} builds; a report not taken is put back by {@code untaken}. */
+    synchronized void start(Duration interval, Supplier<BrokerReport> report,
+            java.util.function.Consumer<BrokerReport> untaken, Scheduler timer) {
+        reporting = Flux.interval(Duration.ZERO, interval, timer).onBackpressureDrop()
+                .concatMap(tick -> {
+                    BrokerReport r = report.get();
+                    return send(r, 0).doOnError(e -> untaken.accept(r)).onErrorResume(e -> {
+                        if (!failing) {
+                            failing = true;
+                            LOG.warn("{}: the brokers' report to the controller leader failed ({}); trying every {}",
+                                    self.name(), e.toString(), interval);
+                        }
+                        return Mono.empty();
+                    });
+                })
+                .subscribe(this::answered, e -> LOG.error("{}: the brokers' reports stopped: {}", self.name(), e.toString()));
+    }
+
+    private void answered(BrokerReport.Answer answer) {
+        if (failing) {
+            failing = false;
+            LOG.info("{}: the brokers report to the controller leader again", self.name());
+        }
+        answer.verdicts().forEach((peer, ok) -> {
+            Sinks.Many<Boolean> v = verdicts.get(peer);
+            if (v != null) {
+                v.tryEmitNext(ok);
+            }
+        });
+    }
+
+    /** To the replica that answered last; an unreachable one is passed over for the next, in turn. */
+    private Mono<BrokerReport.Answer> send(BrokerReport report, int tried) {
+        int index = (preferred + tried) % urls.size();
+        byte[] body;
+        try {
+            body = JSON.writeValueAsBytes(report);
+        } catch (IOException e) {
+            return Mono.error(e);
+        }
+        return http.post().uri(urls.get(index) + BrokerReport.PATH).send(ByteBufFlux.fromInbound(Mono.just(body)))
+                .responseSingle((response, content) -> content.asByteArray().defaultIfEmpty(new byte[0]).flatMap(bytes -> {
+                    if (response.status().code() != 200) {
+                        return Mono.error(new IllegalStateException(urls.get(index) + " answered "
+                                + response.status().code() + ": " + new String(bytes, java.nio.charset.StandardCharsets.UTF_8)));
+                    }
+                    try {
+                        return Mono.just(JSON.readValue(bytes, BrokerReport.Answer.class));
+                    } catch (IOException e) {
+                        return Mono.error(e);
+                    }
+                }))
+                .doOnNext(a -> preferred = index)
+                .onErrorResume(e -> tried + 1 < urls.size(), e -> send(report, tried + 1));
+    }
+
+    /** The listener as it reports itself. */
+    RaftStatus status() {
+        return server.status();
+    }
+
+    /** Whether the listener knows a leader now. */
+    boolean knowsLeader() {
+        RaftStatus s = server.status();
+        return s.role() == RaftPeerRole.LISTENER && !s.leader().isEmpty();
+    }
+
+    @Override
+    public synchronized void close() {
+        reporting.dispose();
+        server.close();
+        thread.dispose();
+    }
+}

@@ -1,0 +1,117 @@
+package io.verbatim.runtime;
+
+import io.verbatim.config.ClusterConfig;
+import io.verbatim.config.ControllerReplica;
+import io.verbatim.config.VerbatimConfig;
+import io.verbatim.metastore.proto.RaftConfigurationProto;
+import io.verbatim.metastore.proto.RaftPeerProto;
+import io.verbatim.metastore.raft.RaftConfig;
+import io.verbatim.metastore.server.RaftServer;
+import io.verbatim.metastore.server.StateMachine;
+import io.verbatim.metastore.storage.MemoryRaftStorage;
+import io.verbatim.metastore.storage.RaftStorage;
+import io.verbatim.metastore.storage.SegmentedRaftStorage;
+import io.verbatim.metastore.storage.StorageOptions;
+import io.verbatim.metastore.transport.NettyRaftTransport;
+import io.verbatim.net.Token;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * One member of a cluster's metadata log in this process, the others in theirs, over TCP: a controller
+ * replica (a voter) or the brokers' process (the listener {@value ControllerReplica#BROKERS}). The group is
+ * the cluster's controller replicas as voters and its brokers' process as the listener, the same in every
+ * process (what the configuration names); the transport authenticates with the cluster's own token (every
+ * member holds it) and runs TLS with the cluster's certificate when enabled.
+ */
+final class NetworkedMember {
+    private NetworkedMember() {
+    }
+
+    /** The group every member of {@code cluster} starts from (the configuration at index 0). */
+    static RaftConfigurationProto group(ClusterConfig cluster) {
+        RaftConfigurationProto.Builder conf = RaftConfigurationProto.newBuilder();
+        for (ControllerReplica c : cluster.controllers()) {
+            conf.addPeers(RaftPeerProto.newBuilder().setId(c.id()).setAddress(c.raftAddress()));
+        }
+        conf.addListeners(RaftPeerProto.newBuilder().setId(ControllerReplica.BROKERS).setAddress(brokersAddress(cluster)));
+        return conf.build();
+    }
+
+    private static String brokersAddress(ClusterConfig cluster) {
+        String host = cluster.addresses().advertisedAddress();
+        return (host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + cluster.addresses().raftPort();
+    }
+
+    /**
+     * Starts {@code member} of {@code cluster}'s metadata log on {@code thread}, its log on disk under
+     * {@code <dataDir>/metadata/<member>} (in memory without a data directory).
+     */
+    /** A started member, with what its meters read. */
+    record Started(String member, RaftServer server, NettyRaftTransport transport, RaftStorage storage) {
+        /** Its state, its transport's and (on disk) its storage's meters, tagged with the member. */
+        void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
+            new io.verbatim.metastore.transport.RaftTransportMetricsBinder(transport.metrics()).bindTo(registry);
+            if (storage instanceof SegmentedRaftStorage segmented) {
+                new io.verbatim.metastore.storage.StorageMetricsBinder(segmented).bindTo(registry);
+            }
+            MetadataLogMetrics.bind(server, member, registry);
+        }
+    }
+
+    static Started start(VerbatimConfig config, ClusterConfig cluster, String member, Optional<Path> dataDir,
+            StateMachine machine, Scheduler thread) {
+        Map<String, String> peers = new LinkedHashMap<>();
+        String bindHost = cluster.addresses().bindAddress();
+        int bindPort = cluster.addresses().raftPort();
+        for (ControllerReplica c : cluster.controllers()) {
+            if (c.id().equals(member)) {
+                bindHost = c.bindAddress();
+                bindPort = c.raftPort();
+            } else {
+                peers.put(c.id(), c.raftAddress());
+            }
+        }
+        if (!member.equals(ControllerReplica.BROKERS)) {
+            peers.put(ControllerReplica.BROKERS, brokersAddress(cluster));
+        }
+        NettyRaftTransport.Builder transport = NettyRaftTransport.builder(member, cluster.name(),
+                Token.clear(config.security().ownToken(cluster.name())))
+                .bind(bindHost, bindPort).peers(peers).limits(config.network())
+                // its inbound and timers on the member's own thread (where every step runs anyway), never on a
+                // shared scheduler other work of the process could hold up
+                .scheduler(thread)
+                // every member of the cluster presents the cluster's certificate: its name is the cluster's
+                .certificateNameCheck(false);
+        config.security().tls(cluster.name()).ifPresent(transport::tls);
+        RaftStorage storage = dataDir.<RaftStorage>map(d -> SegmentedRaftStorage.open(d.resolve("metadata").resolve(member),
+                StorageOptions.defaults())).orElseGet(MemoryRaftStorage::new);
+        NettyRaftTransport net;
+        try {
+            net = transport.start();
+        } catch (RuntimeException e) {
+            storage.close();
+            throw e;
+        }
+        RaftConfig raft = ControllerGroup.raft(member, cluster.name(), config.metadataLog().timing());
+        try {
+            RaftServer server = RaftServer.start(raft, group(cluster), storage, net, machine,
+                    ControllerGroup.options(config.metadataLog().timing()), thread,
+                    (cluster.name() + "/" + member + "/" + System.nanoTime()).hashCode());
+            return new Started(member, server, net, storage);
+        } catch (RuntimeException e) {
+            net.close();
+            storage.close();
+            throw e;
+        }
+    }
+
+    /** A member's own thread. */
+    static Scheduler thread(String cluster, String member) {
+        return Schedulers.newSingle("raft-" + cluster + "-" + member, true);
+    }
+}

@@ -1,0 +1,215 @@
+package io.verbatim.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.verbatim.config.VerbatimConfig;
+import io.verbatim.exchange.ControllerLeader;
+import io.verbatim.exchange.ExchangeServer;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A cluster's three controller replicas and its brokers, each as {@code verbatim node --member} would run
+ * it, here in one JVM on loopback over TCP, beside a peer cluster: who answers what, who redirects where,
+ * who is refused, and a failover of the leader.
+ */
+class ControllerReplicasTest {
+    private static final String T = "persistent://public/default/t";
+    private static final String ADMIN = "replicas-admin";
+
+    private final Scheduler timer = Schedulers.newParallel("test-timer", 2, true);
+    private final Scheduler cpu = Schedulers.newBoundedElastic(2, 1000, "test-cpu");
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final Map<String, ControllerReplicaNode> replicas = new LinkedHashMap<>();
+    private final List<AutoCloseable> open = new ArrayList<>();
+    private VerbatimConfig config;
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+        replicas.values().forEach(ControllerReplicaNode::close);
+        timer.dispose();
+        cpu.dispose();
+    }
+
+    private static int port() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private ClusterNode startAll() throws Exception {
+        return startAll("");
+    }
+
+    private ClusterNode startAll(String more) throws Exception {
+        config = VerbatimConfig.parse("""
+                clusters:
+                  - name: a
+                    token: a-token
+                    adminPort: %d
+                    brokerPorts: [%d]
+                    raftPort: %d
+                    controllers:
+                      - {id: c1, adminPort: %d, raftPort: %d}
+                      - {id: c2, adminPort: %d, raftPort: %d}
+                      - {id: c3, adminPort: %d, raftPort: %d}
+                  - {name: b, token: b-token, adminPort: %d, brokerPorts: [%d]}
+                topics: [{name: %s, initialSegments: 2}]
+                exchange: {antiEntropyInterval: 300ms, retry: {initial: 20ms, max: 300ms}}
+                replication: {startAt: earliest, retry: {initial: 20ms, max: 300ms}}
+                security: {adminToken: %s}
+                """.formatted(port(), port(), port(), port(), port(), port(), port(), port(), port(), port(), port(), T,
+                ADMIN) + more);
+        for (String id : List.of("c1", "c2", "c3")) {
+            replicas.put(id, ControllerReplicaNode.start(config, "a", id, Optional.empty(), timer));
+        }
+        ClusterNode brokers = ClusterNode.brokersOf(config, "a", Optional.empty(), timer, cpu).start();
+        open.add(brokers);
+        ClusterNode b = new ClusterNode(config, "b", timer, cpu).start();
+        open.add(b);
+        brokers.connect(Map.of("b", ClusterNode.Address.of(config, "b")));
+        b.connect(Map.of("a", ClusterNode.Address.of(config, "a")));
+        return brokers;
+    }
+
+    private ControllerReplicaNode awaitLeader() {
+        return Flux.interval(Duration.ofMillis(20)).map(t -> replicas.values().stream()
+                .filter(r -> r.leader() instanceof ControllerLeader.Here).findFirst())
+                .filter(Optional::isPresent).map(Optional::get).blockFirst(Duration.ofSeconds(30));
+    }
+
+    private HttpResponse<String> call(String method, String url, String token, String body) throws Exception {
+        HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            r.header("Authorization", "Bearer " + token);
+        }
+        return http.send(r.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void followersAndTheBrokersRedirectToTheLeaderWhichAloneAnswers() throws Exception {
+        ClusterNode brokers = startAll();
+        ControllerReplicaNode leader = awaitLeader();
+        ControllerReplicaNode follower = replicas.values().stream().filter(r -> r != leader).findFirst().orElseThrow();
+        // the follower learns the leader from its first heartbeat
+        Flux.interval(Duration.ofMillis(20)).filter(t -> follower.leader() instanceof ControllerLeader.At).blockFirst(
+                Duration.ofSeconds(10));
+
+        HttpResponse<String> exchange = call("POST", follower.adminUrl() + ExchangeServer.EXCHANGE_PATH, "b-token", "");
+        assertThat(exchange.statusCode()).isEqualTo(307);
+        assertThat(exchange.headers().firstValue("location")).hasValue(leader.adminUrl() + ExchangeServer.EXCHANGE_PATH);
+        String split = "/admin/v2/scalable/split?topic=" + URLEncoder.encode(T, StandardCharsets.UTF_8) + "&segment=0";
+        HttpResponse<String> viaBrokers = call("POST", brokers.adminUrl() + split, ADMIN, null);
+        assertThat(viaBrokers.statusCode()).isEqualTo(307);
+        assertThat(viaBrokers.headers().firstValue("location")).hasValue(leader.adminUrl() + split);
+        assertThat(call("POST", follower.adminUrl() + split, null, null).statusCode()).isEqualTo(401);
+        // A follower's status answers from its own replica: its role, and the layouts it holds.
+        HttpResponse<String> status = call("GET", follower.adminUrl() + ExchangeServer.STATUS_PATH, null, null);
+        assertThat(status.statusCode()).as(status.body()).isEqualTo(200);
+        assertThat(status.body()).contains("FOLLOWER").contains(T);
+
+        // The split, at the leader: committed, adopted by the brokers from their listener, carried to b.
+        HttpResponse<String> applied = call("POST", leader.adminUrl() + split, ADMIN, null);
+        assertThat(applied.statusCode()).as(applied.body()).isEqualTo(200);
+        Flux.interval(Duration.ofMillis(20)).filter(t -> brokers.layout(T).activeSegments().size() == 3
+                && open.get(1) instanceof ClusterNode b && b.layout(T).activeSegments().size() == 3)
+                .blockFirst(Duration.ofSeconds(30));
+
+        // The brokers' report: their own cluster's credential only, at the leader only; a bad body changes nothing.
+        String report = "{\"topics\":{\"" + T + "\":{\"load\":{\"2\":[5,500,0,0]},\"consumers\":1,\"prunable\":[]}}}";
+        assertThat(call("POST", leader.adminUrl() + BrokerReport.PATH, null, report).statusCode()).isEqualTo(401);
+        HttpResponse<String> foreign = call("POST", leader.adminUrl() + BrokerReport.PATH, "b-token", report);
+        assertThat(foreign.statusCode()).isEqualTo(403);
+        assertThat(foreign.body()).contains("only a's brokers report");
+        assertThat(call("POST", follower.adminUrl() + BrokerReport.PATH, "a-token", report).statusCode()).isEqualTo(307);
+        HttpResponse<String> bad = call("POST", leader.adminUrl() + BrokerReport.PATH, "a-token",
+                "{\"topics\":{\"" + T + "\":{\"load\":{\"2\":[-1,0,0,0]},\"consumers\":1,\"prunable\":[]}}}");
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(bad.body()).contains("negative");
+        HttpResponse<String> taken = call("POST", leader.adminUrl() + BrokerReport.PATH, "a-token", report);
+        assertThat(taken.statusCode()).as(taken.body()).isEqualTo(200);
+        assertThat(taken.body()).contains("\"b\":true"); // b took part in the exchange: a's replicators may write
+
+        // The status of each: the leader's member says LEADER, the brokers' LISTENER.
+        assertThat(leader.metadataLog().role()).isEqualTo(RaftPeerRole.LEADER);
+        assertThat(brokers.metadataLog()).singleElement().satisfies(s -> assertThat(s.role())
+                .isEqualTo(RaftPeerRole.LISTENER));
+    }
+
+    @Test
+    void whenTheLeaderDiesAnotherTakesOverWithEveryCommittedLayout() throws Exception {
+        ClusterNode brokers = startAll();
+        ControllerReplicaNode first = awaitLeader();
+        String split = "/admin/v2/scalable/split?topic=" + URLEncoder.encode(T, StandardCharsets.UTF_8) + "&segment=0";
+        assertThat(call("POST", first.adminUrl() + split, ADMIN, null).statusCode()).isEqualTo(200);
+        replicas.remove(first.member()).close(); // its process gone
+        ControllerReplicaNode next = awaitLeader();
+        assertThat(next.member()).isNotEqualTo(first.member());
+        // The new leader holds the split (segment 0 is sealed: splitting it again is refused) and builds on it.
+        HttpResponse<String> again = call("POST", next.adminUrl() + split, ADMIN, null);
+        assertThat(again.body()).doesNotContain("\"outcome\":\"applied\"");
+        // Its own changes wait until it holds every peer's state (R-E5): 409 DEFERRED until b's state came.
+        String childSplit = next.adminUrl() + split.replace("segment=0", "segment=2");
+        HttpResponse<String> child = Flux.interval(Duration.ofMillis(50), Schedulers.boundedElastic()).map(t -> post(childSplit))
+                .filter(r -> r.statusCode() != 409 || !r.body().contains("DEFERRED")).blockFirst(Duration.ofSeconds(30));
+        assertThat(child.statusCode()).as(child.body() + " " + replicas.values().stream()
+                .map(ControllerReplicaNode::metadataLog).toList()).isEqualTo(200);
+        assertThat(child.body()).contains("\"epoch\":2");
+        Flux.interval(Duration.ofMillis(20)).filter(t -> brokers.layout(T).activeSegments().size() == 4)
+                .blockFirst(Duration.ofSeconds(30));
+        // The brokers redirect to the new leader now.
+        Flux.interval(Duration.ofMillis(20), Schedulers.boundedElastic()).filter(t -> call0(brokers.adminUrl() + split).contains(next.adminUrl()))
+                .blockFirst(Duration.ofSeconds(10));
+    }
+
+    /** The policy runs on the leader, on the load the brokers' process reports: a hot segment is split. */
+    @Test
+    void theLeaderSplitsOnTheLoadTheBrokersReport() throws Exception {
+        ClusterNode brokers = startAll("autoScale: {enabled: true, interval: 200ms, splitCooldown: 1h, "
+                + "split: {msgRateIn: 200}, merge: {msgRateIn: 0}}\ncaps: {maxSegments: 3}\n");
+        awaitLeader();
+        Traffic traffic = new Traffic(Map.of("a", brokers.producer(T, io.verbatim.model.Compression.LZ4)), 50, 0, 3);
+        Flux.interval(Duration.ofMillis(20)).doOnNext(t -> traffic.send("a", 20))
+                .takeUntil(t -> brokers.layout(T).activeSegments().size() == 3).blockLast(Duration.ofSeconds(30));
+        assertThat(brokers.layout(T).activeSegments()).hasSize(3);
+        ControllerReplicaNode leader = awaitLeader();
+        assertThat(leader.controller().recentChanges(T)).anyMatch(c -> c.what().startsWith("split"));
+    }
+
+    private HttpResponse<String> post(String url) {
+        try {
+            return call("POST", url, ADMIN, null);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private String call0(String url) {
+        try {
+            return call("POST", url, ADMIN, null).headers().firstValue("location").orElse("");
+        } catch (Exception e) {
+            return "";
+        }
+    }
+}
