@@ -34,6 +34,11 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = "--cluster", required = true, paramLabel = "NAME", description = "which of its clusters to run")
     String cluster;
 
+    @Option(names = "--member", paramLabel = "ID", description = "for a cluster whose controller replicas run as "
+            + "processes of their own (clusters[].controllers): which of its members to run, a controller replica's id "
+            + "or 'brokers' (default: the whole cluster in this process)")
+    @Nullable String member;
+
     @Option(names = "--data-dir", paramLabel = "DIR", description = "where the node keeps its state across restarts "
             + "(default: the cluster's dataDir in the configuration; none: nothing is kept)")
     @Nullable Path dataDir;
@@ -67,7 +72,7 @@ final class NodeCommand implements Callable<Integer> {
         CountDownLatch stop = new CountDownLatch(1);
         Node node;
         try {
-            node = Node.start(loaded, cluster, dir);
+            node = Node.start(loaded, cluster, Optional.ofNullable(member), dir);
         } catch (IllegalArgumentException | IllegalStateException e) {
             err.println("verbatim node: " + e.getMessage());
             return Verbatim.BAD_INPUT;
@@ -75,11 +80,12 @@ final class NodeCommand implements Callable<Integer> {
         onSignal("TERM", stop);
         onSignal("INT", stop);
         spec.commandLine().getOut().println(node.describe());
-        spec.commandLine().getOut().println(cluster + ": ready (admin " + node.cluster().adminUrl() + ")");
+        spec.commandLine().getOut().println(cluster + (member == null ? "" : "/" + member) + ": ready (admin "
+                + node.adminUrl() + ")");
         spec.commandLine().getOut().flush();
         stop.await();
         node.stop(drain);
-        spec.commandLine().getOut().println(cluster + ": stopped cleanly");
+        spec.commandLine().getOut().println(cluster + (member == null ? "" : "/" + member) + ": stopped cleanly");
         spec.commandLine().getOut().flush();
         return 0;
     }

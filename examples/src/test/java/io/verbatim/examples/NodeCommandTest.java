@@ -28,6 +28,26 @@ class NodeCommandTest {
     }
 
     @Test
+    void aClusterWithControllerReplicasOfTheirOwnNeedsAMemberAndOnlyItsOwn() throws Exception {
+        Path file = config("clusters:\n"
+                + "  - {name: a, token: ta, adminPort: 18081, brokerPorts: [18082], raftPort: 18085,\n"
+                + "     controllers: [{id: c1, adminPort: 18086, raftPort: 18087}]}\n"
+                + "  - {name: b, token: tb, adminPort: 18083, brokerPorts: [18084]}\n");
+        VerbatimCliTest.Run none = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "a");
+        assertThat(none.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(none.err()).contains("clusters[0] (a) runs its controller replicas as processes of their own")
+                .contains("--member c1").contains("--member brokers");
+        VerbatimCliTest.Run unknown = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "a",
+                "--member", "c9");
+        assertThat(unknown.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(unknown.err()).contains("--member c9 is not a member of a").contains("[c1]");
+        VerbatimCliTest.Run notSplit = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "b",
+                "--member", "brokers");
+        assertThat(notSplit.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(notSplit.err()).contains("clusters[1] (b) names no controllers");
+    }
+
+    @Test
     void aPortPickedAtStartIsRefusedForANode() throws Exception {
         Path file = config("clusters: [{name: a, token: ta, adminPort: 18081, brokerPorts: [18082]}, {name: b, token: tb}]\n"
                 + "");
