@@ -29,7 +29,9 @@ final class Security {
         Token token = token(s, "token", env, true, "the cluster's broker credential: the token itself, env:NAME, "
                 + "or sha256:<64 hex> on a node of another cluster").orElseThrow();
         Optional<String> certificateName = s.optionalString("certificateName");
-        return new SecurityConfig.ClusterCredentials(s.key("token"), token, certificateName);
+        Optional<Token> controllerSecret = token(s, "controllerSecret", env, false, "the secret the cluster's own "
+                + "processes share when its controller replicas run apart: the secret itself or env:NAME");
+        return new SecurityConfig.ClusterCredentials(s.key("token"), token, certificateName, controllerSecret);
     }
 
     static Optional<OwnFiles> ownTls(Section s) {
@@ -58,6 +60,14 @@ final class Security {
                 if (credentials.get(i).token().sameAs(credentials.get(j).token())) {
                     throw new ConfigException(credentials.get(j).key(), "is the same token as "
                             + credentials.get(i).key() + " (expected a token of its own per cluster)");
+                }
+            }
+            for (int i = 0; i < credentials.size(); i++) {
+                Optional<Token> secret = credentials.get(j).controllerSecret();
+                if (secret.isPresent() && (secret.get().sameAs(credentials.get(i).token())
+                        || admin.isPresent() && admin.get().sameAs(secret.get()))) {
+                    throw new ConfigException(credentials.get(j).controllerSecretKey(), "is the same as a token "
+                            + "(expected a secret of its own: a token is presented to peers)");
                 }
             }
             if (admin.isPresent() && admin.get().sameAs(credentials.get(j).token())) {

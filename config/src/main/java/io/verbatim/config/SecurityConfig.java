@@ -26,7 +26,16 @@ public record SecurityConfig(Map<String, ClusterCredentials> clusters, Optional<
      * @param key where the token was given ({@code clusters[1].token}), for errors
      * @param certificateName the CN of the cluster's client certificate under mutual TLS, if given
      */
-    public record ClusterCredentials(String key, Token token, Optional<String> certificateName) {
+    public record ClusterCredentials(String key, Token token, Optional<String> certificateName,
+            Optional<Token> controllerSecret) {
+        public ClusterCredentials(String key, Token token, Optional<String> certificateName) {
+            this(key, token, certificateName, Optional.empty());
+        }
+
+        /** Where the controller secret is given, for errors. */
+        public String controllerSecretKey() {
+            return key.replaceAll("token$", "controllerSecret");
+        }
     }
 
     public SecurityConfig {
@@ -58,6 +67,31 @@ public record SecurityConfig(Map<String, ClusterCredentials> clusters, Optional<
         return c.token().clear().orElseThrow(() -> new ConfigException(c.key(), "is a digest, but cluster " + cluster
                 + " presents this token to its peers (expected the token itself, or env:NAME, on a node of "
                 + cluster + ")"));
+    }
+
+    /**
+     * The secret {@code cluster}'s own processes share when its controller replicas run as processes of their
+     * own ({@code clusters[].controllerSecret}): the metadata log's group secret and the brokers' credential
+     * on {@code /controller/report}. Never presented to a peer cluster. It must be given in clear.
+     *
+     * @throws ConfigException naming the key when it is missing or only its digest was given
+     */
+    public String controllerSecret(String cluster) {
+        ClusterCredentials c = clusters.get(cluster);
+        if (c == null) {
+            throw new IllegalArgumentException("no cluster named '" + cluster + "' in the config");
+        }
+        Token secret = c.controllerSecret().orElseThrow(() -> new ConfigException(c.controllerSecretKey(),
+                "is required when the cluster names its controllers (a secret of its own processes, never sent to "
+                        + "peers: the metadata log's group secret and the brokers' report credential)"));
+        return secret.clear().orElseThrow(() -> new ConfigException(c.controllerSecretKey(), "is a digest, but every "
+                + "process of " + cluster + " presents it (expected the secret itself, or env:NAME)"));
+    }
+
+    /** Whether {@code presented} is {@code cluster}'s controller secret. */
+    public boolean isControllerSecret(String cluster, @org.jspecify.annotations.Nullable String presented) {
+        ClusterCredentials c = clusters.get(cluster);
+        return c != null && presented != null && c.controllerSecret().map(t -> t.matches(presented)).orElse(false);
     }
 
     /** {@code cluster}'s TLS, when enabled. */

@@ -46,6 +46,22 @@ class ControllersConfigTest {
     }
 
     @Test
+    void theControllerSecretIsTheClustersOwnNeverATokenAndNeededOnlyToRunItsMembers() {
+        VerbatimConfig none = parse(THREE);
+        assertThatThrownBy(() -> none.security().controllerSecret("east")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("clusters[0].controllerSecret").hasMessageContaining("never sent to peers");
+        VerbatimConfig given = parse("    controllerSecret: inner-east\n" + THREE);
+        assertThat(given.security().controllerSecret("east")).isEqualTo("inner-east");
+        assertThat(given.security().isControllerSecret("east", "inner-east")).isTrue();
+        assertThat(given.security().isControllerSecret("east", "t-east")).isFalse();
+        assertThat(given.security().isControllerSecret("west", "inner-east")).isFalse();
+        assertThatThrownBy(() -> parse("    controllerSecret: t-west\n" + THREE)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("clusters[0].controllerSecret").hasMessageContaining("same as a token");
+        VerbatimConfig digest = parse("    controllerSecret: sha256:" + "ab".repeat(32) + "\n" + THREE);
+        assertThatThrownBy(() -> digest.security().controllerSecret("east")).hasMessageContaining("is a digest");
+    }
+
+    @Test
     void theMetadataLogsTimingIsTunableWithinReason() {
         VerbatimConfig c = VerbatimConfig.parse("clusters: [{name: a, token: ta}, {name: b, token: tb}]\n"
                 + "metadataLog: {tick: 20ms, electionTicks: 25, heartbeatTicks: 3, snapshotEvery: 500, readTimeout: 2s}\n");
