@@ -60,7 +60,8 @@ public final class Controller {
      * when the controller is made, so a restarted controller's states order after those it sent before.
      */
     private final java.util.concurrent.atomic.AtomicLong marksVersions;
-    private final long bornVersion;
+    /** The marks version a topic without marks reports: the start, or the latest takeover afresh. */
+    private volatile long bornVersion;
     /** topic → peer → latest state. */
     private final Map<String, Map<String, PeerState>> peerStates = new ConcurrentHashMap<>();
     /** peer → topic → epoch of ours the peer acknowledged. */
@@ -154,6 +155,22 @@ public final class Controller {
         superseding.clear();
         heardSinceLeadership.clear();
         deferOwn = !peers.isEmpty();
+    }
+
+    /**
+     * Takes over as one of a cluster's controller replicas that may have led before, or may have started
+     * after the replica that led last: {@link #becomeLeader()}, and its own cold marks (manual and policy)
+     * dropped — what another replica withdrew must not come back from an earlier term — and its marks
+     * versions raised to the takeover time, above every version an earlier leader offered (one started
+     * later than this replica, or after a restart of this one, offered versions from its own start, which
+     * the takeover follows; clocks of the replicas' hosts are assumed within an election timeout).
+     */
+    public void becomeLeaderAfresh() {
+        marks.clear();
+        long floor = clock.now(TimeUnit.MILLISECONDS) << 20;
+        marksVersions.accumulateAndGet(floor, Math::max);
+        bornVersion = Math.max(bornVersion, floor);
+        becomeLeader();
     }
 
     /** True while the cluster's own layout changes wait for every peer's state. */

@@ -90,7 +90,9 @@ public final class HttpTransport implements ExchangeTransport {
             int tried) {
         int index = (start + tried) % urls.size();
         return post(peer, urls.get(index), body).doOnNext(answer -> first.set(index))
-                .onErrorResume(e -> !(e instanceof ExchangeException) && tried + 1 < urls.size(),
+                // unreachable, or reached a replica that knows no leader (cut off from the others): the next one
+                .onErrorResume(e -> (!(e instanceof ExchangeException) || ((ExchangeException) e).status() == 503)
+                        && tried + 1 < urls.size(),
                         e -> attempt(peer, body, urls, first, start, tried + 1));
     }
 

@@ -323,6 +323,31 @@ class ControllerTest {
         });
     }
 
+    /**
+     * Issue 12 review: a replica taking over after another replica led offers no cold mark of an earlier term,
+     * and versions its state above every version an earlier leader offered, so peers never hold it stale.
+     */
+    @Test
+    void aReplicaTakingOverAfreshDropsItsOwnMarksAndVersionsAboveEarlierLeaders() {
+        VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+        clock.advanceTimeBy(Duration.ofSeconds(100));
+        InMemoryLayoutStore shared = new InMemoryLayoutStore();
+        shared.create("t", Layout.initial(2, 1, 0)).block();
+        Controller early = new Controller("a", Set.of("b"), CAPS, shared, clock); // started first
+        clock.advanceTimeBy(Duration.ofSeconds(50));
+        Controller later = new Controller("a", Set.of("b"), CAPS, shared, clock); // started later, led first
+        later.markCold("t", 0x8000).block();
+        long ledWith = later.stateFor("b").block().getTopics(0).getMarksVersion();
+        early.markCold("t", 0x8000).block(); // a mark of an earlier term of its own
+        clock.advanceTimeBy(Duration.ofSeconds(1));
+
+        early.becomeLeaderAfresh();
+        TopicState offered = early.stateFor("b").block().getTopics(0);
+        assertThat(offered.getColdMarksList()).isEmpty();
+        assertThat(offered.getMarksVersion()).isGreaterThan(ledWith);
+        assertThat(early.deferringOwnChanges()).isTrue();
+    }
+
     /** Defect 3: one 404 latched a remote as unsupported forever. */
     @Test
     void theExchangeVerdictIsReevaluatedOnEveryCall() {
