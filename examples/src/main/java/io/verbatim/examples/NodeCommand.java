@@ -73,7 +73,7 @@ final class NodeCommand implements Callable<Integer> {
         Node node;
         try {
             node = Node.start(loaded, cluster, Optional.ofNullable(member), dir);
-        } catch (IllegalArgumentException | IllegalStateException e) {
+        } catch (IllegalArgumentException | IllegalStateException | ConfigException e) {
             err.println("verbatim node: " + e.getMessage());
             return Verbatim.BAD_INPUT;
         }

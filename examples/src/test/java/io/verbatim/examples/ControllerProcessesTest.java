@@ -147,7 +147,8 @@ class ControllerProcessesTest {
         adminPorts.put("east/brokers", eastAdmin);
         adminPorts.put("west", westAdmin);
         StringBuilder y = new StringBuilder("clusters:\n");
-        y.append("  - name: east\n    token: east-token\n    adminPort: ").append(eastAdmin)
+        y.append("  - name: east\n    token: east-token\n    controllerSecret: east-inner-secret\n    adminPort: ")
+                .append(eastAdmin)
                 .append("\n    brokerPorts: [").append(freePort()).append(", ").append(freePort()).append("]")
                 .append("\n    raftPort: ").append(freePort())
                 .append("\n    controllers:\n");
@@ -182,9 +183,16 @@ class ControllerProcessesTest {
         return file;
     }
 
+    /** Every port handed out in this JVM: a port freed again may be handed out twice by the system. */
+    private static final java.util.Set<Integer> TAKEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        while (true) {
+            try (ServerSocket s = new ServerSocket(0)) {
+                if (TAKEN.add(s.getLocalPort())) {
+                    return s.getLocalPort();
+                }
+            }
         }
     }
 

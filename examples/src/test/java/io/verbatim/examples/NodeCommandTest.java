@@ -41,6 +41,14 @@ class NodeCommandTest {
                 "--member", "c9");
         assertThat(unknown.code()).isEqualTo(Verbatim.BAD_INPUT);
         assertThat(unknown.err()).contains("--member c9 is not a member of a").contains("[c1]");
+        VerbatimCliTest.Run noDisk = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "a",
+                "--member", "c1");
+        assertThat(noDisk.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(noDisk.err()).contains("--member c1 is a voter of a's metadata log: it needs a data directory");
+        VerbatimCliTest.Run noSecret = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "a",
+                "--member", "c1", "--data-dir", dir.resolve("c1").toString());
+        assertThat(noSecret.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(noSecret.err()).contains("clusters[0].controllerSecret").contains("is required");
         VerbatimCliTest.Run notSplit = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "b",
                 "--member", "brokers");
         assertThat(notSplit.code()).isEqualTo(Verbatim.BAD_INPUT);

@@ -157,9 +157,16 @@ class NodeProcessesTest {
         return file;
     }
 
+    /** Every port handed out in this JVM: a port freed again may be handed out twice by the system. */
+    private static final java.util.Set<Integer> TAKEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        while (true) {
+            try (ServerSocket s = new ServerSocket(0)) {
+                if (TAKEN.add(s.getLocalPort())) {
+                    return s.getLocalPort();
+                }
+            }
         }
     }
 

@@ -139,7 +139,7 @@ public final class ClusterNode implements AutoCloseable {
     private final RateWindow rates;
     private final Map<String, ClusterImage> restored = new LinkedHashMap<>();
     private final PolicyLoop policy;
-    private final AdminOperations operations = new Operations();
+    private final AdminOperations operations;
     /** Who may call this cluster's ports, their limits and TLS. */
     private final NetServer net;
     /** How this cluster calls its peers: its own token, its TLS. */
@@ -231,6 +231,7 @@ public final class ClusterNode implements AutoCloseable {
         registry.config().commonTags("cluster", name);
         this.policy = new PolicyLoop(name, config.autoScale(), controller, this::layout, load::get, this::consumers,
                 registry, timer);
+        this.operations = new ControllerOperations(name, this::topics, this::layout, controller, policy);
     }
 
     public String name() {
@@ -554,63 +555,6 @@ public final class ClusterNode implements AutoCloseable {
     /** Withdraws an operator's lowering of {@code range}; true if there was one. */
     public boolean unmarkBuckets(String topic, io.verbatim.model.HashRange range) {
         return operations.unmarkBuckets(topic, range);
-    }
-
-    /** The admin operations on this cluster's topics, through its controller. */
-    private final class Operations implements AdminOperations {
-        @Override
-        public String cluster() {
-            return name();
-        }
-
-        @Override
-        public List<String> topics() {
-            return ClusterNode.this.topics();
-        }
-
-        @Override
-        public Layout layout(String topic) {
-            return ClusterNode.this.layout(topic);
-        }
-
-        @Override
-        public Mono<Outcome> split(String topic, long segmentId) {
-            return controller.split(topic, segmentId).doOnNext(o -> policy.manual(topic, o, true));
-        }
-
-        @Override
-        public Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount) {
-            return controller.rebucket(topic, segmentId, bucketCount).doOnNext(o -> policy.manual(topic, o, false));
-        }
-
-        @Override
-        public Mono<Void> markCold(String topic, int boundary) {
-            return controller.markCold(topic, boundary);
-        }
-
-        @Override
-        public Mono<Void> lowerBuckets(String topic, long segmentId, int bucketCount) {
-            return Mono.defer(() -> {
-                Segment s = layout(topic).segment(segmentId).filter(Segment::isActive).orElseThrow(() ->
-                        new IllegalArgumentException("segment " + segmentId + " of " + topic + " is not active"));
-                return controller.markBucketsCold(topic, s.range(), bucketCount);
-            });
-        }
-
-        @Override
-        public boolean unmarkCold(String topic, int boundary) {
-            return controller.unmarkCold(topic, boundary);
-        }
-
-        @Override
-        public boolean unmarkBuckets(String topic, io.verbatim.model.HashRange range) {
-            return controller.unmarkBucketsCold(topic, range);
-        }
-
-        @Override
-        public io.verbatim.exchange.MarksBySource coldMarks(String topic) {
-            return controller.exchangedMarksDescribed(topic);
-        }
     }
 
     /** The sealed segments of {@code topic} nothing needs any more (backlog older than the message TTL does not pin). */

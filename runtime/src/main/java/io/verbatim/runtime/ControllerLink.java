@@ -76,11 +76,21 @@ final class ControllerLink implements AutoCloseable {
             throw e;
         }
         this.store = new RaftLayoutStore(server, register);
-        String authorization = client.authorization();
+        String authorization = "Bearer " + config.security().controllerSecret(cluster);
+        java.util.Set<String> replicas = new java.util.HashSet<>();
+        urls.forEach(u -> replicas.add(origin(u)));
         this.http = client.apply(HttpClient.create())
-                // a redirect to the leader, one of this cluster's own replicas, carries the cluster's token again
-                .followRedirect(true, redirected -> redirected.header(HttpHeaderNames.AUTHORIZATION, authorization))
-                .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/json"));
+                // the secret goes to this cluster's own replicas only: a redirect anywhere else (another port, or
+                // from https to http) carries nothing, and is refused there
+                .followRedirect(true, redirected -> {
+                    if (replicas.contains(origin(redirected.resourceUrl()))) {
+                        redirected.header(HttpHeaderNames.AUTHORIZATION, authorization);
+                    } else {
+                        redirected.requestHeaders().remove(HttpHeaderNames.AUTHORIZATION);
+                    }
+                })
+                .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/json")
+                        .set(HttpHeaderNames.AUTHORIZATION, authorization));
         for (ClusterConfig c : config.clusters()) {
             if (!c.name().equals(cluster)) {
                 verdicts.put(c.name(), Sinks.many().replay().latest());
@@ -91,6 +101,13 @@ final class ControllerLink implements AutoCloseable {
     /** The listener's meters (its state, transport and storage). */
     void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
         member.bindTo(registry);
+    }
+
+    /** {@code scheme://host:port} of a URL, the default port made explicit. */
+    static String origin(@org.jspecify.annotations.Nullable String url) {
+        java.net.URI u = java.net.URI.create(String.valueOf(url));
+        int port = u.getPort() != -1 ? u.getPort() : "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
+        return (u.getScheme() + "://" + u.getHost() + ":" + port).toLowerCase(java.util.Locale.ROOT);
     }
 
     /** The brokers' view of the cluster's layouts: their listener's replica (writes belong to the leader). */
@@ -128,7 +145,8 @@ final class ControllerLink implements AutoCloseable {
         reporting = Flux.interval(Duration.ZERO, interval, timer).onBackpressureDrop()
                 .concatMap(tick -> {
                     BrokerReport r = report.get();
-                    return send(r, 0).doOnError(e -> untaken.accept(r)).onErrorResume(e -> {
+                    return send(r, 0).timeout(config.exchange().requestTimeout(), timer)
+                            .doOnError(e -> untaken.accept(r)).onErrorResume(e -> {
                         if (!failing) {
                             failing = true;
                             LOG.warn("{}: the brokers' report to the controller leader failed ({}); trying every {}",

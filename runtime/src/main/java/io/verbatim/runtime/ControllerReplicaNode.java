@@ -14,25 +14,19 @@ import io.verbatim.exchange.ExchangeMetricsBinder;
 import io.verbatim.exchange.ExchangeServer;
 import io.verbatim.exchange.ExchangeTransport;
 import io.verbatim.exchange.HttpTransport;
-import io.verbatim.exchange.MarksBySource;
 import io.verbatim.exchange.Pusher;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.raft.RaftStatus;
 import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.metastore.state.LayoutRegister;
 import io.verbatim.metastore.state.RaftLayoutStore;
-import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
-import io.verbatim.model.Outcome;
-import io.verbatim.model.Segment;
 import io.verbatim.net.Bodies;
 import io.verbatim.net.NetClient;
 import io.verbatim.net.NetMetricsBinder;
 import io.verbatim.net.NetServer;
-import io.verbatim.net.Principal;
 import io.verbatim.net.Role;
 import io.verbatim.net.Tls;
-import io.verbatim.net.Verdict;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -96,7 +90,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
     private volatile long leadingTerm = -1;
     private boolean closed;
 
-    private ControllerReplicaNode(VerbatimConfig config, String cluster, ControllerReplica replica, Optional<Path> dataDir,
+    private ControllerReplicaNode(VerbatimConfig config, String cluster, ControllerReplica replica, Path dataDir,
             Scheduler timer) {
         this.config = config;
         this.self = config.cluster(cluster);
@@ -105,12 +99,18 @@ public final class ControllerReplicaNode implements AutoCloseable {
         Optional<Tls> tls = config.security().tls(cluster);
         this.net = new NetServer(config.security().authenticator(), config.network(), tls.map(Tls::serverContext));
         this.client = new NetClient(config.security().ownToken(cluster), config.network(), tls.map(Tls::clientContext));
+        registry.config().commonTags("cluster", cluster, "member", replica.id());
         this.raftThread = NetworkedMember.thread(cluster, replica.id());
-        NetworkedMember.Started member = NetworkedMember.start(config, self, replica.id(), dataDir, register, raftThread);
+        NetworkedMember.Started member;
+        try {
+            member = NetworkedMember.start(config, self, replica.id(), Optional.of(dataDir), register, raftThread);
+        } catch (RuntimeException e) {
+            raftThread.dispose();
+            throw e;
+        }
         this.server = member.server();
         member.bindTo(registry);
         this.controller = new Controller(cluster, Set.copyOf(peers()), self.caps(), new ReplicaStore(), timer);
-        registry.config().commonTags("cluster", cluster, "member", replica.id());
         this.policy = new PolicyLoop(cluster, config.autoScale(), controller, this::layout, this::loadOf,
                 topic -> reported.containsKey(topic) ? reported.get(topic).consumers() : 0, registry, timer);
     }
@@ -118,10 +118,12 @@ public final class ControllerReplicaNode implements AutoCloseable {
     /**
      * Starts controller replica {@code member} of {@code cluster}: its metadata log member, and its admin port.
      *
-     * @param dataDir where its metadata log keeps its log and snapshots (empty: in memory)
+     * @param dataDir where its metadata log keeps its log, its term and vote, and snapshots: a voter must keep
+     *        them across a restart (one that forgot its vote could vote twice in a term, one that forgot
+     *        entries it acknowledged could help elect a leader without a committed layout)
      * @throws IllegalArgumentException when the cluster names no such controller replica
      */
-    public static ControllerReplicaNode start(VerbatimConfig config, String cluster, String member, Optional<Path> dataDir,
+    public static ControllerReplicaNode start(VerbatimConfig config, String cluster, String member, Path dataDir,
             Scheduler timer) {
         ClusterConfig self = config.cluster(cluster);
         ControllerReplica replica = self.controller(member).orElseThrow(() -> new IllegalArgumentException("cluster "
@@ -139,7 +141,15 @@ public final class ControllerReplicaNode implements AutoCloseable {
     private ControllerReplicaNode listen() {
         ExchangeServer exchange = new ExchangeServer(controller, config.exchange(), Controller.BacklogSource.NONE, net,
                 this::leader);
-        admin = exchange.start(replica.bindAddress(), replica.adminPort(), this::routes);
+        String key = "clusters[" + config.clusters().indexOf(self) + "].controllers["
+                + self.controllers().indexOf(replica) + "].adminPort";
+        try {
+            admin = exchange.start(replica.bindAddress(), replica.adminPort(), this::routes);
+        } catch (RuntimeException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new IllegalStateException(key + ": cannot listen on " + replica.bindAddress() + ":" + replica.adminPort()
+                    + " (" + cause.getMessage() + "; is the port in use?)", e);
+        }
         new ExchangeMetricsBinder(controller).bindTo(registry);
         new NetMetricsBinder(net).bindTo(registry);
         io.micrometer.core.instrument.FunctionCounter.builder("verbatim.controller.failovers", takeovers, AtomicLong::get)
@@ -154,7 +164,9 @@ public final class ControllerReplicaNode implements AutoCloseable {
         transport = HttpTransport.toReplicas(peerUrls, client);
         // Leadership as the member reports it, handled off its thread (taking over reads and writes the log).
         running.add(server.statuses().map(s -> s.role() == RaftPeerRole.LEADER ? s.term() : -1L).distinctUntilChanged()
-                .publishOn(Schedulers.boundedElastic()).subscribe(this::leadership));
+                .publishOn(Schedulers.boundedElastic()).subscribe(this::leadership,
+                        e -> LOG.error("{}/{}: no longer following the metadata log's leadership: {}", self.name(),
+                                replica.id(), e.toString())));
         return this;
     }
 
@@ -197,9 +209,15 @@ public final class ControllerReplicaNode implements AutoCloseable {
                 + "changes deferred until every peer's state is held)", self.name(), replica.id(), term);
         Disposable.Composite mine = Disposables.composite();
         leading = mine;
-        mine.add(createTopics().then(Mono.fromRunnable(() -> takeOver(term, mine)))
-                .subscribe(v -> { }, e -> LOG.warn("{}/{}: taking over in term {} failed ({}); the next leader "
-                        + "will", self.name(), replica.id(), term, e.toString())));
+        // Until the topics are there: a read or a commit that times out on a loaded machine is tried again, as long
+        // as this replica leads in this term.
+        mine.add(createTopics().doOnError(e -> LOG.warn("{}/{}: taking over in term {}: {}; trying again",
+                        self.name(), replica.id(), term, e.toString()))
+                .retryWhen(reactor.util.retry.Retry.backoff(Long.MAX_VALUE, java.time.Duration.ofMillis(100))
+                        .maxBackoff(java.time.Duration.ofSeconds(2)))
+                .then(Mono.fromRunnable(() -> takeOver(term, mine)))
+                .subscribe(v -> { }, e -> LOG.warn("{}/{}: taking over in term {} failed: {}", self.name(), replica.id(),
+                        term, e.toString())));
     }
 
     /** The configured topics the log does not hold yet, created with their initial layouts (the same everywhere). */
@@ -218,7 +236,12 @@ public final class ControllerReplicaNode implements AutoCloseable {
             return;
         }
         takeovers.incrementAndGet();
-        controller.becomeLeader();
+        // Nothing of an earlier term of its own: the brokers' reports start again, its own marks are dropped and
+        // its marks versions raised above any earlier leader's.
+        load.clear();
+        reported.clear();
+        prunable.clear();
+        controller.becomeLeaderAfresh();
         Pusher pusher = new Pusher(controller, Objects.requireNonNull(transport), config.exchange(), timer).start();
         mine.add(pusher::dispose);
         List<String> topics = config.topics().stream().map(TopicConfig::name).toList();
@@ -290,7 +313,9 @@ public final class ControllerReplicaNode implements AutoCloseable {
     // ---- endpoints ------------------------------------------------------------------------------------
 
     private void routes(HttpServerRoutes routes) {
-        new AdminApi(new Operations(), net, this::leader).register(routes);
+        // carried out here while this replica leads (AdminApi redirects otherwise)
+        new AdminApi(new ControllerOperations(self.name(), () -> config.topics().stream().map(TopicConfig::name).toList(),
+                this::layout, controller, policy), net, this::leader).register(routes);
         routes.post(BrokerReport.PATH, this::report)
                 .get(ExchangeServer.STATUS_PATH, net.guard(Role.STATUS, "the status endpoint",
                         (request, response) -> StatusPage.json(response, status())))
@@ -301,13 +326,18 @@ public final class ControllerReplicaNode implements AutoCloseable {
 
     /** The brokers' report: taken by the leader only, from this cluster's own brokers only. */
     private Mono<Void> report(HttpServerRequest request, HttpServerResponse response) {
-        Verdict verdict = net.check(request, Role.BROKER, "the brokers' report");
-        if (verdict instanceof Verdict.Refused r) {
-            return text(response, r.status(), r.reason());
+        // The brokers of this cluster, by the secret of its own processes: a peer holds the cluster's token (it is
+        // presented on every call to the peer), never this.
+        String authorization = request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION);
+        String presented = authorization != null && authorization.startsWith("Bearer ")
+                ? authorization.substring("Bearer ".length()) : null;
+        if (presented == null) {
+            return text(response, 401, "the brokers' report needs " + self.name() + "'s controller secret "
+                    + "(Authorization: Bearer, clusters[].controllerSecret)");
         }
-        Principal who = ((Verdict.Allowed) verdict).principal();
-        if (!(who instanceof Principal.Cluster c) || !c.name().equals(self.name())) {
-            return text(response, 403, "only " + self.name() + "'s brokers report to its controller, not " + who);
+        if (!config.security().isControllerSecret(self.name(), presented)) {
+            return text(response, 403, "only " + self.name() + "'s brokers report to its controller: that is not its "
+                    + "controller secret");
         }
         ControllerLeader where = leader();
         if (where instanceof ControllerLeader.At at) {
@@ -348,7 +378,10 @@ public final class ControllerReplicaNode implements AutoCloseable {
             if (known.contains(topic)) {
                 loadOf(topic).add(t.load());
                 reported.put(topic, t);
-                if (!t.prunable().isEmpty()) {
+                // the latest report says what is prunable now, nothing else: an empty list clears an earlier one
+                if (t.prunable().isEmpty()) {
+                    prunable.remove(topic);
+                } else {
                     prunable.put(topic, t.prunable());
                 }
             }
@@ -364,63 +397,6 @@ public final class ControllerReplicaNode implements AutoCloseable {
     public Mono<NodeStatus> status() {
         return controller.status(Controller.BacklogSource.NONE).map(s -> new NodeStatus(s,
                 NodeStatus.Replicators.of(List.of()), NodeStatus.MetadataLogMember.of(List.of(server.status()))));
-    }
-
-    /** The admin operations, carried out here while this replica leads (AdminApi redirects otherwise). */
-    private final class Operations implements AdminOperations {
-        @Override
-        public String cluster() {
-            return self.name();
-        }
-
-        @Override
-        public List<String> topics() {
-            return config.topics().stream().map(TopicConfig::name).toList();
-        }
-
-        @Override
-        public Layout layout(String topic) {
-            return ControllerReplicaNode.this.layout(topic);
-        }
-
-        @Override
-        public Mono<Outcome> split(String topic, long segmentId) {
-            return controller.split(topic, segmentId).doOnNext(o -> policy.manual(topic, o, true));
-        }
-
-        @Override
-        public Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount) {
-            return controller.rebucket(topic, segmentId, bucketCount).doOnNext(o -> policy.manual(topic, o, false));
-        }
-
-        @Override
-        public Mono<Void> markCold(String topic, int boundary) {
-            return controller.markCold(topic, boundary);
-        }
-
-        @Override
-        public Mono<Void> lowerBuckets(String topic, long segmentId, int bucketCount) {
-            return Mono.defer(() -> {
-                Segment s = layout(topic).segment(segmentId).filter(Segment::isActive).orElseThrow(() ->
-                        new IllegalArgumentException("segment " + segmentId + " of " + topic + " is not active"));
-                return controller.markBucketsCold(topic, s.range(), bucketCount);
-            });
-        }
-
-        @Override
-        public boolean unmarkCold(String topic, int boundary) {
-            return controller.unmarkCold(topic, boundary);
-        }
-
-        @Override
-        public boolean unmarkBuckets(String topic, HashRange range) {
-            return controller.unmarkBucketsCold(topic, range);
-        }
-
-        @Override
-        public MarksBySource coldMarks(String topic) {
-            return controller.exchangedMarksDescribed(topic);
-        }
     }
 
     // ---- identity and lifecycle -----------------------------------------------------------------------

@@ -25,8 +25,10 @@ import reactor.core.scheduler.Schedulers;
  * One member of a cluster's metadata log in this process, the others in theirs, over TCP: a controller
  * replica (a voter) or the brokers' process (the listener {@value ControllerReplica#BROKERS}). The group is
  * the cluster's controller replicas as voters and its brokers' process as the listener, the same in every
- * process (what the configuration names); the transport authenticates with the cluster's own token (every
- * member holds it) and runs TLS with the cluster's certificate when enabled.
+ * process (what the configuration names); the transport authenticates with the cluster's controller secret
+ * ({@code clusters[].controllerSecret}: every member holds it, no peer cluster is ever sent it — unlike the
+ * cluster's token, which its peers see on every call) and runs TLS with the cluster's certificate when
+ * enabled.
  */
 final class NetworkedMember {
     private NetworkedMember() {
@@ -80,7 +82,7 @@ final class NetworkedMember {
             peers.put(ControllerReplica.BROKERS, brokersAddress(cluster));
         }
         NettyRaftTransport.Builder transport = NettyRaftTransport.builder(member, cluster.name(),
-                Token.clear(config.security().ownToken(cluster.name())))
+                Token.clear(config.security().controllerSecret(cluster.name())))
                 .bind(bindHost, bindPort).peers(peers).limits(config.network())
                 // its inbound and timers on the member's own thread (where every step runs anyway), never on a
                 // shared scheduler other work of the process could hold up

@@ -94,9 +94,12 @@ public final class Node implements AutoCloseable {
             }
         }
         if (!brokers) {
+            Path dir = dataDir.orElseThrow(() -> new IllegalArgumentException("--member " + member.orElseThrow()
+                    + " is a voter of " + name + "'s metadata log: it needs a data directory (--data-dir, or "
+                    + key + ".dataDir), or a restart forgets its vote and what it acknowledged"));
             Scheduler timer = Threads.timer();
             try {
-                ControllerReplicaNode replica = ControllerReplicaNode.start(config, name, member.orElseThrow(), dataDir,
+                ControllerReplicaNode replica = ControllerReplicaNode.start(config, name, member.orElseThrow(), dir,
                         timer);
                 return new Node(Optional.empty(), Optional.of(replica), Optional.empty(), timer, timer, replica.describe());
             } catch (RuntimeException e) {

@@ -40,6 +40,8 @@ class ControllerReplicasTest {
     private final Map<String, ControllerReplicaNode> replicas = new LinkedHashMap<>();
     private final List<AutoCloseable> open = new ArrayList<>();
     private VerbatimConfig config;
+    @org.junit.jupiter.api.io.TempDir
+    java.nio.file.Path dir;
 
     @AfterEach
     void stop() throws Exception {
@@ -51,9 +53,16 @@ class ControllerReplicasTest {
         cpu.dispose();
     }
 
+    /** Every port handed out in this JVM: a port freed again may be handed out twice by the system. */
+    private static final java.util.Set<Integer> TAKEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private static int port() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        while (true) {
+            try (ServerSocket s = new ServerSocket(0)) {
+                if (TAKEN.add(s.getLocalPort())) {
+                    return s.getLocalPort();
+                }
+            }
         }
     }
 
@@ -66,6 +75,7 @@ class ControllerReplicasTest {
                 clusters:
                   - name: a
                     token: a-token
+                    controllerSecret: a-inner-secret
                     adminPort: %d
                     brokerPorts: [%d]
                     raftPort: %d
@@ -81,7 +91,7 @@ class ControllerReplicasTest {
                 """.formatted(port(), port(), port(), port(), port(), port(), port(), port(), port(), port(), port(), T,
                 ADMIN) + more);
         for (String id : List.of("c1", "c2", "c3")) {
-            replicas.put(id, ControllerReplicaNode.start(config, "a", id, Optional.empty(), timer));
+            replicas.put(id, ControllerReplicaNode.start(config, "a", id, dir.resolve(id), timer));
         }
         ClusterNode brokers = ClusterNode.brokersOf(config, "a", Optional.empty(), timer, cpu).start();
         open.add(brokers);
@@ -136,21 +146,28 @@ class ControllerReplicasTest {
                 && open.get(1) instanceof ClusterNode b && b.layout(T).activeSegments().size() == 3)
                 .blockFirst(Duration.ofSeconds(30));
 
-        // The brokers' report: their own cluster's credential only, at the leader only; a bad body changes nothing.
+        // The brokers' report: their own cluster's secret only (not even its token, which peers see), at the leader
+        // only; a bad body changes nothing.
         String report = "{\"topics\":{\"" + T + "\":{\"load\":{\"2\":[5,500,0,0]},\"consumers\":1,\"prunable\":[]}}}";
+        assertThat(call("POST", leader.adminUrl() + BrokerReport.PATH, "a-token", report).statusCode()).isEqualTo(403);
         assertThat(call("POST", leader.adminUrl() + BrokerReport.PATH, null, report).statusCode()).isEqualTo(401);
         HttpResponse<String> foreign = call("POST", leader.adminUrl() + BrokerReport.PATH, "b-token", report);
         assertThat(foreign.statusCode()).isEqualTo(403);
-        assertThat(foreign.body()).contains("only a's brokers report");
-        assertThat(call("POST", follower.adminUrl() + BrokerReport.PATH, "a-token", report).statusCode()).isEqualTo(307);
-        HttpResponse<String> bad = call("POST", leader.adminUrl() + BrokerReport.PATH, "a-token",
+        assertThat(foreign.body()).contains("only a's brokers report").contains("not its controller secret");
+        assertThat(call("POST", follower.adminUrl() + BrokerReport.PATH, "a-inner-secret", report).statusCode()).isEqualTo(307);
+        HttpResponse<String> bad = call("POST", leader.adminUrl() + BrokerReport.PATH, "a-inner-secret",
                 "{\"topics\":{\"" + T + "\":{\"load\":{\"2\":[-1,0,0,0]},\"consumers\":1,\"prunable\":[]}}}");
         assertThat(bad.statusCode()).isEqualTo(400);
         assertThat(bad.body()).contains("negative");
-        HttpResponse<String> taken = call("POST", leader.adminUrl() + BrokerReport.PATH, "a-token", report);
+        HttpResponse<String> taken = call("POST", leader.adminUrl() + BrokerReport.PATH, "a-inner-secret", report);
         assertThat(taken.statusCode()).as(taken.body()).isEqualTo(200);
         assertThat(taken.body()).contains("\"b\":true"); // b took part in the exchange: a's replicators may write
 
+        // Every member's meters are scraped: its state, its transport, its storage on disk.
+        String scrape = leader.registry().scrape();
+        assertThat(scrape).contains("verbatim_raft_term{").contains("verbatim_raft_leader{")
+                .contains("verbatim_raft_transport_messages_sent_total{").contains("verbatim_metastore_storage_segment_files{")
+                .contains("verbatim_controller_leading{");
         // The status of each: the leader's member says LEADER, the brokers' LISTENER.
         assertThat(leader.metadataLog().role()).isEqualTo(RaftPeerRole.LEADER);
         assertThat(brokers.metadataLog()).singleElement().satisfies(s -> assertThat(s.role())

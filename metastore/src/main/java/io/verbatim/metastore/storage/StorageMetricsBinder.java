@@ -16,8 +16,9 @@ public final class StorageMetricsBinder implements MeterBinder {
     public static final String BYTES_WRITTEN = "verbatim.metastore.storage.bytes.written";
     public static final String SYNCS = "verbatim.metastore.storage.syncs";
     public static final String FSYNCS = "verbatim.metastore.storage.fsyncs";
-    public static final String SEGMENTS_CREATED = "verbatim.metastore.storage.segments.created";
-    public static final String SEGMENTS = "verbatim.metastore.storage.segments";
+    /** Not "segments.created": Prometheus reads a "_created" suffix as a counter's creation time, which clashed with the gauge. */
+    public static final String SEGMENTS_CREATED = "verbatim.metastore.storage.segment.files.rolled";
+    public static final String SEGMENTS = "verbatim.metastore.storage.segment.files";
     public static final String RECORDS_TRUNCATED = "verbatim.metastore.storage.recovery.records.truncated";
     public static final String BYTES_TRUNCATED = "verbatim.metastore.storage.recovery.bytes.truncated";
 
