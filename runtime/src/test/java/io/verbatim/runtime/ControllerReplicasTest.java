@@ -214,6 +214,23 @@ class ControllerReplicasTest {
         assertThat(leader.controller().recentChanges(T)).anyMatch(c -> c.what().startsWith("split"));
     }
 
+    /** Garbage collection runs on the leader, on what the brokers' process reports drained. */
+    @Test
+    void theLeaderPrunesTheSealedSegmentsTheBrokersReportDrained() throws Exception {
+        ClusterNode brokers = startAll("storage: {pruneSealed: true, gcInterval: 200ms}\n");
+        ControllerReplicaNode leader = awaitLeader();
+        String split = "/admin/v2/scalable/split?topic=" + URLEncoder.encode(T, StandardCharsets.UTF_8) + "&segment=0";
+        HttpResponse<String> r = Flux.interval(Duration.ofMillis(50), Schedulers.boundedElastic())
+                .map(t -> post(leader.adminUrl() + split))
+                .filter(a -> a.statusCode() != 409).blockFirst(Duration.ofSeconds(30)); // deferred until b's state came
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        // Segment 0 was empty: sealed, drained everywhere, reported prunable, deleted by the leader's GC.
+        Flux.interval(Duration.ofMillis(20)).filter(t -> brokers.layout(T).segment(0).isEmpty())
+                .blockFirst(Duration.ofSeconds(30));
+        assertThat(brokers.layout(T).activeSegments()).hasSize(3);
+        assertThat(leader.registry().scrape()).contains("verbatim_gc_pruned_segments_total{");
+    }
+
     private HttpResponse<String> post(String url) {
         try {
             return call("POST", url, ADMIN, null);
