@@ -180,7 +180,7 @@ class ControllerReplicasTest {
         ControllerReplicaNode first = awaitLeader();
         String split = "/admin/v2/scalable/split?topic=" + URLEncoder.encode(T, StandardCharsets.UTF_8) + "&segment=0";
         assertThat(call("POST", first.adminUrl() + split, ADMIN, null).statusCode()).isEqualTo(200);
-        replicas.remove(first.member()).close(); // its process gone
+        replicas.remove(first.member()).closeNow(); // its process gone, as a crash: no hand-over
         ControllerReplicaNode next = awaitLeader();
         assertThat(next.member()).isNotEqualTo(first.member());
         // The new leader holds the split (segment 0 is sealed: splitting it again is refused) and builds on it.
@@ -212,6 +212,19 @@ class ControllerReplicasTest {
         assertThat(brokers.layout(T).activeSegments()).hasSize(3);
         ControllerReplicaNode leader = awaitLeader();
         assertThat(leader.controller().recentChanges(T)).anyMatch(c -> c.what().startsWith("split"));
+    }
+
+    /** A leader stopped cleanly hands its leadership over first: no election timeout for a planned restart. */
+    @Test
+    void aLeaderStoppedCleanlyHandsItsLeadershipOver() throws Exception {
+        startAll();
+        ControllerReplicaNode first = awaitLeader();
+        long term = first.metadataLog().term();
+        replicas.remove(first.member()).close();
+        // Already led by another the moment the stop returns: a crash would leave none for an election timeout.
+        assertThat(replicas.values()).anySatisfy(r -> assertThat(r.metadataLog().role()).isEqualTo(RaftPeerRole.LEADER));
+        ControllerReplicaNode next = awaitLeader();
+        assertThat(next.metadataLog().term()).isEqualTo(term + 1);
     }
 
     /** Garbage collection runs on the leader, on what the brokers' process reports drained. */
