@@ -117,6 +117,8 @@ public final class ClusterNode implements AutoCloseable {
     private final Scheduler timer;
     private final Scheduler cpu;
     private final LayoutStore store;
+    /** What the brokers last reported per topic, load aside (a topic where nothing changed is left out). */
+    private final Map<String, BrokerReport.Topic> reportedLast = new ConcurrentHashMap<>();
     /** The metadata log the store is on, when this node runs one. */
     private final Optional<ControllerGroup> group;
     /** The brokers' side of a metadata log whose controller replicas run as processes of their own. */
@@ -563,11 +565,17 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /** What the brokers tell the controller leader (a cluster with controller replicas of their own). */
-    private BrokerReport report() {
+    private BrokerReport report(boolean whole) {
         Map<String, BrokerReport.Topic> out = new LinkedHashMap<>();
         for (String topic : topics.keySet()) {
-            out.put(topic, new BrokerReport.Topic(load(topic).drain(), consumers(topic),
-                    config.storage().pruneSealed() && !stopping ? prunable(topic) : List.of()));
+            BrokerReport.Topic now = new BrokerReport.Topic(load(topic).drain(), consumers(topic),
+                    config.storage().pruneSealed() && !stopping ? prunable(topic) : List.of());
+            BrokerReport.Topic before = reportedLast.put(topic, new BrokerReport.Topic(Map.of(), now.consumers(),
+                    now.prunable()));
+            if (whole || !now.load().isEmpty() || before == null || before.consumers() != now.consumers()
+                    || !before.prunable().equals(now.prunable())) {
+                out.put(topic, now);
+            }
         }
         return new BrokerReport(out);
     }

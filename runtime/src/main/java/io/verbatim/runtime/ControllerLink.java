@@ -55,6 +55,10 @@ final class ControllerLink implements AutoCloseable {
     private final Map<String, Sinks.Many<Boolean>> verdicts = new ConcurrentHashMap<>();
     private volatile int preferred;
     private volatile boolean failing;
+    /** Whether the next report carries every topic (at the start, after a failure, after a change of leader). */
+    private volatile boolean nextWhole = true;
+    private volatile String reportedTo = "";
+    private volatile long reportedTerm = -1;
     private Disposable reporting = reactor.core.Disposables.disposed();
 
     ControllerLink(VerbatimConfig config, String cluster, Optional<Path> dataDir) {
@@ -140,20 +144,32 @@ final class ControllerLink implements AutoCloseable {
     }
 
     /** Reports every {@code interval} what {@code report} builds; a report not taken is put back by {@code untaken}. */
-    synchronized void start(Duration interval, Supplier<BrokerReport> report,
+    synchronized void start(Duration interval, java.util.function.Function<Boolean, BrokerReport> report,
             java.util.function.Consumer<BrokerReport> untaken, Scheduler timer) {
         reporting = Flux.interval(Duration.ZERO, interval, timer).onBackpressureDrop()
                 .concatMap(tick -> {
-                    BrokerReport r = report.get();
-                    return send(r, 0).timeout(config.exchange().requestTimeout(), timer)
-                            .doOnError(e -> untaken.accept(r)).onErrorResume(e -> {
-                        if (!failing) {
-                            failing = true;
-                            LOG.warn("{}: the brokers' report to the controller leader failed ({}); trying every {}",
-                                    self.name(), e.toString(), interval);
-                        }
-                        return Mono.empty();
-                    });
+                    List<BrokerReport> chunks = report.apply(nextWhole).chunks();
+                    java.util.Set<BrokerReport> taken = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+                    return Flux.fromIterable(chunks)
+                            .concatMap(chunk -> send(chunk, 0).timeout(config.exchange().requestTimeout(), timer)
+                                    .doOnNext(a -> taken.add(chunk)))
+                            .last()
+                            .doOnNext(a -> {
+                                // a leader of another term than the last may lack what earlier reports left out
+                                nextWhole = !a.leader().equals(reportedTo) || a.term() != reportedTerm;
+                                reportedTo = a.leader();
+                                reportedTerm = a.term();
+                            })
+                            .onErrorResume(e -> {
+                                nextWhole = true;
+                                chunks.stream().filter(c -> !taken.contains(c)).forEach(untaken); // counted next time
+                                if (!failing) {
+                                    failing = true;
+                                    LOG.warn("{}: the brokers' report to the controller leader failed ({}); trying every {}",
+                                            self.name(), e.toString(), interval);
+                                }
+                                return Mono.empty();
+                            });
                 })
                 .subscribe(this::answered, e -> LOG.error("{}: the brokers' reports stopped: {}", self.name(), e.toString()));
     }

@@ -363,7 +363,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
                 }
             }
             try {
-                byte[] answer = JSON.writeValueAsBytes(new BrokerReport.Answer(verdicts));
+                byte[] answer = JSON.writeValueAsBytes(new BrokerReport.Answer(verdicts, replica.id(), leadingTerm));
                 return response.status(200).header(HttpHeaderNames.CONTENT_TYPE, "application/json")
                         .sendByteArray(Mono.just(answer)).then();
             } catch (IOException e) {

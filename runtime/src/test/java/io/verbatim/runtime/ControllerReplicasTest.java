@@ -71,6 +71,10 @@ class ControllerReplicasTest {
     }
 
     private ClusterNode startAll(String more) throws Exception {
+        return startAll(more, "");
+    }
+
+    private ClusterNode startAll(String more, String moreTopics) throws Exception {
         config = VerbatimConfig.parse("""
                 clusters:
                   - name: a
@@ -84,12 +88,14 @@ class ControllerReplicasTest {
                       - {id: c2, adminPort: %d, raftPort: %d}
                       - {id: c3, adminPort: %d, raftPort: %d}
                   - {name: b, token: b-token, adminPort: %d, brokerPorts: [%d]}
-                topics: [{name: %s, initialSegments: 2}]
+                topics:
+                  - {name: %s, initialSegments: 2}
+                %s
                 exchange: {antiEntropyInterval: 300ms, retry: {initial: 20ms, max: 300ms}}
                 replication: {startAt: earliest, retry: {initial: 20ms, max: 300ms}}
                 security: {adminToken: %s}
                 """.formatted(port(), port(), port(), port(), port(), port(), port(), port(), port(), port(), port(), T,
-                ADMIN) + more);
+                moreTopics, ADMIN) + more);
         for (String id : List.of("c1", "c2", "c3")) {
             replicas.put(id, ControllerReplicaNode.start(config, "a", id, dir.resolve(id), timer));
         }
@@ -140,7 +146,7 @@ class ControllerReplicasTest {
         assertThat(status.body()).contains("FOLLOWER").contains(T);
 
         // The split, at the leader: committed, adopted by the brokers from their listener, carried to b.
-        HttpResponse<String> applied = call("POST", leader.adminUrl() + split, ADMIN, null);
+        HttpResponse<String> applied = untilNotDeferred(leader.adminUrl() + split);
         assertThat(applied.statusCode()).as(applied.body()).isEqualTo(200);
         Flux.interval(Duration.ofMillis(20)).filter(t -> brokers.layout(T).activeSegments().size() == 3
                 && open.get(1) instanceof ClusterNode b && b.layout(T).activeSegments().size() == 3)
@@ -179,7 +185,7 @@ class ControllerReplicasTest {
         ClusterNode brokers = startAll();
         ControllerReplicaNode first = awaitLeader();
         String split = "/admin/v2/scalable/split?topic=" + URLEncoder.encode(T, StandardCharsets.UTF_8) + "&segment=0";
-        assertThat(call("POST", first.adminUrl() + split, ADMIN, null).statusCode()).isEqualTo(200);
+        assertThat(untilNotDeferred(first.adminUrl() + split).statusCode()).isEqualTo(200);
         replicas.remove(first.member()).closeNow(); // its process gone, as a crash: no hand-over
         ControllerReplicaNode next = awaitLeader();
         assertThat(next.member()).isNotEqualTo(first.member());
@@ -227,21 +233,46 @@ class ControllerReplicasTest {
         assertThat(next.metadataLog().term()).isEqualTo(term + 1);
     }
 
+    /**
+     * Many topics: the leader creates every one, the brokers adopt them, and their reports (in several bodies,
+     * each under the body limit) reach the leader, whose verdicts open the replicators: a message produced
+     * to the last topic arrives on b.
+     */
+    @Test
+    void aFleetOfTopicsStartsReportsInBodiesAndReplicates() throws Exception {
+        StringBuilder more = new StringBuilder();
+        for (int i = 0; i < 450; i++) {
+            more.append("  - {name: persistent://public/default/many-").append(i).append("}\n");
+        }
+        ClusterNode brokers = startAll("", more.toString());
+        String last = "persistent://public/default/many-449";
+        assertThat(brokers.topics()).hasSize(451);
+        brokers.producer(last, io.verbatim.model.Compression.NONE).sendNow(List.of(io.verbatim.model.entry.Message.of("k",
+                "one".getBytes(StandardCharsets.UTF_8))));
+        ClusterNode b = (ClusterNode) open.get(1);
+        Flux.interval(Duration.ofMillis(50)).filter(t -> b.storage(last).contents().values().stream()
+                .mapToLong(List::size).sum() > 0).blockFirst(Duration.ofSeconds(60));
+    }
+
     /** Garbage collection runs on the leader, on what the brokers' process reports drained. */
     @Test
     void theLeaderPrunesTheSealedSegmentsTheBrokersReportDrained() throws Exception {
         ClusterNode brokers = startAll("storage: {pruneSealed: true, gcInterval: 200ms}\n");
         ControllerReplicaNode leader = awaitLeader();
         String split = "/admin/v2/scalable/split?topic=" + URLEncoder.encode(T, StandardCharsets.UTF_8) + "&segment=0";
-        HttpResponse<String> r = Flux.interval(Duration.ofMillis(50), Schedulers.boundedElastic())
-                .map(t -> post(leader.adminUrl() + split))
-                .filter(a -> a.statusCode() != 409).blockFirst(Duration.ofSeconds(30)); // deferred until b's state came
+        HttpResponse<String> r = untilNotDeferred(leader.adminUrl() + split);
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         // Segment 0 was empty: sealed, drained everywhere, reported prunable, deleted by the leader's GC.
         Flux.interval(Duration.ofMillis(20)).filter(t -> brokers.layout(T).segment(0).isEmpty())
                 .blockFirst(Duration.ofSeconds(30));
         assertThat(brokers.layout(T).activeSegments()).hasSize(3);
         assertThat(leader.registry().scrape()).contains("verbatim_gc_pruned_segments_total{");
+    }
+
+    /** POSTs {@code url} until the leader stops deferring its own changes (R-E5: until it holds b's state). */
+    private HttpResponse<String> untilNotDeferred(String url) {
+        return Flux.interval(Duration.ZERO, Duration.ofMillis(50), Schedulers.boundedElastic()).map(t -> post(url))
+                .filter(r -> r.statusCode() != 409 || !r.body().contains("DEFERRED")).blockFirst(Duration.ofSeconds(30));
     }
 
     private HttpResponse<String> post(String url) {
