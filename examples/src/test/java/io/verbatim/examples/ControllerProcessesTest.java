@@ -4,25 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.verbatim.pipeline.memory.ClusterImage;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.pipeline.memory.ReplicationChecks.Check;
 import io.verbatim.pipeline.memory.ReplicationRecorder;
-import io.verbatim.runtime.StateFormat;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,9 +22,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * A cluster's three controller replicas as three processes and its brokers as a fourth ({@code verbatim
@@ -56,22 +45,22 @@ class ControllerProcessesTest {
     @TempDir
     Path dir;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
-            .followRedirects(HttpClient.Redirect.NORMAL).build();
-    /** By process name: east/c1 … east/brokers, west. */
-    private final Map<String, Process> processes = new LinkedHashMap<>();
-    private final Map<String, Integer> adminPorts = new LinkedHashMap<>();
     private final Map<String, AtomicInteger> produced = new LinkedHashMap<>();
-    private Path config;
+    private NodeProcesses nodes;
+
+    @BeforeEach
+    void nodes() {
+        nodes = new NodeProcesses(dir, TOKEN, WAIT, true);
+    }
 
     @AfterEach
     void killLeftovers() {
-        processes.values().forEach(Process::destroyForcibly);
+        nodes.close();
     }
 
     @Test
     void killingTheControllerLeadersProcessLosesNoLayoutAndNoMessage() throws Exception {
-        config = writeConfig();
+        writeConfig();
         produced.put("east", new AtomicInteger());
         produced.put("west", new AtomicInteger());
         for (String r : REPLICAS) {
@@ -79,7 +68,7 @@ class ControllerProcessesTest {
         }
         start("east/brokers");
         start("west");
-        for (String p : List.copyOf(processes.keySet())) {
+        for (String p : List.copyOf(nodes.processes().keySet())) {
             awaitLine(p, p + ": ready");
         }
         ExecutorService traffic = Executors.newFixedThreadPool(2);
@@ -98,8 +87,8 @@ class ControllerProcessesTest {
             Future<?> east = traffic.submit(() -> produce("east", 60));
             Future<?> west = traffic.submit(() -> produce("west", 60));
             Thread.sleep(300);
-            processes.get(killed).destroyForcibly(); // SIGKILL, mid-traffic
-            assertThat(processes.get(killed).waitFor(30, TimeUnit.SECONDS)).isTrue();
+            nodes.process(killed).destroyForcibly(); // SIGKILL, mid-traffic
+            assertThat(nodes.process(killed).waitFor(30, TimeUnit.SECONDS)).isTrue();
             successor = "east/" + awaitLeader(Optional.of(killed.substring("east/".length())));
             assertThat(successor).isNotEqualTo(killed);
 
@@ -127,7 +116,7 @@ class ControllerProcessesTest {
         assertThat(stored.get("west").layout().activeSegments()).hasSize(4); // both splits reached the peer
         assertThat(stored.get("east").layout().activeSegments()).hasSize(4);
 
-        for (Map.Entry<String, Process> p : processes.entrySet()) {
+        for (Map.Entry<String, Process> p : nodes.processes().entrySet()) {
             if (p.getKey().equals(killed)) {
                 continue;
             }
@@ -142,25 +131,25 @@ class ControllerProcessesTest {
 
     // ---- the processes ----------------------------------------------------------------------------
 
-    private Path writeConfig() throws IOException {
-        int eastAdmin = freePort();
-        int westAdmin = freePort();
-        adminPorts.put("east/brokers", eastAdmin);
-        adminPorts.put("west", westAdmin);
+    private void writeConfig() throws IOException {
+        int eastAdmin = NodeProcesses.freePort();
+        int westAdmin = NodeProcesses.freePort();
+        nodes.adminPort("east/brokers", eastAdmin);
+        nodes.adminPort("west", westAdmin);
         StringBuilder y = new StringBuilder("clusters:\n");
         y.append("  - name: east\n    token: east-token\n    controllerSecret: east-inner-secret\n    adminPort: ")
                 .append(eastAdmin)
-                .append("\n    brokerPorts: [").append(freePort()).append(", ").append(freePort()).append("]")
-                .append("\n    raftPort: ").append(freePort())
+                .append("\n    brokerPorts: [").append(NodeProcesses.freePort()).append(", ").append(NodeProcesses.freePort()).append("]")
+                .append("\n    raftPort: ").append(NodeProcesses.freePort())
                 .append("\n    controllers:\n");
         for (String r : REPLICAS) {
-            int admin = freePort();
-            adminPorts.put("east/" + r, admin);
+            int admin = NodeProcesses.freePort();
+            nodes.adminPort("east/" + r, admin);
             y.append("      - {id: ").append(r).append(", adminPort: ").append(admin).append(", raftPort: ")
-                    .append(freePort()).append("}\n");
+                    .append(NodeProcesses.freePort()).append("}\n");
         }
         y.append("  - name: west\n    token: west-token\n    adminPort: ").append(westAdmin)
-                .append("\n    brokerPorts: [").append(freePort()).append("]\n");
+                .append("\n    brokerPorts: [").append(NodeProcesses.freePort()).append("]\n");
         y.append("""
                 topics:
                   - name: %s
@@ -179,62 +168,19 @@ class ControllerProcessesTest {
                   deleteConsumed: false
                   pruneSealed: false
                 """.formatted(TOPIC, TOKEN));
-        Path file = dir.resolve("controllers.yaml");
-        Files.writeString(file, y);
-        return file;
-    }
-
-    /** Every port handed out in this JVM: a port freed again may be handed out twice by the system. */
-    private static final java.util.Set<Integer> TAKEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-    private static int freePort() throws IOException {
-        while (true) {
-            try (ServerSocket s = new ServerSocket(0)) {
-                if (TAKEN.add(s.getLocalPort())) {
-                    return s.getLocalPort();
-                }
-            }
-        }
-    }
-
-    private void start(String name) throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), Verbatim.class.getName(), "node",
-                "--config", config.toString(), "--cluster", name.split("/")[0],
-                "--data-dir", dir.resolve("data").resolve(name.replace('/', '-')).toString(), "--drain-timeout", "5s"));
-        if (name.contains("/")) {
-            command.addAll(List.of("--member", name.split("/")[1]));
-        }
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile(name).toFile()));
-        processes.put(name, pb.start());
-    }
-
-    private Path logFile(String name) {
-        return dir.resolve(name.replace('/', '-') + ".log");
+        nodes.config(y.toString());
     }
 
     private String log(String name) {
-        try {
-            return Files.readString(logFile(name));
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
-        }
+        return nodes.log(name);
+    }
+
+    private void start(String name) throws IOException {
+        nodes.start(name);
     }
 
     private void awaitLine(String name, String line) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (log(name).contains(line)) {
-                return;
-            }
-            if (!processes.get(name).isAlive()) {
-                throw new AssertionError(name + " exited with " + processes.get(name).exitValue() + ":\n" + log(name));
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError(name + " did not print '" + line + "' within " + WAIT + ":\n" + log(name));
+        nodes.awaitLine(name, line, 1);
     }
 
     /** The replica that reports itself the leader (other than {@code not}), once one does. */
@@ -278,22 +224,8 @@ class ControllerProcessesTest {
     // ---- traffic and checks -----------------------------------------------------------------------------
 
     private void produce(String cluster, int calls) {
-        AtomicInteger counter = produced.get(cluster);
-        String process = cluster.equals("east") ? "east/brokers" : cluster;
-        for (int i = 0; i < calls; i++) {
-            StringBuilder body = new StringBuilder("{\"messages\":[");
-            int first = counter.get();
-            for (int m = 0; m < PER_CALL; m++) {
-                int n = first + m;
-                String payload = Base64.getEncoder().encodeToString((cluster + "/" + n).getBytes(StandardCharsets.UTF_8));
-                body.append(m == 0 ? "" : ",").append("{\"key\":\"k").append(n * 7919 % KEYS).append("\",\"payload\":\"")
-                        .append(payload).append("\"}");
-            }
-            body.append("]}");
-            HttpResponse<String> r = call(process, "POST", "/admin/v2/scalable/produce?topic=" + enc(TOPIC), body.toString());
-            assertThat(r.statusCode()).as(cluster + " produce: " + r.body()).isEqualTo(200);
-            counter.addAndGet(PER_CALL);
-        }
+        nodes.produce(cluster.equals("east") ? "east/brokers" : cluster, cluster, TOPIC, produced.get(cluster), calls,
+                PER_CALL, KEYS);
     }
 
     private void awaitQuiet() throws Exception {
@@ -330,32 +262,14 @@ class ControllerProcessesTest {
     }
 
     private MemoryCluster image(String process, String cluster) throws IOException, InterruptedException {
-        HttpResponse<byte[]> r = http.send(request(process, "GET", "/admin/v2/scalable/image?topic=" + enc(TOPIC), null)
-                .build(), HttpResponse.BodyHandlers.ofByteArray());
-        assertThat(r.statusCode()).isEqualTo(200);
-        ClusterImage image = StateFormat.read(new ByteArrayInputStream(r.body()), cluster).get(TOPIC);
-        return MemoryCluster.restore(cluster, TOPIC, image, Schedulers.immediate());
+        return nodes.image(process, cluster, TOPIC);
     }
 
     private HttpResponse<String> call(String process, String method, String path, String body) {
-        try {
-            return http.send(request(process, method, path, body).build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new AssertionError(process + " " + method + " " + path + ": " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-    }
-
-    private HttpRequest.Builder request(String process, String method, String path, String body) {
-        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPorts.get(process) + path))
-                .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + TOKEN)
-                .header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        return nodes.call(process, method, path, body);
     }
 
     private static String enc(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+        return NodeProcesses.enc(s);
     }
 }
