@@ -41,6 +41,17 @@ final class Progress {
     @Nullable ByteString snapshotData;
     long snapshotOffset;
 
+    // Listener delegation, on the leader's progress of a listener.
+    /** The follower feeding this listener now, "" when the leader feeds it (not delegated, or revoked). */
+    String delegatedTo = "";
+    /** The leader revoked the admin's delegation of this listener (it feeds it directly meanwhile). */
+    boolean revoked;
+    long revokedTick = -1;
+    String revocationReason = "";
+    long revocations;
+    /** The tick at which {@link #match} last advanced (or the delegation began). */
+    long matchTick;
+
     Progress(String id, long next) {
         this.id = id;
         this.next = next;
