@@ -51,6 +51,16 @@ final class Progress {
     long revocations;
     /** The tick at which {@link #match} last advanced (or the delegation began). */
     long matchTick;
+    /**
+     * On a delegate's appender: the tick since which it has waited for an answer (the last reply, or the
+     * send that ended an idle spell); an append unanswered for a while is sent again.
+     */
+    long waitingSinceTick;
+
+    /** Whether something sent is unanswered: a probe, appends in the window, or a snapshot. */
+    boolean awaitingReply() {
+        return state == State.SNAPSHOT || probeSent || !inflight.isEmpty();
+    }
 
     Progress(String id, long next) {
         this.id = id;

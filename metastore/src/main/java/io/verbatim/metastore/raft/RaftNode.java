@@ -1006,6 +1006,9 @@ public final class RaftNode {
         if (p.next - 1 > limit) {
             return; // a delegate: the listener holds all this member knows committed
         }
+        if (role != RaftPeerRole.LEADER && !p.awaitingReply()) {
+            p.waitingSinceTick = ticks; // the retry clock starts with this send, not at the last reply
+        }
         switch (p.state) {
             case SNAPSHOT:
                 return;
@@ -1149,6 +1152,7 @@ public final class RaftNode {
         }
         p.recentActive = true;
         p.lastResponseTick = ticks;
+        p.waitingSinceTick = ticks;
         if (p.state != Progress.State.SNAPSHOT || r.getSnapshotIndex() != p.sendingSnapshot().getLastIncluded().getIndex()) {
             return;
         }
@@ -1340,6 +1344,7 @@ public final class RaftNode {
                 Progress p = new Progress(l, log.committed() + 1);
                 p.since = callIds;
                 p.lastResponseTick = ticks;
+                p.waitingSinceTick = ticks;
                 appenders.put(l, p);
             }
         }
@@ -1355,16 +1360,20 @@ public final class RaftNode {
         }
     }
 
-    /** As a delegate: an append or snapshot chunk unanswered for a while is sent again (a probe from match + 1). */
+    /**
+     * As a delegate: an append or snapshot chunk unanswered for an election timeout is sent again (a probe
+     * from match + 1, or the chunk).
+     */
     private void tickAppenders() {
         if (role != RaftPeerRole.FOLLOWER || appenders.isEmpty()) {
             return;
         }
-        int retry = Math.max(2 * config.heartbeatTicks(), config.electionTicks() / 2);
+        // An election timeout: longer than any round trip a working link has (a shorter one resent what was
+        // merely slow), and a listener cut off that long is the leader's to revoke meanwhile.
+        int retry = config.electionTicks();
         for (Progress p : appenders.values()) {
-            boolean waiting = p.state == Progress.State.SNAPSHOT || p.probeSent || !p.inflight.isEmpty();
-            if (waiting && ticks - p.lastResponseTick >= retry) {
-                p.lastResponseTick = ticks;
+            if (p.awaitingReply() && ticks - p.waitingSinceTick >= retry) {
+                p.waitingSinceTick = ticks;
                 if (p.state == Progress.State.SNAPSHOT) {
                     sendSnapshotChunk(p);
                 } else {
@@ -1383,6 +1392,7 @@ public final class RaftNode {
      */
     private void onDelegateReply(Progress p, AppendEntriesReplyProto r) {
         p.lastResponseTick = ticks;
+        p.waitingSinceTick = ticks;
         long committed = log.committed();
         switch (r.getResult()) {
             case NOT_LEADER -> {

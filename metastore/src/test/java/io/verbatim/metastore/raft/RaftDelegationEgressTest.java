@@ -125,6 +125,18 @@ class RaftDelegationEgressTest {
         net.settle();
         assertThat(net.h.status("n1").term()).as("seed %d: one leader throughout", seed).isEqualTo(1);
         assertThat(net.h.node("n1").counters().revocations()).as("seed %d: no revocation", seed).isZero();
+        // each delegate sends each entry to each of its listeners once (it re-probes only an unanswered append)
+        long last = net.h.status("n1").lastIndex();
+        for (var d : conf.getDelegationsList()) {
+            Map<Long, Integer> copies = new TreeMap<>();
+            net.h.sent.stream().filter(m -> m.hasAppendEntries() && Transcript.from(m).equals(d.getFollower())
+                    && Transcript.to(m).equals(d.getListener())).flatMap(m -> m.getAppendEntries().getEntriesList().stream())
+                    .forEach(e -> copies.merge(e.getIndex(), 1, Integer::sum));
+            assertThat(copies.entrySet().stream().filter(e -> e.getValue() != 1).toList())
+                    .as("seed %d: entries %s sent to %s more than once", seed, d.getFollower(), d.getListener()).isEmpty();
+            assertThat(copies.size() + net.h.status(d.getListener()).firstIndex() - 1)
+                    .as("seed %d: %s fed %s every entry", seed, d.getFollower(), d.getListener()).isEqualTo(last);
+        }
         return net.leaderBytesPerEntry();
     }
 

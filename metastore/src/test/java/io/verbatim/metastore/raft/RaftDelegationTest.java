@@ -289,7 +289,7 @@ class RaftDelegationTest {
         assertThat(appends(h, "n1", "l1")).allMatch(a -> a.getEntriesCount() == 0
                 && a.getLeaderCommit() <= a.getPreviousLog().getIndex());
         h.drop = m -> false;
-        h.run(6); // the delegate re-probes an unanswered append
+        h.run(11); // the delegate re-probes an append unanswered for an election timeout
         assertThat(h.appliedData("l1")).containsExactly("a", "b");
         assertThat(entryBytesTo(h, "n1", "l1")).isZero();
     }
