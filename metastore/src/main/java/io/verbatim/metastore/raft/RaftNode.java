@@ -701,13 +701,14 @@ public final class RaftNode {
     }
 
     /**
-     * An append from a delegate follower (fromFollower): only a listener takes it, and never takes its
-     * sender for its leader — the term's leader is the one it names (a higher term was adopted with it as
+     * An append from a delegate follower (fromFollower): only a member that is not a voter of its own
+     * latest configuration takes it — a listener, or one added as a listener that has not yet received the
+     * entry adding it (a joiner's configuration is empty) — and it never takes its sender for its leader — the term's leader is the one it names (a higher term was adopted with it as
      * leader by {@link #step}; an older term was refused there, NOT_LEADER to the sender). The consistency
      * check and the commit cap are those of any append; the reply goes to the sender.
      */
     private void onDelegatedAppend(AppendEntriesRequestProto a) {
-        if (role != RaftPeerRole.LISTENER) {
+        if (membership.isVoter(id)) {
             replyAppend(AppendEntriesReplyProto.newBuilder()
                     .setServerReply(Messages.reply(a.getServerRequest(), false)).setTerm(term)
                     .setResult(AppendResult.NOT_LEADER).setNextIndex(log.lastIndex() + 1)
@@ -774,7 +775,7 @@ public final class RaftNode {
         }
         long index = s.getSnapshot().getLastIncluded().getIndex();
         if (s.getFromFollower()) {
-            if (role != RaftPeerRole.LISTENER) {
+            if (membership.isVoter(id)) {
                 replySnapshot(s, InstallSnapshotReplyProto.newBuilder().setTerm(term).setSnapshotIndex(index)
                         .setResult(InstallSnapshotResult.SNAPSHOT_NOT_LEADER));
                 return;

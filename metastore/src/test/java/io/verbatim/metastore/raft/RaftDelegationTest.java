@@ -447,6 +447,31 @@ class RaftDelegationTest {
         assertThat(entryBytesTo(h, "n1", "l2")).isEqualTo(l2Bytes);
     }
 
+    /**
+     * A listener added together with its delegation starts with an empty configuration (it does not yet
+     * know it is a listener): it takes the delegate's appends all the same, so the delegate brings it the
+     * entry that adds it, and the leader never sends it an entry.
+     */
+    @Test
+    void aNewlyAddedListenerIsCaughtUpByItsDelegateBeforeItKnowsItIsAListener() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.start("l3", RaftConfigurationProto.getDefaultInstance());
+        RaftConfigurationProto next = withDelegations(Harness.configuration(List.of("n1", "n2", "n3"),
+                List.of("l1", "l2", "l3")), "l1", "n2", "l3", "n2");
+        assertThat(h.node("n1").setConfiguration(next)).isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.propose("n1", "b");
+        h.run(6);
+        assertThat(h.status("l3").role()).isEqualTo(RaftPeerRole.LISTENER);
+        assertThat(h.appliedData("l3")).containsExactly("a", "b");
+        assertThat(h.status("l3").leader()).isEqualTo("n1");
+        assertThat(entryBytesTo(h, "n1", "l3")).isZero();
+        assertThat(source(h, "n1", "l3").revoked()).isFalse();
+    }
+
     /** A listener far behind the delegate's compacted log gets the delegate's snapshot, not the leader's. */
     @Test
     void aFarBehindListenerGetsASnapshotThroughItsDelegate() {

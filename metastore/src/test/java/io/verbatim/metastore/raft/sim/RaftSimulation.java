@@ -309,8 +309,25 @@ final class RaftSimulation {
             sb.append(m.id).append(' ').append(s.role()).append(" t").append(s.term()).append(" c")
                     .append(s.commitIndex()).append(" a").append(s.appliedIndex()).append(" l").append(s.lastIndex()).append("/t").append(m.node.termAt(s.lastIndex()))
                     .append(" conf ").append(s.configuration().getPeersList().stream().map(RaftPeerProto::getId).toList())
-                    .append('/').append(s.configuration().getListenersList().stream().map(RaftPeerProto::getId).toList())
-                    .append("; ");
+                    .append('/').append(s.configuration().getListenersList().stream().map(RaftPeerProto::getId).toList());
+            if (s.configuration().getDelegationsCount() > 0) {
+                sb.append(" delegations ").append(s.configuration().getDelegationsList().stream()
+                        .map(d -> d.getListener() + ">" + d.getFollower()).toList());
+            }
+            if (!s.feeding().isEmpty()) {
+                sb.append(" feeding ").append(s.feeding());
+            }
+            for (RaftStatus.ListenerSource src : s.listenerSources()) {
+                sb.append(" [").append(src.listener()).append(" from ").append(src.source())
+                        .append(src.revoked() ? " revoked: " + src.revocationReason() : "")
+                        .append(src.revocations() > 0 ? " revocations " + src.revocations() + " last at tick "
+                                + src.revokedAtTick() : "").append(']');
+            }
+            if (s.role() == RaftPeerRole.LEADER) {
+                sb.append(" tick ").append(s.ticks()).append(" match ").append(s.peers().stream().map(p -> p.id() + "=" + p.matchIndex() + "/" + p.state()
+                        + "/" + p.lastResponseTick()).toList());
+            }
+            sb.append("; ");
         }
         return sb.toString();
     }
