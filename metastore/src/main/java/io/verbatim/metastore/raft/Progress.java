@@ -41,6 +41,27 @@ final class Progress {
     @Nullable ByteString snapshotData;
     long snapshotOffset;
 
+    // Listener delegation, on the leader's progress of a listener.
+    /** The follower feeding this listener now, "" when the leader feeds it (not delegated, or revoked). */
+    String delegatedTo = "";
+    /** The leader revoked the admin's delegation of this listener (it feeds it directly meanwhile). */
+    boolean revoked;
+    long revokedTick = -1;
+    String revocationReason = "";
+    long revocations;
+    /** The tick at which {@link #match} last advanced (or the delegation began). */
+    long matchTick;
+    /**
+     * On a delegate's appender: the tick since which it has waited for an answer (the last reply, or the
+     * send that ended an idle spell); an append unanswered for a while is sent again.
+     */
+    long waitingSinceTick;
+
+    /** Whether something sent is unanswered: a probe, appends in the window, or a snapshot. */
+    boolean awaitingReply() {
+        return state == State.SNAPSHOT || probeSent || !inflight.isEmpty();
+    }
+
     Progress(String id, long next) {
         this.id = id;
         this.next = next;

@@ -19,6 +19,17 @@ package io.verbatim.metastore.raft;
  *     timeout, and voters that hear a leader ignore campaigns (leader stickiness)
  * @param preVote a candidate first asks whether it could win, without raising its term
  * @param snapshotChunkBytes the size of one InstallSnapshot chunk
+ * @param delegationEnabled listener delegation: as leader, let the followers the configuration's
+ *     {@code delegations} name feed their listeners (the leader then only heartbeats those listeners);
+ *     off, the leader feeds every listener itself and sends no assignment
+ * @param maxListenersPerFollower a configuration may assign at most this many listeners to one follower
+ * @param followerLagThreshold the leader revokes a delegation when the delegate's match lags the leader's
+ *     last index by more than this many entries
+ * @param reassignmentTicks the leader revokes a delegation when the listener's match has not advanced for
+ *     this many ticks while the leader's commit is above it; revoked delegations are reconsidered every
+ *     this many ticks
+ * @param revocationCooldownTicks a revoked delegation is restored no sooner than this many ticks after the
+ *     revocation (and only if the delegate is healthy again)
  */
 public record RaftConfig(
         String memberId,
@@ -29,7 +40,27 @@ public record RaftConfig(
         int maxInflightAppends,
         boolean checkQuorum,
         boolean preVote,
-        int snapshotChunkBytes) {
+        int snapshotChunkBytes,
+        boolean delegationEnabled,
+        int maxListenersPerFollower,
+        long followerLagThreshold,
+        int reassignmentTicks,
+        int revocationCooldownTicks) {
+
+    /** Delegation's defaults: off, 5 listeners per follower, lag 100 entries, 100 ticks, cooldown 300 ticks. */
+    public static final int DEFAULT_MAX_LISTENERS_PER_FOLLOWER = 5;
+    public static final long DEFAULT_FOLLOWER_LAG_THRESHOLD = 100;
+    public static final int DEFAULT_REASSIGNMENT_TICKS = 100;
+    public static final int DEFAULT_REVOCATION_COOLDOWN_TICKS = 300;
+
+    /** Without listener delegation (its knobs at their defaults, delegation off). */
+    public RaftConfig(String memberId, String groupId, int electionTicks, int heartbeatTicks,
+            long maxEntriesBytesPerAppend, int maxInflightAppends, boolean checkQuorum, boolean preVote,
+            int snapshotChunkBytes) {
+        this(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend, maxInflightAppends,
+                checkQuorum, preVote, snapshotChunkBytes, false, DEFAULT_MAX_LISTENERS_PER_FOLLOWER,
+                DEFAULT_FOLLOWER_LAG_THRESHOLD, DEFAULT_REASSIGNMENT_TICKS, DEFAULT_REVOCATION_COOLDOWN_TICKS);
+    }
 
     public RaftConfig {
         if (memberId == null || memberId.isEmpty()) {
@@ -54,6 +85,18 @@ public record RaftConfig(
         if (snapshotChunkBytes < 1) {
             throw new IllegalArgumentException("snapshotChunkBytes must be >= 1, was " + snapshotChunkBytes);
         }
+        if (maxListenersPerFollower < 1) {
+            throw new IllegalArgumentException("maxListenersPerFollower must be >= 1, was " + maxListenersPerFollower);
+        }
+        if (followerLagThreshold < 1) {
+            throw new IllegalArgumentException("followerLagThreshold must be >= 1, was " + followerLagThreshold);
+        }
+        if (reassignmentTicks < 1) {
+            throw new IllegalArgumentException("reassignmentTicks must be >= 1, was " + reassignmentTicks);
+        }
+        if (revocationCooldownTicks < 0) {
+            throw new IllegalArgumentException("revocationCooldownTicks must be >= 0, was " + revocationCooldownTicks);
+        }
     }
 
     /** Defaults: 10 election ticks, 1 heartbeat tick, 1 MiB per append, 8 in flight, check-quorum and
@@ -63,37 +106,59 @@ public record RaftConfig(
     }
 
     public RaftConfig withElectionTicks(int ticks) {
-        return new RaftConfig(memberId, groupId, ticks, heartbeatTicks, maxEntriesBytesPerAppend,
-                maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes);
+        return new RaftConfig(memberId, groupId, ticks, heartbeatTicks, maxEntriesBytesPerAppend, maxInflightAppends,
+                checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
     }
 
     public RaftConfig withHeartbeatTicks(int ticks) {
-        return new RaftConfig(memberId, groupId, electionTicks, ticks, maxEntriesBytesPerAppend,
-                maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes);
+        return new RaftConfig(memberId, groupId, electionTicks, ticks, maxEntriesBytesPerAppend, maxInflightAppends,
+                checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
     }
 
     public RaftConfig withMaxEntriesBytesPerAppend(long bytes) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, bytes, maxInflightAppends,
-                checkQuorum, preVote, snapshotChunkBytes);
+                checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
     }
 
     public RaftConfig withMaxInflightAppends(int appends) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend, appends,
-                checkQuorum, preVote, snapshotChunkBytes);
+                checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
     }
 
     public RaftConfig withCheckQuorum(boolean on) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
-                maxInflightAppends, on, preVote, snapshotChunkBytes);
+                maxInflightAppends, on, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
     }
 
     public RaftConfig withPreVote(boolean on) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
-                maxInflightAppends, checkQuorum, on, snapshotChunkBytes);
+                maxInflightAppends, checkQuorum, on, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
     }
 
     public RaftConfig withSnapshotChunkBytes(int bytes) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
-                maxInflightAppends, checkQuorum, preVote, bytes);
+                maxInflightAppends, checkQuorum, preVote, bytes, delegationEnabled, maxListenersPerFollower,
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
+    }
+
+    /** Listener delegation on or off, its knobs unchanged. */
+    public RaftConfig withDelegationEnabled(boolean on) {
+        return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
+                maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes, on, maxListenersPerFollower,
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
+    }
+
+    /** Listener delegation's knobs (see the record's parameters). */
+    public RaftConfig withDelegation(boolean on, int listenersPerFollower, long lagThreshold, int reassignment,
+            int cooldown) {
+        return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
+                maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes, on, listenersPerFollower, lagThreshold,
+                reassignment, cooldown);
     }
 }

@@ -16,6 +16,10 @@ public final class RaftCounters {
     private final TreeMap<String, Long> snapshotBytes = new TreeMap<>();
     private long heartbeats;
     private long entriesSent;
+    private long revocations;
+    private long restorations;
+    private long delegatedEntriesSent;
+    private long delegatedEntryBytesSent;
 
     RaftCounters() {
     }
@@ -30,6 +34,39 @@ public final class RaftCounters {
     void entriesSent(String peer, int count, long bytes) {
         entriesSent += count;
         entryBytes.merge(peer, bytes, Long::sum);
+    }
+
+    void revoked() {
+        revocations++;
+    }
+
+    void restored() {
+        restorations++;
+    }
+
+    void delegatedEntriesSent(int count, long bytes) {
+        delegatedEntriesSent += count;
+        delegatedEntryBytesSent += bytes;
+    }
+
+    /** Delegations this member, as leader, revoked (it fed those listeners directly meanwhile). */
+    public long revocations() {
+        return revocations;
+    }
+
+    /** Revoked delegations this member, as leader, restored to the admin's assignment. */
+    public long restorations() {
+        return restorations;
+    }
+
+    /** Entries this member sent as a delegate follower to the listeners it feeds (also in {@link #entriesSent}). */
+    public long delegatedEntriesSent() {
+        return delegatedEntriesSent;
+    }
+
+    /** Serialized bytes of the entries this member sent as a delegate follower. */
+    public long delegatedEntryBytesSent() {
+        return delegatedEntryBytesSent;
     }
 
     void snapshotSent(String peer, long bytes) {

@@ -109,6 +109,15 @@ final class RaftLog {
         return out;
     }
 
+    /** Entries from {@code from} up to {@code to}, at most {@code maxBytes} of them but at least one if any. */
+    List<LogEntryProto> slice(long from, long to, long maxBytes) {
+        List<LogEntryProto> out = slice(from, maxBytes);
+        while (!out.isEmpty() && out.get(out.size() - 1).getIndex() > to) {
+            out.remove(out.size() - 1);
+        }
+        return out;
+    }
+
     /** Appends at the end (a leader's own entry). */
     void append(LogEntryProto e) {
         if (e.getIndex() != lastIndex() + 1) {

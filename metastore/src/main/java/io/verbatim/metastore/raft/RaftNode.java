@@ -9,9 +9,11 @@ import io.verbatim.metastore.proto.HardStateProto;
 import io.verbatim.metastore.proto.InstallSnapshotReplyProto;
 import io.verbatim.metastore.proto.InstallSnapshotRequestProto;
 import io.verbatim.metastore.proto.InstallSnapshotResult;
+import io.verbatim.metastore.proto.ListenerAssignmentProto;
 import io.verbatim.metastore.proto.LogEntryProto;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
 import io.verbatim.metastore.proto.RaftMessageProto;
+import io.verbatim.metastore.proto.RaftPeerProto;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.proto.RaftRpcRequestProto;
 import io.verbatim.metastore.proto.ReadIndexReplyProto;
@@ -27,7 +29,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
@@ -67,6 +71,16 @@ public final class RaftNode {
     private String transferTarget = "";
     /** As leader, the index of its no-op, the first entry of its term. */
     private long termFirstIndex;
+    /** As leader, the tick at which it became leader. */
+    private long leaderSinceTick;
+    /** As leader with delegation on, ticks since revoked delegations were last reconsidered. */
+    private int delegationElapsed;
+    /**
+     * As a delegate follower: an appender per listener the leader of this term assigned it (a Progress
+     * over this member's own log, sending committed entries only); cleared on any change of term, leader
+     * or role, and whenever the leader's assignment stops naming a listener.
+     */
+    private final TreeMap<String, Progress> appenders = new TreeMap<>();
 
     private int electionElapsed;
     private int heartbeatElapsed;
@@ -90,6 +104,11 @@ public final class RaftNode {
         this.config = config;
         this.id = config.memberId();
         this.random = random;
+        Optional<String> badDelegation = Membership.delegationRefusal(initialConfiguration,
+                config.maxListenersPerFollower());
+        if (badDelegation.isPresent()) {
+            throw new IllegalArgumentException("the initial configuration's delegations: " + badDelegation.get());
+        }
         SnapshotMetaProto meta = recovered.snapshot().orElse(SnapshotMetaProto.newBuilder()
                 .setLastIncluded(TermIndexProto.getDefaultInstance()).setConfiguration(initialConfiguration).build());
         if (recovered.snapshot().isPresent() && snapshotData.isEmpty()) {
@@ -144,6 +163,7 @@ public final class RaftNode {
             return;
         }
         electionElapsed++;
+        tickAppenders();
         if (promotable() && electionElapsed >= randomizedElectionTimeout) {
             electionElapsed = 0;
             campaign(config.preVote(), false);
@@ -168,6 +188,7 @@ public final class RaftNode {
             heartbeatElapsed = 0;
             progress.values().forEach(this::heartbeat);
         }
+        checkDelegations();
     }
 
     /**
@@ -208,7 +229,7 @@ public final class RaftNode {
             if (!preVoteAsk && !preVoteGranted) {
                 boolean fromLeader = m.hasAppendEntries() || m.hasInstallSnapshot() || m.hasStartLeaderElection();
                 int elapsed = electionElapsed;
-                becomeFollower(mTerm, fromLeader ? from : "");
+                becomeFollower(mTerm, fromLeader ? leaderOf(m) : "");
                 if (m.hasRequestVote()) {
                     // Only a vote granted restarts the election timer (Raft §5.2): a candidate with a stale
                     // log that keeps campaigning must not keep the up-to-date voters from campaigning.
@@ -230,6 +251,20 @@ public final class RaftNode {
             default -> {
             }
         }
+    }
+
+    /**
+     * Who leads the term of a leader's message: its sender, or for a delegate's message (fromFollower) the
+     * leader it names — a listener never takes the delegate for its leader.
+     */
+    private static String leaderOf(RaftMessageProto m) {
+        if (m.hasAppendEntries() && m.getAppendEntries().getFromFollower()) {
+            return m.getAppendEntries().getLeaderId();
+        }
+        if (m.hasInstallSnapshot() && m.getInstallSnapshot().getFromFollower()) {
+            return m.getInstallSnapshot().getLeaderId();
+        }
+        return Messages.from(m);
     }
 
     /** A message of an older term: tell a stale leader or pre-candidate the newer term; drop the rest. */
@@ -292,6 +327,9 @@ public final class RaftNode {
                     + " is not yet committed (commit " + log.committed() + ")");
         }
         Optional<String> refusal = membership.refusal(next);
+        if (refusal.isEmpty()) {
+            refusal = Membership.delegationRefusal(next, config.maxListenersPerFollower());
+        }
         if (refusal.isPresent()) {
             return new Proposal.Refused(refusal.get());
         }
@@ -452,8 +490,20 @@ public final class RaftNode {
             peers.add(new RaftStatus.PeerStatus(p.id, membership.isVoter(p.id), p.match, p.next, p.state.name(),
                     p.inflight.size(), p.lastResponseTick, p.followerCommit));
         }
+        List<RaftStatus.ListenerSource> sources = new ArrayList<>();
+        if (role == RaftPeerRole.LEADER && config.delegationEnabled()) {
+            for (String l : membership.listeners()) {
+                Progress p = progress.get(l);
+                if (p != null) {
+                    sources.add(new RaftStatus.ListenerSource(l, membership.delegations().getOrDefault(l, ""),
+                            p.delegatedTo.isEmpty() ? id : p.delegatedTo, p.revoked, p.revocationReason,
+                            p.revokedTick, p.revocations));
+                }
+            }
+        }
         return new RaftStatus(id, role, preCandidate, term, leader, log.committed(), log.applied(), log.firstIndex(),
-                log.lastIndex(), membership.proto(), log.latestConfigurationIndex(), ticks, peers);
+                log.lastIndex(), membership.proto(), log.latestConfigurationIndex(), ticks, peers, sources,
+                List.copyOf(appenders.keySet()));
     }
 
     /** What this member sent, by message type and by peer. */
@@ -488,6 +538,7 @@ public final class RaftNode {
         electionElapsed = 0;
         heartbeatElapsed = 0;
         progress.clear();
+        appenders.clear();
         votes.clear();
         reads.clear();
         transferTarget = "";
@@ -504,6 +555,7 @@ public final class RaftNode {
         electionElapsed = 0;
         resetRandomizedElectionTimeout();
         progress.clear();
+        appenders.clear();
         reads.clear();
         votes.clear();
         if (!pre) {
@@ -564,11 +616,16 @@ public final class RaftNode {
         votes.clear();
         reads.clear();
         progress.clear();
+        appenders.clear();
+        leaderSinceTick = ticks;
+        delegationElapsed = 0;
         for (String member : membership.members()) {
             if (!member.equals(id)) {
                 progress.put(member, new Progress(member, log.lastIndex() + 1));
             }
         }
+        // A new leader starts from the admin's assignment: nothing it revoked survives it.
+        refreshDelegations();
         // The no-op: a leader may commit only entries of its own term (§5.4.2), so it appends one at once
         // to commit everything before it and to learn its commit index for reads.
         termFirstIndex = log.lastIndex() + 1;
@@ -630,10 +687,43 @@ public final class RaftNode {
         if (role == RaftPeerRole.LEADER) {
             return; // two leaders in one term cannot happen; never obey one
         }
+        if (a.getFromFollower()) {
+            onDelegatedAppend(a);
+            return;
+        }
         if (role == RaftPeerRole.CANDIDATE || !leader.equals(from)) {
             becomeFollower(term, from);
         }
         electionElapsed = 0;
+        updateAssignment(a);
+        acceptAppend(a);
+        feedListeners();
+    }
+
+    /**
+     * An append from a delegate follower (fromFollower): only a member that is not a voter of its own
+     * latest configuration takes it — a listener, or one added as a listener that has not yet received the
+     * entry adding it (a joiner's configuration is empty) — and it never takes its sender for its leader — the term's leader is the one it names (a higher term was adopted with it as
+     * leader by {@link #step}; an older term was refused there, NOT_LEADER to the sender). The consistency
+     * check and the commit cap are those of any append; the reply goes to the sender.
+     */
+    private void onDelegatedAppend(AppendEntriesRequestProto a) {
+        if (membership.isVoter(id)) {
+            replyAppend(AppendEntriesReplyProto.newBuilder()
+                    .setServerReply(Messages.reply(a.getServerRequest(), false)).setTerm(term)
+                    .setResult(AppendResult.NOT_LEADER).setNextIndex(log.lastIndex() + 1)
+                    .setIsHeartbeat(a.getEntriesCount() == 0).setReadContext(a.getReadContext()));
+            return;
+        }
+        if (leader.isEmpty()) {
+            leader = a.getLeaderId();
+        }
+        electionElapsed = 0;
+        acceptAppend(a);
+    }
+
+    /** The follower's and listener's side of an append: consistency check, append, commit, reply. */
+    private void acceptAppend(AppendEntriesRequestProto a) {
         long prevIndex = a.hasPreviousLog() ? a.getPreviousLog().getIndex() : 0;
         long prevTerm = a.hasPreviousLog() ? a.getPreviousLog().getTerm() : 0;
         List<LogEntryProto> entries = a.getEntriesList();
@@ -683,11 +773,20 @@ public final class RaftNode {
         if (role == RaftPeerRole.LEADER) {
             return;
         }
-        if (role == RaftPeerRole.CANDIDATE || !leader.equals(from)) {
+        long index = s.getSnapshot().getLastIncluded().getIndex();
+        if (s.getFromFollower()) {
+            if (membership.isVoter(id)) {
+                replySnapshot(s, InstallSnapshotReplyProto.newBuilder().setTerm(term).setSnapshotIndex(index)
+                        .setResult(InstallSnapshotResult.SNAPSHOT_NOT_LEADER));
+                return;
+            }
+            if (leader.isEmpty()) {
+                leader = s.getLeaderId();
+            }
+        } else if (role == RaftPeerRole.CANDIDATE || !leader.equals(from)) {
             becomeFollower(term, from);
         }
         electionElapsed = 0;
-        long index = s.getSnapshot().getLastIncluded().getIndex();
         InstallSnapshotReplyProto.Builder reply = InstallSnapshotReplyProto.newBuilder().setTerm(term)
                 .setSnapshotIndex(index);
         if (index <= log.committed()) {
@@ -708,10 +807,12 @@ public final class RaftNode {
         handedApplied = Math.max(handedApplied, index);
         onMembershipChanged();
         replySnapshot(s, reply.setResult(InstallSnapshotResult.SNAPSHOT_INSTALLED).setNextOffset(s.getTotalSize()));
+        feedListeners();
     }
 
     private void replySnapshot(InstallSnapshotRequestProto s, InstallSnapshotReplyProto.Builder reply) {
-        reply.setServerReply(Messages.reply(s.getServerRequest(), reply.getResult() != InstallSnapshotResult.SNAPSHOT_IN_PROGRESS));
+        reply.setServerReply(Messages.reply(s.getServerRequest(), reply.getResult() != InstallSnapshotResult.SNAPSHOT_IN_PROGRESS
+                && reply.getResult() != InstallSnapshotResult.SNAPSHOT_NOT_LEADER));
         send(RaftMessageProto.newBuilder().setInstallSnapshotReply(reply).build());
     }
 
@@ -727,6 +828,7 @@ public final class RaftNode {
             case FOLLOWER -> {
                 if (membership.isListener(id)) {
                     role = RaftPeerRole.LISTENER;
+                    appenders.clear();
                 }
             }
             case CANDIDATE -> {
@@ -744,6 +846,7 @@ public final class RaftNode {
                 if (!membership.isVoter(transferTarget)) {
                     transferTarget = "";
                 }
+                refreshDelegations();
             }
             default -> {
             }
@@ -766,6 +869,13 @@ public final class RaftNode {
     }
 
     private void onAppendEntriesReply(String from, AppendEntriesReplyProto r) {
+        if (role == RaftPeerRole.FOLLOWER) {
+            Progress a = appenders.get(from);
+            if (a != null) {
+                onDelegateReply(a, r);
+            }
+            return;
+        }
         Progress p = progress.get(from);
         if (role != RaftPeerRole.LEADER || p == null) {
             return;
@@ -777,11 +887,28 @@ public final class RaftNode {
             p.ackedReadContext = r.getReadContext();
             releaseReads();
         }
+        long matchBefore = p.match;
+        boolean delegated = !p.delegatedTo.isEmpty();
+        if (delegated && r.getResult() != AppendResult.NOT_LEADER && r.getFollowerCommit() > p.match) {
+            // A delegated listener's progress, from its own reply: its log up to its commit is committed,
+            // and committed entries are the same in every leader's log of this term or later.
+            p.match = Math.min(r.getFollowerCommit(), log.lastIndex());
+            p.matchCallId = Math.max(p.matchCallId, r.getServerReply().getCallId());
+            p.freeTo(p.match);
+            p.next = Math.max(p.next, p.match + 1);
+        }
         switch (r.getResult()) {
             case SUCCESS -> onAppendSuccess(p, r);
-            case INCONSISTENCY -> onAppendInconsistency(p, r.getNextIndex(), r.getServerReply().getCallId());
+            case INCONSISTENCY -> {
+                if (!delegated) { // a delegated listener is never probed by the leader
+                    onAppendInconsistency(p, r.getNextIndex(), r.getServerReply().getCallId());
+                }
+            }
             default -> {
             }
+        }
+        if (p.match > matchBefore) {
+            p.matchTick = ticks;
         }
         if (role == RaftPeerRole.LEADER && progress.containsKey(from)) {
             sendAppend(p, false);
@@ -837,7 +964,7 @@ public final class RaftNode {
         if (hint <= p.match && callId < p.matchCallId) {
             return;
         }
-        p.becomeProbe(Math.min(Math.max(hint, p.match + 1), log.lastIndex() + 1), callIds);
+        p.becomeProbe(Math.min(Math.max(hint, p.match + 1), sendLimit() + 1), callIds);
     }
 
     private void maybeCommit() {
@@ -873,6 +1000,16 @@ public final class RaftNode {
 
     /** Sends what {@code p} needs next, within its window; with {@code sendIfEmpty}, at least the commit. */
     private void sendAppend(Progress p, boolean sendIfEmpty) {
+        if (!p.delegatedTo.isEmpty()) {
+            return; // the leader only heartbeats a delegated listener
+        }
+        long limit = sendLimit();
+        if (p.next - 1 > limit) {
+            return; // a delegate: the listener holds all this member knows committed
+        }
+        if (role != RaftPeerRole.LEADER && !p.awaitingReply()) {
+            p.waitingSinceTick = ticks; // the retry clock starts with this send, not at the last reply
+        }
         switch (p.state) {
             case SNAPSHOT:
                 return;
@@ -893,7 +1030,7 @@ public final class RaftNode {
             startSnapshot(p);
             return;
         }
-        List<LogEntryProto> entries = log.slice(p.next, config.maxEntriesBytesPerAppend());
+        List<LogEntryProto> entries = log.slice(p.next, limit, config.maxEntriesBytesPerAppend());
         if (entries.isEmpty() && !sendIfEmpty && p.state == Progress.State.REPLICATE) {
             return;
         }
@@ -904,7 +1041,7 @@ public final class RaftNode {
             long last = entries.get(entries.size() - 1).getIndex();
             p.next = last + 1;
             p.inflight.addLast(last);
-            if (p.inflight.size() < config.maxInflightAppends() && p.next <= log.lastIndex()) {
+            if (p.inflight.size() < config.maxInflightAppends() && p.next <= limit) {
                 sendAppend(p, false);
             }
         }
@@ -922,6 +1059,17 @@ public final class RaftNode {
      * heartbeat send the append (or the snapshot) itself.
      */
     private void heartbeat(Progress p) {
+        if (!p.delegatedTo.isEmpty()) {
+            // Delegated: no entries, previousLog at the listener's known match (its reply proves it again),
+            // the commit capped there as always, so it applies nothing the delegate has not sent.
+            long prevTerm = log.term(p.match);
+            if (prevTerm >= 0) {
+                sendAppendEntries(p, p.match, prevTerm, List.of());
+            } else {
+                sendAppendEntries(p, log.snapshotIndex(), log.snapshotTerm(), List.of());
+            }
+            return;
+        }
         switch (p.state) {
             case SNAPSHOT -> sendSnapshotChunk(p);
             case PROBE -> {
@@ -953,12 +1101,21 @@ public final class RaftNode {
         if (prevIndex > 0 || prevTerm > 0) {
             a.setPreviousLog(TermIndexProto.newBuilder().setTerm(prevTerm).setIndex(prevIndex));
         }
+        boolean delegate = role != RaftPeerRole.LEADER;
+        if (delegate) {
+            a.setFromFollower(true).setLeaderId(leader);
+        } else if (config.delegationEnabled() && membership.isVoter(p.id)) {
+            a.setListenerAssignment(assignmentFor(p.id));
+        }
         if (!entries.isEmpty()) {
             long bytes = 0;
             for (LogEntryProto e : entries) {
                 bytes += e.getSerializedSize();
             }
             counters.entriesSent(p.id, entries.size(), bytes);
+            if (delegate) {
+                counters.delegatedEntriesSent(entries.size(), bytes);
+            }
         }
         send(RaftMessageProto.newBuilder().setAppendEntries(a).build());
     }
@@ -974,20 +1131,29 @@ public final class RaftNode {
         int end = (int) Math.min(data.size(), offset + config.snapshotChunkBytes());
         ByteString chunk = data.substring((int) offset, end);
         counters.snapshotSent(p.id, chunk.size());
-        send(RaftMessageProto.newBuilder().setInstallSnapshot(InstallSnapshotRequestProto.newBuilder()
+        InstallSnapshotRequestProto.Builder s = InstallSnapshotRequestProto.newBuilder()
                 .setServerRequest(request(p.id)).setLeaderTerm(term).setSnapshot(p.sendingSnapshot())
                 .setTotalSize(data.size())
-                .setChunk(FileChunkProto.newBuilder().setOffset(offset).setData(chunk).setDone(end == data.size())))
-                .build());
+                .setChunk(FileChunkProto.newBuilder().setOffset(offset).setData(chunk).setDone(end == data.size()));
+        if (role != RaftPeerRole.LEADER) {
+            s.setFromFollower(true).setLeaderId(leader);
+        }
+        send(RaftMessageProto.newBuilder().setInstallSnapshot(s).build());
     }
 
     private void onInstallSnapshotReply(String from, InstallSnapshotReplyProto r) {
-        Progress p = progress.get(from);
-        if (role != RaftPeerRole.LEADER || p == null) {
+        Progress p = role == RaftPeerRole.LEADER ? progress.get(from)
+                : role == RaftPeerRole.FOLLOWER ? appenders.get(from) : null;
+        if (p == null) {
+            return;
+        }
+        if (r.getResult() == InstallSnapshotResult.SNAPSHOT_NOT_LEADER && role == RaftPeerRole.FOLLOWER) {
+            appenders.remove(from);
             return;
         }
         p.recentActive = true;
         p.lastResponseTick = ticks;
+        p.waitingSinceTick = ticks;
         if (p.state != Progress.State.SNAPSHOT || r.getSnapshotIndex() != p.sendingSnapshot().getLastIncluded().getIndex()) {
             return;
         }
@@ -1007,7 +1173,7 @@ public final class RaftNode {
                 }
                 p.becomeProbe(p.match + 1, callIds);
                 maybeCommit();
-                if (role == RaftPeerRole.LEADER) {
+                if (role == RaftPeerRole.LEADER || appenders.get(from) == p) {
                     sendAppend(p, true);
                 }
             }
@@ -1036,6 +1202,227 @@ public final class RaftNode {
                 .setServerRequest(request(target)).setLeaderTerm(term)
                 .setLeaderLastEntry(TermIndexProto.newBuilder().setTerm(log.lastTerm()).setIndex(log.lastIndex())))
                 .build());
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Listener delegation
+
+    /**
+     * The last index this member may send: a leader its whole log; a delegate follower only what it knows
+     * committed — committed entries are the same in every leader's log, so a delegate with a stale suffix
+     * of an older term, or one still following a deposed leader, never hands a listener anything else.
+     */
+    private long sendLimit() {
+        return role == RaftPeerRole.LEADER ? log.lastIndex() : log.committed();
+    }
+
+    /** The follower the admin assigned {@code listener} to, if the leader may delegate it at all now. */
+    private @Nullable String adminDelegate(String listener) {
+        if (!config.delegationEnabled() || !membership.isListener(listener)) {
+            return null;
+        }
+        String f = membership.delegations().get(listener);
+        if (f == null || f.equals(id) || !membership.isVoter(f) || !progress.containsKey(f)) {
+            return null;
+        }
+        return f;
+    }
+
+    /** What the leader tells {@code follower} to feed: the admin's assignment less what it revoked. */
+    private ListenerAssignmentProto assignmentFor(String follower) {
+        ListenerAssignmentProto.Builder b = ListenerAssignmentProto.newBuilder().setLeaderTerm(term);
+        for (RaftPeerProto l : membership.proto().getListenersList()) {
+            Progress p = progress.get(l.getId());
+            if (p != null && p.delegatedTo.equals(follower)) {
+                b.addAssignedListeners(l);
+            }
+        }
+        return b.build();
+    }
+
+    /**
+     * Sets each listener's source from the admin's assignment and the revocations; a listener that stops
+     * being delegated is replicated to directly at once (a probe from its match + 1), one that starts is
+     * only heartbeated from now on.
+     */
+    private void refreshDelegations() {
+        if (role != RaftPeerRole.LEADER) {
+            return;
+        }
+        for (Progress p : progress.values()) {
+            String f = adminDelegate(p.id);
+            String source = f == null || p.revoked ? "" : f;
+            if (source.equals(p.delegatedTo)) {
+                continue;
+            }
+            boolean wasDelegated = !p.delegatedTo.isEmpty();
+            p.delegatedTo = source;
+            p.becomeProbe(p.match + 1, callIds);
+            if (source.isEmpty()) {
+                if (wasDelegated) {
+                    sendAppend(p, true);
+                }
+            } else {
+                p.matchTick = ticks;
+            }
+        }
+    }
+
+    /** Why {@code delegate} cannot feed listeners now, or null if it can. */
+    private @Nullable String unhealthy(Progress delegate) {
+        if (ticks - Math.max(delegate.lastResponseTick, leaderSinceTick) >= config.electionTicks()) {
+            return "delegate " + delegate.id + " not heard for " + config.electionTicks() + " ticks";
+        }
+        if (log.lastIndex() - delegate.match > config.followerLagThreshold()) {
+            return "delegate " + delegate.id + " at " + delegate.match + " lags the leader's last index "
+                    + log.lastIndex() + " by more than " + config.followerLagThreshold();
+        }
+        return null;
+    }
+
+    /**
+     * Fallback (R-H6), each tick: revoke a delegation whose delegate is inactive or lags, or whose listener
+     * has not advanced for reassignmentTicks while the commit is above it; every reassignmentTicks, restore
+     * a revoked one whose cooldown is over if its delegate is healthy again. The listener notices nothing.
+     */
+    private void checkDelegations() {
+        if (!config.delegationEnabled() || role != RaftPeerRole.LEADER) {
+            return;
+        }
+        boolean reconsider = ++delegationElapsed >= config.reassignmentTicks();
+        if (reconsider) {
+            delegationElapsed = 0;
+        }
+        boolean changed = false;
+        for (Progress p : progress.values()) {
+            String f = adminDelegate(p.id);
+            if (f == null) {
+                continue;
+            }
+            Progress d = Objects.requireNonNull(progress.get(f), "adminDelegate names a tracked voter");
+            String why = unhealthy(d);
+            if (!p.revoked) {
+                if (why == null && log.committed() > p.match && ticks - p.matchTick >= config.reassignmentTicks()) {
+                    why = "listener " + p.id + " stuck at " + p.match + " for " + config.reassignmentTicks()
+                            + " ticks (commit " + log.committed() + ")";
+                }
+                if (why != null) {
+                    p.revoked = true;
+                    p.revokedTick = ticks;
+                    p.revocationReason = why;
+                    p.revocations++;
+                    counters.revoked();
+                    changed = true;
+                }
+            } else if (reconsider && ticks - p.revokedTick >= config.revocationCooldownTicks() && why == null) {
+                p.revoked = false;
+                p.revocationReason = "";
+                counters.restored();
+                changed = true;
+            }
+        }
+        if (changed) {
+            refreshDelegations();
+        }
+    }
+
+    /**
+     * A follower reads the leader's assignment on each of its appends: it feeds exactly the listeners
+     * named for its current term, keeps the appenders of those it already fed, and drops the others.
+     */
+    private void updateAssignment(AppendEntriesRequestProto a) {
+        if (role != RaftPeerRole.FOLLOWER || !a.hasListenerAssignment()
+                || a.getListenerAssignment().getLeaderTerm() != term) {
+            appenders.clear();
+            return;
+        }
+        Set<String> named = new TreeSet<>();
+        a.getListenerAssignment().getAssignedListenersList().forEach(l -> named.add(l.getId()));
+        named.remove(id);
+        appenders.keySet().removeIf(l -> !named.contains(l));
+        for (String l : named) {
+            if (!appenders.containsKey(l)) {
+                Progress p = new Progress(l, log.committed() + 1);
+                p.since = callIds;
+                p.lastResponseTick = ticks;
+                p.waitingSinceTick = ticks;
+                appenders.put(l, p);
+            }
+        }
+    }
+
+    /** As a delegate: send each listener what it needs of the committed log, within its window. */
+    private void feedListeners() {
+        if (role != RaftPeerRole.FOLLOWER) {
+            return;
+        }
+        for (Progress p : appenders.values()) {
+            sendAppend(p, false);
+        }
+    }
+
+    /**
+     * As a delegate: an append or snapshot chunk unanswered for an election timeout is sent again (a probe
+     * from match + 1, or the chunk).
+     */
+    private void tickAppenders() {
+        if (role != RaftPeerRole.FOLLOWER || appenders.isEmpty()) {
+            return;
+        }
+        // An election timeout: longer than any round trip a working link has (a shorter one resent what was
+        // merely slow), and a listener cut off that long is the leader's to revoke meanwhile.
+        int retry = config.electionTicks();
+        for (Progress p : appenders.values()) {
+            if (p.awaitingReply() && ticks - p.waitingSinceTick >= retry) {
+                p.waitingSinceTick = ticks;
+                if (p.state == Progress.State.SNAPSHOT) {
+                    sendSnapshotChunk(p);
+                } else {
+                    p.becomeProbe(p.match + 1, callIds);
+                    sendAppend(p, true);
+                }
+            }
+        }
+    }
+
+    /**
+     * A listener's reply to this delegate: the leader's probe/replicate rules over this member's committed
+     * log, plus one: the listener's {@code followerCommit} is a prefix of the committed log, as is this
+     * member's, so they agree up to the smaller one and nothing at or below the listener's commit is sent.
+     * NOT_LEADER (the listener is no longer a listener) drops the appender.
+     */
+    private void onDelegateReply(Progress p, AppendEntriesReplyProto r) {
+        p.lastResponseTick = ticks;
+        p.waitingSinceTick = ticks;
+        long committed = log.committed();
+        switch (r.getResult()) {
+            case NOT_LEADER -> {
+                appenders.remove(p.id);
+                return;
+            }
+            case SUCCESS -> {
+                if (r.getMatchIndex() > p.match) {
+                    p.match = r.getMatchIndex();
+                    p.freeTo(p.match);
+                }
+                if (p.state == Progress.State.PROBE) {
+                    p.becomeReplicate(callIds);
+                }
+            }
+            case INCONSISTENCY -> onAppendInconsistency(p, r.getNextIndex(), r.getServerReply().getCallId());
+            default -> {
+            }
+        }
+        long known = r.getFollowerCommit();
+        if (p.state != Progress.State.SNAPSHOT && known > p.match) {
+            p.match = Math.max(p.match, Math.min(known, committed));
+            p.freeTo(known);
+            if (p.state == Progress.State.PROBE) {
+                p.becomeReplicate(callIds);
+            }
+            p.next = Math.max(p.next, known + 1);
+        }
+        sendAppend(p, false);
     }
 
     // ---------------------------------------------------------------------------------------------

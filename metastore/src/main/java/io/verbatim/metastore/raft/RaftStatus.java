@@ -20,6 +20,9 @@ import java.util.List;
  * @param configurationIndex the index of the entry (or snapshot) that holds it
  * @param ticks the ticks this member has seen since it started
  * @param peers the leader's view of every other member, voters and listeners (empty on non-leaders)
+ * @param listenerSources on a leader with delegation on, where each listener of the configuration gets
+ *     its entries from now (empty otherwise)
+ * @param feeding on a delegate follower, the listeners it feeds now (empty otherwise)
  */
 public record RaftStatus(
         String memberId,
@@ -34,10 +37,37 @@ public record RaftStatus(
         RaftConfigurationProto configuration,
         long configurationIndex,
         long ticks,
-        List<PeerStatus> peers) {
+        List<PeerStatus> peers,
+        List<ListenerSource> listenerSources,
+        List<String> feeding) {
 
     public RaftStatus {
         peers = List.copyOf(peers);
+        listenerSources = List.copyOf(listenerSources);
+        feeding = List.copyOf(feeding);
+    }
+
+    /** Without delegation's parts. */
+    public RaftStatus(String memberId, RaftPeerRole role, boolean preCandidate, long term, String leader,
+            long commitIndex, long appliedIndex, long firstIndex, long lastIndex, RaftConfigurationProto configuration,
+            long configurationIndex, long ticks, List<PeerStatus> peers) {
+        this(memberId, role, preCandidate, term, leader, commitIndex, appliedIndex, firstIndex, lastIndex,
+                configuration, configurationIndex, ticks, peers, List.of(), List.of());
+    }
+
+    /**
+     * Where one listener gets its entries from, as the leader sees it.
+     *
+     * @param listener the listener
+     * @param assignedFollower the follower the admin assigned it to, "" if none
+     * @param source who feeds it now: the leader's id, or the delegate follower's
+     * @param revoked whether the leader revoked the admin's delegation (and feeds it itself)
+     * @param revocationReason why, if revoked
+     * @param revokedAtTick the leader's tick of the last revocation, -1 if none this term
+     * @param revocations how many times this leader revoked it
+     */
+    public record ListenerSource(String listener, String assignedFollower, String source, boolean revoked,
+            String revocationReason, long revokedAtTick, long revocations) {
     }
 
     /**

@@ -35,7 +35,7 @@
  *   overlapping its committed entries (INCONSISTENCY, nextIndex = commit + 1): committed entries are
  *   never truncated.</li>
  *   <li><b>The progress rule</b> (what lets a leader learn any member's progress, voter or listener, from
- *   its own replies — and what listener delegation will rely on when the leader only heartbeats some
+ *   its own replies — and what listener delegation relies on, the leader only heartbeating delegated
  *   listeners): a SUCCESS reply in the leader's term to an AppendEntries, heartbeat or not, proves that
  *   the member's log held the leader's log up to {@code previousLog.index + entries} when it replied —
  *   the previous entry matched (log matching) and the entries were appended, and the reply left only
@@ -46,6 +46,41 @@
  *   heartbeat. An INCONSISTENCY hint at or below the known match is stale and ignored if the reply is older
  *   than the SUCCESS that proved the match; if newer, the member's log diverges right after its match (a
  *   suffix of an older term whose run reaches below it) and the probe restarts at match + 1.</li>
+ *   <li><b>Listener delegation</b> (off unless {@code RaftConfig.delegationEnabled}; RATIS-2599 as its
+ *   review settled it). <i>Assignment</i> is the admin's, in the configuration ({@code delegations}:
+ *   listener → follower), validated by {@code setConfiguration} and at start: the listener a listener of
+ *   that configuration and delegated once, the follower a voter of it, at most
+ *   {@code maxListenersPerFollower} per follower; no automatic selection. <i>The leader</i> tells each
+ *   voter, on every append and heartbeat, which listeners it must feed now (the assignment less what it
+ *   revoked, for its term; an absent or empty assignment means none); a listener assigned to the leader
+ *   itself is fed directly. It keeps heartbeating every listener itself: to a delegated one it sends no
+ *   entries, only heartbeats with previousLog at the listener's known match and the commit capped there
+ *   as always, so a listener that hears the leader's commit before the delegate's entries applies nothing
+ *   new; the listener's replies come to it directly, and the {@code followerCommit} of a SUCCESS or
+ *   INCONSISTENCY reply in its term is a safe match (a listener's log up to its commit is committed, and
+ *   committed entries are in every leader's log of that term or later); it never probes a delegated
+ *   listener. No relayed progress: reply field 8 stays unused. <i>A delegate</i> keeps, while it follows
+ *   the leader of the term of the assignment, an appender (probe / replicate / snapshot, as the leader's)
+ *   per assigned listener over its own log, from any index, a snapshot of its own when the listener needs
+ *   an entry it compacted; it sends <b>only entries it knows committed</b> (at most its commit index),
+ *   stamped fromFollower, its term and the leader's id, the commit capped as usual; so a delegate with a
+ *   stale suffix of an older term, or one still following a deposed leader, hands a listener nothing but
+ *   committed entries, which are the same in every leader's log. It sends when its commit advances and on
+ *   a listener's reply; an append unanswered for an election timeout goes again as a probe. It drops every
+ *   appender on any change of term or leader, on campaigning, leading or becoming a listener, and when
+ *   the assignment stops naming a listener. <i>A listener</i> takes a fromFollower append or snapshot
+ *   — so does a member added as a listener that has not yet received the entry adding it (else a
+ *   delegate could never bring it that entry); a voter of its own configuration answers NOT_LEADER, to
+ *   the sender; an older term is refused (NOT_LEADER);
+ *   a newer one is adopted with the leader the message names, never the delegate; the consistency check
+ *   and the commit cap are those of any append; the reply goes to the sender. <i>Fallback</i>: the leader
+ *   revokes a delegation, and replicates to the listener directly at once (a probe from its match + 1),
+ *   when the delegate has not answered for an election timeout, lags the leader's last index by more
+ *   than {@code followerLagThreshold}, or the listener's match has not advanced for
+ *   {@code reassignmentTicks} while the commit is above it; every {@code reassignmentTicks} it restores a
+ *   revoked one whose {@code revocationCooldownTicks} are over if the delegate is healthy again. A new
+ *   leader starts from the admin's assignment. Delegation changes who sends, never what a listener may
+ *   hold or apply: listeners still never vote or count.</li>
  *   <li><b>Snapshots.</b> {@code compact(index, data)} lets the log drop entries the application's
  *   snapshot covers; a member that needs a dropped entry gets that snapshot (with the configuration in
  *   force at its index in the meta) as InstallSnapshot chunks of {@code snapshotChunkBytes}, one chunk in

@@ -1,6 +1,7 @@
 package io.verbatim.metastore.raft.sim;
 
 import com.google.protobuf.ByteString;
+import io.verbatim.metastore.proto.ListenerDelegationProto;
 import io.verbatim.metastore.proto.LogEntryProto;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
 import io.verbatim.metastore.proto.RaftMessageProto;
@@ -33,6 +34,14 @@ import java.util.stream.Collectors;
  * compare-and-set, write and read (read index, also forwarded by followers and listeners) on a register.
  * After every step the Raft properties are checked; at the end the client history must be linearizable,
  * and once faults heal a leader must commit within a bounded number of ticks.
+ *
+ * <p>Listener delegation: half the seeds run with it on (drawn from a generator of their own, so the
+ * other half run exactly as before), with random admin assignments in the bootstrap configuration and in
+ * configuration changes (also changes of the assignment alone, and invalid ones that must be refused),
+ * and faults aimed at it: a delegate crashed, a delegate cut from the leader but not from its listeners,
+ * leadership moved while delegated, a listener isolated while its delegate compacts (a snapshot through
+ * the delegate). Two more properties: no member applies an entry no leader committed, and a listener's
+ * log up to its commit index is a prefix of the committed log.
  */
 final class RaftSimulation {
     static final int ELECTION_TICKS = 10;
@@ -44,6 +53,9 @@ final class RaftSimulation {
 
     private final long seed;
     private final SplittableRandom random;
+    /** Delegation's draws, apart from the others: a seed with delegation off runs as it always did. */
+    private final SplittableRandom drandom;
+    private final boolean delegation;
     private final SimNetwork net;
     private final TreeMap<String, Member> members = new TreeMap<>();
     private final List<String> all = new ArrayList<>();
@@ -61,6 +73,8 @@ final class RaftSimulation {
     private final Map<String, Long> termIndexPrev = new HashMap<>();
     private final Map<Long, Long> commitTerm = new HashMap<>();
     private final Map<Long, Long> commitEntryTerm = new HashMap<>();
+    /** The term of each index as a leader committed it (recorded before anyone can learn of the commit). */
+    private final Map<Long, Long> leaderCommitted = new HashMap<>();
     private long maxCommitted;
 
     // clients
@@ -85,6 +99,7 @@ final class RaftSimulation {
         long leaderLastIndex;
         long leaderLastTerm;
         long leaderCheckedTo;
+        long prefixCheckedTo;
 
         Member(String id, boolean founder, RaftConfig config) {
             this.id = id;
@@ -115,6 +130,11 @@ final class RaftSimulation {
     RaftSimulation(long seed) {
         this.seed = seed;
         this.random = new SplittableRandom(seed);
+        this.drandom = new SplittableRandom(seed ^ 0xDE1E_6A7E_5EEDL);
+        this.delegation = drandom.nextBoolean();
+        // max listeners per follower, lag threshold, reassignment ticks, cooldown ticks
+        int[] delegationKnobs = {1 + drandom.nextInt(3), 3 + drandom.nextInt(60), 5 + drandom.nextInt(30),
+                drandom.nextInt(40)};
         this.net = new SimNetwork(random);
         int voters = 3 + random.nextInt(3);
         int listeners = random.nextInt(5);
@@ -128,6 +148,10 @@ final class RaftSimulation {
                 conf.addListeners(peer(id));
             }
         }
+        if (delegation) {
+            addRandomDelegations(conf, conf.getPeersList().stream().map(RaftPeerProto::getId).toList(),
+                    conf.getListenersList().stream().map(RaftPeerProto::getId).toList(), delegationKnobs[0]);
+        }
         this.initial = conf.build();
         boolean quorumAndPreVote = random.nextInt(4) > 0;
         this.template = new RaftConfig("x", GROUP, ELECTION_TICKS, 1 + random.nextInt(2),
@@ -137,7 +161,8 @@ final class RaftSimulation {
             String id = all.get(i);
             RaftConfig c = new RaftConfig(id, GROUP, template.electionTicks(), template.heartbeatTicks(),
                     template.maxEntriesBytesPerAppend(), template.maxInflightAppends(), template.checkQuorum(),
-                    template.preVote(), template.snapshotChunkBytes());
+                    template.preVote(), template.snapshotChunkBytes(), delegation, delegationKnobs[0],
+                    delegationKnobs[1], delegationKnobs[2], delegationKnobs[3]);
             members.put(id, new Member(id, i < voters + listeners, c));
         }
         double[] losses = {0, 0.01, 0.05, 0.15};
@@ -159,6 +184,13 @@ final class RaftSimulation {
         stats.put("ops.unknown", (int) history.stream().filter(Op::unknown).count());
         stats.put("terms", leaderOfTerm.size());
         stats.put("committed", (int) maxCommitted);
+        stats.put("delegation.seeds", delegation ? 1 : 0);
+        for (Member m : members.values()) {
+            if (m.node != null) {
+                stats.merge("delegation.revocations", (int) m.node.counters().revocations(), Integer::sum);
+                stats.merge("delegation.restorations", (int) m.node.counters().restorations(), Integer::sum);
+            }
+        }
         return stats;
     }
 
@@ -172,7 +204,26 @@ final class RaftSimulation {
                 + " listeners, heartbeat " + template.heartbeatTicks() + ", inflight " + template.maxInflightAppends()
                 + ", append bytes " + template.maxEntriesBytesPerAppend() + ", chunk " + template.snapshotChunkBytes()
                 + ", checkQuorum/preVote " + template.checkQuorum() + ", loss " + net.loss + ", dup " + net.duplicate
-                + ", delay " + net.maxDelay;
+                + ", delay " + net.maxDelay + (delegation ? ", delegation " + initial.getDelegationsList().stream()
+                        .map(d -> d.getListener() + ">" + d.getFollower()).toList() + " lag " + members.firstEntry()
+                        .getValue().config.followerLagThreshold() + " reassign " + members.firstEntry().getValue()
+                        .config.reassignmentTicks() + " cooldown " + members.firstEntry().getValue().config
+                        .revocationCooldownTicks() : "");
+    }
+
+    /** Assigns each listener, with probability 3/4, to a random voter that has room (at most {@code max}). */
+    private void addRandomDelegations(RaftConfigurationProto.Builder conf, List<String> voters, List<String> listeners,
+            int max) {
+        Map<String, Integer> load = new TreeMap<>();
+        for (String l : listeners) {
+            if (voters.isEmpty() || drandom.nextInt(4) == 0) {
+                continue;
+            }
+            String f = voters.get(drandom.nextInt(voters.size()));
+            if (load.merge(f, 1, Integer::sum) <= max) {
+                conf.addDelegations(ListenerDelegationProto.newBuilder().setListener(l).setFollower(f));
+            }
+        }
     }
 
     void run() {
@@ -181,6 +232,9 @@ final class RaftSimulation {
         }
         for (now = 1; now <= FAULT_TICKS; now++) {
             injectFaults();
+            if (delegation) {
+                injectDelegationFaults();
+            }
             tickAll();
         }
         heal();
@@ -255,8 +309,25 @@ final class RaftSimulation {
             sb.append(m.id).append(' ').append(s.role()).append(" t").append(s.term()).append(" c")
                     .append(s.commitIndex()).append(" a").append(s.appliedIndex()).append(" l").append(s.lastIndex()).append("/t").append(m.node.termAt(s.lastIndex()))
                     .append(" conf ").append(s.configuration().getPeersList().stream().map(RaftPeerProto::getId).toList())
-                    .append('/').append(s.configuration().getListenersList().stream().map(RaftPeerProto::getId).toList())
-                    .append("; ");
+                    .append('/').append(s.configuration().getListenersList().stream().map(RaftPeerProto::getId).toList());
+            if (s.configuration().getDelegationsCount() > 0) {
+                sb.append(" delegations ").append(s.configuration().getDelegationsList().stream()
+                        .map(d -> d.getListener() + ">" + d.getFollower()).toList());
+            }
+            if (!s.feeding().isEmpty()) {
+                sb.append(" feeding ").append(s.feeding());
+            }
+            for (RaftStatus.ListenerSource src : s.listenerSources()) {
+                sb.append(" [").append(src.listener()).append(" from ").append(src.source())
+                        .append(src.revoked() ? " revoked: " + src.revocationReason() : "")
+                        .append(src.revocations() > 0 ? " revocations " + src.revocations() + " last at tick "
+                                + src.revokedAtTick() : "").append(']');
+            }
+            if (s.role() == RaftPeerRole.LEADER) {
+                sb.append(" tick ").append(s.ticks()).append(" match ").append(s.peers().stream().map(p -> p.id() + "=" + p.matchIndex() + "/" + p.state()
+                        + "/" + p.lastResponseTick()).toList());
+            }
+            sb.append("; ");
         }
         return sb.toString();
     }
@@ -301,6 +372,8 @@ final class RaftSimulation {
                 checkLogMatching(m, r.entries());
             }
             r.hardState().ifPresent(m.storage::saveHardState);
+            // a leader's commit is a commit once a quorum holds the entry, synced here or not
+            r.hardState().ifPresent(hs -> noteLeaderCommit(m, hs.getCommitIndex(), hs.getCurrentTerm()));
             if (r.mustSync() && faults && random.nextInt(400) == 0) {
                 crash(m);
                 return;
@@ -309,6 +382,7 @@ final class RaftSimulation {
             r.hardState().ifPresent(hs -> onSyncedCommit(m, hs.getCommitIndex(), hs.getCurrentTerm()));
             for (RaftMessageProto msg : r.messages()) {
                 checkVote(m, msg);
+                checkDelegated(m, msg);
                 net.send(now, m.id, to(msg), msg);
             }
             for (LogEntryProto e : r.committedEntries()) {
@@ -349,6 +423,7 @@ final class RaftSimulation {
         m.applied = recovered.snapshot().map(s -> s.getLastIncluded().getIndex()).orElse(0L);
         m.syncedCommit = recovered.hardState().getCommitIndex();
         m.leaderTerm = -1;
+        m.prefixCheckedTo = 0;
     }
 
     private void crash(Member m) {
@@ -505,13 +580,93 @@ final class RaftSimulation {
         RaftConfigurationProto.Builder next = RaftConfigurationProto.newBuilder();
         voters.forEach(v -> next.addPeers(peer(v)));
         listeners.forEach(v -> next.addListeners(peer(v)));
-        step = "setConfiguration at " + leader.id + " voters " + voters + " listeners " + listeners;
+        if (delegation) {
+            addRandomDelegations(next, voters, listeners, leader.config.maxListenersPerFollower());
+        }
+        step = "setConfiguration at " + leader.id + " voters " + voters + " listeners " + listeners
+                + " delegations " + next.getDelegationsList().stream().map(d -> d.getListener() + ">" + d.getFollower()).toList();
         Proposal p = leader.node.setConfiguration(next.build());
         count("conf." + p.getClass().getSimpleName());
         if (mustRefuse && !(p instanceof Proposal.Refused)) {
             throw violation("one voter change at a time: two voters added was not refused: " + p);
         }
         drive(leader);
+    }
+
+    /** The admin changes only the assignment (sometimes to an invalid one, which must be refused). */
+    private void reassign() {
+        Optional<Member> l = leader();
+        if (l.isEmpty()) {
+            return;
+        }
+        Member leader = l.get();
+        RaftConfigurationProto cur = leader.node.status().configuration();
+        List<String> voters = cur.getPeersList().stream().map(RaftPeerProto::getId).toList();
+        List<String> listeners = cur.getListenersList().stream().map(RaftPeerProto::getId).toList();
+        RaftConfigurationProto.Builder next = cur.toBuilder().clearDelegations();
+        addRandomDelegations(next, voters, listeners, leader.config.maxListenersPerFollower());
+        boolean invalid = drandom.nextInt(5) == 0 && !listeners.isEmpty();
+        if (invalid) {
+            String l1 = listeners.get(drandom.nextInt(listeners.size()));
+            next.addDelegations(ListenerDelegationProto.newBuilder().setListener(l1)
+                    .setFollower(drandom.nextBoolean() ? l1 : "nobody"));
+        }
+        step = "reassign at " + leader.id + " " + next.getDelegationsList().stream()
+                .map(d -> d.getListener() + ">" + d.getFollower()).toList();
+        Proposal p = leader.node.setConfiguration(next.build());
+        count("reassign." + p.getClass().getSimpleName());
+        if (invalid && !(p instanceof Proposal.Refused)) {
+            throw violation("an invalid assignment was not refused: " + p);
+        }
+        drive(leader);
+    }
+
+    /** The delegates the newest leader's configuration names, up or not. */
+    private List<String> delegates() {
+        Optional<Member> l = leader();
+        if (l.isEmpty()) {
+            return List.of();
+        }
+        return l.get().node.status().configuration().getDelegationsList().stream()
+                .map(ListenerDelegationProto::getFollower).distinct().sorted().toList();
+    }
+
+    /** Faults aimed at delegation, drawn from its own generator. */
+    private void injectDelegationFaults() {
+        int roll = drandom.nextInt(1000);
+        List<String> delegates = delegates();
+        long down = members.values().stream().filter(m -> m.node == null).count();
+        if (roll < 8 && !delegates.isEmpty() && down < 2) {
+            Member d = members.get(delegates.get(drandom.nextInt(delegates.size())));
+            if (d.node != null) {
+                step = "crash the delegate " + d.id;
+                crash(d);
+            }
+        } else if (roll < 20 && !delegates.isEmpty() && leader().isPresent()) {
+            String d = delegates.get(drandom.nextInt(delegates.size()));
+            String l = leader().get().id;
+            if (!d.equals(l)) {
+                step = "cut the delegate " + d + " from the leader " + l + " (not from its listeners)";
+                net.cutOneWay(d, l);
+                net.cutOneWay(l, d);
+                count("fault.delegateCut");
+            }
+        } else if (roll < 30) {
+            reassign();
+        } else if (roll < 36 && !delegates.isEmpty()) {
+            transfer();
+        } else if (roll < 44 && leader().isPresent()) {
+            // a listener far behind: cut off while its delegate moves on and compacts
+            RaftConfigurationProto cur = leader().get().node.status().configuration();
+            if (cur.getDelegationsCount() > 0) {
+                ListenerDelegationProto d = cur.getDelegations(drandom.nextInt(cur.getDelegationsCount()));
+                step = "isolate the delegated listener " + d.getListener();
+                net.isolate(d.getListener(), all);
+                count("fault.listenerIsolated");
+            }
+        } else if (roll < 60 && !delegates.isEmpty()) {
+            compact(members.get(delegates.get(drandom.nextInt(delegates.size()))));
+        }
     }
 
     private void transfer() {
@@ -601,6 +756,12 @@ final class RaftSimulation {
     private void apply(Member m, LogEntryProto e) {
         if (e.getIndex() != m.applied + 1) {
             throw violation("apply order: " + m.id + " applies " + e.getIndex() + " after " + m.applied);
+        }
+        Long committedTerm = leaderCommitted.get(e.getIndex());
+        if (committedTerm == null || committedTerm != e.getTerm()) {
+            throw violation("applies only what is committed: " + m.id + " (" + m.node.status().role() + ") applies "
+                    + brief(e) + " but a leader committed " + (committedTerm == null ? "nothing" : "term " + committedTerm)
+                    + " there");
         }
         LogEntryProto c = committedLog.putIfAbsent(e.getIndex(), e);
         if (c != null && !c.equals(e)) {
@@ -795,6 +956,41 @@ final class RaftSimulation {
         maxCommitted = Math.max(maxCommitted, commit);
     }
 
+    /** A leader's commit, recorded once synced and before it is sent anywhere. */
+    private void noteLeaderCommit(Member m, long commit, long term) {
+        if (m.node.status().role() != RaftPeerRole.LEADER && !m.id.equals(leaderOfTerm.get(term))) {
+            return;
+        }
+        for (long i = commit; i > 0 && !leaderCommitted.containsKey(i); i--) {
+            long t = m.node.termAt(i);
+            if (t < 0) {
+                break;
+            }
+            leaderCommitted.put(i, t);
+        }
+    }
+
+    /** A delegate's message carries only entries it knows committed, and names its leader. */
+    private void checkDelegated(Member m, RaftMessageProto msg) {
+        if (msg.hasAppendEntries() && msg.getAppendEntries().getFromFollower()) {
+            var a = msg.getAppendEntries();
+            count(a.getEntriesCount() > 0 ? "delegated.appends" : "delegated.probes");
+            for (LogEntryProto e : a.getEntriesList()) {
+                Long t = leaderCommitted.get(e.getIndex());
+                if (t == null || t != e.getTerm()) {
+                    throw violation("a delegate sends only committed entries: " + m.id + " sends " + brief(e)
+                            + " to " + to(msg) + "; a leader committed " + (t == null ? "nothing" : "term " + t) + " there");
+                }
+            }
+            if (a.getLeaderId().isEmpty() || a.getLeaderId().equals(m.id)) {
+                throw violation("a delegated append names no leader: " + msg);
+            }
+        }
+        if (msg.hasInstallSnapshot() && msg.getInstallSnapshot().getFromFollower()) {
+            count("delegated.snapshotChunks");
+        }
+    }
+
     private void checkVote(Member m, RaftMessageProto msg) {
         if (msg.hasRequestVoteReply() && msg.getRequestVoteReply().getServerReply().getSuccess()
                 && m.node.status().configuration().getListenersList().stream().anyMatch(p -> p.getId().equals(m.id))) {
@@ -806,6 +1002,17 @@ final class RaftSimulation {
         RaftStatus s = m.node.status();
         boolean listener = s.configuration().getListenersList().stream().anyMatch(p -> p.getId().equals(m.id));
         boolean voter = s.configuration().getPeersList().stream().anyMatch(p -> p.getId().equals(m.id));
+        if (listener) {
+            for (long i = Math.max(m.prefixCheckedTo + 1, s.firstIndex()); i <= s.commitIndex(); i++) {
+                Long t = leaderCommitted.get(i);
+                if (t == null || t != m.node.termAt(i)) {
+                    throw violation("listener prefix: " + m.id + " commits " + s.commitIndex() + " but holds term "
+                            + m.node.termAt(i) + " at " + i + " where a leader committed "
+                            + (t == null ? "nothing" : "term " + t));
+                }
+            }
+            m.prefixCheckedTo = Math.max(m.prefixCheckedTo, s.commitIndex());
+        }
         if (listener && (s.role() == RaftPeerRole.CANDIDATE || s.role() == RaftPeerRole.FOLLOWER)) {
             throw violation("listener " + m.id + " is " + s.role());
         }

@@ -15,11 +15,13 @@ class RaftSimulationTest {
         long first = Long.getLong("verbatim.seed", 0x5AF7_0001L);
         int count = Integer.getInteger("verbatim.simulations", 1000 * SCALE);
         long started = System.nanoTime();
+        java.util.Map<String, Long> totals = new java.util.TreeMap<>();
         for (int i = 0; i < count; i++) {
             long seed = first + i;
             RaftSimulation run = new RaftSimulation(seed);
             try {
                 run.run();
+                run.stats().forEach((k, v) -> totals.merge(k, (long) v, Long::sum));
             } catch (Throwable t) {
                 throw new AssertionError("raft simulation seed " + seed + " failed: " + t.getMessage()
                         + "\n  " + run.describe()
@@ -29,5 +31,8 @@ class RaftSimulationTest {
         }
         System.out.printf("raft simulation: %d seeds from %d in %.1f s%n", count, first,
                 (System.nanoTime() - started) / 1e9);
+        if (Boolean.getBoolean("verbatim.sim.stats")) {
+            System.out.println("raft simulation totals: " + totals);
+        }
     }
 }

@@ -1,0 +1,541 @@
+package io.verbatim.metastore.raft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import io.verbatim.metastore.proto.AppendEntriesRequestProto;
+import io.verbatim.metastore.proto.AppendResult;
+import io.verbatim.metastore.proto.ListenerDelegationProto;
+import io.verbatim.metastore.proto.LogEntryProto;
+import io.verbatim.metastore.proto.RaftConfigurationProto;
+import io.verbatim.metastore.proto.RaftMessageProto;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.proto.StateMachineLogEntryProto;
+import io.verbatim.metastore.proto.TermIndexProto;
+import io.verbatim.metastore.storage.RaftStorage;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+
+/** Listener delegation's rules, one scripted scenario each (see the package documentation). */
+class RaftDelegationTest {
+    /** Delegation on; lag threshold 5 entries, reassignment 20 ticks, cooldown 30 ticks. */
+    static final UnaryOperator<RaftConfig> ON = c -> c.withDelegation(true, 5, 5, 20, 30);
+
+    static RaftConfigurationProto withDelegations(RaftConfigurationProto conf, String... listenerFollower) {
+        RaftConfigurationProto.Builder b = conf.toBuilder().clearDelegations();
+        for (int i = 0; i < listenerFollower.length; i += 2) {
+            b.addDelegations(ListenerDelegationProto.newBuilder().setListener(listenerFollower[i])
+                    .setFollower(listenerFollower[i + 1]));
+        }
+        return b.build();
+    }
+
+    /** n1..n3 voters, l1 fed by n2, l2 by the leader. */
+    private static Harness group(UnaryOperator<RaftConfig> tune) {
+        return Harness.group(withDelegations(Harness.configuration(List.of("n1", "n2", "n3"), List.of("l1", "l2")),
+                "l1", "n2"), tune);
+    }
+
+    private static RaftStatus.ListenerSource source(Harness h, String leader, String listener) {
+        return h.status(leader).listenerSources().stream().filter(s -> s.listener().equals(listener)).findFirst()
+                .orElseThrow();
+    }
+
+    private static RaftStatus.PeerStatus peer(Harness h, String leader, String id) {
+        return h.status(leader).peers().stream().filter(p -> p.id().equals(id)).findFirst().orElseThrow();
+    }
+
+    private static long entryBytesTo(Harness h, String from, String to) {
+        return h.node(from).counters().entryBytesSentByPeer().getOrDefault(to, 0L);
+    }
+
+    private static List<AppendEntriesRequestProto> appends(Harness h, String from, String to) {
+        return h.sent.stream().filter(m -> m.hasAppendEntries() && Transcript.from(m).equals(from)
+                && Transcript.to(m).equals(to)).map(RaftMessageProto::getAppendEntries).toList();
+    }
+
+    @Test
+    void aDelegatedListenerGetsItsEntriesFromItsFollowerAndOnlyHeartbeatsFromTheLeader() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.propose("n1", "b");
+        h.run(3);
+        assertThat(h.appliedData("l1")).containsExactly("a", "b");
+        assertThat(h.appliedData("l2")).containsExactly("a", "b");
+        assertThat(entryBytesTo(h, "n1", "l1")).as("the leader sends l1 no entries").isZero();
+        assertThat(entryBytesTo(h, "n1", "l2")).isPositive();
+        assertThat(appends(h, "n1", "l1")).isNotEmpty().allMatch(a -> a.getEntriesCount() == 0 && !a.getFromFollower());
+        List<AppendEntriesRequestProto> fed = appends(h, "n2", "l1");
+        assertThat(fed).isNotEmpty().allMatch(a -> a.getFromFollower() && a.getLeaderId().equals("n1")
+                && a.getLeaderTerm() == h.status("n1").term());
+        assertThat(h.node("n2").counters().delegatedEntriesSent()).isEqualTo(h.status("n1").lastIndex());
+        assertThat(h.status("n2").feeding()).containsExactly("l1");
+        assertThat(source(h, "n1", "l1").source()).isEqualTo("n2");
+        assertThat(source(h, "n1", "l2").source()).isEqualTo("n1");
+        assertThat(h.status("l1").leader()).as("a listener never takes the delegate for its leader").isEqualTo("n1");
+    }
+
+    @Test
+    void theAssignmentRidesOnEveryAppendAndHeartbeatToEachVoter() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        long term = h.status("n1").term();
+        assertThat(appends(h, "n1", "n2")).isNotEmpty().allMatch(a -> a.hasListenerAssignment()
+                && a.getListenerAssignment().getLeaderTerm() == term
+                && a.getListenerAssignment().getAssignedListenersList().stream().map(p -> p.getId()).toList()
+                        .equals(List.of("l1")));
+        assertThat(appends(h, "n1", "n3")).isNotEmpty().allMatch(a -> a.hasListenerAssignment()
+                && a.getListenerAssignment().getAssignedListenersCount() == 0);
+        assertThat(appends(h, "n1", "l1")).allMatch(a -> !a.hasListenerAssignment());
+    }
+
+    @Test
+    void withDelegationOffTheLeaderFeedsEveryListenerAndSendsNoAssignment() {
+        Harness h = group(c -> c);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        assertThat(entryBytesTo(h, "n1", "l1")).isPositive();
+        assertThat(h.sent).noneMatch(m -> m.hasAppendEntries() && (m.getAppendEntries().hasListenerAssignment()
+                || m.getAppendEntries().getFromFollower()));
+        assertThat(h.status("n1").listenerSources()).isEmpty();
+    }
+
+    @Test
+    void theLeaderLearnsADelegatedListenersMatchFromItsFollowerCommit() {
+        Harness h = group(ON);
+        h.elect("n1");
+        for (int i = 0; i < 4; i++) {
+            h.propose("n1", "v" + i);
+        }
+        h.run(3);
+        long commit = h.status("n1").commitIndex();
+        assertThat(h.status("l1").commitIndex()).isEqualTo(commit);
+        assertThat(peer(h, "n1", "l1").matchIndex()).isEqualTo(commit);
+        assertThat(peer(h, "n1", "l1").followerCommit()).isEqualTo(commit);
+        // and the heartbeats to l1 ride at its match, so they succeed
+        AppendEntriesRequestProto last = appends(h, "n1", "l1").get(appends(h, "n1", "l1").size() - 1);
+        assertThat(last.getPreviousLog().getIndex()).isEqualTo(commit);
+    }
+
+    /**
+     * A delegate never sends what it does not know committed: n2 holds entries the leader could not
+     * commit (n3 is away, n2's replies lost); l1 receives none of them.
+     */
+    @Test
+    void aDelegateSendsOnlyEntriesItKnowsCommitted() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        long committed = h.status("n1").commitIndex();
+        h.isolated.add("n3");
+        h.drop = m -> m.hasAppendEntriesReply() && Transcript.from(m).equals("n2") && Transcript.to(m).equals("n1");
+        h.propose("n1", "b");
+        h.propose("n1", "c");
+        h.run(5);
+        assertThat(h.status("n2").lastIndex()).isEqualTo(committed + 2);
+        assertThat(h.status("n2").commitIndex()).isEqualTo(committed);
+        assertThat(h.status("l1").lastIndex()).as("l1 holds only committed entries").isEqualTo(committed);
+        assertThat(appends(h, "n2", "l1")).allMatch(a -> a.getEntriesList().stream()
+                .allMatch(e -> e.getIndex() <= committed));
+        h.drop = m -> false;
+        h.isolated.clear();
+        h.run(3);
+        assertThat(h.appliedData("l1")).containsExactly("a", "b", "c");
+    }
+
+    /**
+     * A delegate holding an uncommitted entry of an old term (the deposed leader's last proposal) feeds a
+     * listener for the new leader: the listener never holds, let alone applies, that entry.
+     */
+    @Test
+    void aDelegateWithAStaleUncommittedEntryOfAnOldTermNeverMakesAListenerApplyIt() {
+        Harness h = Harness.group(withDelegations(Harness.configuration(List.of("n1", "n2", "n3", "n4", "n5"),
+                List.of("l1")), "l1", "n2"), c -> ON.apply(c).withPreVote(false).withCheckQuorum(false));
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        long t1 = h.status("n1").term();
+        h.isolated.addAll(List.of("n3", "n4", "n5", "l1"));
+        long staleIndex = h.propose("n1", "stale");
+        h.deliver();
+        assertThat(h.node("n2").termAt(staleIndex)).isEqualTo(t1);
+        assertThat(h.status("n2").commitIndex()).isLessThan(staleIndex);
+        // n1 is gone; n3 wins with n4 and n5, and its entries never reach n2 (only its heartbeats do), so
+        // n2 stays the delegate of term t2 with the stale entry in its log.
+        h.isolated.clear();
+        h.isolated.addAll(List.of("n1", "n2"));
+        h.elect("n3");
+        long t2 = h.status("n3").term();
+        h.propose("n3", "new");
+        h.run(2);
+        h.isolated.remove("n2");
+        h.drop = m -> m.hasAppendEntries() && Transcript.from(m).equals("n3") && Transcript.to(m).equals("n2")
+                && m.getAppendEntries().getEntriesCount() > 0;
+        h.run(4);
+        assertThat(h.status("n2").term()).isEqualTo(t2);
+        assertThat(h.status("n2").feeding()).containsExactly("l1");
+        assertThat(h.node("n2").termAt(staleIndex)).as("n2 still holds the stale entry").isEqualTo(t1);
+        assertThat(h.node("l1").termAt(staleIndex)).as("l1 never holds the stale entry").isNotEqualTo(t1);
+        assertThat(h.appliedData("l1")).doesNotContain("stale");
+        h.drop = m -> false;
+        h.run(4);
+        assertThat(h.appliedData("l1")).containsExactly("a", "new");
+        assertThat(h.sent).filteredOn(m -> m.hasAppendEntries() && m.getAppendEntries().getFromFollower())
+                .allMatch(m -> m.getAppendEntries().getEntriesList().stream()
+                        .noneMatch(e -> e.getIndex() == staleIndex && e.getTerm() == t1));
+    }
+
+    /** A follower still feeding for a deposed leader (its term is older than the listener's) is refused. */
+    @Test
+    void aDeposedLeadersFollowerStillSendingIsRejected() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        assertThat(h.node("n1").transferLeadership("n3")).isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.deliver();
+        h.run(2);
+        assertThat(h.status("n3").role()).isEqualTo(RaftPeerRole.LEADER);
+        long t2 = h.status("l1").term();
+        long last = h.status("l1").lastIndex();
+        LogEntryProto bogus = LogEntryProto.newBuilder().setTerm(t2 - 1).setIndex(last + 1)
+                .setStateMachineLogEntry(StateMachineLogEntryProto.newBuilder().setLogData(ByteString.copyFromUtf8("z")))
+                .build();
+        h.inflight.clear();
+        h.node("l1").step(RaftMessageProto.newBuilder().setAppendEntries(AppendEntriesRequestProto.newBuilder()
+                .setServerRequest(Messages.request("n2", "l1", Harness.GROUP, 999)).setLeaderTerm(t2 - 1)
+                .setPreviousLog(TermIndexProto.newBuilder().setTerm(h.node("l1").termAt(last)).setIndex(last))
+                .addEntries(bogus).setLeaderCommit(last + 1).setFromFollower(true).setLeaderId("n1")).build());
+        h.drive("l1");
+        RaftMessageProto reply = h.inflight.pollLast();
+        assertThat(Transcript.to(reply)).isEqualTo("n2");
+        assertThat(reply.getAppendEntriesReply().getResult()).isEqualTo(AppendResult.NOT_LEADER);
+        assertThat(reply.getAppendEntriesReply().getTerm()).isEqualTo(t2);
+        assertThat(h.status("l1").lastIndex()).isEqualTo(last);
+        assertThat(h.status("l1").leader()).isEqualTo("n3");
+    }
+
+    /** A voter is never fed by a follower: it refuses a delegated append (NOT_LEADER, to the sender). */
+    @Test
+    void aVoterRefusesADelegatedAppend() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.run(2);
+        long term = h.status("n3").term();
+        long last = h.status("n3").lastIndex();
+        h.inflight.clear();
+        h.node("n3").step(RaftMessageProto.newBuilder().setAppendEntries(AppendEntriesRequestProto.newBuilder()
+                .setServerRequest(Messages.request("n2", "n3", Harness.GROUP, 999)).setLeaderTerm(term)
+                .setPreviousLog(TermIndexProto.newBuilder().setTerm(h.node("n3").termAt(last)).setIndex(last))
+                .setFromFollower(true).setLeaderId("n1")).build());
+        h.drive("n3");
+        RaftMessageProto reply = h.inflight.pollLast();
+        assertThat(Transcript.to(reply)).isEqualTo("n2");
+        assertThat(reply.getAppendEntriesReply().getResult()).isEqualTo(AppendResult.NOT_LEADER);
+        assertThat(h.status("n3").leader()).isEqualTo("n1");
+    }
+
+    /**
+     * A listener that first hears of a new term from its delegate adopts it with the leader the delegate
+     * names, never the delegate.
+     */
+    @Test
+    void aListenerAdoptsANewTermFromItsDelegateWithTheNamedLeader() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        long t1 = h.status("l1").term();
+        h.drop = m -> Transcript.from(m).equals("n3") && Transcript.to(m).equals("l1");
+        assertThat(h.node("n1").transferLeadership("n3")).isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.deliver();
+        assertThat(h.status("n3").role()).isEqualTo(RaftPeerRole.LEADER);
+        h.propose("n3", "b");
+        h.run(3);
+        assertThat(h.status("l1").term()).isGreaterThan(t1);
+        assertThat(h.status("l1").leader()).isEqualTo("n3");
+        assertThat(h.appliedData("l1")).containsExactly("a", "b");
+        assertThat(appends(h, "n3", "l1")).as("nothing from n3 reached l1").isNotEmpty();
+    }
+
+    /**
+     * The leader's heartbeat carries a commit index above what the listener holds only capped at the
+     * listener's match: while the delegate's entries are held back, the listener applies nothing new.
+     */
+    @Test
+    void aListenerHearingTheLeadersCommitBeforeTheDelegatesEntriesAppliesNothingEarly() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        long before = h.status("l1").commitIndex();
+        h.drop = m -> m.hasAppendEntries() && m.getAppendEntries().getFromFollower();
+        h.propose("n1", "b");
+        h.run(5);
+        assertThat(h.status("n1").commitIndex()).isGreaterThan(before);
+        assertThat(h.status("l1").commitIndex()).isEqualTo(before);
+        assertThat(h.appliedData("l1")).containsExactly("a");
+        assertThat(appends(h, "n1", "l1")).allMatch(a -> a.getEntriesCount() == 0
+                && a.getLeaderCommit() <= a.getPreviousLog().getIndex());
+        h.drop = m -> false;
+        h.run(11); // the delegate re-probes an append unanswered for an election timeout
+        assertThat(h.appliedData("l1")).containsExactly("a", "b");
+        assertThat(entryBytesTo(h, "n1", "l1")).isZero();
+    }
+
+    @Test
+    void aDelegateThatStopsAnsweringIsRevokedAndTheLeaderFeedsTheListenerAtOnce() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.isolated.add("n2"); // as good as crashed, for the leader and for l1
+        h.run(11);
+        RaftStatus.ListenerSource s = source(h, "n1", "l1");
+        assertThat(s.revoked()).isTrue();
+        assertThat(s.source()).isEqualTo("n1");
+        assertThat(s.revocationReason()).contains("not heard");
+        assertThat(h.node("n1").counters().revocations()).isEqualTo(1);
+        h.propose("n1", "b");
+        h.run(2);
+        assertThat(h.appliedData("l1")).containsExactly("a", "b");
+        assertThat(entryBytesTo(h, "n1", "l1")).isPositive();
+        assertThat(h.status("l1").leader()).isEqualTo("n1");
+    }
+
+    @Test
+    void aDelegateThatLagsIsRevoked() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.run(2);
+        // n2 hears heartbeats (it stays active) but no entries: it falls behind
+        h.drop = m -> m.hasAppendEntries() && Transcript.to(m).equals("n2") && m.getAppendEntries().getEntriesCount() > 0;
+        for (int i = 0; i < 7; i++) {
+            h.propose("n1", "v" + i);
+        }
+        h.run(2);
+        RaftStatus.ListenerSource s = source(h, "n1", "l1");
+        assertThat(s.revoked()).isTrue();
+        assertThat(s.revocationReason()).contains("lags");
+        assertThat(h.appliedData("l1")).hasSize(7);
+        assertThat(h.status("n2").feeding()).as("the next heartbeat told n2 to stop").isEmpty();
+    }
+
+    @Test
+    void aListenerStuckBehindAHealthyDelegateIsRevoked() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.drop = m -> m.hasAppendEntries() && Transcript.from(m).equals("n2") && Transcript.to(m).equals("l1");
+        h.propose("n1", "b");
+        h.run(19);
+        assertThat(source(h, "n1", "l1").revoked()).isFalse();
+        h.run(2);
+        RaftStatus.ListenerSource s = source(h, "n1", "l1");
+        assertThat(s.revoked()).isTrue();
+        assertThat(s.revocationReason()).contains("stuck");
+        h.run(1);
+        assertThat(h.appliedData("l1")).containsExactly("a", "b");
+    }
+
+    @Test
+    void aRevokedDelegationIsRestoredAfterTheCooldownOnceTheDelegateIsHealthy() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.isolated.add("n2");
+        h.run(11);
+        assertThat(source(h, "n1", "l1").revoked()).isTrue();
+        long revokedAt = source(h, "n1", "l1").revokedAtTick();
+        h.isolated.clear();
+        h.run(10);
+        assertThat(source(h, "n1", "l1").revoked()).as("not before the cooldown").isTrue();
+        h.run(40);
+        RaftStatus.ListenerSource s = source(h, "n1", "l1");
+        assertThat(s.revoked()).isFalse();
+        assertThat(s.source()).isEqualTo("n2");
+        assertThat(h.status("n1").ticks() - revokedAt).isGreaterThanOrEqualTo(30);
+        assertThat(h.node("n1").counters().restorations()).isEqualTo(1);
+        long direct = entryBytesTo(h, "n1", "l1");
+        h.propose("n1", "b");
+        h.run(3);
+        assertThat(h.appliedData("l1")).containsExactly("a", "b");
+        assertThat(entryBytesTo(h, "n1", "l1")).as("fed by n2 again").isEqualTo(direct);
+    }
+
+    @Test
+    void aNewLeaderStartsFromTheAdminsAssignment() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.run(2);
+        h.isolated.add("n2");
+        h.run(11);
+        assertThat(source(h, "n1", "l1").revoked()).isTrue();
+        h.isolated.clear();
+        h.run(1);
+        assertThat(h.node("n1").transferLeadership("n3")).isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.deliver();
+        h.run(1);
+        assertThat(h.status("n3").role()).isEqualTo(RaftPeerRole.LEADER);
+        assertThat(source(h, "n3", "l1").revoked()).isFalse();
+        assertThat(source(h, "n3", "l1").source()).isEqualTo("n2");
+        h.propose("n3", "x");
+        h.run(3);
+        assertThat(h.appliedData("l1")).containsExactly("x");
+        assertThat(entryBytesTo(h, "n3", "l1")).isZero();
+    }
+
+    @Test
+    void aDelegateThatBecomesLeaderFeedsItsListenerDirectlyAndStopsFeedingAsAFollower() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.run(2);
+        assertThat(h.status("n2").feeding()).containsExactly("l1");
+        assertThat(h.node("n1").transferLeadership("n2")).isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.deliver();
+        assertThat(h.status("n2").role()).isEqualTo(RaftPeerRole.LEADER);
+        assertThat(h.status("n2").feeding()).isEmpty();
+        h.propose("n2", "x");
+        h.run(2);
+        assertThat(source(h, "n2", "l1").source()).isEqualTo("n2");
+        assertThat(h.appliedData("l1")).containsExactly("x");
+        assertThat(entryBytesTo(h, "n2", "l1")).isPositive();
+    }
+
+    @Test
+    void aConfigurationWithoutTheDelegationStopsTheDelegate() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        RaftConfigurationProto next = Harness.configuration(List.of("n1", "n2", "n3"), List.of("l1", "l2"));
+        assertThat(h.node("n1").setConfiguration(next)).isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.run(2);
+        assertThat(h.status("n2").feeding()).isEmpty();
+        h.propose("n1", "b");
+        h.run(2);
+        assertThat(h.appliedData("l1")).containsExactly("a", "b");
+        assertThat(entryBytesTo(h, "n1", "l1")).isPositive();
+        // and back: the admin delegates l1 and l2 to n3
+        assertThat(h.node("n1").setConfiguration(withDelegations(next, "l1", "n3", "l2", "n3")))
+                .isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.run(2);
+        assertThat(h.status("n3").feeding()).containsExactly("l1", "l2");
+        long l1Bytes = entryBytesTo(h, "n1", "l1");
+        long l2Bytes = entryBytesTo(h, "n1", "l2");
+        h.propose("n1", "c");
+        h.run(3);
+        assertThat(h.appliedData("l2")).containsExactly("a", "b", "c");
+        assertThat(entryBytesTo(h, "n1", "l1")).isEqualTo(l1Bytes);
+        assertThat(entryBytesTo(h, "n1", "l2")).isEqualTo(l2Bytes);
+    }
+
+    /**
+     * A listener added together with its delegation starts with an empty configuration (it does not yet
+     * know it is a listener): it takes the delegate's appends all the same, so the delegate brings it the
+     * entry that adds it, and the leader never sends it an entry.
+     */
+    @Test
+    void aNewlyAddedListenerIsCaughtUpByItsDelegateBeforeItKnowsItIsAListener() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.start("l3", RaftConfigurationProto.getDefaultInstance());
+        RaftConfigurationProto next = withDelegations(Harness.configuration(List.of("n1", "n2", "n3"),
+                List.of("l1", "l2", "l3")), "l1", "n2", "l3", "n2");
+        assertThat(h.node("n1").setConfiguration(next)).isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.propose("n1", "b");
+        h.run(6);
+        assertThat(h.status("l3").role()).isEqualTo(RaftPeerRole.LISTENER);
+        assertThat(h.appliedData("l3")).containsExactly("a", "b");
+        assertThat(h.status("l3").leader()).isEqualTo("n1");
+        assertThat(entryBytesTo(h, "n1", "l3")).isZero();
+        assertThat(source(h, "n1", "l3").revoked()).isFalse();
+    }
+
+    /** A listener far behind the delegate's compacted log gets the delegate's snapshot, not the leader's. */
+    @Test
+    void aFarBehindListenerGetsASnapshotThroughItsDelegate() {
+        Harness h = group(c -> c.withDelegation(true, 5, 1000, 1000, 30).withSnapshotChunkBytes(4));
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.isolated.add("l1");
+        for (int i = 0; i < 5; i++) {
+            h.propose("n1", "v" + i);
+        }
+        h.run(3);
+        long applied = h.status("n2").appliedIndex();
+        ByteString state = ByteString.copyFromUtf8("state-at-" + applied);
+        h.node("n2").compact(applied, state);
+        h.isolated.clear();
+        h.run(12);
+        assertThat(h.snapshots.get("l1")).hasSize(1);
+        assertThat(h.snapshots.get("l1").get(0).data()).isEqualTo(state);
+        assertThat(h.sent).filteredOn(m -> m.hasInstallSnapshot() && Transcript.to(m).equals("l1"))
+                .isNotEmpty().allMatch(m -> Transcript.from(m).equals("n2") && m.getInstallSnapshot().getFromFollower()
+                        && m.getInstallSnapshot().getLeaderId().equals("n1"));
+        h.propose("n1", "after");
+        h.run(3);
+        assertThat(h.appliedData("l1")).containsExactly("after");
+        assertThat(h.status("l1").commitIndex()).isEqualTo(h.status("n1").commitIndex());
+        assertThat(h.node("n1").counters().snapshotBytesSentByPeer()).doesNotContainKey("l1");
+        assertThat(h.status("l1").leader()).isEqualTo("n1");
+    }
+
+    @Test
+    void setConfigurationRefusesInvalidDelegationsNamingWhatIsWrong() {
+        Harness h = Harness.group(Harness.configuration(List.of("n1", "n2", "n3"), List.of("l1", "l2", "l3")),
+                c -> c.withDelegation(true, 2, 5, 20, 30));
+        h.elect("n1");
+        h.run(2);
+        RaftConfigurationProto conf = h.status("n1").configuration();
+        assertThat(refusal(h, withDelegations(conf, "n3", "n2"))).contains("n3 is a voter, only a listener is delegated");
+        assertThat(refusal(h, withDelegations(conf, "x9", "n2"))).contains("x9 is not a listener of the configuration");
+        assertThat(refusal(h, withDelegations(conf, "l1", "l2"))).contains("l2 is a listener, only a voter feeds listeners");
+        assertThat(refusal(h, withDelegations(conf, "l1", "x9"))).contains("x9 is not a voter of the configuration");
+        assertThat(refusal(h, withDelegations(conf, "l1", "n2", "l1", "n3"))).contains("listener l1 is delegated twice");
+        assertThat(refusal(h, withDelegations(conf, "l1", "n2", "l2", "n2", "l3", "n2")))
+                .contains("follower n2 is assigned 3 listeners [l1, l2, l3], more than maxListenersPerFollower 2");
+        // a listener removed in the same change must lose its delegation too
+        RaftConfigurationProto without = Harness.configuration(List.of("n1", "n2", "n3"), List.of("l2", "l3"));
+        assertThat(refusal(h, withDelegations(without, "l1", "n2"))).contains("l1 is not a listener");
+        assertThat(h.node("n1").setConfiguration(withDelegations(conf, "l1", "n2", "l2", "n2", "l3", "n1")))
+                .isInstanceOf(Proposal.Accepted.class);
+    }
+
+    private static String refusal(Harness h, RaftConfigurationProto next) {
+        Proposal p = h.node("n1").setConfiguration(next);
+        assertThat(p).isInstanceOf(Proposal.Refused.class);
+        return ((Proposal.Refused) p).reason();
+    }
+
+    @Test
+    void aBootstrapConfigurationWithInvalidDelegationsIsRefusedAtStart() {
+        RaftConfigurationProto bad = withDelegations(Harness.configuration(List.of("n1", "n2"), List.of("l1")),
+                "l1", "l7");
+        assertThatThrownBy(() -> RaftNode.start(RaftConfig.defaults("n1", "g"), RaftStorage.Recovered.empty(),
+                Optional.empty(), bad, new SplittableRandom(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("initial configuration").hasMessageContaining("l7 is not a voter");
+    }
+}
