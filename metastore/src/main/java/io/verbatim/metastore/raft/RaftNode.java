@@ -1273,9 +1273,11 @@ public final class RaftNode {
         if (ticks - Math.max(delegate.lastResponseTick, leaderSinceTick) >= config.electionTicks()) {
             return "delegate " + delegate.id + " not heard for " + config.electionTicks() + " ticks";
         }
-        if (log.lastIndex() - delegate.match > config.followerLagThreshold()) {
-            return "delegate " + delegate.id + " at " + delegate.match + " lags the leader's last index "
-                    + log.lastIndex() + " by more than " + config.followerLagThreshold();
+        // Lag against the commit, and only once the delegate answered in this term: a new leader knows no
+        // match yet, and a burst of proposals within one round trip is not a delegate falling behind.
+        if (delegate.lastResponseTick >= 0 && log.committed() - delegate.match > config.followerLagThreshold()) {
+            return "delegate " + delegate.id + " at " + delegate.match + " lags the leader's commit "
+                    + log.committed() + " by more than " + config.followerLagThreshold();
         }
         return null;
     }
@@ -1301,6 +1303,9 @@ public final class RaftNode {
             }
             Progress d = Objects.requireNonNull(progress.get(f), "adminDelegate names a tracked voter");
             String why = unhealthy(d);
+            if (log.committed() <= p.match) {
+                p.matchTick = ticks; // the stuck clock runs only while the commit is above the listener's match
+            }
             if (!p.revoked) {
                 if (why == null && log.committed() > p.match && ticks - p.matchTick >= config.reassignmentTicks()) {
                     why = "listener " + p.id + " stuck at " + p.match + " for " + config.reassignmentTicks()
