@@ -2,8 +2,12 @@ package io.verbatim.config;
 
 import io.verbatim.exchange.Caps;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,9 +22,15 @@ import org.jspecify.annotations.Nullable;
  * @param dataDir where a node of this cluster keeps its state across a restart (empty: nothing is kept)
  * @param controllers its controller replicas when each runs as a process of its own (the voters of its
  *        metadata log; the brokers' process is its listener); empty: the replicas run in the brokers' process
+ * @param delegations the admin's listener delegation for a new metadata log: listener -> the voter that
+ *        feeds it (see {@link #metadataVoters} and {@link #metadataListeners} for the members' ids); empty:
+ *        the leader feeds every listener
  */
 public record ClusterConfig(String name, int brokers, Addresses addresses, Caps caps, Optional<Path> dataDir,
-        List<ControllerReplica> controllers) {
+        List<ControllerReplica> controllers, Map<String, String> delegations) {
+    /** The voters of a metadata log whose replicas run in the brokers' process. */
+    public static final List<String> IN_PROCESS_VOTERS = List.of("c1", "c2", "c3");
+
     /** At most this many controller replicas: a metadata log of seven voters survives three failures. */
     public static final int MAX_CONTROLLERS = 7;
 
@@ -59,6 +69,24 @@ public record ClusterConfig(String name, int brokers, Addresses addresses, Caps 
             throw new IllegalArgumentException("cluster " + name + " names its controllers but no raftPort: the brokers' "
                     + "process listens on its metadata log there (expected 1..65535)");
         }
+        delegations = Collections.unmodifiableMap(new TreeMap<>(delegations));
+        List<String> voters = voters(controllers);
+        List<String> listeners = listeners(controllers, brokers);
+        delegations.forEach((listener, follower) -> {
+            if (!listeners.contains(listener)) {
+                throw new IllegalArgumentException("delegation " + listener + " -> " + follower + ": " + listener
+                        + " is not a listener of cluster " + name + "'s metadata log (expected one of " + listeners + ")");
+            }
+            if (!voters.contains(follower)) {
+                throw new IllegalArgumentException("delegation " + listener + " -> " + follower + ": " + follower
+                        + " is not a voter of cluster " + name + "'s metadata log (expected one of " + voters + ")");
+            }
+        });
+    }
+
+    public ClusterConfig(String name, int brokers, Addresses addresses, Caps caps, Optional<Path> dataDir,
+            List<ControllerReplica> controllers) {
+        this(name, brokers, addresses, caps, dataDir, controllers, Map.of());
     }
 
     public ClusterConfig(String name, int brokers, Addresses addresses, Caps caps, Optional<Path> dataDir) {
@@ -75,7 +103,43 @@ public record ClusterConfig(String name, int brokers, Addresses addresses, Caps 
     }
 
     public ClusterConfig withDataDir(Path value) {
-        return new ClusterConfig(name, brokers, addresses, caps, Optional.of(value), controllers);
+        return new ClusterConfig(name, brokers, addresses, caps, Optional.of(value), controllers, delegations);
+    }
+
+    /** The same cluster with the admin's listener delegation {@code value} (listener -> voter). */
+    public ClusterConfig withDelegations(Map<String, String> value) {
+        return new ClusterConfig(name, brokers, addresses, caps, dataDir, controllers, value);
+    }
+
+    /**
+     * The voters of its metadata log: its controller replicas' ids, or {@link #IN_PROCESS_VOTERS} when they
+     * run in the brokers' process.
+     */
+    public List<String> metadataVoters() {
+        return voters(controllers);
+    }
+
+    private static List<String> voters(List<ControllerReplica> controllers) {
+        return controllers.isEmpty() ? IN_PROCESS_VOTERS : controllers.stream().map(ControllerReplica::id).toList();
+    }
+
+    /**
+     * The listeners of its metadata log: the brokers' process ({@value ControllerReplica#BROKERS}) when the
+     * controllers run apart, else one per broker ({@code b0, b1, …}).
+     */
+    public List<String> metadataListeners() {
+        return listeners(controllers, brokers);
+    }
+
+    private static List<String> listeners(List<ControllerReplica> controllers, int brokers) {
+        if (!controllers.isEmpty()) {
+            return List.of(ControllerReplica.BROKERS);
+        }
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < brokers; i++) {
+            out.add("b" + i);
+        }
+        return List.copyOf(out);
     }
 
     /** Whether its controller replicas run as processes of their own (see {@link #controllers}). */

@@ -3,13 +3,17 @@ package io.verbatim.config;
 import java.time.Duration;
 
 /**
- * The local metadata log: its listener delegation (RATIS-2599's knobs and defaults; read and validated,
- * used by the delegation issue) and its timing, which every member of every cluster's log runs on.
+ * Every cluster's metadata log: its listener delegation (RATIS-2599's knobs and defaults, with the admin's
+ * assignment in {@code clusters[].delegations}) and its timing, which every member of every log runs on.
  *
- * @param enabled whether followers may feed listeners
- * @param maxListenersPerFollower how many listeners one follower feeds at most
- * @param followerLagThreshold entries a follower may lag the leader and still feed listeners
- * @param reassignmentInterval how often delegations are reviewed
+ * @param enabled whether followers may feed listeners: every member runs delegation, and the admin's
+ *        assignment is in force (off: the leader feeds every listener, whatever is assigned)
+ * @param maxListenersPerFollower how many listeners the admin may assign to one follower
+ * @param followerLagThreshold entries a delegate may lag the leader's commit and still feed its listeners;
+ *        further behind, the leader revokes its delegations and feeds them itself
+ * @param reassignmentInterval how often the leader re-checks a revoked delegation's follower and restores
+ *        the admin's assignment once it is healthy again (and how long a listener may stand still below the
+ *        commit before its delegation is revoked)
  * @param timing the clock of every member: its tick, election and heartbeat, snapshots, reads
  */
 public record MetadataLogConfig(boolean enabled, int maxListenersPerFollower, int followerLagThreshold,
@@ -73,8 +77,8 @@ public record MetadataLogConfig(boolean enabled, int maxListenersPerFollower, in
             throw new IllegalArgumentException("maxListenersPerFollower is " + maxListenersPerFollower
                     + ": must be within 1.." + MAX_LISTENERS_PER_FOLLOWER);
         }
-        if (followerLagThreshold < 0 || followerLagThreshold > MAX_FOLLOWER_LAG) {
-            throw new IllegalArgumentException("followerLagThreshold is " + followerLagThreshold + ": must be within 0.."
+        if (followerLagThreshold < 1 || followerLagThreshold > MAX_FOLLOWER_LAG) {
+            throw new IllegalArgumentException("followerLagThreshold is " + followerLagThreshold + ": must be within 1.."
                     + MAX_FOLLOWER_LAG);
         }
         Ranges.check("reassignmentInterval", reassignmentInterval, Ranges.MS, Ranges.MAX_INTERVAL);
@@ -85,5 +89,16 @@ public record MetadataLogConfig(boolean enabled, int maxListenersPerFollower, in
 
     public static MetadataLogConfig defaults() {
         return new MetadataLogConfig(false, 5, 100, Duration.ofSeconds(30));
+    }
+
+    /** {@link #reassignmentInterval} in the members' ticks, at least one (rounded up). */
+    public int reassignmentTicks() {
+        long tickNanos = timing.tick().toNanos();
+        return (int) Math.max(1, (reassignmentInterval.toNanos() + tickNanos - 1) / tickNanos);
+    }
+
+    /** The same log with delegation {@code on} or off. */
+    public MetadataLogConfig withEnabled(boolean on) {
+        return new MetadataLogConfig(on, maxListenersPerFollower, followerLagThreshold, reassignmentInterval, timing);
     }
 }

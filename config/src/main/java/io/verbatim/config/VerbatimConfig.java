@@ -222,6 +222,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         BudgetConfig slowPath = slowPath(root.section("slowPath"));
         AutoScaleConfig autoScale = autoScale(root.section("autoScale"));
         MetadataLogConfig metadataLog = metadataLog(root.section("metadataLog"));
+        checkDelegations(clusters, metadataLog);
         SubscriptionConfig subscriptions = subscriptions(root.section("subscriptions"));
         SecurityConfig security = Security.read(root.section("security"), clusters, credentials, ownTls, env);
         Section networkSection = root.section("network");
@@ -275,11 +276,21 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         for (Section c : s.sections("controllers")) {
             controllers.add(controller(c, bind, advertisedAddress));
         }
+        Map<String, String> delegations = new java.util.LinkedHashMap<>();
+        s.entries("delegations", e -> {
+            JsonNode v = e.value();
+            if (v == null || !v.isTextual() || v.asText().isBlank()) {
+                throw new ConfigException(e.key(), (v == null ? "null" : Section.shown(v))
+                        + " is not a member id (expected the voter that feeds listener " + e.name() + ")");
+            }
+            delegations.put(e.name(), v.asText().trim());
+            return e.name();
+        });
         // the caller reads the cluster's credentials and TLS, then done()
         List<Integer> ports = brokerPorts;
         Addresses addresses = build(s, () -> new Addresses(bind, advertisedAddress, adminPort, ports, raftPort));
         return build(s, () -> new ClusterConfig(name, brokers, addresses, caps,
-                dataDir.map(Path::of), controllers));
+                dataDir.map(Path::of), controllers, delegations));
     }
 
     /** A controller replica: its host defaults to the cluster's, its ports are required (other processes dial them). */
@@ -469,12 +480,35 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         return build(s, () -> new StorageConfig(deleteConsumed, pruneSealed, gcInterval));
     }
 
+    /** Each cluster's delegations need delegation on, and give no follower more listeners than the cap. */
+    private static void checkDelegations(List<ClusterConfig> clusters, MetadataLogConfig log) {
+        for (int i = 0; i < clusters.size(); i++) {
+            Map<String, String> delegations = clusters.get(i).delegations();
+            if (delegations.isEmpty()) {
+                continue;
+            }
+            if (!log.enabled()) {
+                throw new ConfigException("clusters[" + i + "].delegations", "assigns listeners " + delegations.keySet()
+                        + " but metadataLog.enabled is false (expected metadataLog.enabled: true to delegate)");
+            }
+            Map<String, Integer> perFollower = new java.util.TreeMap<>();
+            delegations.values().forEach(f -> perFollower.merge(f, 1, Integer::sum));
+            for (Map.Entry<String, Integer> e : perFollower.entrySet()) {
+                if (e.getValue() > log.maxListenersPerFollower()) {
+                    throw new ConfigException("clusters[" + i + "].delegations", "assigns " + e.getValue()
+                            + " listeners to " + e.getKey() + " (expected at most metadataLog.maxListenersPerFollower: "
+                            + log.maxListenersPerFollower() + ")");
+                }
+            }
+        }
+    }
+
     private static MetadataLogConfig metadataLog(Section s) {
         MetadataLogConfig d = MetadataLogConfig.defaults();
         boolean enabled = s.bool("enabled", d.enabled());
         int perFollower = s.integer("maxListenersPerFollower", d.maxListenersPerFollower(), 1,
                 MetadataLogConfig.MAX_LISTENERS_PER_FOLLOWER);
-        int lag = s.integer("followerLagThreshold", d.followerLagThreshold(), 0, MetadataLogConfig.MAX_FOLLOWER_LAG);
+        int lag = s.integer("followerLagThreshold", d.followerLagThreshold(), 1, MetadataLogConfig.MAX_FOLLOWER_LAG);
         Duration reassign = s.duration("reassignmentInterval", d.reassignmentInterval(), MS, MAX_INTERVAL);
         MetadataLogConfig.Timing t = d.timing();
         Duration tick = s.duration("tick", t.tick(), MS, Duration.ofSeconds(10));

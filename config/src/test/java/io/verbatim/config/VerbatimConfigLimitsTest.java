@@ -87,7 +87,7 @@ class VerbatimConfigLimitsTest {
         "autoScale: {splitVsRebucketMinMsgRateIn: 1e10}|autoScale.splitVsRebucketMinMsgRateIn|1.0E10 is out of range|[0.0, 1.0E9]",
         "autoScale: {split: {bytesRateIn: 1e13}}|autoScale.split.bytesRateIn|1.0E13 is out of range|[0.0, 1.0E12]",
         "autoScale: {merge: {msgRateOut: -1}}|autoScale.merge.msgRateOut|-1 is out of range|[0.0, 1.0E9]",
-        "metadataLog: {followerLagThreshold: 1000001}|metadataLog.followerLagThreshold|1000001 is out of range|[0, 1000000]",
+        "metadataLog: {followerLagThreshold: 1000001}|metadataLog.followerLagThreshold|1000001 is out of range|[1, 1000000]",
         "metadataLog: {reassignmentInterval: 2d}|metadataLog.reassignmentInterval|'2d' is too long|at most 1d",
         "subscriptions: {receiverQueueSize: 99999999999999999999}|subscriptions.receiverQueueSize|99999999999999999999 is out of range|[1, 1000000]",
         "network: {rtt: 61s}|network.rtt|'61s' is too long|at least 0ms and at most 1m",
@@ -177,7 +177,7 @@ class VerbatimConfigLimitsTest {
         assertThatThrownBy(() -> new StorageConfig(false, true, Duration.ofDays(2)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("gcInterval is 2d: must be within 10ms..1d");
         assertThatThrownBy(() -> new MetadataLogConfig(false, 5, 1_000_001, Duration.ofSeconds(30)))
-                .hasMessage("followerLagThreshold is 1000001: must be within 0..1000000");
+                .hasMessage("followerLagThreshold is 1000001: must be within 1..1000000");
         assertThatThrownBy(() -> new MetadataLogConfig(false, 5, 100, null))
                 .hasMessage("reassignmentInterval is null: must be within 1ms..1d");
         AutoScaleConfig d = AutoScaleConfig.pulsarDefaults();

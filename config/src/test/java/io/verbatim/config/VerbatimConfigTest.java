@@ -61,7 +61,9 @@ class VerbatimConfigTest {
         assertThat(c.slowPath().weight(Compression.ZLIB)).isEqualTo(20.0);
         assertThat(c.caps().maxEntryBucketsPerSegment()).isEqualTo(1024);
         assertThat(c.autoScale().enabled()).isFalse();
-        assertThat(c.metadataLog()).isEqualTo(MetadataLogConfig.defaults());
+        assertThat(c.metadataLog()).isEqualTo(new MetadataLogConfig(true, 5, 100, Duration.ofSeconds(5)));
+        assertThat(c.cluster("us-east").delegations()).isEqualTo(java.util.Map.of("b0", "c2", "b1", "c3"));
+        assertThat(c.cluster("ap-south").delegations()).isEqualTo(java.util.Map.of("b0", "c3"));
         assertThat(c.subscriptions().receiverQueueSize()).isEqualTo(1000);
         assertThat(c.security().ownToken("eu-west")).isEqualTo("demo-eu-west-token");
         assertThat(c.security().adminToken().orElseThrow().matches("demo-admin-token")).isTrue();

@@ -217,6 +217,7 @@ final class Demo {
                 victim.restartIngest();
                 progress.printf("  %s's brokers are back%n", victim.name());
             }
+            printFeeds(nodes);
             long stopped = System.nanoTime();
             progress.printf("traffic stopped after %,d messages; waiting for replication and convergence...%n",
                     produced(traffic));
@@ -356,6 +357,18 @@ final class Demo {
             }
         }
         return t;
+    }
+
+    /** Who feeds each listener of every cluster's metadata log (listener delegation), as its leader sees it. */
+    private void printFeeds(List<ClusterNode> nodes) {
+        for (ClusterNode node : nodes) {
+            node.status().blockOptional(Duration.ofSeconds(5)).map(s -> s.listenerFeeds()).filter(f -> !f.isEmpty())
+                    .ifPresent(feeds -> progress.printf("  %s's metadata log listeners: %s%n", node.name(),
+                            String.join(", ", feeds.stream().map(f -> f.listener() + " fed by " + f.source()
+                                    + (f.delegated() ? " (delegate)"
+                                    : f.revoked() ? " (leader; delegation to " + f.assignedTo() + " revoked)"
+                                    : " (leader)")).toList())));
+        }
     }
 
     private static long produced(Map<String, Traffic> traffic) {

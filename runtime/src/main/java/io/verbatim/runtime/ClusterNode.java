@@ -11,6 +11,7 @@ import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.TopicConfig;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.Controller;
+import io.verbatim.exchange.ControllerLeader;
 import io.verbatim.exchange.ExchangeMetricsBinder;
 import io.verbatim.exchange.ExchangeServer;
 import io.verbatim.exchange.ExchangeTransport;
@@ -162,8 +163,7 @@ public final class ClusterNode implements AutoCloseable {
      * @param dataDir where the metadata log keeps its members' logs and snapshots; empty: in memory
      */
     public ClusterNode(VerbatimConfig config, String name, Optional<Path> dataDir, Scheduler timer, Scheduler cpu) {
-        this(config, name, ControllerGroup.start(name, config.cluster(name).brokers(),
-                config.metadataLog().timing(), dataDir, timer), timer, cpu);
+        this(config, name, ControllerGroup.start(config.cluster(name), config.metadataLog(), dataDir, timer), timer, cpu);
     }
 
     private ClusterNode(VerbatimConfig config, String name, ControllerGroup group, Scheduler timer, Scheduler cpu) {
@@ -649,7 +649,8 @@ public final class ClusterNode implements AutoCloseable {
      */
     public Mono<NodeStatus> status() {
         return controller.status(this::backlog).map(s -> new NodeStatus(s, NodeStatus.Replicators.of(replicators()),
-                NodeStatus.MetadataLogMember.of(metadataLog())));
+                NodeStatus.MetadataLogMember.of(metadataLog()),
+                group.flatMap(ControllerGroup::leading).map(Delegations::feeds).orElse(List.of())));
     }
 
     /**
@@ -660,13 +661,29 @@ public final class ClusterNode implements AutoCloseable {
      * @throws IllegalStateException when this node runs no metadata log or its group has no leader now
      */
     public String killControllerLeader() {
-        ControllerGroup g = group.orElseThrow(() -> new IllegalStateException(name()
-                + " runs on a layout store of its caller's, not on a metadata log"));
-        String leader = g.leader().orElseThrow(() -> new IllegalStateException(name()
+        String leader = metadataGroup().leader().orElseThrow(() -> new IllegalStateException(name()
                 + "'s metadata log has no leader now"));
         LOG.info("{}: killing controller replica {}, the metadata log's leader", name(), leader);
-        g.kill(leader);
+        metadataGroup().kill(leader);
         return leader;
+    }
+
+    /**
+     * Kills member {@code member} of the metadata log (a controller replica {@code c1..c3}, or a broker's
+     * listener {@code b0..}), as a crash would: a delegate follower that dies has its listeners revoked and
+     * fed by the leader.
+     *
+     * @throws IllegalArgumentException when no such member runs
+     * @throws IllegalStateException when this node runs no metadata log
+     */
+    public void killMetadataMember(String member) {
+        LOG.info("{}: killing metadata log member {}", name(), member);
+        metadataGroup().kill(member);
+    }
+
+    private ControllerGroup metadataGroup() {
+        return group.orElseThrow(() -> new IllegalStateException(name()
+                + " runs on a layout store of its caller's, not on a metadata log"));
     }
 
     /** How many times another controller replica took over as leader since the start. */
@@ -692,6 +709,12 @@ public final class ClusterNode implements AutoCloseable {
     private void adminRoutes(HttpServerRoutes routes) {
         (link.isPresent() ? new AdminApi(operations, net, link.get()::leader) : new AdminApi(operations, net))
                 .register(routes);
+        // the brokers' process redirects to the controller leader; an in-process group changes on its leader
+        if (link.isPresent()) {
+            new DelegationApi(DelegationApi.Log.NONE, net, link.get()::leader).register(routes);
+        } else {
+            group.ifPresent(g -> new DelegationApi(g, net, () -> ControllerLeader.HERE).register(routes));
+        }
         new TopicsApi(this, net, config.exchange().maxBodyBytes()).register(routes);
         routes.get("/metrics", net.guard(Role.STATUS, "the metrics", (request, response) -> response
                 .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")

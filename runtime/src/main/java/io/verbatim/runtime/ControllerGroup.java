@@ -1,5 +1,6 @@
 package io.verbatim.runtime;
 
+import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.MetadataLogConfig;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
 import io.verbatim.metastore.proto.RaftPeerProto;
@@ -25,7 +26,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -33,24 +37,33 @@ import reactor.core.scheduler.Schedulers;
  * A cluster's metadata log in this process: three controller replicas (the voters {@code c1..c3}) and one
  * listener per broker ({@code b0..}), on an in-process network, each on a thread of its own and, with a
  * data directory, on disk under {@code <dataDir>/metadata/<member>}. The controller writes through
- * whichever replica leads; the brokers watch layouts from their own listener's replica.
+ * whichever replica leads; the brokers watch layouts from their own listener's replica. With
+ * {@code metadataLog.enabled}, the listeners the cluster's {@code delegations} assign are fed by those
+ * followers (the assignment starts a new group; {@link #assign} changes it on the leader).
  */
-final class ControllerGroup implements AutoCloseable {
-    static final List<String> VOTERS = List.of("c1", "c2", "c3");
+final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
+    static final List<String> VOTERS = ClusterConfig.IN_PROCESS_VOTERS;
     /** What the driver of each member runs on, from the configuration's {@code metadataLog} timing. */
     static RaftServer.Options options(MetadataLogConfig.Timing timing) {
         return new RaftServer.Options(timing.tick(), timing.snapshotEvery(), timing.readTimeout());
     }
 
-    /** Member {@code member} of group {@code cluster}'s core settings, on the configuration's timing. */
-    static RaftConfig raft(String member, String cluster, MetadataLogConfig.Timing timing) {
+    /**
+     * Member {@code member} of group {@code cluster}'s core settings, on the configuration's timing, with
+     * listener delegation as {@code log} sets it (a revoked delegation is restored at the earliest one
+     * reassignment interval later, at a re-check that finds its follower healthy).
+     */
+    static RaftConfig raft(String member, String cluster, MetadataLogConfig log) {
+        MetadataLogConfig.Timing timing = log.timing();
         return new RaftConfig(member, cluster, timing.electionTicks(), timing.heartbeatTicks(), 1 << 20, 8, true, true,
-                1 << 20);
+                1 << 20).withDelegation(log.enabled(), log.maxListenersPerFollower(), log.followerLagThreshold(),
+                log.reassignmentTicks(), log.reassignmentTicks());
     }
 
     private final String cluster;
     private final List<String> listeners;
     private final Optional<Path> dataDir;
+    private final MetadataLogConfig log;
     private final MetadataLogConfig.Timing timing;
     private final MemoryNetwork network;
     private final Scheduler networkThread;
@@ -60,23 +73,21 @@ final class ControllerGroup implements AutoCloseable {
     private final Map<String, RaftLayoutStore> stores = new LinkedHashMap<>();
     private final Map<String, Scheduler> threads = new LinkedHashMap<>();
     private final LeaderLayoutStore store;
+    private final Disposable.Composite meters = Disposables.composite();
 
-    private ControllerGroup(String cluster, int brokers, MetadataLogConfig.Timing timing, Optional<Path> dataDir,
-            Scheduler timer) {
-        this.cluster = cluster;
+    private ControllerGroup(ClusterConfig cluster, MetadataLogConfig log, Optional<Path> dataDir, Scheduler timer) {
+        this.cluster = cluster.name();
         this.dataDir = dataDir;
-        this.timing = timing;
-        this.listeners = new ArrayList<>();
-        for (int i = 0; i < brokers; i++) {
-            listeners.add("b" + i);
-        }
+        this.log = log;
+        this.timing = log.timing();
+        this.listeners = cluster.metadataListeners();
         // deliveries on a thread of the group's own: never held up by other work on a shared scheduler
         this.networkThread = Schedulers.newSingle("raft-" + cluster + "-network", true);
-        this.network = new MemoryNetwork(cluster, networkThread, new SplittableRandom(cluster.hashCode()));
+        this.network = new MemoryNetwork(this.cluster, networkThread, new SplittableRandom(this.cluster.hashCode()));
         RaftConfigurationProto.Builder conf = RaftConfigurationProto.newBuilder();
         VOTERS.forEach(v -> conf.addPeers(RaftPeerProto.newBuilder().setId(v)));
         listeners.forEach(l -> conf.addListeners(RaftPeerProto.newBuilder().setId(l)));
-        this.configuration = conf.build();
+        this.configuration = Delegations.assign(conf.build(), cluster.delegations());
         for (String member : members()) {
             start(member);
         }
@@ -85,10 +96,9 @@ final class ControllerGroup implements AutoCloseable {
         this.store = new LeaderLayoutStore(stores, this::leader, watcher, Duration.ofSeconds(30), timer);
     }
 
-    /** Starts the group of {@code cluster} with a listener per broker. */
-    static ControllerGroup start(String cluster, int brokers, MetadataLogConfig.Timing timing, Optional<Path> dataDir,
-            Scheduler timer) {
-        return new ControllerGroup(cluster, brokers, timing, dataDir, timer);
+    /** Starts the group of {@code cluster} with a listener per broker, its delegations the cluster's. */
+    static ControllerGroup start(ClusterConfig cluster, MetadataLogConfig log, Optional<Path> dataDir, Scheduler timer) {
+        return new ControllerGroup(cluster, log, dataDir, timer);
     }
 
     private List<String> members() {
@@ -98,7 +108,7 @@ final class ControllerGroup implements AutoCloseable {
     }
 
     private synchronized void start(String member) {
-        RaftConfig config = raft(member, cluster, timing);
+        RaftConfig config = raft(member, cluster, log);
         LayoutRegister register = new LayoutRegister();
         RaftStorage storage = dataDir.<RaftStorage>map(d -> SegmentedRaftStorage.open(d.resolve("metadata").resolve(member),
                 StorageOptions.defaults())).orElseGet(MemoryRaftStorage::new);
@@ -117,9 +127,30 @@ final class ControllerGroup implements AutoCloseable {
         }
     }
 
-    /** Every member's state as gauges (see {@link MetadataLogMetrics}), tagged with the member. */
+    /**
+     * Every member's state as gauges (see {@link MetadataLogMetrics}), tagged with the member, and each
+     * listener's feed as the leader sees it.
+     */
     synchronized void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
-        members.forEach((member, server) -> MetadataLogMetrics.bind(server, member, registry));
+        members.forEach((member, server) -> meters.add(MetadataLogMetrics.bind(server, member, registry)));
+        meters.add(MetadataLogMetrics.bindListeners(this::leading,
+                Flux.merge(currentMembers().stream().map(RaftServer::statuses).toList()), listeners, VOTERS, registry));
+    }
+
+    @Override
+    public synchronized Optional<RaftStatus> leading() {
+        return leaderServer().map(RaftServer::status).filter(s -> s.role() == RaftPeerRole.LEADER);
+    }
+
+    @Override
+    public Mono<Void> assign(Map<String, String> assignment) {
+        return Mono.defer(() -> leaderServer().map(l -> Delegations.propose(l, assignment, log))
+                .orElseGet(() -> Mono.error(new Delegations.Unavailable("no member of " + cluster
+                        + "'s metadata log leads now"))));
+    }
+
+    private synchronized Optional<RaftServer> leaderServer() {
+        return leader().flatMap(m -> Optional.ofNullable(members.get(m)));
     }
 
     /** The layout store the controller writes through and the brokers watch. */
@@ -167,6 +198,7 @@ final class ControllerGroup implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        meters.dispose();
         members.values().forEach(RaftServer::close);
         threads.values().forEach(Scheduler::dispose);
         members.clear();

@@ -53,6 +53,7 @@ final class ControllerLink implements AutoCloseable {
     private final List<String> urls;
     private final HttpClient http;
     private final Map<String, Sinks.Many<Boolean>> verdicts = new ConcurrentHashMap<>();
+    private final reactor.core.Disposable.Composite meters = reactor.core.Disposables.composite();
     private volatile int preferred;
     private volatile boolean failing;
     /** Whether the next report carries every topic (at the start, after a failure, after a change of leader). */
@@ -104,7 +105,7 @@ final class ControllerLink implements AutoCloseable {
 
     /** The listener's meters (its state, transport and storage). */
     void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
-        member.bindTo(registry);
+        meters.add(member.bindTo(registry, self));
     }
 
     /** {@code scheme://host:port} of a URL, the default port made explicit. */
@@ -226,6 +227,7 @@ final class ControllerLink implements AutoCloseable {
     @Override
     public synchronized void close() {
         reporting.dispose();
+        meters.dispose();
         server.close();
         thread.dispose();
     }

@@ -72,6 +72,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
     private final Scheduler timer;
     private final Scheduler raftThread;
     private final RaftServer server;
+    private final NetworkedMember.Started member;
     private final LayoutRegister register = new LayoutRegister();
     private final Controller controller;
     private final NetServer net;
@@ -109,7 +110,8 @@ public final class ControllerReplicaNode implements AutoCloseable {
             throw e;
         }
         this.server = member.server();
-        member.bindTo(registry);
+        this.member = member;
+        running.add(member.bindTo(registry, self));
         this.controller = new Controller(cluster, Set.copyOf(peers()), self.caps(), new ReplicaStore(), timer);
         this.policy = new PolicyLoop(cluster, config.autoScale(), controller, this::layout, this::loadOf,
                 topic -> reported.containsKey(topic) ? reported.get(topic).consumers() : 0, registry, timer);
@@ -316,6 +318,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
         // carried out here while this replica leads (AdminApi redirects otherwise)
         new AdminApi(new ControllerOperations(self.name(), () -> config.topics().stream().map(TopicConfig::name).toList(),
                 this::layout, controller, policy), net, this::leader).register(routes);
+        new DelegationApi(delegation(), net, this::leader).register(routes);
         routes.post(BrokerReport.PATH, this::report)
                 .get(ExchangeServer.STATUS_PATH, net.guard(Role.STATUS, "the status endpoint",
                         (request, response) -> StatusPage.json(response, status())))
@@ -393,10 +396,29 @@ public final class ControllerReplicaNode implements AutoCloseable {
                 .sendString(Mono.just(message + "\n"), StandardCharsets.UTF_8).then();
     }
 
-    /** The controller's side of the exchange and this replica's view of the metadata log. */
+    /** The listener delegation of the log, changed here while this replica leads. */
+    private DelegationApi.Log delegation() {
+        return new DelegationApi.Log() {
+            @Override
+            public Optional<RaftStatus> leading() {
+                return member.leading();
+            }
+
+            @Override
+            public Mono<Void> assign(Map<String, String> assignment) {
+                return Delegations.propose(server, assignment, config.metadataLog());
+            }
+        };
+    }
+
+    /**
+     * The controller's side of the exchange and this replica's view of the metadata log (with every
+     * listener's feed while it leads).
+     */
     public Mono<NodeStatus> status() {
         return controller.status(Controller.BacklogSource.NONE).map(s -> new NodeStatus(s,
-                NodeStatus.Replicators.of(List.of()), NodeStatus.MetadataLogMember.of(List.of(server.status()))));
+                NodeStatus.Replicators.of(List.of()), NodeStatus.MetadataLogMember.of(List.of(server.status())),
+                Delegations.feeds(server.status())));
     }
 
     // ---- identity and lifecycle -----------------------------------------------------------------------

@@ -41,7 +41,7 @@ final class NetworkedMember {
             conf.addPeers(RaftPeerProto.newBuilder().setId(c.id()).setAddress(c.raftAddress()));
         }
         conf.addListeners(RaftPeerProto.newBuilder().setId(ControllerReplica.BROKERS).setAddress(brokersAddress(cluster)));
-        return conf.build();
+        return Delegations.assign(conf.build(), cluster.delegations());
     }
 
     private static String brokersAddress(ClusterConfig cluster) {
@@ -49,22 +49,38 @@ final class NetworkedMember {
         return (host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + cluster.addresses().raftPort();
     }
 
-    /**
-     * Starts {@code member} of {@code cluster}'s metadata log on {@code thread}, its log on disk under
-     * {@code <dataDir>/metadata/<member>} (in memory without a data directory).
-     */
     /** A started member, with what its meters read. */
     record Started(String member, RaftServer server, NettyRaftTransport transport, RaftStorage storage) {
-        /** Its state, its transport's and (on disk) its storage's meters, tagged with the member. */
-        void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
+        /**
+         * Its state, its transport's and (on disk) its storage's meters, tagged with the member; on a voter,
+         * the feed of each listener of {@code cluster} while it leads. The subscriptions end when the
+         * returned disposable is disposed.
+         */
+        reactor.core.Disposable bindTo(io.micrometer.core.instrument.MeterRegistry registry, ClusterConfig cluster) {
             new io.verbatim.metastore.transport.RaftTransportMetricsBinder(transport.metrics()).bindTo(registry);
             if (storage instanceof SegmentedRaftStorage segmented) {
                 new io.verbatim.metastore.storage.StorageMetricsBinder(segmented).bindTo(registry);
             }
-            MetadataLogMetrics.bind(server, member, registry);
+            reactor.core.Disposable.Composite meters = reactor.core.Disposables.composite(
+                    MetadataLogMetrics.bind(server, member, registry));
+            if (!member.equals(ControllerReplica.BROKERS)) {
+                meters.add(MetadataLogMetrics.bindListeners(this::leading, server.statuses(),
+                        cluster.metadataListeners(), cluster.metadataVoters(), registry));
+            }
+            return meters;
+        }
+
+        /** Its status while it leads. */
+        java.util.Optional<io.verbatim.metastore.raft.RaftStatus> leading() {
+            return java.util.Optional.of(server.status())
+                    .filter(s -> s.role() == io.verbatim.metastore.proto.RaftPeerRole.LEADER);
         }
     }
 
+    /**
+     * Starts {@code member} of {@code cluster}'s metadata log on {@code thread}, its log on disk under
+     * {@code <dataDir>/metadata/<member>} (in memory without a data directory).
+     */
     static Started start(VerbatimConfig config, ClusterConfig cluster, String member, Optional<Path> dataDir,
             StateMachine machine, Scheduler thread) {
         Map<String, String> peers = new LinkedHashMap<>();
@@ -99,7 +115,7 @@ final class NetworkedMember {
             storage.close();
             throw e;
         }
-        RaftConfig raft = ControllerGroup.raft(member, cluster.name(), config.metadataLog().timing());
+        RaftConfig raft = ControllerGroup.raft(member, cluster.name(), config.metadataLog());
         try {
             RaftServer server = RaftServer.start(raft, group(cluster), storage, net, machine,
                     ControllerGroup.options(config.metadataLog().timing()), thread,

@@ -15,21 +15,41 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A node's status: its controller's side of the exchange ({@link ClusterStatus}) and its replicators,
- * how many, their restarts, and each one failing now; and its metadata log's members. In JSON the cluster
- * status's fields come first, with {@code replicators} and {@code metadataLog} beside them.
+ * how many, their restarts, and each one failing now; its metadata log's members; and, where a member here
+ * leads the log, who feeds each listener (listener delegation). In JSON the cluster status's fields come
+ * first, with {@code replicators}, {@code metadataLog} and {@code listenerFeeds} beside them.
  */
-@JsonPropertyOrder({"exchange", "replicators", "metadataLog"})
+@JsonPropertyOrder({"exchange", "replicators", "metadataLog", "listenerFeeds"})
 public record NodeStatus(@JsonUnwrapped ClusterStatus exchange, Replicators replicators,
-        List<MetadataLogMember> metadataLog) {
+        List<MetadataLogMember> metadataLog, List<ListenerFeed> listenerFeeds) {
 
     public NodeStatus {
         metadataLog = List.copyOf(metadataLog);
+        listenerFeeds = List.copyOf(listenerFeeds);
     }
 
     /** A status without a metadata log (a node on a layout store of its caller's). */
     public NodeStatus(ClusterStatus exchange, Replicators replicators) {
-        this(exchange, replicators, List.of());
+        this(exchange, replicators, List.of(), List.of());
     }
+
+    /**
+     * Who feeds one listener, as the leader sees it.
+     *
+     * @param assignedTo the follower the admin assigned it to ({@code ""}: none, the leader feeds it)
+     * @param source who feeds it now: the leader or the delegate follower
+     * @param delegated whether its delegate feeds it now (else the leader does)
+     * @param revoked whether the leader revoked the admin's delegation and feeds it itself
+     * @param revocationReason why, when revoked
+     * @param revocations how many times this leader revoked it
+     * @param lag entries between the leader's commit and what the listener is known to hold
+     */
+    @JsonPropertyOrder({"listener", "assignedTo", "source", "delegated", "revoked", "revocationReason", "revocations",
+            "lag"})
+    public record ListenerFeed(String listener, String assignedTo, String source, boolean delegated, boolean revoked,
+            String revocationReason, long revocations, long lag) {
+    }
+
 
     /**
      * One member of the cluster's metadata log, as it reports itself, with the leader's view of how far

@@ -32,7 +32,7 @@ class NodeStatusTest {
                 + "\"caps\":{\"maxSegments\":4,\"maxEntryBucketsPerSegment\":8},\"deferringOwnChanges\":false,"
                 + "\"peers\":{},\"topics\":{},\"replicators\":{\"total\":2,\"restarts\":3,\"failing\":[{"
                 + "\"id\":\"a/t/8000-ffff-1->b\",\"state\":\"FAILED\",\"consecutiveFailures\":3,\"restarts\":2,"
-                + "\"lastError\":\"java.lang.IllegalStateException: b refused <it>\"}]},\"metadataLog\":[]}");
+                + "\"lastError\":\"java.lang.IllegalStateException: b refused <it>\"}]},\"metadataLog\":[],\"listenerFeeds\":[]}");
         assertThat(STATUS.replicators().failing()).containsExactly(FAILING);
     }
 
