@@ -32,8 +32,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
@@ -363,25 +365,26 @@ public final class Verbatim implements Runnable {
     }
 
     @Command(name = "admin", mixinStandardHelpOptions = true,
-            description = "Manual layout operations on a running node (the admin token from --token or "
-                    + "VERBATIM_ADMIN_TOKEN; --ca FILE for a node serving TLS): split URL TOPIC SEGMENT | rebucket URL TOPIC SEGMENT N (a lower N is a "
+            description = "Operations on a running node (the admin token from --token or "
+                    + "VERBATIM_ADMIN_TOKEN; --ca FILE for a node serving TLS; a redirect to the controller leader is "
+                    + "followed): split URL TOPIC SEGMENT | rebucket URL TOPIC SEGMENT N (a lower N is a "
                     + "cold mark) | merge URL TOPIC FIRST SECOND (a cold mark: merged once every cluster agrees) | "
                     + "coldmarks URL TOPIC (the marks by source) | unmark URL TOPIC BOUNDARY|RANGE (withdraws an "
-                    + "operator's mark, e.g. 8000 or c000-ffff).")
+                    + "operator's mark, e.g. 8000 or c000-ffff) | delegations URL (who feeds each listener of the "
+                    + "metadata log) | delegate URL LISTENER=FOLLOWER... (the whole new assignment; 'none' clears it).")
     static final class AdminCommand implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
 
-        @Parameters(index = "0", paramLabel = "OPERATION", description = "split, rebucket, merge, coldmarks or unmark")
+        @Parameters(index = "0", paramLabel = "OPERATION",
+                description = "split, rebucket, merge, coldmarks, unmark, delegations or delegate")
         String operation;
 
         @Parameters(index = "1", paramLabel = "URL", description = "the node's admin URL")
         String url;
 
-        @Parameters(index = "2", paramLabel = "TOPIC")
-        String topic;
-
-        @Parameters(index = "3..*", paramLabel = "ARG", description = "segment id(s), and the bucket count of a rebucket")
+        @Parameters(index = "2..*", paramLabel = "ARG",
+                description = "the topic, then segment id(s) and the bucket count of a rebucket; or LISTENER=FOLLOWER")
         List<String> args = new ArrayList<>();
 
         @Option(names = "--token", description = "the admin token (default: $VERBATIM_ADMIN_TOKEN)")
@@ -392,15 +395,23 @@ public final class Verbatim implements Runnable {
 
         @Override
         public Integer call() throws Exception {
+            if (operation.equals("delegations") || operation.equals("delegate")) {
+                return delegation();
+            }
+            if (args.isEmpty()) {
+                throw new CommandLine.ParameterException(spec.commandLine(), operation + " needs a TOPIC after the URL");
+            }
+            String topic = args.get(0);
+            List<String> rest = args.subList(1, args.size());
             String query = switch (operation) {
-                case "split" -> args.size() == 1 ? "segment=" + args.get(0) : null;
-                case "rebucket" -> args.size() == 2 ? "segment=" + args.get(0) + "&bucketCount=" + args.get(1) : null;
-                case "merge" -> args.size() == 2 ? "first=" + args.get(0) + "&second=" + args.get(1) : null;
-                case "coldmarks" -> args.isEmpty() ? "" : null;
-                case "unmark" -> args.size() == 1 ? (args.get(0).contains("-") ? "range=" : "boundary=") + args.get(0)
+                case "split" -> rest.size() == 1 ? "segment=" + rest.get(0) : null;
+                case "rebucket" -> rest.size() == 2 ? "segment=" + rest.get(0) + "&bucketCount=" + rest.get(1) : null;
+                case "merge" -> rest.size() == 2 ? "first=" + rest.get(0) + "&second=" + rest.get(1) : null;
+                case "coldmarks" -> rest.isEmpty() ? "" : null;
+                case "unmark" -> rest.size() == 1 ? (rest.get(0).contains("-") ? "range=" : "boundary=") + rest.get(0)
                         : null;
                 default -> throw new CommandLine.ParameterException(spec.commandLine(), "operation '" + operation
-                        + "' is not one of split, rebucket, merge, coldmarks, unmark");
+                        + "' is not one of split, rebucket, merge, coldmarks, unmark, delegations, delegate");
             };
             if (query == null) {
                 throw new CommandLine.ParameterException(spec.commandLine(), operation + " takes "
@@ -410,22 +421,68 @@ public final class Verbatim implements Runnable {
                             case "coldmarks" -> "nothing";
                             case "unmark" -> "BOUNDARY or RANGE";
                             default -> "SEGMENT N";
-                        } + " after the topic, not " + args);
+                        } + " after the topic, not " + rest);
             }
-            String bearer = token != null ? token : System.getenv("VERBATIM_ADMIN_TOKEN");
-            if (bearer == null || bearer.isBlank()) {
-                spec.commandLine().getErr().println("verbatim admin: no token: pass --token or set VERBATIM_ADMIN_TOKEN");
+            Optional<String> bearer = bearer();
+            if (bearer.isEmpty()) {
                 return BAD_INPUT;
             }
             String path = operation.equals("unmark") ? "coldmarks" : operation;
             String target = url.replaceAll("/+$", "") + "/admin/v2/scalable/" + path + "?topic="
                     + java.net.URLEncoder.encode(topic, StandardCharsets.UTF_8) + (query.isEmpty() ? "" : "&" + query);
-            HttpRequest.Builder call = HttpRequest.newBuilder(URI.create(target)).header("Authorization", "Bearer " + bearer);
+            HttpRequest.Builder call = HttpRequest.newBuilder(URI.create(target))
+                    .header("Authorization", "Bearer " + bearer.get());
             call = switch (operation) {
                 case "coldmarks" -> call.GET();
                 case "unmark" -> call.DELETE();
                 default -> call.POST(HttpRequest.BodyPublishers.noBody());
             };
+            return answer(call);
+        }
+
+        /** The metadata log's listener delegation: read it, or put the admin's whole new assignment. */
+        private int delegation() throws Exception {
+            Optional<String> bearer = bearer();
+            if (bearer.isEmpty()) {
+                return BAD_INPUT;
+            }
+            HttpRequest.Builder call = HttpRequest.newBuilder(URI.create(url.replaceAll("/+$", "")
+                    + "/admin/v2/metadata/delegations")).header("Authorization", "Bearer " + bearer.get());
+            if (operation.equals("delegations")) {
+                if (!args.isEmpty()) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "delegations takes nothing after the "
+                            + "URL, not " + args);
+                }
+                return answer(call.GET());
+            }
+            Map<String, String> assignment = new LinkedHashMap<>();
+            boolean none = args.size() == 1 && args.get(0).equals("none");
+            for (String a : none ? List.<String>of() : args) {
+                String[] kv = a.split("=", -1);
+                if (kv.length != 2 || kv[0].isBlank() || kv[1].isBlank()) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "'" + a + "' is not LISTENER=FOLLOWER "
+                            + "(e.g. b0=c2; 'none' clears the assignment)");
+                }
+                assignment.put(kv[0], kv[1]);
+            }
+            if (assignment.isEmpty() && !none) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "delegate takes LISTENER=FOLLOWER... or "
+                        + "'none' after the URL");
+            }
+            String body = new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(assignment);
+            return answer(call.header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(body)));
+        }
+
+        private Optional<String> bearer() {
+            String bearer = token != null ? token : System.getenv("VERBATIM_ADMIN_TOKEN");
+            if (bearer == null || bearer.isBlank()) {
+                spec.commandLine().getErr().println("verbatim admin: no token: pass --token or set VERBATIM_ADMIN_TOKEN");
+                return Optional.empty();
+            }
+            return Optional.of(bearer);
+        }
+
+        private int answer(HttpRequest.Builder call) {
             Optional<HttpResponse<String>> response = fetch(spec, "admin", call, ca);
             if (response.isEmpty()) {
                 return BAD_INPUT;
@@ -520,7 +577,19 @@ public final class Verbatim implements Runnable {
         }
         HttpResponse<String> response;
         try {
-            response = client.build().send(built, HttpResponse.BodyHandlers.ofString());
+            HttpClient http = client.build();
+            response = http.send(built, HttpResponse.BodyHandlers.ofString());
+            // a replica that does not lead, or the brokers' process, redirects to the controller leader: the
+            // same call there (the credential is the node's own cluster's, and the leader is one of its processes)
+            for (int hops = 0; hops < 3 && response.statusCode() == 307; hops++) {
+                Optional<String> location = response.headers().firstValue("location");
+                if (location.isEmpty()) {
+                    break;
+                }
+                built = HttpRequest.newBuilder(built, (name, value) -> true).uri(built.uri().resolve(location.get()))
+                        .build();
+                response = http.send(built, HttpResponse.BodyHandlers.ofString());
+            }
         } catch (IOException e) {
             URI node = built.uri();
             spec.commandLine().getErr().println("verbatim " + command + ": cannot reach " + node.getScheme() + "://"

@@ -270,6 +270,62 @@ class ControllerReplicasTest {
     }
 
     /** POSTs {@code url} until the leader stops deferring its own changes (R-E5: until it holds b's state). */
+    @Test
+    void theBrokersListenerIsFedByTheFollowerTheAdminAssignsUntilThatFollowerDies() throws Exception {
+        ClusterNode brokers = startAll("metadataLog: {enabled: true, reassignmentInterval: 1s}\n");
+        ControllerReplicaNode leader = awaitLeader();
+        ControllerReplicaNode delegate = replicas.values().stream().filter(r -> r != leader).findFirst().orElseThrow();
+        Flux.interval(Duration.ofMillis(20)).filter(t -> delegate.leader() instanceof ControllerLeader.At).blockFirst(
+                Duration.ofSeconds(10));
+        String assignment = "{\"brokers\": \"" + delegate.member() + "\"}";
+        // Assigned at the leader only: a follower and the brokers redirect there.
+        HttpResponse<String> redirected = call("PUT", delegate.adminUrl() + DelegationApi.PATH, ADMIN, assignment);
+        assertThat(redirected.statusCode()).isEqualTo(307);
+        assertThat(redirected.headers().firstValue("location")).hasValue(leader.adminUrl() + DelegationApi.PATH);
+        assertThat(call("GET", brokers.adminUrl() + DelegationApi.PATH, null, null).statusCode()).isEqualTo(307);
+        HttpResponse<String> put = Flux.interval(Duration.ofMillis(50), Schedulers.boundedElastic())
+                .map(t -> call0("PUT", leader.adminUrl() + DelegationApi.PATH, assignment))
+                .filter(r -> r.statusCode() != 503).blockFirst(Duration.ofSeconds(20));
+        assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+
+        // The follower feeds the brokers' process over TCP; the leader's status and meters say so.
+        Flux.interval(Duration.ofMillis(20)).filter(t -> delegate.metadataLog().feeding().contains("brokers"))
+                .blockFirst(Duration.ofSeconds(10));
+        HttpResponse<String> status = call("GET", leader.adminUrl() + ExchangeServer.STATUS_PATH, null, null);
+        com.fasterxml.jackson.databind.JsonNode feed = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(status.body()).get("listenerFeeds").get(0);
+        assertThat(feed.get("listener").asText()).isEqualTo("brokers");
+        assertThat(feed.get("assignedTo").asText()).isEqualTo(delegate.member());
+        assertThat(feed.get("source").asText()).isEqualTo(delegate.member());
+        assertThat(feed.get("delegated").asBoolean()).isTrue();
+        assertThat(leader.registry().scrape()).contains("verbatim_raft_listener_source{cluster=\"a\",listener=\"brokers\","
+                + "member=\"" + leader.member() + "\",source=\"" + delegate.member() + "\"} 1.0");
+        String split = "/admin/v2/scalable/split?topic=" + URLEncoder.encode(T, StandardCharsets.UTF_8) + "&segment=0";
+        assertThat(untilNotDeferred(leader.adminUrl() + split).statusCode()).isEqualTo(200);
+        Flux.interval(Duration.ofMillis(20)).filter(t -> brokers.layout(T).activeSegments().size() == 3)
+                .blockFirst(Duration.ofSeconds(15));
+
+        // The delegate's process dies: the leader revokes and feeds the brokers itself; they miss no change.
+        replicas.remove(delegate.member()).closeNow();
+        Flux.interval(Duration.ofMillis(20)).filter(t -> leader.metadataLog().listenerSources().stream()
+                .anyMatch(s -> s.listener().equals("brokers") && s.revoked() && s.source().equals(leader.member())))
+                .blockFirst(Duration.ofSeconds(15));
+        assertThat(untilNotDeferred(leader.adminUrl() + split.replace("segment=0", "segment=2")).statusCode())
+                .isEqualTo(200);
+        Flux.interval(Duration.ofMillis(20)).filter(t -> brokers.layout(T).activeSegments().size() == 4)
+                .blockFirst(Duration.ofSeconds(15));
+        assertThat(leader.registry().scrape()).containsPattern(
+                "verbatim_raft_listener_revocations_total\\{cluster=\"a\",listener=\"brokers\",member=\"c\\d\"} [1-9]");
+    }
+
+    private HttpResponse<String> call0(String method, String url, String body) {
+        try {
+            return call(method, url, ADMIN, body);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private HttpResponse<String> untilNotDeferred(String url) {
         return Flux.interval(Duration.ZERO, Duration.ofMillis(50), Schedulers.boundedElastic()).map(t -> post(url))
                 .filter(r -> r.statusCode() != 409 || !r.body().contains("DEFERRED")).blockFirst(Duration.ofSeconds(30));
