@@ -793,10 +793,10 @@ public final class RaftNode {
             replySnapshot(s, reply.setResult(InstallSnapshotResult.ALREADY_INSTALLED).setNextOffset(s.getTotalSize()));
             return;
         }
-        Optional<ByteString> whole = receiver.offer(s);
+        Optional<ByteString> whole = receiver.offer(from, s);
         if (whole.isEmpty()) {
-            replySnapshot(s, reply.setResult(receiver.expects(s) ? InstallSnapshotResult.SNAPSHOT_SUCCESS
-                    : InstallSnapshotResult.SNAPSHOT_IN_PROGRESS).setNextOffset(receiver.nextOffset(s)));
+            replySnapshot(s, reply.setResult(receiver.expects(from, s) ? InstallSnapshotResult.SNAPSHOT_SUCCESS
+                    : InstallSnapshotResult.SNAPSHOT_IN_PROGRESS).setNextOffset(receiver.nextOffset(from, s)));
             return;
         }
         SnapshotMetaProto meta = s.getSnapshot();

@@ -84,7 +84,9 @@
  *   <li><b>Snapshots.</b> {@code compact(index, data)} lets the log drop entries the application's
  *   snapshot covers; a member that needs a dropped entry gets that snapshot (with the configuration in
  *   force at its index in the meta) as InstallSnapshot chunks of {@code snapshotChunkBytes}, one chunk in
- *   flight, each reply naming the next offset wanted.</li>
+ *   flight, each reply naming the next offset wanted. A receiver assembles one sender's snapshot at a time
+ *   (the leader's or a delegate's, which need not be the same bytes): a chunk at offset 0 starts over, a
+ *   later chunk from another sender is answered offset 0, never spliced in.</li>
  * </ul>
  *
  * <h2>Design choices</h2>

@@ -4,16 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
+import io.verbatim.metastore.proto.AppendEntriesReplyProto;
 import io.verbatim.metastore.proto.AppendEntriesRequestProto;
 import io.verbatim.metastore.proto.AppendResult;
+import io.verbatim.metastore.proto.FileChunkProto;
+import io.verbatim.metastore.proto.InstallSnapshotRequestProto;
+import io.verbatim.metastore.proto.InstallSnapshotResult;
 import io.verbatim.metastore.proto.ListenerDelegationProto;
 import io.verbatim.metastore.proto.LogEntryProto;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
 import io.verbatim.metastore.proto.RaftMessageProto;
 import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.proto.SnapshotMetaProto;
 import io.verbatim.metastore.proto.StateMachineLogEntryProto;
 import io.verbatim.metastore.proto.TermIndexProto;
 import io.verbatim.metastore.storage.RaftStorage;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -574,4 +580,68 @@ class RaftDelegationTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("initial configuration").hasMessageContaining("l7 is not a voter");
     }
+
+    // ---------------------------------------------------------------------------------------------
+    // Second review
+
+    private static RaftMessageProto chunk(String from, String to, long callId, SnapshotMetaProto meta, String data,
+            long offset, int total, boolean delegated) {
+        InstallSnapshotRequestProto.Builder s = InstallSnapshotRequestProto.newBuilder()
+                .setServerRequest(Messages.request(from, to, Harness.GROUP, callId))
+                .setLeaderTerm(meta.getLastIncluded().getTerm()).setSnapshot(meta).setTotalSize(total)
+                .setChunk(FileChunkProto.newBuilder().setOffset(offset).setData(ByteString.copyFromUtf8(data))
+                        .setDone(offset + data.length() == total));
+        if (delegated) {
+            s.setFromFollower(true).setLeaderId("n1");
+        }
+        return RaftMessageProto.newBuilder().setInstallSnapshot(s).build();
+    }
+
+    private static RaftMessageProto lastTo(Harness h, String to) {
+        RaftMessageProto out = null;
+        for (RaftMessageProto m : h.inflight) {
+            if (Transcript.to(m).equals(to)) {
+                out = m;
+            }
+        }
+        assertThat(out).as("a message to " + to).isNotNull();
+        return out;
+    }
+
+    /**
+     * Review: the receiver was keyed by term and last entry, not by sender, so the first half of a
+     * delegate's snapshot and the second half of the leader's (same term, same index) were spliced into
+     * one and installed. A chunk from another sender is refused (offset 0: start over), never spliced.
+     */
+    @Test
+    void snapshotChunksFromTwoSendersOfOneTermAreNeverSpliced() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        long term = h.status("l1").term();
+        SnapshotMetaProto meta = SnapshotMetaProto.newBuilder()
+                .setLastIncluded(TermIndexProto.newBuilder().setTerm(term).setIndex(h.status("l1").commitIndex() + 10))
+                .setConfiguration(h.status("l1").configuration()).build();
+        h.inflight.clear();
+        h.node("l1").step(chunk("n2", "l1", 900, meta, "dddd", 0, 8, true)); // the delegate's first half
+        h.drive("l1");
+        h.node("l1").step(chunk("n1", "l1", 901, meta, "LLLL", 4, 8, false)); // the leader's second half
+        h.drive("l1");
+        assertThat(h.snapshots.get("l1")).as("nothing spliced, nothing installed").isEmpty();
+        var refused = lastTo(h, "n1").getInstallSnapshotReply();
+        assertThat(refused.getResult()).isEqualTo(InstallSnapshotResult.SNAPSHOT_IN_PROGRESS);
+        assertThat(refused.getNextOffset()).as("the leader starts over").isZero();
+        h.node("l1").step(chunk("n1", "l1", 902, meta, "llll", 0, 8, false));
+        h.drive("l1");
+        h.node("l1").step(chunk("n2", "l1", 903, meta, "DDDD", 4, 8, true)); // the delegate's, late
+        h.drive("l1");
+        assertThat(h.snapshots.get("l1")).isEmpty();
+        assertThat(lastTo(h, "n2").getInstallSnapshotReply().getNextOffset()).isZero();
+        h.node("l1").step(chunk("n1", "l1", 904, meta, "LLLL", 4, 8, false));
+        h.drive("l1");
+        assertThat(h.snapshots.get("l1")).hasSize(1);
+        assertThat(h.snapshots.get("l1").get(0).data().toStringUtf8()).isEqualTo("llllLLLL");
+    }
+
 }
