@@ -909,6 +909,7 @@ public final class RaftNode {
         }
         if (p.match > matchBefore) {
             p.matchTick = ticks;
+            onListenerMatchAdvanced(p);
         }
         if (role == RaftPeerRole.LEADER && progress.containsKey(from)) {
             sendAppend(p, false);
@@ -1167,12 +1168,16 @@ public final class RaftNode {
             case SNAPSHOT_INSTALLED, ALREADY_INSTALLED -> {
                 // Installed, or that member committed past it: committed prefixes agree, so it holds the
                 // leader's log up to the snapshot's index.
-                if (r.getSnapshotIndex() > p.match) {
+                boolean advanced = r.getSnapshotIndex() > p.match;
+                if (advanced) {
                     p.match = r.getSnapshotIndex();
                     p.matchCallId = r.getServerReply().getCallId();
                 }
                 p.becomeProbe(p.match + 1, callIds);
                 maybeCommit();
+                if (advanced) {
+                    onListenerMatchAdvanced(p);
+                }
                 if (role == RaftPeerRole.LEADER || appenders.get(from) == p) {
                     sendAppend(p, true);
                 }
@@ -1225,7 +1230,25 @@ public final class RaftNode {
         if (f == null || f.equals(id) || !membership.isVoter(f) || !progress.containsKey(f)) {
             return null;
         }
-        return f;
+        return awaitsDemotion(listener) ? null : f;
+    }
+
+    /**
+     * Whether {@code listener} is a voter demoted by a configuration entry it is not known to hold: it still
+     * takes itself for a voter and refuses its delegate, which could never bring it that entry; so the
+     * leader feeds it directly until its match reaches the entry, and delegates it from then on.
+     */
+    private boolean awaitsDemotion(String listener) {
+        Progress p = progress.get(listener);
+        return p != null && p.match < log.latestConfigurationIndex() && p.match < log.demotedAt(listener);
+    }
+
+    /** A listener's match advanced: if it was fed directly only until it held its demotion, delegate it now. */
+    private void onListenerMatchAdvanced(Progress p) {
+        if (role == RaftPeerRole.LEADER && config.delegationEnabled() && p.delegatedTo.isEmpty() && !p.revoked
+                && membership.isListener(p.id) && membership.delegations().containsKey(p.id)) {
+            refreshDelegations();
+        }
     }
 
     /** What the leader tells {@code follower} to feed: the admin's assignment less what it revoked. */

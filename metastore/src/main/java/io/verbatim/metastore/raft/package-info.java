@@ -78,8 +78,10 @@
  *   when the delegate has not answered for an election timeout, lags the leader's last index by more
  *   than {@code followerLagThreshold}, or the listener's match has not advanced for
  *   {@code reassignmentTicks} while the commit is above it; every {@code reassignmentTicks} it restores a
- *   revoked one whose {@code revocationCooldownTicks} are over if the delegate is healthy again. A new
- *   leader starts from the admin's assignment. Delegation changes who sends, never what a listener may
+ *   revoked one whose {@code revocationCooldownTicks} are over if the delegate is healthy again. A voter
+ *   demoted to listener is delegated only once its match reaches the entry demoting it (until it holds
+ *   that entry it takes itself for a voter and refuses its delegate); the leader feeds it directly until
+ *   then. A new leader starts from the admin's assignment. Delegation changes who sends, never what a listener may
  *   hold or apply: listeners still never vote or count.</li>
  *   <li><b>Snapshots.</b> {@code compact(index, data)} lets the log drop entries the application's
  *   snapshot covers; a member that needs a dropped entry gets that snapshot (with the configuration in

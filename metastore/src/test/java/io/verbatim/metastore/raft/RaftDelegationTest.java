@@ -644,4 +644,35 @@ class RaftDelegationTest {
         assertThat(h.snapshots.get("l1").get(0).data().toStringUtf8()).isEqualTo("llllLLLL");
     }
 
+    /**
+     * Review: a voter demoted to listener and delegated in the same change got the entry demoting it from
+     * nobody (the leader only heartbeat it, and it refused its delegate as the voter it still believed it
+     * was) until the stuck rule revoked. The leader feeds it directly until it holds that entry, and from
+     * then on its delegate does.
+     */
+    @Test
+    void aVoterDemotedAndDelegatedInOneChangeIsFedByItsDelegateWithoutAStall() {
+        Harness h = Harness.group(Harness.configuration(List.of("n1", "n2", "n3", "n4"), List.of("l1")), ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        RaftConfigurationProto next = withDelegations(Harness.configuration(List.of("n1", "n2", "n3"),
+                List.of("l1", "n4")), "n4", "n2");
+        assertThat(h.node("n1").setConfiguration(next)).isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.run(3);
+        assertThat(h.status("n4").role()).isEqualTo(RaftPeerRole.LISTENER);
+        assertThat(source(h, "n1", "n4").source()).isEqualTo("n2");
+        assertThat(h.status("n2").feeding()).containsExactly("n4");
+        long direct = entryBytesTo(h, "n1", "n4");
+        h.propose("n1", "b");
+        h.run(3);
+        assertThat(h.appliedData("n4")).containsExactly("a", "b");
+        assertThat(entryBytesTo(h, "n1", "n4")).as("b came from n2").isEqualTo(direct);
+        assertThat(source(h, "n1", "n4").revocations()).isZero();
+        assertThat(h.sent).filteredOn(m -> m.hasAppendEntriesReply() && Transcript.from(m).equals("n4")
+                && Transcript.to(m).equals("n2")).noneMatch(m -> m.getAppendEntriesReply().getResult()
+                        == AppendResult.NOT_LEADER);
+    }
+
 }
