@@ -29,7 +29,9 @@ package io.verbatim.metastore.raft;
  *     this many ticks while the leader's commit is above it; revoked delegations are reconsidered every
  *     this many ticks
  * @param revocationCooldownTicks a revoked delegation is restored no sooner than this many ticks after the
- *     revocation (and only if the delegate is healthy again)
+ *     revocation (and only if the delegate is healthy again); doubled for each revocation of the same
+ *     delegation in a row, at most 16 times as long, and back to this once a restored delegation stays in
+ *     force for twice {@code reassignmentTicks} (0: restore at the next reconsideration, no backoff)
  */
 public record RaftConfig(
         String memberId,

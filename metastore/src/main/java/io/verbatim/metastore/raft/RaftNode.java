@@ -497,7 +497,8 @@ public final class RaftNode {
                 if (p != null) {
                     sources.add(new RaftStatus.ListenerSource(l, membership.delegations().getOrDefault(l, ""),
                             p.delegatedTo.isEmpty() ? id : p.delegatedTo, p.revoked, p.revocationReason,
-                            p.revokedTick, p.revocations));
+                            p.revokedTick, p.revocations, p.revocationsInARow,
+                            cooldownTicks(p.revoked ? p.revocationsInARow : p.revocationsInARow + 1)));
                 }
             }
         }
@@ -1287,8 +1288,17 @@ public final class RaftNode {
                 }
             } else {
                 p.matchTick = ticks;
+                p.delegatedSinceTick = ticks;
             }
         }
+    }
+
+    /** At most this many doublings of the revocation cooldown (16 times as long). */
+    private static final int MAX_COOLDOWN_DOUBLINGS = 4;
+
+    /** The cooldown after the {@code nth} revocation in a row (1 is the first): doubled each time, capped. */
+    private long cooldownTicks(int nth) {
+        return (long) config.revocationCooldownTicks() << Math.min(Math.max(nth - 1, 0), MAX_COOLDOWN_DOUBLINGS);
     }
 
     /** Why {@code delegate} cannot feed listeners now, or null if it can. */
@@ -1339,10 +1349,15 @@ public final class RaftNode {
                     p.revokedTick = ticks;
                     p.revocationReason = why;
                     p.revocations++;
+                    p.revocationsInARow++;
                     counters.revoked();
                     changed = true;
+                } else if (p.revocationsInARow > 0 && !p.delegatedTo.isEmpty()
+                        && ticks - p.delegatedSinceTick >= 2L * config.reassignmentTicks()) {
+                    // In force for longer than the stuck rule takes to revoke a cut listener: healthy again.
+                    p.revocationsInARow = 0;
                 }
-            } else if (reconsider && ticks - p.revokedTick >= config.revocationCooldownTicks() && why == null) {
+            } else if (reconsider && ticks - p.revokedTick >= cooldownTicks(p.revocationsInARow) && why == null) {
                 p.revoked = false;
                 p.revocationReason = "";
                 counters.restored();

@@ -78,7 +78,10 @@
  *   when the delegate has not answered for an election timeout, lags the leader's last index by more
  *   than {@code followerLagThreshold}, or the listener's match has not advanced for
  *   {@code reassignmentTicks} while the commit is above it; every {@code reassignmentTicks} it restores a
- *   revoked one whose {@code revocationCooldownTicks} are over if the delegate is healthy again. A voter
+ *   revoked one whose cooldown is over if the delegate is healthy again. The cooldown is
+ *   {@code revocationCooldownTicks}, doubled for each revocation of the same delegation in a row (at most
+ *   16 times), so a persistent cut between delegate and listener does not cycle every cooldown; a
+ *   restored delegation that stays in force for twice {@code reassignmentTicks} starts afresh. A voter
  *   demoted to listener is delegated only once its match reaches the entry demoting it (until it holds
  *   that entry it takes itself for a voter and refuses its delegate); the leader feeds it directly until
  *   then. A new leader starts from the admin's assignment. Delegation changes who sends, never what a listener may

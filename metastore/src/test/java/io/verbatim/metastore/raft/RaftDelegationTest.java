@@ -675,4 +675,64 @@ class RaftDelegationTest {
                         == AppendResult.NOT_LEADER);
     }
 
+    /**
+     * Review: a persistent cut between delegate and listener cycled revocation and restoration every
+     * cooldown. The cooldown doubles on each revocation in a row (capped); a delegation that then stays
+     * in force for twice reassignmentTicks starts again from the configured cooldown.
+     */
+    @Test
+    void aPersistentCutBetweenDelegateAndListenerBacksOffTheRestorations() {
+        Harness h = group(ON); // reassignment 20, cooldown 30
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.drop = m -> (Transcript.from(m).equals("n2") && Transcript.to(m).equals("l1"))
+                || (Transcript.from(m).equals("l1") && Transcript.to(m).equals("n2"));
+        List<Long> revokedAt = new ArrayList<>();
+        List<Long> cooldowns = new ArrayList<>();
+        for (int t = 0; t < 800; t++) {
+            writeEvery5(h, t);
+            RaftStatus.ListenerSource s = source(h, "n1", "l1");
+            if (s.revoked() && (revokedAt.isEmpty() || revokedAt.get(revokedAt.size() - 1) != s.revokedAtTick())) {
+                revokedAt.add(s.revokedAtTick());
+                cooldowns.add(s.cooldownTicks());
+            }
+        }
+        // 20 ticks stuck, then 30, 60, 120, 240 of cooldown (each restored at the next reconsideration
+        // and stuck again 20 ticks later): five revocations in 800 ticks, not thirteen
+        assertThat(revokedAt).hasSize(5);
+        assertThat(cooldowns).containsExactly(30L, 60L, 120L, 240L, 480L);
+        for (int i = 1; i < revokedAt.size(); i++) {
+            assertThat(revokedAt.get(i) - revokedAt.get(i - 1)).as("gap " + i)
+                    .isGreaterThanOrEqualTo(cooldowns.get(i - 1) + 20);
+        }
+        assertThat(source(h, "n1", "l1").revocationsInARow()).isEqualTo(5);
+        // the cut heals; restored, the delegation stays in force for twice reassignmentTicks: back to 30
+        h.drop = m -> false;
+        for (int t = 0; t < 600 && source(h, "n1", "l1").revoked(); t++) {
+            writeEvery5(h, t);
+        }
+        assertThat(source(h, "n1", "l1").revoked()).isFalse();
+        assertThat(h.status("n1").ticks() - revokedAt.get(4)).isGreaterThanOrEqualTo(480);
+        for (int t = 0; t < 45; t++) {
+            writeEvery5(h, t);
+        }
+        assertThat(source(h, "n1", "l1").revocationsInARow()).isZero();
+        assertThat(source(h, "n1", "l1").cooldownTicks()).isEqualTo(30);
+        h.drop = m -> Transcript.from(m).equals("n2") && Transcript.to(m).equals("l1");
+        for (int t = 0; t < 40 && !source(h, "n1", "l1").revoked(); t++) {
+            writeEvery5(h, t);
+        }
+        assertThat(source(h, "n1", "l1").revoked()).isTrue();
+        assertThat(source(h, "n1", "l1").cooldownTicks()).isEqualTo(30);
+        assertThat(h.appliedData("l1")).hasSize(h.appliedData("n1").size());
+    }
+
+    private static void writeEvery5(Harness h, int t) {
+        if (t % 5 == 0) {
+            h.propose("n1", "w" + h.status("n1").lastIndex());
+        }
+        h.run(1);
+    }
+
 }
