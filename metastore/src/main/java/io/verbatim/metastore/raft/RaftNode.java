@@ -215,6 +215,10 @@ public final class RaftNode {
             default -> {
             }
         }
+        if (fromDelegate(m) && !takesDelegates()) {
+            refuseDelegated(m);
+            return;
+        }
         long mTerm = Messages.term(m);
         if (mTerm > term) {
             if (m.hasRequestVote() && !m.getRequestVote().getLeadershipTransfer() && inLease()) {
@@ -265,6 +269,44 @@ public final class RaftNode {
             return m.getInstallSnapshot().getLeaderId();
         }
         return Messages.from(m);
+    }
+
+    /** Whether {@code m} is a delegate's append or snapshot chunk (fromFollower). */
+    private static boolean fromDelegate(RaftMessageProto m) {
+        return (m.hasAppendEntries() && m.getAppendEntries().getFromFollower())
+                || (m.hasInstallSnapshot() && m.getInstallSnapshot().getFromFollower());
+    }
+
+    /**
+     * Whether this member takes a delegate's messages: only a member that is no voter of its own latest
+     * configuration (a listener, or one added as a listener that has not yet received the entry adding it:
+     * a joiner's configuration is empty), and never a leader or a candidate.
+     */
+    private boolean takesDelegates() {
+        return role != RaftPeerRole.LEADER && role != RaftPeerRole.CANDIDATE && !membership.isVoter(id);
+    }
+
+    /**
+     * A delegate's message to a member that takes none: NOT_LEADER in this member's own term, whatever the
+     * message's. A voter learns terms and leaders only from leaders and candidates: a delegate's newer term
+     * adopted here, with the leader it names, would put this voter in a lease it never heard (refusing
+     * votes) and have it answer its real leader with a term that deposes it. A reply in an older term
+     * than the delegate's is dropped there; it resends after an election timeout, until the assignment
+     * stops naming this member.
+     */
+    private void refuseDelegated(RaftMessageProto m) {
+        if (m.hasAppendEntries()) {
+            AppendEntriesRequestProto a = m.getAppendEntries();
+            replyAppend(AppendEntriesReplyProto.newBuilder()
+                    .setServerReply(Messages.reply(a.getServerRequest(), false)).setTerm(term)
+                    .setResult(AppendResult.NOT_LEADER).setNextIndex(log.lastIndex() + 1)
+                    .setIsHeartbeat(a.getEntriesCount() == 0).setReadContext(a.getReadContext()));
+        } else {
+            InstallSnapshotRequestProto s = m.getInstallSnapshot();
+            replySnapshot(s, InstallSnapshotReplyProto.newBuilder().setTerm(term)
+                    .setSnapshotIndex(s.getSnapshot().getLastIncluded().getIndex())
+                    .setResult(InstallSnapshotResult.SNAPSHOT_NOT_LEADER));
+        }
     }
 
     /** A message of an older term: tell a stale leader or pre-candidate the newer term; drop the rest. */
@@ -702,20 +744,13 @@ public final class RaftNode {
     }
 
     /**
-     * An append from a delegate follower (fromFollower): only a member that is not a voter of its own
-     * latest configuration takes it — a listener, or one added as a listener that has not yet received the
-     * entry adding it (a joiner's configuration is empty) — and it never takes its sender for its leader — the term's leader is the one it names (a higher term was adopted with it as
-     * leader by {@link #step}; an older term was refused there, NOT_LEADER to the sender). The consistency
-     * check and the commit cap are those of any append; the reply goes to the sender.
+     * An append from a delegate follower (fromFollower), to a member that takes them ({@link #step} refused
+     * it for any other, see {@link #takesDelegates}): it never takes its sender for its leader — the term's
+     * leader is the one it names (a higher term was adopted with it as leader by {@link #step}; an older
+     * term was refused there, NOT_LEADER to the sender). The consistency check and the commit cap are those
+     * of any append; the reply goes to the sender.
      */
     private void onDelegatedAppend(AppendEntriesRequestProto a) {
-        if (membership.isVoter(id)) {
-            replyAppend(AppendEntriesReplyProto.newBuilder()
-                    .setServerReply(Messages.reply(a.getServerRequest(), false)).setTerm(term)
-                    .setResult(AppendResult.NOT_LEADER).setNextIndex(log.lastIndex() + 1)
-                    .setIsHeartbeat(a.getEntriesCount() == 0).setReadContext(a.getReadContext()));
-            return;
-        }
         if (leader.isEmpty()) {
             leader = a.getLeaderId();
         }
@@ -776,12 +811,7 @@ public final class RaftNode {
         }
         long index = s.getSnapshot().getLastIncluded().getIndex();
         if (s.getFromFollower()) {
-            if (membership.isVoter(id)) {
-                replySnapshot(s, InstallSnapshotReplyProto.newBuilder().setTerm(term).setSnapshotIndex(index)
-                        .setResult(InstallSnapshotResult.SNAPSHOT_NOT_LEADER));
-                return;
-            }
-            if (leader.isEmpty()) {
+            if (leader.isEmpty()) { // as for a delegated append: this member takes delegates (step)
                 leader = s.getLeaderId();
             }
         } else if (role == RaftPeerRole.CANDIDATE || !leader.equals(from)) {

@@ -70,8 +70,9 @@
  *   appender on any change of term or leader, on campaigning, leading or becoming a listener, and when
  *   the assignment stops naming a listener. <i>A listener</i> takes a fromFollower append or snapshot
  *   — so does a member added as a listener that has not yet received the entry adding it (else a
- *   delegate could never bring it that entry); a voter of its own configuration answers NOT_LEADER, to
- *   the sender; an older term is refused (NOT_LEADER);
+ *   delegate could never bring it that entry); a voter of its own configuration (or a leader or
+ *   candidate) answers NOT_LEADER in its own term, to the sender, and takes neither the message's term nor
+ *   the leader it names; an older term is refused (NOT_LEADER);
  *   a newer one is adopted with the leader the message names, never the delegate; the consistency check
  *   and the commit cap are those of any append; the reply goes to the sender. <i>Fallback</i>: the leader
  *   revokes a delegation, and replicates to the listener directly at once (a probe from its match + 1),

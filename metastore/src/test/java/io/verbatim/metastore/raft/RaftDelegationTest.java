@@ -735,4 +735,41 @@ class RaftDelegationTest {
         h.run(1);
     }
 
+    /**
+     * Review: a voter that heard of a higher term first from a delegated append adopted the term and the
+     * leader it named, without hearing that leader (and here, deposed the real one when it answered it
+     * with that term). A voter takes nothing from a delegated message: NOT_LEADER, its own term.
+     */
+    @Test
+    void aVoterTakesNoTermAndNoLeaderFromADelegatedMessage() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        long term = h.status("n3").term();
+        long last = h.status("n3").lastIndex();
+        h.inflight.clear();
+        h.node("n3").step(RaftMessageProto.newBuilder().setAppendEntries(AppendEntriesRequestProto.newBuilder()
+                .setServerRequest(Messages.request("n2", "n3", Harness.GROUP, 999)).setLeaderTerm(term + 1)
+                .setPreviousLog(TermIndexProto.newBuilder().setTerm(h.node("n3").termAt(last)).setIndex(last))
+                .setLeaderCommit(last).setFromFollower(true).setLeaderId("n2")).build());
+        h.drive("n3");
+        var reply = lastTo(h, "n2").getAppendEntriesReply();
+        assertThat(reply.getResult()).isEqualTo(AppendResult.NOT_LEADER);
+        assertThat(reply.getTerm()).isEqualTo(term);
+        SnapshotMetaProto meta = SnapshotMetaProto.newBuilder()
+                .setLastIncluded(TermIndexProto.newBuilder().setTerm(term + 2).setIndex(last + 10))
+                .setConfiguration(h.status("n3").configuration()).build();
+        h.node("n3").step(chunk("n2", "n3", 1000, meta, "xxxx", 0, 4, true));
+        h.drive("n3");
+        assertThat(h.snapshots.get("n3")).isEmpty();
+        assertThat(h.status("n3").term()).isEqualTo(term);
+        assertThat(h.status("n3").leader()).isEqualTo("n1");
+        h.propose("n1", "b");
+        h.run(3);
+        assertThat(h.status("n1").role()).isEqualTo(RaftPeerRole.LEADER);
+        assertThat(h.status("n1").term()).isEqualTo(term);
+        assertThat(h.appliedData("n3")).containsExactly("a", "b");
+    }
+
 }
