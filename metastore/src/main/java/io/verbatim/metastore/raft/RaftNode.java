@@ -668,7 +668,7 @@ public final class RaftNode {
             }
         }
         // A new leader starts from the admin's assignment: nothing it revoked survives it.
-        refreshDelegations();
+        refreshDelegations(false);
         // The no-op: a leader may commit only entries of its own term (§5.4.2), so it appends one at once
         // to commit everything before it and to learn its commit index for reads.
         termFirstIndex = log.lastIndex() + 1;
@@ -877,7 +877,7 @@ public final class RaftNode {
                 if (!membership.isVoter(transferTarget)) {
                     transferTarget = "";
                 }
-                refreshDelegations();
+                refreshDelegations(false);
             }
             default -> {
             }
@@ -1278,7 +1278,7 @@ public final class RaftNode {
     private void onListenerMatchAdvanced(Progress p) {
         if (role == RaftPeerRole.LEADER && config.delegationEnabled() && p.delegatedTo.isEmpty() && !p.revoked
                 && membership.isListener(p.id) && membership.delegations().containsKey(p.id)) {
-            refreshDelegations();
+            refreshDelegations(true);
         }
     }
 
@@ -1297,12 +1297,15 @@ public final class RaftNode {
     /**
      * Sets each listener's source from the admin's assignment and the revocations; a listener that stops
      * being delegated is replicated to directly at once (a probe from its match + 1), one that starts is
-     * only heartbeated from now on.
+     * only heartbeated from now on. With {@code push}, each follower whose assignment changed is told at
+     * once, in an append of its own ({@link #pushAssignment}); without, with its next append or heartbeat
+     * (a new leader's no-op, or the configuration entry that changed the assignment, goes to it at once).
      */
-    private void refreshDelegations() {
+    private void refreshDelegations(boolean push) {
         if (role != RaftPeerRole.LEADER) {
             return;
         }
+        Set<String> told = new TreeSet<>();
         for (Progress p : progress.values()) {
             String f = adminDelegate(p.id);
             String source = f == null || p.revoked ? "" : f;
@@ -1310,6 +1313,12 @@ public final class RaftNode {
                 continue;
             }
             boolean wasDelegated = !p.delegatedTo.isEmpty();
+            if (wasDelegated) {
+                told.add(p.delegatedTo);
+            }
+            if (!source.isEmpty()) {
+                told.add(source);
+            }
             p.delegatedTo = source;
             p.becomeProbe(p.match + 1, callIds);
             if (source.isEmpty()) {
@@ -1320,6 +1329,30 @@ public final class RaftNode {
                 p.matchTick = ticks;
                 p.delegatedSinceTick = ticks;
             }
+        }
+        if (push) {
+            for (String f : told) {
+                Progress d = progress.get(f);
+                if (d != null && membership.isVoter(f)) {
+                    pushAssignment(d);
+                }
+            }
+        }
+    }
+
+    /**
+     * Tells the follower {@code d} its assignment now: a heartbeat (which carries it), or, while it is
+     * being sent a snapshot, an empty append at its match. A delegate whose delegation was revoked stops
+     * feeding the listener within a round trip, not a heartbeat period later.
+     */
+    private void pushAssignment(Progress d) {
+        if (d.state != Progress.State.SNAPSHOT) {
+            heartbeat(d);
+            return;
+        }
+        long prevTerm = log.term(d.match);
+        if (prevTerm >= 0) {
+            sendAppendEntries(d, d.match, prevTerm, List.of());
         }
     }
 
@@ -1395,7 +1428,7 @@ public final class RaftNode {
             }
         }
         if (changed) {
-            refreshDelegations();
+            refreshDelegations(true);
         }
     }
 

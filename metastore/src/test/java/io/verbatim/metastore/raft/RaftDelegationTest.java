@@ -772,4 +772,26 @@ class RaftDelegationTest {
         assertThat(h.appliedData("n3")).containsExactly("a", "b");
     }
 
+    /**
+     * Review: a revocation reached the delegate only with the next heartbeat. The leader tells the
+     * delegate at once (an append with the new assignment) and feeds the listener at once.
+     */
+    @Test
+    void aRevocationReachesTheDelegateAndTheListenerAtOnce() {
+        Harness h = group(c -> ON.apply(c).withHeartbeatTicks(5));
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(6);
+        assertThat(h.status("n2").feeding()).containsExactly("l1");
+        h.drop = m -> m.hasAppendEntries() && Transcript.from(m).equals("n2") && Transcript.to(m).equals("l1");
+        h.propose("n1", "b");
+        for (int i = 0; i < 40 && !source(h, "n1", "l1").revoked(); i++) {
+            h.run(1);
+        }
+        assertThat(source(h, "n1", "l1").revoked()).isTrue();
+        // the tick that revoked, and its deliveries: no heartbeat since
+        assertThat(h.status("n2").feeding()).as("n2 told at once").isEmpty();
+        assertThat(h.appliedData("l1")).as("l1 fed at once").containsExactly("a", "b");
+    }
+
 }
