@@ -1495,7 +1495,9 @@ public final class RaftNode {
      * A listener's reply to this delegate: the leader's probe/replicate rules over this member's committed
      * log, plus one: the listener's {@code followerCommit} is a prefix of the committed log, as is this
      * member's, so they agree up to the smaller one and nothing at or below the listener's commit is sent.
-     * NOT_LEADER (the listener is no longer a listener) drops the appender.
+     * Either way the reply's call id is recorded with the match it proves, so the stale-hint filter of
+     * {@link #onAppendInconsistency} applies here as on the leader. NOT_LEADER (the listener is no longer a
+     * listener) drops the appender.
      */
     private void onDelegateReply(Progress p, AppendEntriesReplyProto r) {
         p.lastResponseTick = ticks;
@@ -1509,6 +1511,7 @@ public final class RaftNode {
             case SUCCESS -> {
                 if (r.getMatchIndex() > p.match) {
                     p.match = r.getMatchIndex();
+                    p.matchCallId = r.getServerReply().getCallId();
                     p.freeTo(p.match);
                 }
                 if (p.state == Progress.State.PROBE) {
@@ -1521,7 +1524,12 @@ public final class RaftNode {
         }
         long known = r.getFollowerCommit();
         if (p.state != Progress.State.SNAPSHOT && known > p.match) {
-            p.match = Math.max(p.match, Math.min(known, committed));
+            long matched = Math.min(known, committed);
+            if (matched > p.match) {
+                // the reply proves the match as a SUCCESS would: older rejections hinting below it are stale
+                p.match = matched;
+                p.matchCallId = Math.max(p.matchCallId, r.getServerReply().getCallId());
+            }
             p.freeTo(known);
             if (p.state == Progress.State.PROBE) {
                 p.becomeReplicate(callIds);

@@ -794,4 +794,34 @@ class RaftDelegationTest {
         assertThat(h.appliedData("l1")).as("l1 fed at once").containsExactly("a", "b");
     }
 
+    /**
+     * Review: the stale-hint filter of the probe rules (a rejection older than the SUCCESS that proved the
+     * match, hinting at or below it) never applied on a delegate, which never set the match's call id; a
+     * late rejection restarted its probe and resent what was in flight.
+     */
+    @Test
+    void aDelegateIgnoresARejectionOlderThanTheSuccessThatProvedTheMatch() {
+        Harness h = group(ON);
+        h.elect("n1");
+        for (String v : List.of("a", "b", "c")) {
+            h.propose("n1", v);
+            h.run(2);
+        }
+        List<AppendEntriesRequestProto> fed = appends(h, "n2", "l1").stream().filter(a -> a.getEntriesCount() > 0)
+                .toList();
+        assertThat(fed).hasSizeGreaterThanOrEqualTo(3);
+        AppendEntriesRequestProto stale = fed.get(fed.size() - 2);
+        long hint = stale.getEntries(0).getIndex();
+        assertThat(h.status("l1").lastIndex()).isGreaterThan(hint);
+        int before = appends(h, "n2", "l1").size();
+        h.node("n2").step(RaftMessageProto.newBuilder().setAppendEntriesReply(AppendEntriesReplyProto.newBuilder()
+                .setServerReply(Messages.reply(stale.getServerRequest(), false)).setTerm(stale.getLeaderTerm())
+                .setResult(AppendResult.INCONSISTENCY).setNextIndex(hint).setFollowerCommit(hint - 1)).build());
+        h.drive("n2");
+        assertThat(appends(h, "n2", "l1")).as("nothing resent").hasSize(before);
+        h.propose("n1", "d");
+        h.run(2);
+        assertThat(h.appliedData("l1")).containsExactly("a", "b", "c", "d");
+    }
+
 }
