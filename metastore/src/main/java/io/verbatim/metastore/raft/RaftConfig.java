@@ -21,7 +21,8 @@ package io.verbatim.metastore.raft;
  * @param snapshotChunkBytes the size of one InstallSnapshot chunk
  * @param delegationEnabled listener delegation: as leader, let the followers the configuration's
  *     {@code delegations} name feed their listeners (the leader then only heartbeats those listeners);
- *     off, the leader feeds every listener itself and sends no assignment
+ *     off, the leader feeds every listener itself and sends no assignment, and a follower feeds no
+ *     listener whatever a leader assigns it
  * @param maxListenersPerFollower a configuration may assign at most this many listeners to one follower
  * @param followerLagThreshold the leader revokes a delegation when the delegate's match lags the leader's
  *     last index by more than this many entries

@@ -1434,10 +1434,12 @@ public final class RaftNode {
 
     /**
      * A follower reads the leader's assignment on each of its appends: it feeds exactly the listeners
-     * named for its current term, keeps the appenders of those it already fed, and drops the others.
+     * named for its current term, keeps the appenders of those it already fed, and drops the others. With
+     * delegation off here it feeds none, whatever the leader assigns (a group switching delegation on
+     * member by member): the leader's stuck rule revokes those listeners and feeds them itself.
      */
     private void updateAssignment(AppendEntriesRequestProto a) {
-        if (role != RaftPeerRole.FOLLOWER || !a.hasListenerAssignment()
+        if (!config.delegationEnabled() || role != RaftPeerRole.FOLLOWER || !a.hasListenerAssignment()
                 || a.getListenerAssignment().getLeaderTerm() != term) {
             appenders.clear();
             return;

@@ -46,8 +46,9 @@
  *   heartbeat. An INCONSISTENCY hint at or below the known match is stale and ignored if the reply is older
  *   than the SUCCESS that proved the match; if newer, the member's log diverges right after its match (a
  *   suffix of an older term whose run reaches below it) and the probe restarts at match + 1.</li>
- *   <li><b>Listener delegation</b> (off unless {@code RaftConfig.delegationEnabled}; RATIS-2599 as its
- *   review settled it). <i>Assignment</i> is the admin's, in the configuration ({@code delegations}:
+ *   <li><b>Listener delegation</b> (off unless {@code RaftConfig.delegationEnabled}, a switch of each
+ *   member's: a leader with it off delegates nothing and sends no assignment, a follower with it off
+ *   feeds no listener whatever it is assigned; RATIS-2599 as its review settled it). <i>Assignment</i> is the admin's, in the configuration ({@code delegations}:
  *   listener → follower), validated by {@code setConfiguration} and at start: the listener a listener of
  *   that configuration and delegated once, the follower a voter of it, at most
  *   {@code maxListenersPerFollower} per follower; no automatic selection. <i>The leader</i> tells each

@@ -824,4 +824,31 @@ class RaftDelegationTest {
         assertThat(h.appliedData("l1")).containsExactly("a", "b", "c", "d");
     }
 
+    /**
+     * Review: a follower with delegation off obeyed the leader's assignment. It never feeds a listener (the
+     * leader's stuck rule then revokes); and a leader with delegation off never delegates.
+     */
+    @Test
+    void aMemberWithDelegationOffNeitherFeedsNorDelegates() {
+        Harness h = group(c -> c.memberId().equals("n2") ? c : ON.apply(c));
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(3);
+        assertThat(appends(h, "n1", "n2")).anyMatch(a -> a.getListenerAssignment().getAssignedListenersCount() == 1);
+        assertThat(h.status("n2").feeding()).isEmpty();
+        assertThat(h.sent).noneMatch(m -> m.hasAppendEntries() && m.getAppendEntries().getFromFollower());
+        h.run(20);
+        assertThat(source(h, "n1", "l1").revoked()).isTrue();
+        assertThat(source(h, "n1", "l1").revocationReason()).contains("stuck");
+        assertThat(h.appliedData("l1")).containsExactly("a");
+
+        Harness off = group(c -> c.memberId().equals("n1") ? c : ON.apply(c));
+        off.elect("n1");
+        off.propose("n1", "a");
+        off.run(3);
+        assertThat(off.sent).noneMatch(m -> m.hasAppendEntries() && (m.getAppendEntries().hasListenerAssignment()
+                || m.getAppendEntries().getFromFollower()));
+        assertThat(entryBytesTo(off, "n1", "l1")).isPositive();
+        assertThat(off.appliedData("l1")).containsExactly("a");
+    }
 }
