@@ -49,6 +49,13 @@ final class Progress {
     long revokedTick = -1;
     String revocationReason = "";
     long revocations;
+    /**
+     * Revocations since the delegation last stayed in force for a while: each doubles the cooldown before
+     * the next restoration (capped); reset once a restored delegation stays in force long enough.
+     */
+    int revocationsInARow;
+    /** The tick at which the delegation was last put in force (by the admin's assignment or a restoration). */
+    long delegatedSinceTick = -1;
     /** The tick at which {@link #match} last advanced (or the delegation began). */
     long matchTick;
     /**

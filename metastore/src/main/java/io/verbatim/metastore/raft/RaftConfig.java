@@ -21,7 +21,8 @@ package io.verbatim.metastore.raft;
  * @param snapshotChunkBytes the size of one InstallSnapshot chunk
  * @param delegationEnabled listener delegation: as leader, let the followers the configuration's
  *     {@code delegations} name feed their listeners (the leader then only heartbeats those listeners);
- *     off, the leader feeds every listener itself and sends no assignment
+ *     off, the leader feeds every listener itself and sends no assignment, and a follower feeds no
+ *     listener whatever a leader assigns it
  * @param maxListenersPerFollower a configuration may assign at most this many listeners to one follower
  * @param followerLagThreshold the leader revokes a delegation when the delegate's match lags the leader's
  *     last index by more than this many entries
@@ -29,7 +30,9 @@ package io.verbatim.metastore.raft;
  *     this many ticks while the leader's commit is above it; revoked delegations are reconsidered every
  *     this many ticks
  * @param revocationCooldownTicks a revoked delegation is restored no sooner than this many ticks after the
- *     revocation (and only if the delegate is healthy again)
+ *     revocation (and only if the delegate is healthy again); doubled for each revocation of the same
+ *     delegation in a row, at most 16 times as long, and back to this once a restored delegation stays in
+ *     force for twice {@code reassignmentTicks} (0: restore at the next reconsideration, no backoff)
  */
 public record RaftConfig(
         String memberId,

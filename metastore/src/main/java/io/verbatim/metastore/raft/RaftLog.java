@@ -231,6 +231,23 @@ final class RaftLog {
         return configurations.isEmpty() ? snapshotIndex : configurations.lastKey();
     }
 
+    /**
+     * The index of the configuration entry from which {@code id} has been a listener in every configuration
+     * since, if the configuration before that entry made {@code id} a voter (a demotion this log still
+     * holds); 0 if not: {@code id} is no listener, it joined as one, or the entry is compacted.
+     */
+    long demotedAt(String id) {
+        long since = 0;
+        for (Map.Entry<Long, RaftConfigurationProto> e : configurations.descendingMap().entrySet()) {
+            Membership m = Membership.of(e.getValue());
+            if (!m.isListener(id)) {
+                return m.isVoter(id) ? since : 0;
+            }
+            since = e.getKey();
+        }
+        return since > 0 && Membership.of(snapshotConfiguration).isVoter(id) ? since : 0;
+    }
+
     RaftConfigurationProto latestConfiguration() {
         return configurationAt(lastIndex());
     }

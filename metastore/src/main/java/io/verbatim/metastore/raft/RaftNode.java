@@ -215,6 +215,10 @@ public final class RaftNode {
             default -> {
             }
         }
+        if (fromDelegate(m) && !takesDelegates()) {
+            refuseDelegated(m);
+            return;
+        }
         long mTerm = Messages.term(m);
         if (mTerm > term) {
             if (m.hasRequestVote() && !m.getRequestVote().getLeadershipTransfer() && inLease()) {
@@ -265,6 +269,44 @@ public final class RaftNode {
             return m.getInstallSnapshot().getLeaderId();
         }
         return Messages.from(m);
+    }
+
+    /** Whether {@code m} is a delegate's append or snapshot chunk (fromFollower). */
+    private static boolean fromDelegate(RaftMessageProto m) {
+        return (m.hasAppendEntries() && m.getAppendEntries().getFromFollower())
+                || (m.hasInstallSnapshot() && m.getInstallSnapshot().getFromFollower());
+    }
+
+    /**
+     * Whether this member takes a delegate's messages: only a member that is no voter of its own latest
+     * configuration (a listener, or one added as a listener that has not yet received the entry adding it:
+     * a joiner's configuration is empty), and never a leader or a candidate.
+     */
+    private boolean takesDelegates() {
+        return role != RaftPeerRole.LEADER && role != RaftPeerRole.CANDIDATE && !membership.isVoter(id);
+    }
+
+    /**
+     * A delegate's message to a member that takes none: NOT_LEADER in this member's own term, whatever the
+     * message's. A voter learns terms and leaders only from leaders and candidates: a delegate's newer term
+     * adopted here, with the leader it names, would put this voter in a lease it never heard (refusing
+     * votes) and have it answer its real leader with a term that deposes it. A reply in an older term
+     * than the delegate's is dropped there; it resends after an election timeout, until the assignment
+     * stops naming this member.
+     */
+    private void refuseDelegated(RaftMessageProto m) {
+        if (m.hasAppendEntries()) {
+            AppendEntriesRequestProto a = m.getAppendEntries();
+            replyAppend(AppendEntriesReplyProto.newBuilder()
+                    .setServerReply(Messages.reply(a.getServerRequest(), false)).setTerm(term)
+                    .setResult(AppendResult.NOT_LEADER).setNextIndex(log.lastIndex() + 1)
+                    .setIsHeartbeat(a.getEntriesCount() == 0).setReadContext(a.getReadContext()));
+        } else {
+            InstallSnapshotRequestProto s = m.getInstallSnapshot();
+            replySnapshot(s, InstallSnapshotReplyProto.newBuilder().setTerm(term)
+                    .setSnapshotIndex(s.getSnapshot().getLastIncluded().getIndex())
+                    .setResult(InstallSnapshotResult.SNAPSHOT_NOT_LEADER));
+        }
     }
 
     /** A message of an older term: tell a stale leader or pre-candidate the newer term; drop the rest. */
@@ -497,7 +539,8 @@ public final class RaftNode {
                 if (p != null) {
                     sources.add(new RaftStatus.ListenerSource(l, membership.delegations().getOrDefault(l, ""),
                             p.delegatedTo.isEmpty() ? id : p.delegatedTo, p.revoked, p.revocationReason,
-                            p.revokedTick, p.revocations));
+                            p.revokedTick, p.revocations, p.revocationsInARow,
+                            cooldownTicks(p.revoked ? p.revocationsInARow : p.revocationsInARow + 1)));
                 }
             }
         }
@@ -625,7 +668,7 @@ public final class RaftNode {
             }
         }
         // A new leader starts from the admin's assignment: nothing it revoked survives it.
-        refreshDelegations();
+        refreshDelegations(false);
         // The no-op: a leader may commit only entries of its own term (§5.4.2), so it appends one at once
         // to commit everything before it and to learn its commit index for reads.
         termFirstIndex = log.lastIndex() + 1;
@@ -701,20 +744,13 @@ public final class RaftNode {
     }
 
     /**
-     * An append from a delegate follower (fromFollower): only a member that is not a voter of its own
-     * latest configuration takes it — a listener, or one added as a listener that has not yet received the
-     * entry adding it (a joiner's configuration is empty) — and it never takes its sender for its leader — the term's leader is the one it names (a higher term was adopted with it as
-     * leader by {@link #step}; an older term was refused there, NOT_LEADER to the sender). The consistency
-     * check and the commit cap are those of any append; the reply goes to the sender.
+     * An append from a delegate follower (fromFollower), to a member that takes them ({@link #step} refused
+     * it for any other, see {@link #takesDelegates}): it never takes its sender for its leader — the term's
+     * leader is the one it names (a higher term was adopted with it as leader by {@link #step}; an older
+     * term was refused there, NOT_LEADER to the sender). The consistency check and the commit cap are those
+     * of any append; the reply goes to the sender.
      */
     private void onDelegatedAppend(AppendEntriesRequestProto a) {
-        if (membership.isVoter(id)) {
-            replyAppend(AppendEntriesReplyProto.newBuilder()
-                    .setServerReply(Messages.reply(a.getServerRequest(), false)).setTerm(term)
-                    .setResult(AppendResult.NOT_LEADER).setNextIndex(log.lastIndex() + 1)
-                    .setIsHeartbeat(a.getEntriesCount() == 0).setReadContext(a.getReadContext()));
-            return;
-        }
         if (leader.isEmpty()) {
             leader = a.getLeaderId();
         }
@@ -775,12 +811,7 @@ public final class RaftNode {
         }
         long index = s.getSnapshot().getLastIncluded().getIndex();
         if (s.getFromFollower()) {
-            if (membership.isVoter(id)) {
-                replySnapshot(s, InstallSnapshotReplyProto.newBuilder().setTerm(term).setSnapshotIndex(index)
-                        .setResult(InstallSnapshotResult.SNAPSHOT_NOT_LEADER));
-                return;
-            }
-            if (leader.isEmpty()) {
+            if (leader.isEmpty()) { // as for a delegated append: this member takes delegates (step)
                 leader = s.getLeaderId();
             }
         } else if (role == RaftPeerRole.CANDIDATE || !leader.equals(from)) {
@@ -793,10 +824,10 @@ public final class RaftNode {
             replySnapshot(s, reply.setResult(InstallSnapshotResult.ALREADY_INSTALLED).setNextOffset(s.getTotalSize()));
             return;
         }
-        Optional<ByteString> whole = receiver.offer(s);
+        Optional<ByteString> whole = receiver.offer(from, s);
         if (whole.isEmpty()) {
-            replySnapshot(s, reply.setResult(receiver.expects(s) ? InstallSnapshotResult.SNAPSHOT_SUCCESS
-                    : InstallSnapshotResult.SNAPSHOT_IN_PROGRESS).setNextOffset(receiver.nextOffset(s)));
+            replySnapshot(s, reply.setResult(receiver.expects(from, s) ? InstallSnapshotResult.SNAPSHOT_SUCCESS
+                    : InstallSnapshotResult.SNAPSHOT_IN_PROGRESS).setNextOffset(receiver.nextOffset(from, s)));
             return;
         }
         SnapshotMetaProto meta = s.getSnapshot();
@@ -846,7 +877,7 @@ public final class RaftNode {
                 if (!membership.isVoter(transferTarget)) {
                     transferTarget = "";
                 }
-                refreshDelegations();
+                refreshDelegations(false);
             }
             default -> {
             }
@@ -909,6 +940,7 @@ public final class RaftNode {
         }
         if (p.match > matchBefore) {
             p.matchTick = ticks;
+            onListenerMatchAdvanced(p);
         }
         if (role == RaftPeerRole.LEADER && progress.containsKey(from)) {
             sendAppend(p, false);
@@ -1167,12 +1199,16 @@ public final class RaftNode {
             case SNAPSHOT_INSTALLED, ALREADY_INSTALLED -> {
                 // Installed, or that member committed past it: committed prefixes agree, so it holds the
                 // leader's log up to the snapshot's index.
-                if (r.getSnapshotIndex() > p.match) {
+                boolean advanced = r.getSnapshotIndex() > p.match;
+                if (advanced) {
                     p.match = r.getSnapshotIndex();
                     p.matchCallId = r.getServerReply().getCallId();
                 }
                 p.becomeProbe(p.match + 1, callIds);
                 maybeCommit();
+                if (advanced) {
+                    onListenerMatchAdvanced(p);
+                }
                 if (role == RaftPeerRole.LEADER || appenders.get(from) == p) {
                     sendAppend(p, true);
                 }
@@ -1225,7 +1261,25 @@ public final class RaftNode {
         if (f == null || f.equals(id) || !membership.isVoter(f) || !progress.containsKey(f)) {
             return null;
         }
-        return f;
+        return awaitsDemotion(listener) ? null : f;
+    }
+
+    /**
+     * Whether {@code listener} is a voter demoted by a configuration entry it is not known to hold: it still
+     * takes itself for a voter and refuses its delegate, which could never bring it that entry; so the
+     * leader feeds it directly until its match reaches the entry, and delegates it from then on.
+     */
+    private boolean awaitsDemotion(String listener) {
+        Progress p = progress.get(listener);
+        return p != null && p.match < log.latestConfigurationIndex() && p.match < log.demotedAt(listener);
+    }
+
+    /** A listener's match advanced: if it was fed directly only until it held its demotion, delegate it now. */
+    private void onListenerMatchAdvanced(Progress p) {
+        if (role == RaftPeerRole.LEADER && config.delegationEnabled() && p.delegatedTo.isEmpty() && !p.revoked
+                && membership.isListener(p.id) && membership.delegations().containsKey(p.id)) {
+            refreshDelegations(true);
+        }
     }
 
     /** What the leader tells {@code follower} to feed: the admin's assignment less what it revoked. */
@@ -1243,12 +1297,15 @@ public final class RaftNode {
     /**
      * Sets each listener's source from the admin's assignment and the revocations; a listener that stops
      * being delegated is replicated to directly at once (a probe from its match + 1), one that starts is
-     * only heartbeated from now on.
+     * only heartbeated from now on. With {@code push}, each follower whose assignment changed is told at
+     * once, in an append of its own ({@link #pushAssignment}); without, with its next append or heartbeat
+     * (a new leader's no-op, or the configuration entry that changed the assignment, goes to it at once).
      */
-    private void refreshDelegations() {
+    private void refreshDelegations(boolean push) {
         if (role != RaftPeerRole.LEADER) {
             return;
         }
+        Set<String> told = new TreeSet<>();
         for (Progress p : progress.values()) {
             String f = adminDelegate(p.id);
             String source = f == null || p.revoked ? "" : f;
@@ -1256,6 +1313,12 @@ public final class RaftNode {
                 continue;
             }
             boolean wasDelegated = !p.delegatedTo.isEmpty();
+            if (wasDelegated) {
+                told.add(p.delegatedTo);
+            }
+            if (!source.isEmpty()) {
+                told.add(source);
+            }
             p.delegatedTo = source;
             p.becomeProbe(p.match + 1, callIds);
             if (source.isEmpty()) {
@@ -1264,8 +1327,41 @@ public final class RaftNode {
                 }
             } else {
                 p.matchTick = ticks;
+                p.delegatedSinceTick = ticks;
             }
         }
+        if (push) {
+            for (String f : told) {
+                Progress d = progress.get(f);
+                if (d != null && membership.isVoter(f)) {
+                    pushAssignment(d);
+                }
+            }
+        }
+    }
+
+    /**
+     * Tells the follower {@code d} its assignment now: a heartbeat (which carries it), or, while it is
+     * being sent a snapshot, an empty append at its match. A delegate whose delegation was revoked stops
+     * feeding the listener within a round trip, not a heartbeat period later.
+     */
+    private void pushAssignment(Progress d) {
+        if (d.state != Progress.State.SNAPSHOT) {
+            heartbeat(d);
+            return;
+        }
+        long prevTerm = log.term(d.match);
+        if (prevTerm >= 0) {
+            sendAppendEntries(d, d.match, prevTerm, List.of());
+        }
+    }
+
+    /** At most this many doublings of the revocation cooldown (16 times as long). */
+    private static final int MAX_COOLDOWN_DOUBLINGS = 4;
+
+    /** The cooldown after the {@code nth} revocation in a row (1 is the first): doubled each time, capped. */
+    private long cooldownTicks(int nth) {
+        return (long) config.revocationCooldownTicks() << Math.min(Math.max(nth - 1, 0), MAX_COOLDOWN_DOUBLINGS);
     }
 
     /** Why {@code delegate} cannot feed listeners now, or null if it can. */
@@ -1316,10 +1412,15 @@ public final class RaftNode {
                     p.revokedTick = ticks;
                     p.revocationReason = why;
                     p.revocations++;
+                    p.revocationsInARow++;
                     counters.revoked();
                     changed = true;
+                } else if (p.revocationsInARow > 0 && !p.delegatedTo.isEmpty()
+                        && ticks - p.delegatedSinceTick >= 2L * config.reassignmentTicks()) {
+                    // In force for longer than the stuck rule takes to revoke a cut listener: healthy again.
+                    p.revocationsInARow = 0;
                 }
-            } else if (reconsider && ticks - p.revokedTick >= config.revocationCooldownTicks() && why == null) {
+            } else if (reconsider && ticks - p.revokedTick >= cooldownTicks(p.revocationsInARow) && why == null) {
                 p.revoked = false;
                 p.revocationReason = "";
                 counters.restored();
@@ -1327,16 +1428,18 @@ public final class RaftNode {
             }
         }
         if (changed) {
-            refreshDelegations();
+            refreshDelegations(true);
         }
     }
 
     /**
      * A follower reads the leader's assignment on each of its appends: it feeds exactly the listeners
-     * named for its current term, keeps the appenders of those it already fed, and drops the others.
+     * named for its current term, keeps the appenders of those it already fed, and drops the others. With
+     * delegation off here it feeds none, whatever the leader assigns (a group switching delegation on
+     * member by member): the leader's stuck rule revokes those listeners and feeds them itself.
      */
     private void updateAssignment(AppendEntriesRequestProto a) {
-        if (role != RaftPeerRole.FOLLOWER || !a.hasListenerAssignment()
+        if (!config.delegationEnabled() || role != RaftPeerRole.FOLLOWER || !a.hasListenerAssignment()
                 || a.getListenerAssignment().getLeaderTerm() != term) {
             appenders.clear();
             return;
@@ -1394,7 +1497,9 @@ public final class RaftNode {
      * A listener's reply to this delegate: the leader's probe/replicate rules over this member's committed
      * log, plus one: the listener's {@code followerCommit} is a prefix of the committed log, as is this
      * member's, so they agree up to the smaller one and nothing at or below the listener's commit is sent.
-     * NOT_LEADER (the listener is no longer a listener) drops the appender.
+     * Either way the reply's call id is recorded with the match it proves, so the stale-hint filter of
+     * {@link #onAppendInconsistency} applies here as on the leader. NOT_LEADER (the listener is no longer a
+     * listener) drops the appender.
      */
     private void onDelegateReply(Progress p, AppendEntriesReplyProto r) {
         p.lastResponseTick = ticks;
@@ -1408,6 +1513,7 @@ public final class RaftNode {
             case SUCCESS -> {
                 if (r.getMatchIndex() > p.match) {
                     p.match = r.getMatchIndex();
+                    p.matchCallId = r.getServerReply().getCallId();
                     p.freeTo(p.match);
                 }
                 if (p.state == Progress.State.PROBE) {
@@ -1420,7 +1526,12 @@ public final class RaftNode {
         }
         long known = r.getFollowerCommit();
         if (p.state != Progress.State.SNAPSHOT && known > p.match) {
-            p.match = Math.max(p.match, Math.min(known, committed));
+            long matched = Math.min(known, committed);
+            if (matched > p.match) {
+                // the reply proves the match as a SUCCESS would: older rejections hinting below it are stale
+                p.match = matched;
+                p.matchCallId = Math.max(p.matchCallId, r.getServerReply().getCallId());
+            }
             p.freeTo(known);
             if (p.state == Progress.State.PROBE) {
                 p.becomeReplicate(callIds);

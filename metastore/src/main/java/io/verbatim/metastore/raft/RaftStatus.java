@@ -65,9 +65,13 @@ public record RaftStatus(
      * @param revocationReason why, if revoked
      * @param revokedAtTick the leader's tick of the last revocation, -1 if none this term
      * @param revocations how many times this leader revoked it
+     * @param revocationsInARow revocations since it last stayed in force for twice reassignmentTicks
+     * @param cooldownTicks the cooldown before a restoration: this revocation's if revoked, else the next
+     *     one's (revocationCooldownTicks, doubled for each revocation in a row, at most 16 times as long)
      */
     public record ListenerSource(String listener, String assignedFollower, String source, boolean revoked,
-            String revocationReason, long revokedAtTick, long revocations) {
+            String revocationReason, long revokedAtTick, long revocations, int revocationsInARow,
+            long cooldownTicks) {
     }
 
     /**

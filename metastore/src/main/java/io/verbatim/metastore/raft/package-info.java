@@ -46,8 +46,9 @@
  *   heartbeat. An INCONSISTENCY hint at or below the known match is stale and ignored if the reply is older
  *   than the SUCCESS that proved the match; if newer, the member's log diverges right after its match (a
  *   suffix of an older term whose run reaches below it) and the probe restarts at match + 1.</li>
- *   <li><b>Listener delegation</b> (off unless {@code RaftConfig.delegationEnabled}; RATIS-2599 as its
- *   review settled it). <i>Assignment</i> is the admin's, in the configuration ({@code delegations}:
+ *   <li><b>Listener delegation</b> (off unless {@code RaftConfig.delegationEnabled}, a switch of each
+ *   member's: a leader with it off delegates nothing and sends no assignment, a follower with it off
+ *   feeds no listener whatever it is assigned; RATIS-2599 as its review settled it). <i>Assignment</i> is the admin's, in the configuration ({@code delegations}:
  *   listener → follower), validated by {@code setConfiguration} and at start: the listener a listener of
  *   that configuration and delegated once, the follower a voter of it, at most
  *   {@code maxListenersPerFollower} per follower; no automatic selection. <i>The leader</i> tells each
@@ -70,21 +71,30 @@
  *   appender on any change of term or leader, on campaigning, leading or becoming a listener, and when
  *   the assignment stops naming a listener. <i>A listener</i> takes a fromFollower append or snapshot
  *   — so does a member added as a listener that has not yet received the entry adding it (else a
- *   delegate could never bring it that entry); a voter of its own configuration answers NOT_LEADER, to
- *   the sender; an older term is refused (NOT_LEADER);
+ *   delegate could never bring it that entry); a voter of its own configuration (or a leader or
+ *   candidate) answers NOT_LEADER in its own term, to the sender, and takes neither the message's term nor
+ *   the leader it names; an older term is refused (NOT_LEADER);
  *   a newer one is adopted with the leader the message names, never the delegate; the consistency check
  *   and the commit cap are those of any append; the reply goes to the sender. <i>Fallback</i>: the leader
- *   revokes a delegation, and replicates to the listener directly at once (a probe from its match + 1),
+ *   revokes a delegation, replicates to the listener directly at once (a probe from its match + 1)
+ *   and tells the delegate at once (a heartbeat with the new assignment; a restoration too),
  *   when the delegate has not answered for an election timeout, lags the leader's last index by more
  *   than {@code followerLagThreshold}, or the listener's match has not advanced for
  *   {@code reassignmentTicks} while the commit is above it; every {@code reassignmentTicks} it restores a
- *   revoked one whose {@code revocationCooldownTicks} are over if the delegate is healthy again. A new
- *   leader starts from the admin's assignment. Delegation changes who sends, never what a listener may
+ *   revoked one whose cooldown is over if the delegate is healthy again. The cooldown is
+ *   {@code revocationCooldownTicks}, doubled for each revocation of the same delegation in a row (at most
+ *   16 times), so a persistent cut between delegate and listener does not cycle every cooldown; a
+ *   restored delegation that stays in force for twice {@code reassignmentTicks} starts afresh. A voter
+ *   demoted to listener is delegated only once its match reaches the entry demoting it (until it holds
+ *   that entry it takes itself for a voter and refuses its delegate); the leader feeds it directly until
+ *   then. A new leader starts from the admin's assignment. Delegation changes who sends, never what a listener may
  *   hold or apply: listeners still never vote or count.</li>
  *   <li><b>Snapshots.</b> {@code compact(index, data)} lets the log drop entries the application's
  *   snapshot covers; a member that needs a dropped entry gets that snapshot (with the configuration in
  *   force at its index in the meta) as InstallSnapshot chunks of {@code snapshotChunkBytes}, one chunk in
- *   flight, each reply naming the next offset wanted.</li>
+ *   flight, each reply naming the next offset wanted. A receiver assembles one sender's snapshot at a time
+ *   (the leader's or a delegate's, which need not be the same bytes): a chunk at offset 0 starts over, a
+ *   later chunk from another sender is answered offset 0, never spliced in.</li>
  * </ul>
  *
  * <h2>Design choices</h2>

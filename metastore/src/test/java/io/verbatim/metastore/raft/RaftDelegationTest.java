@@ -4,16 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
+import io.verbatim.metastore.proto.AppendEntriesReplyProto;
 import io.verbatim.metastore.proto.AppendEntriesRequestProto;
 import io.verbatim.metastore.proto.AppendResult;
+import io.verbatim.metastore.proto.FileChunkProto;
+import io.verbatim.metastore.proto.InstallSnapshotRequestProto;
+import io.verbatim.metastore.proto.InstallSnapshotResult;
 import io.verbatim.metastore.proto.ListenerDelegationProto;
 import io.verbatim.metastore.proto.LogEntryProto;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
 import io.verbatim.metastore.proto.RaftMessageProto;
 import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.proto.SnapshotMetaProto;
 import io.verbatim.metastore.proto.StateMachineLogEntryProto;
 import io.verbatim.metastore.proto.TermIndexProto;
 import io.verbatim.metastore.storage.RaftStorage;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -573,5 +579,276 @@ class RaftDelegationTest {
                 Optional.empty(), bad, new SplittableRandom(1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("initial configuration").hasMessageContaining("l7 is not a voter");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Second review
+
+    private static RaftMessageProto chunk(String from, String to, long callId, SnapshotMetaProto meta, String data,
+            long offset, int total, boolean delegated) {
+        InstallSnapshotRequestProto.Builder s = InstallSnapshotRequestProto.newBuilder()
+                .setServerRequest(Messages.request(from, to, Harness.GROUP, callId))
+                .setLeaderTerm(meta.getLastIncluded().getTerm()).setSnapshot(meta).setTotalSize(total)
+                .setChunk(FileChunkProto.newBuilder().setOffset(offset).setData(ByteString.copyFromUtf8(data))
+                        .setDone(offset + data.length() == total));
+        if (delegated) {
+            s.setFromFollower(true).setLeaderId("n1");
+        }
+        return RaftMessageProto.newBuilder().setInstallSnapshot(s).build();
+    }
+
+    private static RaftMessageProto lastTo(Harness h, String to) {
+        RaftMessageProto out = null;
+        for (RaftMessageProto m : h.inflight) {
+            if (Transcript.to(m).equals(to)) {
+                out = m;
+            }
+        }
+        assertThat(out).as("a message to " + to).isNotNull();
+        return out;
+    }
+
+    /**
+     * Review: the receiver was keyed by term and last entry, not by sender, so the first half of a
+     * delegate's snapshot and the second half of the leader's (same term, same index) were spliced into
+     * one and installed. A chunk from another sender is refused (offset 0: start over), never spliced.
+     */
+    @Test
+    void snapshotChunksFromTwoSendersOfOneTermAreNeverSpliced() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        long term = h.status("l1").term();
+        SnapshotMetaProto meta = SnapshotMetaProto.newBuilder()
+                .setLastIncluded(TermIndexProto.newBuilder().setTerm(term).setIndex(h.status("l1").commitIndex() + 10))
+                .setConfiguration(h.status("l1").configuration()).build();
+        h.inflight.clear();
+        h.node("l1").step(chunk("n2", "l1", 900, meta, "dddd", 0, 8, true)); // the delegate's first half
+        h.drive("l1");
+        h.node("l1").step(chunk("n1", "l1", 901, meta, "LLLL", 4, 8, false)); // the leader's second half
+        h.drive("l1");
+        assertThat(h.snapshots.get("l1")).as("nothing spliced, nothing installed").isEmpty();
+        var refused = lastTo(h, "n1").getInstallSnapshotReply();
+        assertThat(refused.getResult()).isEqualTo(InstallSnapshotResult.SNAPSHOT_IN_PROGRESS);
+        assertThat(refused.getNextOffset()).as("the leader starts over").isZero();
+        h.node("l1").step(chunk("n1", "l1", 902, meta, "llll", 0, 8, false));
+        h.drive("l1");
+        h.node("l1").step(chunk("n2", "l1", 903, meta, "DDDD", 4, 8, true)); // the delegate's, late
+        h.drive("l1");
+        assertThat(h.snapshots.get("l1")).isEmpty();
+        assertThat(lastTo(h, "n2").getInstallSnapshotReply().getNextOffset()).isZero();
+        h.node("l1").step(chunk("n1", "l1", 904, meta, "LLLL", 4, 8, false));
+        h.drive("l1");
+        assertThat(h.snapshots.get("l1")).hasSize(1);
+        assertThat(h.snapshots.get("l1").get(0).data().toStringUtf8()).isEqualTo("llllLLLL");
+    }
+
+    /**
+     * Review: a voter demoted to listener and delegated in the same change got the entry demoting it from
+     * nobody (the leader only heartbeat it, and it refused its delegate as the voter it still believed it
+     * was) until the stuck rule revoked. The leader feeds it directly until it holds that entry, and from
+     * then on its delegate does.
+     */
+    @Test
+    void aVoterDemotedAndDelegatedInOneChangeIsFedByItsDelegateWithoutAStall() {
+        Harness h = Harness.group(Harness.configuration(List.of("n1", "n2", "n3", "n4"), List.of("l1")), ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        RaftConfigurationProto next = withDelegations(Harness.configuration(List.of("n1", "n2", "n3"),
+                List.of("l1", "n4")), "n4", "n2");
+        assertThat(h.node("n1").setConfiguration(next)).isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.run(3);
+        assertThat(h.status("n4").role()).isEqualTo(RaftPeerRole.LISTENER);
+        assertThat(source(h, "n1", "n4").source()).isEqualTo("n2");
+        assertThat(h.status("n2").feeding()).containsExactly("n4");
+        long direct = entryBytesTo(h, "n1", "n4");
+        h.propose("n1", "b");
+        h.run(3);
+        assertThat(h.appliedData("n4")).containsExactly("a", "b");
+        assertThat(entryBytesTo(h, "n1", "n4")).as("b came from n2").isEqualTo(direct);
+        assertThat(source(h, "n1", "n4").revocations()).isZero();
+        assertThat(h.sent).filteredOn(m -> m.hasAppendEntriesReply() && Transcript.from(m).equals("n4")
+                && Transcript.to(m).equals("n2")).noneMatch(m -> m.getAppendEntriesReply().getResult()
+                        == AppendResult.NOT_LEADER);
+    }
+
+    /**
+     * Review: a persistent cut between delegate and listener cycled revocation and restoration every
+     * cooldown. The cooldown doubles on each revocation in a row (capped); a delegation that then stays
+     * in force for twice reassignmentTicks starts again from the configured cooldown.
+     */
+    @Test
+    void aPersistentCutBetweenDelegateAndListenerBacksOffTheRestorations() {
+        Harness h = group(ON); // reassignment 20, cooldown 30
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.drop = m -> (Transcript.from(m).equals("n2") && Transcript.to(m).equals("l1"))
+                || (Transcript.from(m).equals("l1") && Transcript.to(m).equals("n2"));
+        List<Long> revokedAt = new ArrayList<>();
+        List<Long> cooldowns = new ArrayList<>();
+        for (int t = 0; t < 800; t++) {
+            writeEvery5(h, t);
+            RaftStatus.ListenerSource s = source(h, "n1", "l1");
+            if (s.revoked() && (revokedAt.isEmpty() || revokedAt.get(revokedAt.size() - 1) != s.revokedAtTick())) {
+                revokedAt.add(s.revokedAtTick());
+                cooldowns.add(s.cooldownTicks());
+            }
+        }
+        // 20 ticks stuck, then 30, 60, 120, 240 of cooldown (each restored at the next reconsideration
+        // and stuck again 20 ticks later): five revocations in 800 ticks, not thirteen
+        assertThat(revokedAt).hasSize(5);
+        assertThat(cooldowns).containsExactly(30L, 60L, 120L, 240L, 480L);
+        for (int i = 1; i < revokedAt.size(); i++) {
+            assertThat(revokedAt.get(i) - revokedAt.get(i - 1)).as("gap " + i)
+                    .isGreaterThanOrEqualTo(cooldowns.get(i - 1) + 20);
+        }
+        assertThat(source(h, "n1", "l1").revocationsInARow()).isEqualTo(5);
+        // the cut heals; restored, the delegation stays in force for twice reassignmentTicks: back to 30
+        h.drop = m -> false;
+        for (int t = 0; t < 600 && source(h, "n1", "l1").revoked(); t++) {
+            writeEvery5(h, t);
+        }
+        assertThat(source(h, "n1", "l1").revoked()).isFalse();
+        assertThat(h.status("n1").ticks() - revokedAt.get(4)).isGreaterThanOrEqualTo(480);
+        for (int t = 0; t < 45; t++) {
+            writeEvery5(h, t);
+        }
+        assertThat(source(h, "n1", "l1").revocationsInARow()).isZero();
+        assertThat(source(h, "n1", "l1").cooldownTicks()).isEqualTo(30);
+        h.drop = m -> Transcript.from(m).equals("n2") && Transcript.to(m).equals("l1");
+        for (int t = 0; t < 40 && !source(h, "n1", "l1").revoked(); t++) {
+            writeEvery5(h, t);
+        }
+        assertThat(source(h, "n1", "l1").revoked()).isTrue();
+        assertThat(source(h, "n1", "l1").cooldownTicks()).isEqualTo(30);
+        assertThat(h.appliedData("l1")).hasSize(h.appliedData("n1").size());
+    }
+
+    private static void writeEvery5(Harness h, int t) {
+        if (t % 5 == 0) {
+            h.propose("n1", "w" + h.status("n1").lastIndex());
+        }
+        h.run(1);
+    }
+
+    /**
+     * Review: a voter that heard of a higher term first from a delegated append adopted the term and the
+     * leader it named, without hearing that leader (and here, deposed the real one when it answered it
+     * with that term). A voter takes nothing from a delegated message: NOT_LEADER, its own term.
+     */
+    @Test
+    void aVoterTakesNoTermAndNoLeaderFromADelegatedMessage() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        long term = h.status("n3").term();
+        long last = h.status("n3").lastIndex();
+        h.inflight.clear();
+        h.node("n3").step(RaftMessageProto.newBuilder().setAppendEntries(AppendEntriesRequestProto.newBuilder()
+                .setServerRequest(Messages.request("n2", "n3", Harness.GROUP, 999)).setLeaderTerm(term + 1)
+                .setPreviousLog(TermIndexProto.newBuilder().setTerm(h.node("n3").termAt(last)).setIndex(last))
+                .setLeaderCommit(last).setFromFollower(true).setLeaderId("n2")).build());
+        h.drive("n3");
+        var reply = lastTo(h, "n2").getAppendEntriesReply();
+        assertThat(reply.getResult()).isEqualTo(AppendResult.NOT_LEADER);
+        assertThat(reply.getTerm()).isEqualTo(term);
+        SnapshotMetaProto meta = SnapshotMetaProto.newBuilder()
+                .setLastIncluded(TermIndexProto.newBuilder().setTerm(term + 2).setIndex(last + 10))
+                .setConfiguration(h.status("n3").configuration()).build();
+        h.node("n3").step(chunk("n2", "n3", 1000, meta, "xxxx", 0, 4, true));
+        h.drive("n3");
+        assertThat(h.snapshots.get("n3")).isEmpty();
+        assertThat(h.status("n3").term()).isEqualTo(term);
+        assertThat(h.status("n3").leader()).isEqualTo("n1");
+        h.propose("n1", "b");
+        h.run(3);
+        assertThat(h.status("n1").role()).isEqualTo(RaftPeerRole.LEADER);
+        assertThat(h.status("n1").term()).isEqualTo(term);
+        assertThat(h.appliedData("n3")).containsExactly("a", "b");
+    }
+
+    /**
+     * Review: a revocation reached the delegate only with the next heartbeat. The leader tells the
+     * delegate at once (an append with the new assignment) and feeds the listener at once.
+     */
+    @Test
+    void aRevocationReachesTheDelegateAndTheListenerAtOnce() {
+        Harness h = group(c -> ON.apply(c).withHeartbeatTicks(5));
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(6);
+        assertThat(h.status("n2").feeding()).containsExactly("l1");
+        h.drop = m -> m.hasAppendEntries() && Transcript.from(m).equals("n2") && Transcript.to(m).equals("l1");
+        h.propose("n1", "b");
+        for (int i = 0; i < 40 && !source(h, "n1", "l1").revoked(); i++) {
+            h.run(1);
+        }
+        assertThat(source(h, "n1", "l1").revoked()).isTrue();
+        // the tick that revoked, and its deliveries: no heartbeat since
+        assertThat(h.status("n2").feeding()).as("n2 told at once").isEmpty();
+        assertThat(h.appliedData("l1")).as("l1 fed at once").containsExactly("a", "b");
+    }
+
+    /**
+     * Review: the stale-hint filter of the probe rules (a rejection older than the SUCCESS that proved the
+     * match, hinting at or below it) never applied on a delegate, which never set the match's call id; a
+     * late rejection restarted its probe and resent what was in flight.
+     */
+    @Test
+    void aDelegateIgnoresARejectionOlderThanTheSuccessThatProvedTheMatch() {
+        Harness h = group(ON);
+        h.elect("n1");
+        for (String v : List.of("a", "b", "c")) {
+            h.propose("n1", v);
+            h.run(2);
+        }
+        List<AppendEntriesRequestProto> fed = appends(h, "n2", "l1").stream().filter(a -> a.getEntriesCount() > 0)
+                .toList();
+        assertThat(fed).hasSizeGreaterThanOrEqualTo(3);
+        AppendEntriesRequestProto stale = fed.get(fed.size() - 2);
+        long hint = stale.getEntries(0).getIndex();
+        assertThat(h.status("l1").lastIndex()).isGreaterThan(hint);
+        int before = appends(h, "n2", "l1").size();
+        h.node("n2").step(RaftMessageProto.newBuilder().setAppendEntriesReply(AppendEntriesReplyProto.newBuilder()
+                .setServerReply(Messages.reply(stale.getServerRequest(), false)).setTerm(stale.getLeaderTerm())
+                .setResult(AppendResult.INCONSISTENCY).setNextIndex(hint).setFollowerCommit(hint - 1)).build());
+        h.drive("n2");
+        assertThat(appends(h, "n2", "l1")).as("nothing resent").hasSize(before);
+        h.propose("n1", "d");
+        h.run(2);
+        assertThat(h.appliedData("l1")).containsExactly("a", "b", "c", "d");
+    }
+
+    /**
+     * Review: a follower with delegation off obeyed the leader's assignment. It never feeds a listener (the
+     * leader's stuck rule then revokes); and a leader with delegation off never delegates.
+     */
+    @Test
+    void aMemberWithDelegationOffNeitherFeedsNorDelegates() {
+        Harness h = group(c -> c.memberId().equals("n2") ? c : ON.apply(c));
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(3);
+        assertThat(appends(h, "n1", "n2")).anyMatch(a -> a.getListenerAssignment().getAssignedListenersCount() == 1);
+        assertThat(h.status("n2").feeding()).isEmpty();
+        assertThat(h.sent).noneMatch(m -> m.hasAppendEntries() && m.getAppendEntries().getFromFollower());
+        h.run(20);
+        assertThat(source(h, "n1", "l1").revoked()).isTrue();
+        assertThat(source(h, "n1", "l1").revocationReason()).contains("stuck");
+        assertThat(h.appliedData("l1")).containsExactly("a");
+
+        Harness off = group(c -> c.memberId().equals("n1") ? c : ON.apply(c));
+        off.elect("n1");
+        off.propose("n1", "a");
+        off.run(3);
+        assertThat(off.sent).noneMatch(m -> m.hasAppendEntries() && (m.getAppendEntries().hasListenerAssignment()
+                || m.getAppendEntries().getFromFollower()));
+        assertThat(entryBytesTo(off, "n1", "l1")).isPositive();
+        assertThat(off.appliedData("l1")).containsExactly("a");
     }
 }
