@@ -26,6 +26,8 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 
 /** Every command of the command line, as a user runs it. */
 class VerbatimCliTest {
@@ -204,6 +206,36 @@ class VerbatimCliTest {
         Run down = run("status", "http://127.0.0.1:1");
         assertThat(down.code()).isEqualTo(Verbatim.BAD_INPUT);
         assertThat(down.err()).contains("cannot reach http://127.0.0.1:1");
+    }
+
+    @Test
+    void adminAssignsTheMetadataLogsListenersAndShowsWhoFeedsWhom() {
+        try (EmbeddedRuntime runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
+                clusters: [{name: east, token: east-token, brokers: 2}, {name: west, token: west-token}]
+                security: {adminToken: s}
+                metadataLog: {enabled: true}
+                """))) {
+            String east = runtime.cluster("east").adminUrl();
+            String leader = Flux.interval(Duration.ofMillis(20)).map(t -> runtime.cluster("east").metadataLog().stream()
+                            .filter(m -> m.role() == io.verbatim.metastore.proto.RaftPeerRole.LEADER).findFirst())
+                    .filter(java.util.Optional::isPresent).map(java.util.Optional::get)
+                    .blockFirst(Duration.ofSeconds(10)).memberId();
+            String follower = List.of("c1", "c2", "c3").stream().filter(v -> !v.equals(leader)).findFirst().orElseThrow();
+            Run delegate = Flux.interval(Duration.ofMillis(50), Schedulers.boundedElastic()).map(t -> run("admin", "delegate", east, "b1=" + follower,
+                    "--token", "s")).filter(r -> !r.err().contains("503")).blockFirst(Duration.ofSeconds(20));
+            assertThat(delegate.code()).as(delegate.err()).isZero();
+            assertThat(delegate.out()).contains("\"assignment\":{\"b1\":\"" + follower + "\"}");
+            Run shown = Flux.interval(Duration.ofMillis(50), Schedulers.boundedElastic()).map(t -> run("admin", "delegations", east, "--token", "s"))
+                    .filter(r -> r.out().contains("\"source\":\"" + follower + "\",\"delegated\":true"))
+                    .blockFirst(Duration.ofSeconds(10));
+            assertThat(shown.out()).contains("\"listener\":\"b0\",\"assignedTo\":\"\",\"source\":\"" + leader + "\"");
+            assertThat(run("admin", "delegate", east, "b1=" + follower, "--token", "east-token").err()).contains("403");
+            assertThat(run("admin", "delegate", east, "b1", "--token", "s").err()).contains("'b1' is not LISTENER=FOLLOWER");
+            assertThat(run("admin", "delegate", east, "b7=c1", "--token", "s").err()).contains("400")
+                    .contains("b7 is not a listener");
+            Run cleared = run("admin", "delegate", east, "none", "--token", "s");
+            assertThat(cleared.out()).as(cleared.err()).contains("\"assignment\":{}");
+        }
     }
 
     @Test
