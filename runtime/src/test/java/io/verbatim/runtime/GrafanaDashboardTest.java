@@ -39,7 +39,8 @@ class GrafanaDashboardTest {
             "verbatim_replication_backlog_entries", "verbatim_ingest_entries_total", "verbatim_replication_restarts_total",
             "verbatim_replication_failing", "verbatim_subscription_queue_depth_entries",
             "verbatim_subscription_backlog_entries", "jvm_memory_used_bytes", "jvm_gc_pause_seconds_count",
-            "process_cpu_usage");
+            "process_cpu_usage", "verbatim_raft_commit_index", "verbatim_raft_listener_lag",
+            "verbatim_raft_listener_source", "verbatim_raft_listener_revocations_total");
 
     /** The metric names a PromQL expression reads: not functions, labels, strings, ranges or keywords. */
     static Set<String> metricNames(String expr) {
