@@ -33,7 +33,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 class StatusPageBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final String CONFIG = """
-            clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
+            clusters: [{name: a, token: a-token, delegations: {b0: c2}}, {name: b, token: b-token}]
+            metadataLog: {enabled: true}
             topics: [{name: t, initialSegments: 1, bucketBudget: 2}]
             replication: {startAt: earliest, retry: {initial: 20ms, max: 500ms}}
             exchange: {antiEntropyInterval: 500ms, retry: {initial: 20ms, max: 500ms}}
@@ -65,6 +66,9 @@ class StatusPageBrowserTest {
                 members: document.querySelectorAll('#metadata-log tr[data-member]').length,
                 leaders: [...document.querySelectorAll('#metadata-log tr[data-member] td.role')]
                   .filter(td => td.textContent === 'leader').length,
+                feedsShown: !document.getElementById('listener-feeds').hidden,
+                feed: text('#listener-feeds tr[data-listener="b0"] td.source'),
+                feedAssigned: text('#listener-feeds tr[data-listener="b0"] td.assigned'),
                 external: performance.getEntriesByType('resource').map(r => r.name)
                   .filter(n => !n.startsWith(location.origin)).length
                   + document.querySelectorAll('script[src], link[href], img[src]').length
@@ -120,6 +124,10 @@ class StatusPageBrowserTest {
         assertThat(a.path("connection").asText()).isEqualTo("live");
         assertThat(a.path("members").asInt()).as("three controller replicas and a broker's listener").isEqualTo(4);
         assertThat(a.path("leaders").asInt()).isEqualTo(1);
+        // who feeds the broker's listener: its delegate c2 (or c2 as the leader, when it leads)
+        assertThat(a.path("feedsShown").asBoolean()).isTrue();
+        assertThat(a.path("feed").asText()).matches("c2 \\((delegate|leader)\\)");
+        assertThat(a.path("feedAssigned").asText()).isEqualTo("c2");
         assertThat(a.path("deferring").asText()).as("the failover notice, once every peer was heard").isEqualTo("none");
         assertThat(a.path("layout").asText()).isEqualTo("0000-ffff/N2");
         assertThat(a.path("remote").asText()).isEqualTo("b");
