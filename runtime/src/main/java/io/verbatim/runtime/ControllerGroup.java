@@ -181,28 +181,41 @@ final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
         return members.values().stream().map(RaftServer::status).toList();
     }
 
-    /** Stops {@code member} as a crash would (what it synced stays on disk, if it has one). */
-    synchronized void kill(String member) {
-        RaftServer server = members.remove(member);
-        if (server == null) {
-            throw new IllegalArgumentException(cluster + " has no running member " + member);
+    /**
+     * Stops {@code member} as a crash would (what it synced stays on disk, if it has one). It leaves the group
+     * under the lock; it closes outside it, so the gauges and the store's leader lookups never wait on it.
+     */
+    void kill(String member) {
+        RaftServer server;
+        Scheduler thread;
+        synchronized (this) {
+            server = members.remove(member);
+            if (server == null) {
+                throw new IllegalArgumentException(cluster + " has no running member " + member);
+            }
+            stores.remove(member);
+            registers.remove(member);
+            thread = threads.remove(member);
         }
-        stores.remove(member);
-        registers.remove(member);
         server.close();
-        Scheduler thread = threads.remove(member);
         if (thread != null) {
             thread.dispose();
         }
     }
 
     @Override
-    public synchronized void close() {
-        meters.dispose();
-        members.values().forEach(RaftServer::close);
-        threads.values().forEach(Scheduler::dispose);
-        members.clear();
-        threads.clear();
+    public void close() {
+        List<RaftServer> servers;
+        List<Scheduler> schedulers;
+        synchronized (this) {
+            meters.dispose();
+            servers = List.copyOf(members.values());
+            schedulers = List.copyOf(threads.values());
+            members.clear();
+            threads.clear();
+        }
+        servers.forEach(RaftServer::close);
+        schedulers.forEach(Scheduler::dispose);
         networkThread.dispose();
     }
 }

@@ -82,6 +82,9 @@ public final class ControllerReplicaNode implements AutoCloseable {
     private final Map<String, BrokerReport.Topic> reported = new ConcurrentHashMap<>();
     private final Map<String, List<Long>> prunable = new ConcurrentHashMap<>();
     private final AtomicLong takeovers = new AtomicLong();
+    /** A report older than this holds the policy back: the brokers report every second at least. */
+    static final java.time.Duration STALE_REPORTS = java.time.Duration.ofSeconds(5);
+    private volatile long lastReportMs = -1;
     private final Disposable.Composite running = Disposables.composite();
     private final PolicyLoop policy;
     private @Nullable ExchangeServer admin;
@@ -114,7 +117,8 @@ public final class ControllerReplicaNode implements AutoCloseable {
         running.add(member.bindTo(registry, self));
         this.controller = new Controller(cluster, Set.copyOf(peers()), self.caps(), new ReplicaStore(), timer);
         this.policy = new PolicyLoop(cluster, config.autoScale(), controller, this::layout, this::loadOf,
-                topic -> reported.containsKey(topic) ? reported.get(topic).consumers() : 0, registry, timer);
+                topic -> reported.containsKey(topic) ? reported.get(topic).consumers() : 0, registry, timer)
+                .holdWhile(this::reportsStale);
     }
 
     /**
@@ -243,6 +247,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
         load.clear();
         reported.clear();
         prunable.clear();
+        lastReportMs = -1;
         controller.becomeLeaderAfresh();
         Pusher pusher = new Pusher(controller, Objects.requireNonNull(transport), config.exchange(), timer).start();
         mine.add(pusher::dispose);
@@ -261,6 +266,21 @@ public final class ControllerReplicaNode implements AutoCloseable {
     private Layout layout(String topic) {
         return register.get(topic).orElseThrow(() -> new IllegalArgumentException("cluster " + self.name()
                 + " has no topic '" + topic + "'"));
+    }
+
+    /**
+     * Why the brokers' load is not current, if it is not: no report since this replica took over, or none for
+     * {@link #STALE_REPORTS} (the brokers' process down or cut off, which is not a cold cluster).
+     */
+    private Optional<String> reportsStale() {
+        long last = lastReportMs;
+        long now = timer.now(java.util.concurrent.TimeUnit.MILLISECONDS);
+        if (last < 0) {
+            return Optional.of("no report from " + self.name() + "'s brokers since this replica took over");
+        }
+        long ageMs = now - last;
+        return ageMs > STALE_REPORTS.toMillis() ? Optional.of("the last report from " + self.name() + "'s brokers is "
+                + ageMs + " ms old (they report every second)") : Optional.empty();
     }
 
     private LoadTracker loadOf(String topic) {
@@ -376,6 +396,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
     }
 
     private void take(BrokerReport report) {
+        lastReportMs = timer.now(java.util.concurrent.TimeUnit.MILLISECONDS);
         Set<String> known = Set.copyOf(config.topics().stream().map(TopicConfig::name).toList());
         report.topics().forEach((topic, t) -> {
             if (known.contains(topic)) {
@@ -416,9 +437,11 @@ public final class ControllerReplicaNode implements AutoCloseable {
      * listener's feed while it leads).
      */
     public Mono<NodeStatus> status() {
-        return controller.status(Controller.BacklogSource.NONE).map(s -> new NodeStatus(s,
-                NodeStatus.Replicators.of(List.of()), NodeStatus.MetadataLogMember.of(List.of(server.status())),
-                Delegations.feeds(server.status())));
+        return controller.status(Controller.BacklogSource.NONE).map(s -> {
+            RaftStatus member = server.status(); // one state for both views
+            return new NodeStatus(s, NodeStatus.Replicators.of(List.of()), NodeStatus.MetadataLogMember.of(List.of(member)),
+                    Delegations.feeds(member));
+        });
     }
 
     // ---- identity and lifecycle -----------------------------------------------------------------------

@@ -77,15 +77,27 @@ final class Delegations {
                 return Mono.error(new io.verbatim.metastore.server.NotLeaderException(s.memberId(),
                         s.leader().isEmpty() ? Optional.empty() : Optional.of(s.leader())));
             }
-            Optional<String> why = refusal(s.configuration(), assignment, log);
-            if (why.isPresent()) {
-                return Mono.error(new IllegalArgumentException(why.get()));
-            }
-            // what the core still refuses is transient (a configuration not yet committed, a transfer, a new
-            // leader's first commit): the metadata log cannot take the change now
-            return leader.setConfiguration(assign(s.configuration(), assignment)).onErrorMap(
-                    IllegalArgumentException.class, e -> new Unavailable(String.valueOf(e.getMessage())));
+            // checked and changed on the member's own configuration, where it proposes: a configuration
+            // change committed in between is kept, not reverted
+            return leader.updateConfiguration(conf -> {
+                refusal(conf, assignment, log).ifPresent(why -> {
+                    throw new BadAssignment(why);
+                });
+                return assign(conf, assignment);
+            }).onErrorMap(e -> e instanceof IllegalArgumentException && !(e instanceof BadAssignment),
+                    // what the core still refuses is transient (a configuration not yet committed, a transfer, a
+                    // new leader's first commit): the metadata log cannot take the change now
+                    e -> new Unavailable(String.valueOf(e.getMessage())));
         });
+    }
+
+    /** What is wrong with an assignment, naming the entry at fault. */
+    static final class BadAssignment extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        BadAssignment(String why) {
+            super(why);
+        }
     }
 
     /** The metadata log cannot take a change now; try again. */

@@ -69,13 +69,13 @@ final class MetadataLogMetrics {
         for (String listener : listeners) {
             for (String voter : voters) {
                 Gauge.builder(LISTENER_SOURCE, leading, l -> l.get().map(s -> feeds(s, listener, voter)).orElse(Double.NaN))
-                        .tags("listener", listener, "source", voter)
+                        .tags("listener", listener, "source", voter).strongReference(true) // a method reference: held here only
                         .description("1 while this member feeds the listener (the leader, or the follower it is "
                                 + "delegated to), 0 otherwise; NaN where no member leads")
                         .register(registry);
             }
             Gauge.builder(LISTENER_LAG, leading, l -> l.get().map(s -> lag(s, listener)).orElse(Double.NaN))
-                    .tag("listener", listener)
+                    .tag("listener", listener).strongReference(true)
                     .description("entries between the leader's commit and what the listener is known to hold")
                     .register(registry);
             AtomicLong count = revocations.computeIfAbsent(listener, k -> new AtomicLong());

@@ -42,6 +42,8 @@ final class PolicyLoop {
     private final Scheduler timer;
     private final Map<String, AutoScaler.Clocks> clocks = new ConcurrentHashMap<>();
     private final List<String> decisions = new ArrayList<>();
+    private volatile java.util.function.Supplier<java.util.Optional<String>> stale = java.util.Optional::empty;
+    private volatile boolean waiting;
 
     /**
      * @param consumers how many consumers the topic's largest open subscription has
@@ -56,6 +58,15 @@ final class PolicyLoop {
         this.consumers = consumers;
         this.registry = registry;
         this.timer = timer;
+    }
+
+    /**
+     * Holds the policy back while {@code why} names a reason its load is not current (the brokers' reports
+     * stopped, say): no load is not a cold topic, so nothing is split or marked cold meanwhile.
+     */
+    PolicyLoop holdWhile(java.util.function.Supplier<java.util.Optional<String>> why) {
+        this.stale = why;
+        return this;
     }
 
     /** Evaluates every topic of {@code topics} each interval until disposed. */
@@ -81,6 +92,18 @@ final class PolicyLoop {
     }
 
     Mono<Void> evaluate(String topic) {
+        java.util.Optional<String> why = stale.get();
+        if (why.isPresent()) {
+            if (!waiting) {
+                waiting = true;
+                LOG.warn("{}: auto-scale holds back: {}", cluster, why.get());
+            }
+            return Mono.empty();
+        }
+        if (waiting) {
+            waiting = false;
+            LOG.info("{}: auto-scale resumes: the load is current again", cluster);
+        }
         Layout layout = layouts.apply(topic);
         long now = timer.now(TimeUnit.MILLISECONDS);
         Map<Long, AutoScaler.Sample> samples = load.apply(topic).sample(

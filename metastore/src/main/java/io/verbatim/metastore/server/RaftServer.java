@@ -286,7 +286,24 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
 
     /** Proposes a new configuration (voters and listeners); completes once applied here. */
     public Mono<Void> setConfiguration(RaftConfigurationProto next) {
+        return updateConfiguration(current -> next);
+    }
+
+    /**
+     * Proposes {@code change} applied to the member's latest configuration, read on its worker where the
+     * proposal is made: nothing proposed in between is overwritten (a read of {@link #status()} on another
+     * thread, changed and proposed, could revert a change committed meanwhile). Completes once applied here;
+     * fails with what {@code change} throws, without proposing anything.
+     */
+    public Mono<Void> updateConfiguration(java.util.function.UnaryOperator<RaftConfigurationProto> change) {
         return Mono.<Object>create(sink -> worker.schedule(() -> runOrRefuse(sink, () -> {
+            RaftConfigurationProto next;
+            try {
+                next = change.apply(node.status().configuration());
+            } catch (RuntimeException e) {
+                sink.error(e);
+                return;
+            }
             Proposal p = node.setConfiguration(next);
             if (p instanceof Proposal.Accepted a) {
                 proposals.computeIfAbsent(a.index(), i -> new ArrayList<>(1)).add(new Pending(a.term(), sink));
