@@ -208,6 +208,11 @@ final class RaftGroup implements AutoCloseable {
      * to whoever leads then.
      */
     Round drive(int inFlight, Duration length) {
+        return drive(inFlight, length, Duration.ZERO);
+    }
+
+    /** {@link #drive(int, Duration)}, submitting at most one command every {@code pace}. */
+    Round drive(int inFlight, Duration length, Duration pace) {
         Semaphore window = new Semaphore(inFlight);
         long[] nanos = new long[1 << 22];
         AtomicInteger done = new AtomicInteger();
@@ -215,8 +220,16 @@ final class RaftGroup implements AutoCloseable {
         RaftServer leader = awaitLeader();
         long t0 = System.nanoTime();
         long end = t0 + length.toNanos();
+        long next = t0;
         while (System.nanoTime() < end) {
             window.acquireUninterruptibly();
+            if (!pace.isZero()) {
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                }
+                next = Math.max(next, System.nanoTime()) + pace.toNanos();
+            }
             if (errors.get() > 0 && leader.status().role() != RaftPeerRole.LEADER) {
                 leader = awaitLeader();
             }
@@ -432,10 +445,15 @@ final class RaftGroup implements AutoCloseable {
         long entriesSent;
         long total;
         long dropped;
+        /** InstallSnapshot requests sent, by addressee (a snapshot's chunks, each counted). */
+        private final Map<String, Long> snapshotsTo = new java.util.TreeMap<>();
 
         synchronized void count(RaftMessageProto m) {
             int size = m.getSerializedSize();
             total += size;
+            if (m.hasInstallSnapshot()) {
+                snapshotsTo.merge(io.verbatim.metastore.transport.RaftMessages.to(m), 1L, Long::sum);
+            }
             if (m.hasAppendEntries()) {
                 var a = m.getAppendEntries();
                 if (a.getEntriesCount() == 0) {
@@ -477,6 +495,11 @@ final class RaftGroup implements AutoCloseable {
 
         long rest() {
             return total - entryBytes - commitInfoBytes - emptyAppendBytes;
+        }
+
+        /** The InstallSnapshot requests sent so far, by addressee. */
+        synchronized Map<String, Long> snapshotsTo() {
+            return Map.copyOf(snapshotsTo);
         }
     }
 
