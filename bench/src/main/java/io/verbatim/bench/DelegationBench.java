@@ -114,39 +114,33 @@ public final class DelegationBench {
         }
     }
 
-    /** Sorted lags in nanoseconds, and the (listener, command) pairs not applied as an entry. */
-    record Lags(long[] nanos, long missing, long bySnapshot) {
-        static Lags of(List<Long> values, long missing, long bySnapshot) {
-            long[] a = values.stream().mapToLong(Long::longValue).sorted().toArray();
-            return new Lags(a, missing, bySnapshot);
+    /**
+     * Lags in milliseconds (p50, p99, max) over {@code count} (listener, command) pairs applied as entries;
+     * {@code missing}: pairs not applied at all, {@code bySnapshot}: covered by a snapshot the listener installed.
+     */
+    record Lags(double p50, double p99, double max, int count, long missing, long bySnapshot) {
+        static Lags of(long[] nanos, int n, long missing, long bySnapshot) {
+            long[] a = Arrays.copyOf(nanos, n);
+            Arrays.sort(a);
+            return new Lags(at(a, 0.50), at(a, 0.99), a.length == 0 ? Double.NaN : a[a.length - 1] / 1e6, a.length,
+                    missing, bySnapshot);
         }
 
-        double p(double q) {
-            return nanos.length == 0 ? Double.NaN : nanos[Math.min(nanos.length - 1, (int) (nanos.length * q))] / 1e6;
-        }
-
-        double p50() {
-            return p(0.50);
-        }
-
-        double p99() {
-            return p(0.99);
-        }
-
-        double max() {
-            return nanos.length == 0 ? Double.NaN : nanos[nanos.length - 1] / 1e6;
+        private static double at(long[] sorted, double q) {
+            return sorted.length == 0 ? Double.NaN : sorted[Math.min(sorted.length - 1, (int) (sorted.length * q))] / 1e6;
         }
 
         @Override
         public String toString() {
-            return String.format(Locale.ROOT, "p50 %.2f ms, p99 %.2f ms, max %.2f ms over %d", p50(), p99(), max(),
-                    nanos.length) + (missing == 0 ? "" : ", " + missing + " MISSING")
+            return String.format(Locale.ROOT, "p50 %.2f ms, p99 %.2f ms, max %.2f ms over %d", p50, p99, max, count)
+                    + (missing == 0 ? "" : ", " + missing + " MISSING")
                     + (bySnapshot == 0 ? "" : ", " + bySnapshot + " by snapshot");
         }
     }
 
     /** One round of one group: the leader's egress and latency, the listeners' lag (all, by source). */
-    record Sample(Egress egress, Lags all, Lags delegated, Lags byLeader, Map<String, Long> followerBytesToListeners) {
+    record Sample(Egress egress, Lags all, Lags delegated, Lags byLeader, Map<String, Long> followerBytesToListeners,
+            int delegatedAtStart, int delegatedAtEnd, List<String> revocations) {
         double latencyP50() {
             return egress.round().medianMillis();
         }
@@ -314,7 +308,10 @@ public final class DelegationBench {
         RaftGroup g = arm.group;
         Map<String, Long> before = followerBytesToListeners(arm);
         Map<String, Map<String, Long>> snapshots0 = snapshotsSent(g);
+        Map<String, Long> revocations0 = revocations(arm);
+        int delegatedAtStart = inForce(arm).size();
         Egress e = g.egress(inFlight, length);
+        int delegatedAtEnd = inForce(arm).size();
         if (!g.awaitApplied(e.commit1(), g.listeners, Duration.ofSeconds(30))) {
             System.out.println("  (" + arm.name + ": listeners still behind " + e.commit1() + " after 30 s)");
         }
@@ -327,9 +324,49 @@ public final class DelegationBench {
         RaftGroup.Counter leader = g.machine(arm.leader);
         List<String> delegated = g.listeners.stream().filter(arm.delegations::containsKey).toList();
         List<String> direct = g.listeners.stream().filter(l -> !arm.delegations.containsKey(l)).toList();
+        List<String> revoked = new ArrayList<>();
+        for (RaftStatus.ListenerSource x : g.server(arm.leader).status().listenerSources()) {
+            if (x.revocations() > revocations0.getOrDefault(x.listener(), 0L)) {
+                revoked.add(x.listener() + " at tick " + x.revokedAtTick() + ": " + x.revocationReason());
+            }
+        }
+        if (!revoked.isEmpty() || delegatedAtStart < arm.delegations.size()) {
+            System.out.println("  (" + arm.name + ": " + delegatedAtStart + " of " + arm.delegations.size()
+                    + " delegations in force at the start of the round, " + delegatedAtEnd + " at its end"
+                    + (revoked.isEmpty() ? "" : "; revoked in it: " + revoked) + ")");
+        }
         return new Sample(e, lags(g, leader, g.listeners, e.commit0(), e.commit1()),
                 lags(g, leader, delegated, e.commit0(), e.commit1()), lags(g, leader, direct, e.commit0(), e.commit1()),
-                after);
+                after, delegatedAtStart, delegatedAtEnd, revoked);
+    }
+
+    /** The leader's revocations so far, by listener. */
+    private static Map<String, Long> revocations(Arm arm) {
+        Map<String, Long> out = new TreeMap<>();
+        arm.group.server(arm.leader).status().listenerSources().forEach(x -> out.put(x.listener(), x.revocations()));
+        return out;
+    }
+
+    /** The listeners a follower feeds now, as the leader sees it (assigned and not revoked). */
+    private static List<String> inForce(Arm arm) {
+        return arm.group.server(arm.leader).status().listenerSources().stream()
+                .filter(x -> !x.assignedFollower().isEmpty() && !x.revoked() && x.source().equals(x.assignedFollower()))
+                .map(RaftStatus.ListenerSource::listener).toList();
+    }
+
+    /** A follower all of whose listeners it feeds now (the first in order), waited for; null if none in time. */
+    private static @Nullable String delegateInForce(Arm arm, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        do {
+            List<String> now = inForce(arm);
+            for (String f : arm.delegations.values().stream().distinct().sorted().toList()) {
+                if (now.containsAll(arm.delegatedTo(f))) {
+                    return f;
+                }
+            }
+            RaftGroup.sleep(50);
+        } while (System.nanoTime() < deadline);
+        return null;
     }
 
     /** What each follower sent to the listeners, in bytes. */
@@ -349,7 +386,8 @@ public final class DelegationBench {
      * listener applied it less when the leader did.
      */
     private static Lags lags(RaftGroup g, RaftGroup.Counter leader, List<String> listeners, long from, long to) {
-        List<Long> values = new ArrayList<>();
+        long[] values = new long[1024];
+        int n = 0;
         long missing = 0;
         long bySnapshot = 0;
         for (long i = from + 1; i <= to; i++) {
@@ -361,7 +399,10 @@ public final class DelegationBench {
                 RaftGroup.Counter c = g.machine(l);
                 long there = c.appliedAt(i);
                 if (there != 0) {
-                    values.add(there - at);
+                    if (n == values.length) {
+                        values = Arrays.copyOf(values, n * 2);
+                    }
+                    values[n++] = there - at;
                 } else if (i <= c.restoredTo()) {
                     bySnapshot++;
                 } else {
@@ -369,11 +410,11 @@ public final class DelegationBench {
                 }
             }
         }
-        return Lags.of(values, missing, bySnapshot);
+        return Lags.of(values, n, missing, bySnapshot);
     }
 
     /** What a fallback run found. */
-    record Fallback(String arm, String load, String victim, List<String> affected, long ticksToRevoke, double millisToRevoke,
+    record Fallback(String arm, String load, String note, String victim, List<String> affected, long ticksToRevoke, double millisToRevoke,
             List<String> reasons, Lags outage, Lags afterRevocation, Lags others, long committed,
             Map<String, Long> appliedAsEntries, Map<String, Long> bySnapshot, long missing, boolean countsEqual,
             String round) {
@@ -389,7 +430,13 @@ public final class DelegationBench {
                 : String.format(Locale.ROOT, "%d in flight, at most %.0f/s", inFlight, 1e9 / pace.toNanos());
         RaftGroup g = arm.group;
         RaftServer leader = g.server(arm.leader);
-        String victim = arm.delegations.values().stream().sorted().findFirst().orElseThrow();
+        // a follower the leader has not revoked (a revocation lasts revocationCooldownTicks, 15 s by default)
+        String inForce = delegateInForce(arm, Duration.ofSeconds(25));
+        String victim = inForce != null ? inForce : arm.delegations.values().stream().sorted().findFirst().orElseThrow();
+        if (inForce == null) {
+            System.out.println("  (" + arm.name + ": no follower has all its delegations in force after 25 s: "
+                    + inForce(arm) + " are; the fallback run goes on with " + victim + ")");
+        }
         List<String> affected = arm.delegatedTo(victim);
         List<String> others = g.listeners.stream().filter(l -> !affected.contains(l)).toList();
         g.awaitApplied(leader.status().commitIndex(), g.members(), Duration.ofSeconds(30));
@@ -401,6 +448,14 @@ public final class DelegationBench {
         RaftGroup.sleep(length.toMillis() / 3);
         long ticksAtFailure = leader.status().ticks();
         long commitAtFailure = leader.status().commitIndex();
+        List<String> fedAtFailure = inForce(arm).stream().filter(affected::contains).toList();
+        String note = fedAtFailure.size() == affected.size() ? "" : "INVALID: only " + fedAtFailure + " of " + affected
+                + " were fed by " + victim + " at the failure (revoked before it: " + leader.status().listenerSources()
+                .stream().filter(x -> affected.contains(x.listener()) && x.revoked())
+                .map(x -> x.listener() + " at tick " + x.revokedAtTick() + ": " + x.revocationReason()).toList() + ")";
+        if (!note.isEmpty()) {
+            System.out.println("  (" + arm.name + ": " + note + ")");
+        }
         long failedAt = System.nanoTime();
         g.server(victim).close();
         long revokedTick = -1;
@@ -465,7 +520,7 @@ public final class DelegationBench {
         long leaderApplied = lc.applied();
         boolean equal = live.stream().allMatch(m -> g.machine(m).applied() == leaderApplied);
         RaftGroup.Round r = driven.get();
-        Fallback f = new Fallback(arm.name, load, victim, affected, revokedTick < 0 ? -1 : revokedTick - ticksAtFailure,
+        Fallback f = new Fallback(arm.name, load, note, victim, affected, revokedTick < 0 ? -1 : revokedTick - ticksAtFailure,
                 millis, reasons, outage, afterRevocation, rest, committed, asEntries, bySnapshot, missing,
                 equal && missing == 0, r == null ? "(no round)" : r.toString());
         System.out.printf(Locale.ROOT, "%nfallback on %s, %s: %s closed at leader tick %d (commit %d); %s%n", arm.name,
@@ -481,7 +536,7 @@ public final class DelegationBench {
                 + " covered by a snapshot %s; missing %d; applied counts of every live member equal the leader's"
                 + " (%d): %s%n", committed, asEntries, bySnapshot, missing, leaderApplied, equal);
         System.out.println("  InstallSnapshot requests sent during the run (sender → addressee: requests): "
-                + since(snapshots0, snapshotsSent(g)) + "; snapshots restored by the listeners: " + g.listeners.stream()
+                + since(snapshots0, snapshotsSent(g)) + "; snapshots the listeners restored since the group started: " + g.listeners.stream()
                 .filter(l -> g.machine(l).restores() > 0).map(l -> l + " " + g.machine(l).restores() + " (up to "
                         + g.machine(l).restoredTo() + ")").toList());
         return f;
@@ -595,24 +650,52 @@ public final class DelegationBench {
         for (int mode : List.of(IN_FLIGHT, 1)) {
             String load = mode + " in flight";
             for (Arm arm : arms.subList(1, arms.size())) {
-                rows.add(ratio("leader egress B per committed entry, " + arm.name + " ÷ direct, " + load, "B",
-                        arm.samples(mode), direct.samples(mode), x -> x.egress().perEntry(), EGRESS_GOAL, true));
-            }
-            for (Arm arm : arms.subList(1, arms.size())) {
-                rows.add(ratio("commit latency p50, " + arm.name + " ÷ direct, " + load, "ms", arm.samples(mode),
-                        direct.samples(mode), Sample::latencyP50, LATENCY_GOAL, true));
-                rows.add(ratio("commit latency p99, " + arm.name + " ÷ direct, " + load, "ms", arm.samples(mode),
-                        direct.samples(mode), Sample::latencyP99, LATENCY_GOAL, true));
-            }
-            for (Arm arm : arms.subList(1, arms.size())) {
-                rows.add(ratio("listener lag p50 (leader applied → listener applied), " + arm.name + " ÷ direct, "
-                        + load, "ms", arm.samples(mode), direct.samples(mode), x -> x.all().p50(), 0, false));
-                rows.add(ratio("listener lag p99, " + arm.name + " ÷ direct, " + load, "ms", arm.samples(mode),
-                        direct.samples(mode), x -> x.all().p99(), 0, false));
+                List<Sample> num = arm.samples(mode);
+                List<Sample> den = direct.samples(mode);
+                // the rounds in which the leader fed no delegated listener itself: each delegation in force
+                // at the start and the end, none revoked in between (a revocation lasts 15 s: a round with one
+                // measures mostly direct feeding); paired with direct's rounds of the same number
+                List<Sample> cleanNum = new ArrayList<>();
+                List<Sample> cleanDen = new ArrayList<>();
+                for (int i = 0; i < Math.min(num.size(), den.size()); i++) {
+                    Sample x = num.get(i);
+                    if (x.delegatedAtStart() == arm.delegations.size() && x.delegatedAtEnd() == arm.delegations.size()
+                            && x.revocations().isEmpty()) {
+                        cleanNum.add(x);
+                        cleanDen.add(den.get(i));
+                    }
+                }
+                boolean anyClean = !cleanNum.isEmpty();
+                List<Sample> n = anyClean ? cleanNum : num;
+                List<Sample> d = anyClean ? cleanDen : den;
+                String rounds = anyClean ? " (" + cleanNum.size() + " of " + num.size() + " rounds: every delegation in"
+                        + " force)" : " (all " + num.size() + " rounds: none had every delegation in force)";
+                String all = " (all " + num.size() + " rounds)";
+                String vs = arm.name + " ÷ direct, " + load;
+                rows.add(ratio("leader egress B per committed entry, " + vs + rounds, "B", n, d,
+                        x -> x.egress().perEntry(), EGRESS_GOAL, true));
+                if (anyClean && cleanNum.size() < num.size()) {
+                    rows.add(ratio("leader egress B per committed entry, " + vs + all, "B", num, den,
+                            x -> x.egress().perEntry(), EGRESS_GOAL, true));
+                }
+                rows.add(ratio("commit latency p50, " + vs + rounds, "ms", n, d, Sample::latencyP50, LATENCY_GOAL, true));
+                rows.add(ratio("commit latency p99, " + vs + rounds, "ms", n, d, Sample::latencyP99, LATENCY_GOAL, true));
+                rows.add(ratio("listener lag p50 (leader applied → listener applied), " + vs + rounds, "ms", n, d,
+                        x -> x.all().p50(), 0, false));
+                rows.add(ratio("listener lag p99, " + vs + rounds, "ms", n, d, x -> x.all().p99(), 0, false));
             }
         }
+        for (Arm arm : arms.subList(1, arms.size())) {
+            List<Sample> all = arm.samples.values().stream().flatMap(List::stream).toList();
+            long revoked = all.stream().mapToLong(x -> x.revocations().size()).sum();
+            long short_ = all.stream().filter(x -> x.delegatedAtStart() < arm.delegations.size()).count();
+            rows.add(value("revocations by the leader in the " + all.size() + " measured rounds of " + arm.name
+                    + " (no member failed; " + short_ + " rounds began with a delegation revoked)", "", revoked, "= 0",
+                    revoked == 0));
+        }
         for (Fallback f : fallbacks) {
-            String who = "fallback, " + f.arm() + ", " + f.load() + ", " + f.victim() + " closed: ";
+            String who = "fallback, " + f.arm() + ", " + f.load() + ", " + f.victim() + " closed"
+                    + (f.note().isEmpty() ? "" : " (" + f.note() + ")") + ": ";
             String why = f.reasons().isEmpty() ? "never revoked" : f.reasons().stream().allMatch(r -> r.contains("lags"))
                     ? "revoked on the delegate's lag" : f.reasons().stream().allMatch(r -> r.contains("not heard"))
                     ? "revoked as the delegate was not heard" : "revoked: " + String.join("; ", f.reasons());

@@ -214,7 +214,7 @@ final class RaftGroup implements AutoCloseable {
     /** {@link #drive(int, Duration)}, submitting at most one command every {@code pace}. */
     Round drive(int inFlight, Duration length, Duration pace) {
         Semaphore window = new Semaphore(inFlight);
-        long[] nanos = new long[1 << 22];
+        long[] nanos = new long[1 << 20];
         AtomicInteger done = new AtomicInteger();
         AtomicInteger errors = new AtomicInteger();
         RaftServer leader = awaitLeader();
