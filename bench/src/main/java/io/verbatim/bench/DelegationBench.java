@@ -587,12 +587,8 @@ public final class DelegationBench {
         for (int mode : MODES) {
             for (Arm arm : arms) {
                 List<Sample> s = arm.samples(mode);
-                String lag50 = (arm.delegations.isEmpty() ? "" : "delegated " + spread(s, x -> x.delegated().p50(), "%.2f")
-                        + "; ") + (arm.delegations.size() == LISTENERS ? "" : "by leader "
-                        + spread(s, x -> x.byLeader().p50(), "%.2f"));
-                String lag99 = (arm.delegations.isEmpty() ? "" : "delegated " + spread(s, x -> x.delegated().p99(), "%.2f")
-                        + "; ") + (arm.delegations.size() == LISTENERS ? "" : "by leader "
-                        + spread(s, x -> x.byLeader().p99(), "%.2f"));
+                String lag50 = lagSpread(arm, s, Lags::p50);
+                String lag99 = lagSpread(arm, s, Lags::p99);
                 System.out.printf("| %s, %d in flight | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", arm.name, mode,
                         spread(s, x -> x.egress().perEntry(), "%.0f"),
                         spread(s, x -> x.egress().perEntryToVoters(), "%.0f"),
@@ -604,6 +600,18 @@ public final class DelegationBench {
                         spread(s, x -> x.egress().perSecond(), "%.0f"), lag50, lag99);
             }
         }
+    }
+
+    /** "delegated a / b / c; by leader d / e / f", each part only if some listener is fed that way. */
+    private static String lagSpread(Arm arm, List<Sample> s, ToDoubleFunction<Lags> f) {
+        List<String> parts = new ArrayList<>();
+        if (!arm.delegations.isEmpty()) {
+            parts.add("delegated " + spread(s, x -> f.applyAsDouble(x.delegated()), "%.2f"));
+        }
+        if (arm.delegations.size() < LISTENERS) {
+            parts.add("by leader " + spread(s, x -> f.applyAsDouble(x.byLeader()), "%.2f"));
+        }
+        return String.join("; ", parts);
     }
 
     /** One line of the ratio table. */

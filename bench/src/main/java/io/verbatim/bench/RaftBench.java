@@ -30,9 +30,10 @@ import java.util.Map;
  *       which counts a message's bytes as the TCP transport frames them; in-memory storage): the bytes the
  *       leader sent to every peer in a timed window (heartbeats included) ÷ the entries committed in it,
  *       split into voters and listeners, next to the back-of-envelope {@code (V-1+L)·S} and the ratio: the
- *       baseline listener delegation must cut to a fifth. Also what those bytes carry (counted by a
- *       wrapper of the leader's transport): the entries, how many times each entry went to each peer, the
- *       appends without entries, the rest; and the messages dropped anywhere in the group.</li>
+ *       baseline listener delegation must cut to a fifth ({@link DelegationBench} measures that cut, on
+ *       TCP). Also what those bytes carry (counted by a wrapper of the leader's transport): the entries,
+ *       how many times each entry went to each peer, the appends without entries, the rest; and the
+ *       messages dropped anywhere in the group.</li>
  * </ol>
  *
  * Defaults as shipped: {@link RaftConfig#defaults} (10 election ticks, a heartbeat every tick, 8 appends
