@@ -119,8 +119,12 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
     public static RaftServer start(RaftConfig config, RaftConfigurationProto initial, RaftStorage storage,
             RaftTransport transport, StateMachine machine, Options options, Scheduler scheduler, long seed) {
         RaftServer server = new RaftServer(config, initial, storage, transport, machine, options, scheduler, seed);
-        server.resources.add(server.worker.schedulePeriodically(() -> server.run(server.node::tick),
-                options.tick().toNanos(), options.tick().toNanos(), TimeUnit.NANOSECONDS));
+        TickGate ticks = new TickGate(options.tick().toNanos());
+        server.resources.add(server.worker.schedulePeriodically(() -> {
+            if (ticks.admit(scheduler.now(TimeUnit.NANOSECONDS))) {
+                server.run(server.node::tick);
+            }
+        }, options.tick().toNanos(), options.tick().toNanos(), TimeUnit.NANOSECONDS));
         server.resources.add(transport.inbound().subscribe(m -> server.worker.schedule(() -> server.step(m))));
         return server;
     }
