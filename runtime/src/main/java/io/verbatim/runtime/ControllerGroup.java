@@ -42,6 +42,7 @@ import reactor.core.scheduler.Schedulers;
  * followers (the assignment starts a new group; {@link #assign} changes it on the leader).
  */
 final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
+    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(ControllerGroup.class);
     static final List<String> VOTERS = ClusterConfig.IN_PROCESS_VOTERS;
     /** What the driver of each member runs on, from the configuration's {@code metadataLog} timing. */
     static RaftServer.Options options(MetadataLogConfig.Timing timing) {
@@ -116,6 +117,8 @@ final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
         try {
             RaftServer server = RaftServer.start(config, configuration, storage, network.join(member), register,
                     options(timing), thread, (cluster + "/" + member).hashCode());
+            Delegations.drift(configuration, server.status().configuration()).ifPresent(d -> LOG.warn(
+                    "{}/{}: its metadata log runs on the configuration it holds, not the YAML's: {}", cluster, member, d));
             members.put(member, server);
             registers.put(member, register);
             stores.put(member, new RaftLayoutStore(server, register));

@@ -32,6 +32,31 @@ final class Delegations {
         return b.build();
     }
 
+    /**
+     * What differs between the group the YAML names ({@code configured}) and the configuration a member
+     * recovered from its disk ({@code held}), which is what it runs on: the log's configuration wins, so an
+     * edit of the YAML after the group started changes nothing by itself. Empty when they agree.
+     */
+    static Optional<String> drift(RaftConfigurationProto configured, RaftConfigurationProto held) {
+        List<String> out = new java.util.ArrayList<>();
+        java.util.function.Function<List<RaftPeerProto>, java.util.Set<String>> ids = l -> l.stream()
+                .map(p -> p.getId() + (p.getAddress().isEmpty() ? "" : "@" + p.getAddress()))
+                .collect(Collectors.toCollection(java.util.TreeSet::new));
+        if (!ids.apply(configured.getPeersList()).equals(ids.apply(held.getPeersList()))) {
+            out.add("voters " + ids.apply(held.getPeersList()) + " (the YAML names " + ids.apply(configured.getPeersList())
+                    + ")");
+        }
+        if (!ids.apply(configured.getListenersList()).equals(ids.apply(held.getListenersList()))) {
+            out.add("listeners " + ids.apply(held.getListenersList()) + " (the YAML names "
+                    + ids.apply(configured.getListenersList()) + ")");
+        }
+        if (!of(configured).equals(of(held))) {
+            out.add("delegations " + of(held) + " (the YAML names " + of(configured) + "; change them with PUT "
+                    + DelegationApi.PATH + ")");
+        }
+        return out.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", out));
+    }
+
     /** The admin's assignment in {@code conf}. */
     static Map<String, String> of(RaftConfigurationProto conf) {
         return conf.getDelegationsList().stream().collect(Collectors.toMap(ListenerDelegationProto::getListener,

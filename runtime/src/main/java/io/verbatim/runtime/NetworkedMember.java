@@ -31,6 +31,7 @@ import reactor.core.scheduler.Schedulers;
  * enabled.
  */
 final class NetworkedMember {
+    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(NetworkedMember.class);
     private NetworkedMember() {
     }
 
@@ -120,6 +121,9 @@ final class NetworkedMember {
             RaftServer server = RaftServer.start(raft, group(cluster), storage, net, machine,
                     ControllerGroup.options(config.metadataLog().timing()), thread,
                     (cluster.name() + "/" + member + "/" + System.nanoTime()).hashCode());
+            Delegations.drift(group(cluster), server.status().configuration()).ifPresent(d -> LOG.warn(
+                    "{}/{}: its metadata log runs on the configuration it holds, not the YAML's: {}", cluster.name(),
+                    member, d));
             return new Started(member, server, net, storage);
         } catch (RuntimeException e) {
             net.close();

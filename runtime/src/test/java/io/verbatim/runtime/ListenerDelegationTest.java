@@ -167,6 +167,40 @@ class ListenerDelegationTest {
         }
     }
 
+    @Test
+    void anAssignmentIsKeptInTheLogAcrossARestartFromDisk(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        VerbatimConfig config = VerbatimConfig.parse(CONFIG.formatted("", true));
+        reactor.core.scheduler.Scheduler timer = reactor.core.scheduler.Schedulers.newParallel("restart-timer", 2, true);
+        reactor.core.scheduler.Scheduler cpu = reactor.core.scheduler.Schedulers.newBoundedElastic(2, 100, "restart-cpu");
+        try {
+            ClusterNode first = new ClusterNode(config, "a", Optional.of(dir), timer, cpu).start();
+            String delegate;
+            try {
+                String leader = leader(first);
+                delegate = List.of("c1", "c2", "c3").stream().filter(v -> !v.equals(leader)).findFirst().orElseThrow();
+                HttpResponse<String> put = untilNotUnavailable(() -> put(first.adminUrl(), "{\"b1\": \"" + delegate
+                        + "\"}", "admin-token"));
+                assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+            } finally {
+                first.close();
+            }
+            // the YAML names no delegation: the log's configuration, which holds the admin's, is what runs
+            ClusterNode again = new ClusterNode(config, "a", Optional.of(dir), timer, cpu).start();
+            try {
+                String leader = leader(again);
+                assertThat(Delegations.of(member(again, leader).configuration())).containsExactly(
+                        java.util.Map.entry("b1", delegate));
+                awaitFeed(again, "b1", f -> f.assignedTo().equals(delegate));
+            } finally {
+                again.close();
+            }
+        } finally {
+            timer.dispose();
+            cpu.dispose();
+        }
+    }
+
     // ---- helpers ----------------------------------------------------------------------------------------
 
     private static String leader(ClusterNode a) {
