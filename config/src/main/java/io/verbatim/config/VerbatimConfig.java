@@ -506,10 +506,14 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     private static MetadataLogConfig metadataLog(Section s) {
         MetadataLogConfig d = MetadataLogConfig.defaults();
         boolean enabled = s.bool("enabled", d.enabled());
-        int perFollower = s.integer("maxListenersPerFollower", d.maxListenersPerFollower(), 1,
-                MetadataLogConfig.MAX_LISTENERS_PER_FOLLOWER);
-        int lag = s.integer("followerLagThreshold", d.followerLagThreshold(), 1, MetadataLogConfig.MAX_FOLLOWER_LAG);
-        Duration reassign = s.duration("reassignmentInterval", d.reassignmentInterval(), MS, MAX_INTERVAL);
+        // RATIS-2599 names them max-listeners-per-follower, follower-lag-threshold, reassignment-interval: either
+        // spelling, not both
+        int perFollower = s.integer(spelling(s, "maxListenersPerFollower", "max-listeners-per-follower"),
+                d.maxListenersPerFollower(), 1, MetadataLogConfig.MAX_LISTENERS_PER_FOLLOWER);
+        int lag = s.integer(spelling(s, "followerLagThreshold", "follower-lag-threshold"), d.followerLagThreshold(), 1,
+                MetadataLogConfig.MAX_FOLLOWER_LAG);
+        Duration reassign = s.duration(spelling(s, "reassignmentInterval", "reassignment-interval"),
+                d.reassignmentInterval(), MS, MAX_INTERVAL);
         MetadataLogConfig.Timing t = d.timing();
         Duration tick = s.duration("tick", t.tick(), MS, Duration.ofSeconds(10));
         int election = s.integer("electionTicks", t.electionTicks(), 2, MetadataLogConfig.Timing.MAX_TICKS);
@@ -520,6 +524,14 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         MetadataLogConfig.Timing timing = build(s, () -> new MetadataLogConfig.Timing(tick, election, heartbeat,
                 snapshotEvery, readTimeout));
         return build(s, () -> new MetadataLogConfig(enabled, perFollower, lag, reassign, timing));
+    }
+
+    /** The key as the file spells it: {@code camel} (the house's), or {@code kebab} (the seed's); both is an error. */
+    private static String spelling(Section s, String camel, String kebab) {
+        if (s.has(camel) && s.has(kebab)) {
+            throw new ConfigException(s.key(kebab), "is given twice, also as " + camel + " (expected one spelling)");
+        }
+        return s.has(kebab) ? kebab : camel;
     }
 
     private static SubscriptionConfig subscriptions(Section s) {

@@ -48,6 +48,20 @@ class DelegationsConfigTest {
     }
 
     @Test
+    void theSeedsKebabCaseSpellingsAreTheSameKnobs() {
+        MetadataLogConfig c = parse("", "enabled: true, max-listeners-per-follower: 3, follower-lag-threshold: 50, "
+                + "reassignment-interval: 10s").metadataLog();
+        assertThat(c.maxListenersPerFollower()).isEqualTo(3);
+        assertThat(c.followerLagThreshold()).isEqualTo(50);
+        assertThat(c.reassignmentInterval()).isEqualTo(Duration.ofSeconds(10));
+        assertThatThrownBy(() -> parse("", "followerLagThreshold: 5, follower-lag-threshold: 6"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("metadataLog.follower-lag-threshold")
+                .hasMessageContaining("also as followerLagThreshold");
+        assertThatThrownBy(() -> parse("", "max-listeners-per-follower: 0")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("metadataLog.max-listeners-per-follower");
+    }
+
+    @Test
     void separateControllersAssignTheBrokersListenerToAReplica() {
         VerbatimConfig c = VerbatimConfig.parse("""
                 clusters:
