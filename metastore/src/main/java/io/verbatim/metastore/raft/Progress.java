@@ -44,6 +44,11 @@ final class Progress {
     // Listener delegation, on the leader's progress of a listener.
     /** The follower feeding this listener now, "" when the leader feeds it (not delegated, or revoked). */
     String delegatedTo = "";
+    /**
+     * The follower the admin last assigned this listener to, as this leader last saw it ("" for none): the
+     * revocation state below belongs to that assignment, and a new assignment starts without it.
+     */
+    String assignedFollower = "";
     /** The leader revoked the admin's delegation of this listener (it feeds it directly meanwhile). */
     boolean revoked;
     long revokedTick = -1;

@@ -1307,6 +1307,15 @@ public final class RaftNode {
         }
         Set<String> told = new TreeSet<>();
         for (Progress p : progress.values()) {
+            String assigned = membership.isListener(p.id) ? membership.delegations().getOrDefault(p.id, "") : "";
+            if (!assigned.equals(p.assignedFollower)) {
+                // The admin's new assignment takes effect at once: what this leader revoked, and the backoff
+                // of those revocations, belonged to the old one.
+                p.assignedFollower = assigned;
+                p.revoked = false;
+                p.revocationReason = "";
+                p.revocationsInARow = 0;
+            }
             String f = adminDelegate(p.id);
             String source = f == null || p.revoked ? "" : f;
             if (source.equals(p.delegatedTo)) {

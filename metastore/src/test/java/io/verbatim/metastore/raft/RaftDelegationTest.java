@@ -851,4 +851,41 @@ class RaftDelegationTest {
         assertThat(entryBytesTo(off, "n1", "l1")).isPositive();
         assertThat(off.appliedData("l1")).containsExactly("a");
     }
+
+    /**
+     * Review: the revocation and its backoff stayed with the listener when the admin moved it: l1 -> n2 was
+     * revoked (n2 not heard), the admin assigned l1 to a healthy n3, and the leader went on feeding l1 until
+     * the cooldown, showing n2's reason against n3, the next cooldown doubled. A new assignment starts clean.
+     */
+    @Test
+    void anAdminsNewAssignmentInheritsNoRevocationAndNoBackoff() {
+        Harness h = group(ON); // cooldown 30
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.isolated.add("n2");
+        h.run(11);
+        RaftStatus.ListenerSource s = source(h, "n1", "l1");
+        assertThat(s.revoked()).isTrue();
+        assertThat(s.revocationReason()).contains("delegate n2 not heard");
+        assertThat(s.revocationsInARow()).isEqualTo(1);
+        RaftConfigurationProto moved = withDelegations(h.status("n1").configuration(), "l1", "n3");
+        assertThat(h.node("n1").setConfiguration(moved)).isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.run(2);
+        s = source(h, "n1", "l1");
+        assertThat(s.assignedFollower()).isEqualTo("n3");
+        assertThat(s.revoked()).as("the new assignment takes effect at once, not after the cooldown").isFalse();
+        assertThat(s.source()).isEqualTo("n3");
+        assertThat(s.revocationReason()).isEmpty();
+        assertThat(s.revocationsInARow()).isZero();
+        assertThat(s.cooldownTicks()).as("the next cooldown is the configured one").isEqualTo(30);
+        assertThat(s.revocations()).as("the count of revocations is history, kept").isEqualTo(1);
+        assertThat(h.status("n3").feeding()).containsExactly("l1");
+        long direct = entryBytesTo(h, "n1", "l1");
+        h.propose("n1", "b");
+        h.run(3);
+        assertThat(h.appliedData("l1")).containsExactly("a", "b");
+        assertThat(entryBytesTo(h, "n1", "l1")).as("fed by n3, not the leader").isEqualTo(direct);
+    }
 }
