@@ -61,6 +61,12 @@ final class Progress {
     int revocationsInARow;
     /** The tick at which the delegation was last put in force (by the admin's assignment or a restoration). */
     long delegatedSinceTick = -1;
+    /**
+     * The leader's last index when the delegation was last put in force: the leader sends a delegated
+     * listener no entries, so a match above it proves the delegate fed it while in force (a late reply to
+     * the leader's own direct feed never reaches past it).
+     */
+    long delegatedAtLastIndex = -1;
     /** The tick at which {@link #match} last advanced (or the delegation began). */
     long matchTick;
     /**

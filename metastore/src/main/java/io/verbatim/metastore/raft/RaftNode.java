@@ -1337,6 +1337,7 @@ public final class RaftNode {
             } else {
                 p.matchTick = ticks;
                 p.delegatedSinceTick = ticks;
+                p.delegatedAtLastIndex = log.lastIndex();
             }
         }
         if (push) {
@@ -1425,8 +1426,12 @@ public final class RaftNode {
                     counters.revoked();
                     changed = true;
                 } else if (p.revocationsInARow > 0 && !p.delegatedTo.isEmpty()
-                        && ticks - p.delegatedSinceTick >= 2L * config.reassignmentTicks()) {
-                    // In force for longer than the stuck rule takes to revoke a cut listener: healthy again.
+                        && ticks - p.delegatedSinceTick >= 2L * config.reassignmentTicks()
+                        && p.match > p.delegatedAtLastIndex) {
+                    // In force for longer than the stuck rule takes to revoke a cut listener, and the delegate
+                    // fed the listener meanwhile: healthy again. Time alone proves nothing, as the stuck clock
+                    // stands still while there is nothing to send: a cut outlasting a quiet spell would look
+                    // healthy.
                     p.revocationsInARow = 0;
                 }
             } else if (reconsider && ticks - p.revokedTick >= cooldownTicks(p.revocationsInARow) && why == null) {

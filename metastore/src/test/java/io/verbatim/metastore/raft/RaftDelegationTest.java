@@ -888,4 +888,38 @@ class RaftDelegationTest {
         assertThat(h.appliedData("l1")).containsExactly("a", "b");
         assertThat(entryBytesTo(h, "n1", "l1")).as("fed by n3, not the leader").isEqualTo(direct);
     }
+
+    /**
+     * Review: the backoff reset once a restored delegation had been in force for twice reassignmentTicks,
+     * but the stuck clock stands still while there is nothing to send: with writes in bursts and quiet
+     * spells longer than that, a permanently cut delegation looked healthy and every restoration came after
+     * the base cooldown (16 revocations in 1600 ticks). Only a delegate that fed the listener resets it.
+     */
+    @Test
+    void aCutOutlastingQuietSpellsKeepsBackingOff() {
+        Harness h = group(ON); // reassignment 20, cooldown 30
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.drop = m -> (Transcript.from(m).equals("n2") && Transcript.to(m).equals("l1"))
+                || (Transcript.from(m).equals("l1") && Transcript.to(m).equals("n2"));
+        List<Long> revokedAt = new ArrayList<>();
+        List<Long> cooldowns = new ArrayList<>();
+        for (int t = 0; t < 1600; t++) {
+            if (t % 100 < 30) { // a burst of writes, then 70 quiet ticks
+                writeEvery5(h, t);
+            } else {
+                h.run(1);
+            }
+            RaftStatus.ListenerSource s = source(h, "n1", "l1");
+            if (s.revoked() && (revokedAt.isEmpty() || revokedAt.get(revokedAt.size() - 1) != s.revokedAtTick())) {
+                revokedAt.add(s.revokedAtTick());
+                cooldowns.add(s.cooldownTicks());
+            }
+        }
+        assertThat(revokedAt).hasSizeBetween(4, 8);
+        assertThat(cooldowns.subList(0, 4)).containsExactly(30L, 60L, 120L, 240L);
+        assertThat(source(h, "n1", "l1").revocationsInARow()).isEqualTo(revokedAt.size());
+        assertThat(h.appliedData("l1")).hasSize(h.appliedData("n1").size());
+    }
 }
