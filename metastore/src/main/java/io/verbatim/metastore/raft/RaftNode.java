@@ -1352,8 +1352,11 @@ public final class RaftNode {
 
     /**
      * Tells the follower {@code d} its assignment now: a heartbeat (which carries it), or, while it is
-     * being sent a snapshot, an empty append at its match. A delegate whose delegation was revoked stops
-     * feeding the listener within a round trip, not a heartbeat period later.
+     * being sent a snapshot (whose chunks carry none), an empty append at its match, or at the snapshot's
+     * index when its match is compacted away (as a REPLICATE heartbeat does): the follower reads the
+     * assignment before the consistency check, and a rejection leaves the snapshot under way. A delegate
+     * whose delegation was revoked stops feeding the listener within a round trip, not a heartbeat period
+     * (or a whole snapshot) later.
      */
     private void pushAssignment(Progress d) {
         if (d.state != Progress.State.SNAPSHOT) {
@@ -1363,6 +1366,8 @@ public final class RaftNode {
         long prevTerm = log.term(d.match);
         if (prevTerm >= 0) {
             sendAppendEntries(d, d.match, prevTerm, List.of());
+        } else {
+            sendAppendEntries(d, log.snapshotIndex(), log.snapshotTerm(), List.of());
         }
     }
 

@@ -922,4 +922,60 @@ class RaftDelegationTest {
         assertThat(source(h, "n1", "l1").revocationsInARow()).isEqualTo(revokedAt.size());
         assertThat(h.appliedData("l1")).hasSize(h.appliedData("n1").size());
     }
+
+    /**
+     * Review: a revocation was pushed to a delegate being sent a snapshot only as an append at its match,
+     * which is below the leader's snapshot (no term there): nothing went, and its heartbeats are snapshot
+     * chunks, which carry no assignment, so it kept feeding the listener until its snapshot completed. The
+     * push goes at the snapshot's index instead (the delegate reads the assignment before the check).
+     */
+    @Test
+    void aRevocationReachesADelegateBeingSentASnapshot() {
+        Harness h = group(c -> ON.apply(c).withSnapshotChunkBytes(4)); // lag threshold 5
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        assertThat(h.status("n2").feeding()).containsExactly("l1");
+        // n2 misses three entries (within the lag threshold); the leader compacts past them
+        h.drop = m -> m.hasAppendEntries() && Transcript.to(m).equals("n2") && m.getAppendEntries().getEntriesCount() > 0;
+        for (int i = 0; i < 3; i++) {
+            h.propose("n1", "v" + i);
+        }
+        h.run(2);
+        long applied = h.status("n1").appliedIndex();
+        h.node("n1").compact(applied, ByteString.copyFromUtf8("s".repeat(400)));
+        // the snapshot goes slowly: one chunk reply from n2 reaches the leader per tick
+        boolean[] replyLet = {false};
+        h.drop = m -> {
+            if (m.hasInstallSnapshotReply() && Transcript.from(m).equals("n2")) {
+                if (replyLet[0]) {
+                    return true;
+                }
+                replyLet[0] = true;
+            }
+            return false;
+        };
+        for (int i = 0; i < 5 && !peer(h, "n1", "n2").state().equals("SNAPSHOT"); i++) {
+            replyLet[0] = false;
+            h.run(1);
+        }
+        assertThat(peer(h, "n1", "n2").state()).isEqualTo("SNAPSHOT");
+        assertThat(source(h, "n1", "l1").revoked()).isFalse();
+        for (int i = 0; i < 4; i++) { // n2 now lags the commit by more than 5
+            h.propose("n1", "w" + i);
+        }
+        for (int i = 0; i < 10 && !source(h, "n1", "l1").revoked(); i++) {
+            replyLet[0] = false;
+            h.run(1);
+        }
+        assertThat(source(h, "n1", "l1").revoked()).isTrue();
+        assertThat(source(h, "n1", "l1").revocationReason()).contains("lags");
+        assertThat(peer(h, "n1", "n2").state()).as("still being sent the snapshot").isEqualTo("SNAPSHOT");
+        assertThat(h.status("n2").feeding()).as("n2 told at once").isEmpty();
+        h.drop = m -> false;
+        h.run(4);
+        // the leader feeds l1 itself: the snapshot (l1 is below it too), then the writes
+        assertThat(h.status("l1").commitIndex()).isEqualTo(h.status("n1").commitIndex());
+        assertThat(h.appliedData("l1")).endsWith("w0", "w1", "w2", "w3");
+    }
 }
