@@ -56,7 +56,8 @@ final class Progress {
     long revocations;
     /**
      * Revocations since the delegation last stayed in force for a while: each doubles the cooldown before
-     * the next restoration (capped); reset once a restored delegation stays in force long enough.
+     * the next restoration (capped); reset once a restored delegation stays in force long enough and its
+     * delegate feeds the listener meanwhile, or when the admin assigns the listener anew.
      */
     int revocationsInARow;
     /** The tick at which the delegation was last put in force (by the admin's assignment or a restoration). */
