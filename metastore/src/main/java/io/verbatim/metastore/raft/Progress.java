@@ -44,6 +44,11 @@ final class Progress {
     // Listener delegation, on the leader's progress of a listener.
     /** The follower feeding this listener now, "" when the leader feeds it (not delegated, or revoked). */
     String delegatedTo = "";
+    /**
+     * The follower the admin last assigned this listener to, as this leader last saw it ("" for none): the
+     * revocation state below belongs to that assignment, and a new assignment starts without it.
+     */
+    String assignedFollower = "";
     /** The leader revoked the admin's delegation of this listener (it feeds it directly meanwhile). */
     boolean revoked;
     long revokedTick = -1;
@@ -51,11 +56,18 @@ final class Progress {
     long revocations;
     /**
      * Revocations since the delegation last stayed in force for a while: each doubles the cooldown before
-     * the next restoration (capped); reset once a restored delegation stays in force long enough.
+     * the next restoration (capped); reset once a restored delegation stays in force long enough and its
+     * delegate feeds the listener meanwhile, or when the admin assigns the listener anew.
      */
     int revocationsInARow;
     /** The tick at which the delegation was last put in force (by the admin's assignment or a restoration). */
     long delegatedSinceTick = -1;
+    /**
+     * The leader's last index when the delegation was last put in force: the leader sends a delegated
+     * listener no entries, so a match above it proves the delegate fed it while in force (a late reply to
+     * the leader's own direct feed never reaches past it).
+     */
+    long delegatedAtLastIndex = -1;
     /** The tick at which {@link #match} last advanced (or the delegation began). */
     long matchTick;
     /**

@@ -1307,6 +1307,15 @@ public final class RaftNode {
         }
         Set<String> told = new TreeSet<>();
         for (Progress p : progress.values()) {
+            String assigned = membership.isListener(p.id) ? membership.delegations().getOrDefault(p.id, "") : "";
+            if (!assigned.equals(p.assignedFollower)) {
+                // The admin's new assignment takes effect at once: what this leader revoked, and the backoff
+                // of those revocations, belonged to the old one.
+                p.assignedFollower = assigned;
+                p.revoked = false;
+                p.revocationReason = "";
+                p.revocationsInARow = 0;
+            }
             String f = adminDelegate(p.id);
             String source = f == null || p.revoked ? "" : f;
             if (source.equals(p.delegatedTo)) {
@@ -1328,6 +1337,7 @@ public final class RaftNode {
             } else {
                 p.matchTick = ticks;
                 p.delegatedSinceTick = ticks;
+                p.delegatedAtLastIndex = log.lastIndex();
             }
         }
         if (push) {
@@ -1342,8 +1352,11 @@ public final class RaftNode {
 
     /**
      * Tells the follower {@code d} its assignment now: a heartbeat (which carries it), or, while it is
-     * being sent a snapshot, an empty append at its match. A delegate whose delegation was revoked stops
-     * feeding the listener within a round trip, not a heartbeat period later.
+     * being sent a snapshot (whose chunks carry none), an empty append at its match, or at the snapshot's
+     * index when its match is compacted away (as a REPLICATE heartbeat does): the follower reads the
+     * assignment before the consistency check, and a rejection leaves the snapshot under way. A delegate
+     * whose delegation was revoked stops feeding the listener within a round trip, not a heartbeat period
+     * (or a whole snapshot) later.
      */
     private void pushAssignment(Progress d) {
         if (d.state != Progress.State.SNAPSHOT) {
@@ -1353,6 +1366,8 @@ public final class RaftNode {
         long prevTerm = log.term(d.match);
         if (prevTerm >= 0) {
             sendAppendEntries(d, d.match, prevTerm, List.of());
+        } else {
+            sendAppendEntries(d, log.snapshotIndex(), log.snapshotTerm(), List.of());
         }
     }
 
@@ -1416,8 +1431,12 @@ public final class RaftNode {
                     counters.revoked();
                     changed = true;
                 } else if (p.revocationsInARow > 0 && !p.delegatedTo.isEmpty()
-                        && ticks - p.delegatedSinceTick >= 2L * config.reassignmentTicks()) {
-                    // In force for longer than the stuck rule takes to revoke a cut listener: healthy again.
+                        && ticks - p.delegatedSinceTick >= 2L * config.reassignmentTicks()
+                        && p.match > p.delegatedAtLastIndex) {
+                    // In force for longer than the stuck rule takes to revoke a cut listener, and the delegate
+                    // fed the listener meanwhile: healthy again. Time alone proves nothing, as the stuck clock
+                    // stands still while there is nothing to send: a cut outlasting a quiet spell would look
+                    // healthy.
                     p.revocationsInARow = 0;
                 }
             } else if (reconsider && ticks - p.revokedTick >= cooldownTicks(p.revocationsInARow) && why == null) {

@@ -84,7 +84,11 @@
  *   revoked one whose cooldown is over if the delegate is healthy again. The cooldown is
  *   {@code revocationCooldownTicks}, doubled for each revocation of the same delegation in a row (at most
  *   16 times), so a persistent cut between delegate and listener does not cycle every cooldown; a
- *   restored delegation that stays in force for twice {@code reassignmentTicks} starts afresh. A voter
+ *   restored delegation that stays in force for twice {@code reassignmentTicks} and meanwhile brings the
+ *   listener an entry the leader had not yet appended when restoring it starts afresh (time alone, in a
+ *   quiet spell, proves nothing). An admin's new assignment of a listener starts afresh at once: what the
+ *   leader revoked, and its backoff, belonged to the old one. A revocation reaches a delegate being sent a
+ *   snapshot too (an empty append at the snapshot's index if its match is compacted away). A voter
  *   demoted to listener is delegated only once its match reaches the entry demoting it (until it holds
  *   that entry it takes itself for a voter and refuses its delegate); the leader feeds it directly until
  *   then. A new leader starts from the admin's assignment. Delegation changes who sends, never what a listener may

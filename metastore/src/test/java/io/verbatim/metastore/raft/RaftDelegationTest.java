@@ -851,4 +851,131 @@ class RaftDelegationTest {
         assertThat(entryBytesTo(off, "n1", "l1")).isPositive();
         assertThat(off.appliedData("l1")).containsExactly("a");
     }
+
+    /**
+     * Review: the revocation and its backoff stayed with the listener when the admin moved it: l1 -> n2 was
+     * revoked (n2 not heard), the admin assigned l1 to a healthy n3, and the leader went on feeding l1 until
+     * the cooldown, showing n2's reason against n3, the next cooldown doubled. A new assignment starts clean.
+     */
+    @Test
+    void anAdminsNewAssignmentInheritsNoRevocationAndNoBackoff() {
+        Harness h = group(ON); // cooldown 30
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.isolated.add("n2");
+        h.run(11);
+        RaftStatus.ListenerSource s = source(h, "n1", "l1");
+        assertThat(s.revoked()).isTrue();
+        assertThat(s.revocationReason()).contains("delegate n2 not heard");
+        assertThat(s.revocationsInARow()).isEqualTo(1);
+        RaftConfigurationProto moved = withDelegations(h.status("n1").configuration(), "l1", "n3");
+        assertThat(h.node("n1").setConfiguration(moved)).isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.run(2);
+        s = source(h, "n1", "l1");
+        assertThat(s.assignedFollower()).isEqualTo("n3");
+        assertThat(s.revoked()).as("the new assignment takes effect at once, not after the cooldown").isFalse();
+        assertThat(s.source()).isEqualTo("n3");
+        assertThat(s.revocationReason()).isEmpty();
+        assertThat(s.revocationsInARow()).isZero();
+        assertThat(s.cooldownTicks()).as("the next cooldown is the configured one").isEqualTo(30);
+        assertThat(s.revocations()).as("the count of revocations is history, kept").isEqualTo(1);
+        assertThat(h.status("n3").feeding()).containsExactly("l1");
+        long direct = entryBytesTo(h, "n1", "l1");
+        h.propose("n1", "b");
+        h.run(3);
+        assertThat(h.appliedData("l1")).containsExactly("a", "b");
+        assertThat(entryBytesTo(h, "n1", "l1")).as("fed by n3, not the leader").isEqualTo(direct);
+    }
+
+    /**
+     * Review: the backoff reset once a restored delegation had been in force for twice reassignmentTicks,
+     * but the stuck clock stands still while there is nothing to send: with writes in bursts and quiet
+     * spells longer than that, a permanently cut delegation looked healthy and every restoration came after
+     * the base cooldown (16 revocations in 1600 ticks). Only a delegate that fed the listener resets it.
+     */
+    @Test
+    void aCutOutlastingQuietSpellsKeepsBackingOff() {
+        Harness h = group(ON); // reassignment 20, cooldown 30
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.drop = m -> (Transcript.from(m).equals("n2") && Transcript.to(m).equals("l1"))
+                || (Transcript.from(m).equals("l1") && Transcript.to(m).equals("n2"));
+        List<Long> revokedAt = new ArrayList<>();
+        List<Long> cooldowns = new ArrayList<>();
+        for (int t = 0; t < 1600; t++) {
+            if (t % 100 < 30) { // a burst of writes, then 70 quiet ticks
+                writeEvery5(h, t);
+            } else {
+                h.run(1);
+            }
+            RaftStatus.ListenerSource s = source(h, "n1", "l1");
+            if (s.revoked() && (revokedAt.isEmpty() || revokedAt.get(revokedAt.size() - 1) != s.revokedAtTick())) {
+                revokedAt.add(s.revokedAtTick());
+                cooldowns.add(s.cooldownTicks());
+            }
+        }
+        assertThat(revokedAt).hasSizeBetween(4, 8);
+        assertThat(cooldowns.subList(0, 4)).containsExactly(30L, 60L, 120L, 240L);
+        assertThat(source(h, "n1", "l1").revocationsInARow()).isEqualTo(revokedAt.size());
+        assertThat(h.appliedData("l1")).hasSize(h.appliedData("n1").size());
+    }
+
+    /**
+     * Review: a revocation was pushed to a delegate being sent a snapshot only as an append at its match,
+     * which is below the leader's snapshot (no term there): nothing went, and its heartbeats are snapshot
+     * chunks, which carry no assignment, so it kept feeding the listener until its snapshot completed. The
+     * push goes at the snapshot's index instead (the delegate reads the assignment before the check).
+     */
+    @Test
+    void aRevocationReachesADelegateBeingSentASnapshot() {
+        Harness h = group(c -> ON.apply(c).withSnapshotChunkBytes(4)); // lag threshold 5
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        assertThat(h.status("n2").feeding()).containsExactly("l1");
+        // n2 misses three entries (within the lag threshold); the leader compacts past them
+        h.drop = m -> m.hasAppendEntries() && Transcript.to(m).equals("n2") && m.getAppendEntries().getEntriesCount() > 0;
+        for (int i = 0; i < 3; i++) {
+            h.propose("n1", "v" + i);
+        }
+        h.run(2);
+        long applied = h.status("n1").appliedIndex();
+        h.node("n1").compact(applied, ByteString.copyFromUtf8("s".repeat(400)));
+        // the snapshot goes slowly: one chunk reply from n2 reaches the leader per tick
+        boolean[] replyLet = {false};
+        h.drop = m -> {
+            if (m.hasInstallSnapshotReply() && Transcript.from(m).equals("n2")) {
+                if (replyLet[0]) {
+                    return true;
+                }
+                replyLet[0] = true;
+            }
+            return false;
+        };
+        for (int i = 0; i < 5 && !peer(h, "n1", "n2").state().equals("SNAPSHOT"); i++) {
+            replyLet[0] = false;
+            h.run(1);
+        }
+        assertThat(peer(h, "n1", "n2").state()).isEqualTo("SNAPSHOT");
+        assertThat(source(h, "n1", "l1").revoked()).isFalse();
+        for (int i = 0; i < 4; i++) { // n2 now lags the commit by more than 5
+            h.propose("n1", "w" + i);
+        }
+        for (int i = 0; i < 10 && !source(h, "n1", "l1").revoked(); i++) {
+            replyLet[0] = false;
+            h.run(1);
+        }
+        assertThat(source(h, "n1", "l1").revoked()).isTrue();
+        assertThat(source(h, "n1", "l1").revocationReason()).contains("lags");
+        assertThat(peer(h, "n1", "n2").state()).as("still being sent the snapshot").isEqualTo("SNAPSHOT");
+        assertThat(h.status("n2").feeding()).as("n2 told at once").isEmpty();
+        h.drop = m -> false;
+        h.run(4);
+        // the leader feeds l1 itself: the snapshot (l1 is below it too), then the writes
+        assertThat(h.status("l1").commitIndex()).isEqualTo(h.status("n1").commitIndex());
+        assertThat(h.appliedData("l1")).endsWith("w0", "w1", "w2", "w3");
+    }
 }
