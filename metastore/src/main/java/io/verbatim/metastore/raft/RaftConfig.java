@@ -25,7 +25,7 @@ package io.verbatim.metastore.raft;
  *     listener whatever a leader assigns it
  * @param maxListenersPerFollower a configuration may assign at most this many listeners to one follower
  * @param followerLagThreshold the leader revokes a delegation when the delegate's match lags the leader's
- *     last index by more than this many entries
+ *     commit by more than this many entries (counted once the delegate answered in this term)
  * @param reassignmentTicks the leader revokes a delegation when the listener's match has not advanced for
  *     this many ticks while the leader's commit is above it; revoked delegations are reconsidered every
  *     this many ticks

@@ -78,7 +78,7 @@
  *   and the commit cap are those of any append; the reply goes to the sender. <i>Fallback</i>: the leader
  *   revokes a delegation, replicates to the listener directly at once (a probe from its match + 1)
  *   and tells the delegate at once (a heartbeat with the new assignment; a restoration too),
- *   when the delegate has not answered for an election timeout, lags the leader's last index by more
+ *   when the delegate has not answered for an election timeout, lags the leader's commit by more
  *   than {@code followerLagThreshold}, or the listener's match has not advanced for
  *   {@code reassignmentTicks} while the commit is above it; every {@code reassignmentTicks} it restores a
  *   revoked one whose cooldown is over if the delegate is healthy again. The cooldown is
