@@ -457,7 +457,8 @@ public final class RaftNode {
 
     /**
      * The application has a snapshot of its state machine up to {@code index} (at most the applied
-     * index): the log may drop the entries it covers, and the core sends this snapshot, in chunks, to
+     * index): the log may drop the entries it covers but the last {@code config.logTailEntries()} of them
+     * (members that far behind are still sent entries), and the core sends this snapshot, in chunks, to
      * members that need dropped entries. The driver stores it: {@code storage.saveSnapshot(meta, data)}
      * with the returned meta (the term at {@code index} and the configuration in force there).
      */
@@ -469,7 +470,7 @@ public final class RaftNode {
         SnapshotMetaProto meta = SnapshotMetaProto.newBuilder()
                 .setLastIncluded(TermIndexProto.newBuilder().setTerm(log.term(index)).setIndex(index))
                 .setConfiguration(log.configurationAt(index)).build();
-        log.compact(index);
+        log.compact(index, config.logTailEntries());
         snapshotMeta = meta;
         snapshotData = stateMachineSnapshot;
         return meta;
@@ -831,7 +832,7 @@ public final class RaftNode {
             return;
         }
         SnapshotMetaProto meta = s.getSnapshot();
-        log.restore(index, meta.getLastIncluded().getTerm(), meta.getConfiguration());
+        log.restore(index, meta.getLastIncluded().getTerm(), meta.getConfiguration(), config.logTailEntries());
         snapshotMeta = meta;
         snapshotData = whole.get();
         snapshotToInstall = new Ready.Snapshot(meta, whole.get());

@@ -94,7 +94,9 @@
  *   then. A new leader starts from the admin's assignment. Delegation changes who sends, never what a listener may
  *   hold or apply: listeners still never vote or count.</li>
  *   <li><b>Snapshots.</b> {@code compact(index, data)} lets the log drop entries the application's
- *   snapshot covers; a member that needs a dropped entry gets that snapshot (with the configuration in
+ *   snapshot covers, all but a tail of {@code logTailEntries} at and before {@code index} (kept in memory,
+ *   not by the storage), so a member a little behind is still sent entries; a member that needs a dropped
+ *   entry gets that snapshot (with the configuration in
  *   force at its index in the meta) as InstallSnapshot chunks of {@code snapshotChunkBytes}, one chunk in
  *   flight, each reply naming the next offset wanted. A receiver assembles one sender's snapshot at a time
  *   (the leader's or a delegate's, which need not be the same bytes): a chunk at offset 0 starts over, a

@@ -517,7 +517,7 @@ class RaftDelegationTest {
     /** A listener far behind the delegate's compacted log gets the delegate's snapshot, not the leader's. */
     @Test
     void aFarBehindListenerGetsASnapshotThroughItsDelegate() {
-        Harness h = group(c -> c.withDelegation(true, 5, 1000, 1000, 30).withSnapshotChunkBytes(4));
+        Harness h = group(c -> c.withDelegation(true, 5, 1000, 1000, 30).withSnapshotChunkBytes(4).withLogTailEntries(0));
         h.elect("n1");
         h.propose("n1", "a");
         h.run(2);
@@ -931,7 +931,7 @@ class RaftDelegationTest {
      */
     @Test
     void aRevocationReachesADelegateBeingSentASnapshot() {
-        Harness h = group(c -> ON.apply(c).withSnapshotChunkBytes(4)); // lag threshold 5
+        Harness h = group(c -> ON.apply(c).withSnapshotChunkBytes(4).withLogTailEntries(0)); // lag threshold 5; no tail
         h.elect("n1");
         h.propose("n1", "a");
         h.run(2);
