@@ -1,6 +1,7 @@
 package io.verbatim.metastore.raft;
 
 import com.google.protobuf.ByteString;
+import io.verbatim.metastore.proto.ListenerAssignmentProto;
 import io.verbatim.metastore.proto.SnapshotMetaProto;
 import java.util.ArrayDeque;
 import java.util.Objects;
@@ -49,6 +50,11 @@ final class Progress {
      * revocation state below belongs to that assignment, and a new assignment starts without it.
      */
     String assignedFollower = "";
+    /**
+     * As leader, to a voter: the listener assignment last attached to an append to it (null: none yet this
+     * term); an append with entries carries it again only when it changed.
+     */
+    @Nullable ListenerAssignmentProto assignmentSent;
     /** The leader revoked the admin's delegation of this listener (it feeds it directly meanwhile). */
     boolean revoked;
     long revokedTick = -1;

@@ -81,6 +81,12 @@ public final class RaftNode {
      * or role, and whenever the leader's assignment stops naming a listener.
      */
     private final TreeMap<String, Progress> appenders = new TreeMap<>();
+    /**
+     * As a follower, the term of the leader's assignment {@link #appenders} follow (0: none read since the
+     * last change of term, leader or role): an append that carries no assignment keeps them only if it is
+     * this term's.
+     */
+    private long assignmentTerm;
 
     private int electionElapsed;
     private int heartbeatElapsed;
@@ -583,6 +589,7 @@ public final class RaftNode {
         heartbeatElapsed = 0;
         progress.clear();
         appenders.clear();
+        assignmentTerm = 0;
         votes.clear();
         reads.clear();
         transferTarget = "";
@@ -600,6 +607,7 @@ public final class RaftNode {
         resetRandomizedElectionTimeout();
         progress.clear();
         appenders.clear();
+        assignmentTerm = 0;
         reads.clear();
         votes.clear();
         if (!pre) {
@@ -661,6 +669,7 @@ public final class RaftNode {
         reads.clear();
         progress.clear();
         appenders.clear();
+        assignmentTerm = 0;
         leaderSinceTick = ticks;
         delegationElapsed = 0;
         for (String member : membership.members()) {
@@ -861,6 +870,7 @@ public final class RaftNode {
                 if (membership.isListener(id)) {
                     role = RaftPeerRole.LISTENER;
                     appenders.clear();
+                    assignmentTerm = 0;
                 }
             }
             case CANDIDATE -> {
@@ -1138,7 +1148,14 @@ public final class RaftNode {
         if (delegate) {
             a.setFromFollower(true).setLeaderId(leader);
         } else if (config.delegationEnabled() && membership.isVoter(p.id)) {
-            a.setListenerAssignment(assignmentFor(p.id));
+            // Every heartbeat (and assignment push) carries the assignment; an append with entries only when
+            // it differs from the last one sent to this follower in this term. The follower keeps the
+            // assignment of this term it last read when an append carries none (updateAssignment).
+            ListenerAssignmentProto assignment = assignmentFor(p.id);
+            if (entries.isEmpty() || !assignment.equals(p.assignmentSent)) {
+                a.setListenerAssignment(assignment);
+                p.assignmentSent = assignment;
+            }
         }
         if (!entries.isEmpty()) {
             long bytes = 0;
@@ -1454,16 +1471,25 @@ public final class RaftNode {
 
     /**
      * A follower reads the leader's assignment on each of its appends: it feeds exactly the listeners
-     * named for its current term, keeps the appenders of those it already fed, and drops the others. With
+     * named for its current term, keeps the appenders of those it already fed, and drops the others. The
+     * leader attaches it to every heartbeat, but to an append with entries only when it changed since the
+     * last one it sent: an append with none keeps the assignment read in this term (never one of an
+     * earlier term or leader: a change of either clears it), or feeds none if none was read yet. With
      * delegation off here it feeds none, whatever the leader assigns (a group switching delegation on
      * member by member): the leader's stuck rule revokes those listeners and feeds them itself.
      */
     private void updateAssignment(AppendEntriesRequestProto a) {
+        if (config.delegationEnabled() && role == RaftPeerRole.FOLLOWER && !a.hasListenerAssignment()
+                && assignmentTerm == term && a.getLeaderTerm() == term) {
+            return; // unchanged since the last one this leader sent: keep it
+        }
         if (!config.delegationEnabled() || role != RaftPeerRole.FOLLOWER || !a.hasListenerAssignment()
                 || a.getListenerAssignment().getLeaderTerm() != term) {
             appenders.clear();
+            assignmentTerm = 0;
             return;
         }
+        assignmentTerm = term;
         Set<String> named = new TreeSet<>();
         a.getListenerAssignment().getAssignedListenersList().forEach(l -> named.add(l.getId()));
         named.remove(id);

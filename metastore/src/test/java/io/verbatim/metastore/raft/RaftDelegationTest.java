@@ -86,20 +86,42 @@ class RaftDelegationTest {
         assertThat(h.status("l1").leader()).as("a listener never takes the delegate for its leader").isEqualTo("n1");
     }
 
+    /**
+     * The assignment rides on every heartbeat to each voter, and on an append with entries only when it
+     * changed since the last one sent to that voter this term (the term's first append carries it): a
+     * follower sent entries with none keeps feeding what this term's leader last assigned it.
+     */
     @Test
-    void theAssignmentRidesOnEveryAppendAndHeartbeatToEachVoter() {
+    void theAssignmentRidesOnEveryHeartbeatAndOnAnAppendOnlyWhenItChanged() {
         Harness h = group(ON);
         h.elect("n1");
         h.propose("n1", "a");
         h.run(2);
+        for (int i = 0; i < 3; i++) {
+            h.propose("n1", "v" + i);
+            h.run(1);
+        }
         long term = h.status("n1").term();
-        assertThat(appends(h, "n1", "n2")).isNotEmpty().allMatch(a -> a.hasListenerAssignment()
+        List<AppendEntriesRequestProto> toN2 = appends(h, "n1", "n2").stream()
+                .filter(a -> a.getLeaderTerm() == term).toList();
+        assertThat(toN2.get(0).hasListenerAssignment()).as("the term's first append").isTrue();
+        assertThat(toN2).filteredOn(a -> a.getEntriesCount() == 0).isNotEmpty().allMatch(a -> a.hasListenerAssignment()
                 && a.getListenerAssignment().getLeaderTerm() == term
                 && a.getListenerAssignment().getAssignedListenersList().stream().map(p -> p.getId()).toList()
                         .equals(List.of("l1")));
-        assertThat(appends(h, "n1", "n3")).isNotEmpty().allMatch(a -> a.hasListenerAssignment()
+        assertThat(toN2).filteredOn(a -> a.getEntriesCount() > 0).isNotEmpty()
+                .anyMatch(a -> !a.hasListenerAssignment())
+                .allMatch(a -> !a.hasListenerAssignment() || a.getListenerAssignment().getLeaderTerm() == term);
+        assertThat(toN2.stream().filter(AppendEntriesRequestProto::hasListenerAssignment)
+                .map(AppendEntriesRequestProto::getListenerAssignment).distinct()).hasSize(1);
+        List<AppendEntriesRequestProto> toN3 = appends(h, "n1", "n3").stream()
+                .filter(a -> a.getLeaderTerm() == term).toList();
+        assertThat(toN3).filteredOn(a -> a.getEntriesCount() == 0).isNotEmpty().allMatch(a -> a.hasListenerAssignment()
                 && a.getListenerAssignment().getAssignedListenersCount() == 0);
         assertThat(appends(h, "n1", "l1")).allMatch(a -> !a.hasListenerAssignment());
+        assertThat(h.status("n2").feeding()).containsExactly("l1");
+        assertThat(h.appliedData("l1")).containsExactly("a", "v0", "v1", "v2");
+        assertThat(entryBytesTo(h, "n1", "l1")).isZero();
     }
 
     @Test
