@@ -52,9 +52,14 @@ final class Progress {
     String assignedFollower = "";
     /**
      * As leader, to a voter: the listener assignment last attached to an append to it (null: none yet this
-     * term); an append with entries carries it again only when it changed.
+     * term), the call id of the first append that carried it, whether the voter answered one of those
+     * (every append carries it until then), and the tick it last went (a heartbeat carries it again once an
+     * election timeout has passed since).
      */
     @Nullable ListenerAssignmentProto assignmentSent;
+    long assignmentFirstCallId;
+    boolean assignmentAcked;
+    long assignmentSentTick;
     /** The leader revoked the admin's delegation of this listener (it feeds it directly meanwhile). */
     boolean revoked;
     long revokedTick = -1;

@@ -925,6 +925,10 @@ public final class RaftNode {
         p.recentActive = true;
         p.lastResponseTick = ticks;
         p.followerCommit = Math.max(p.followerCommit, r.getFollowerCommit());
+        if ((r.getResult() == AppendResult.SUCCESS || r.getResult() == AppendResult.INCONSISTENCY)
+                && p.assignmentSent != null && r.getServerReply().getCallId() >= p.assignmentFirstCallId) {
+            p.assignmentAcked = true; // it answered an append that carried the current assignment
+        }
         if (membership.isVoter(from) && r.getReadContext() > p.ackedReadContext) {
             p.ackedReadContext = r.getReadContext();
             releaseReads();
@@ -1148,13 +1152,21 @@ public final class RaftNode {
         if (delegate) {
             a.setFromFollower(true).setLeaderId(leader);
         } else if (config.delegationEnabled() && membership.isVoter(p.id)) {
-            // Every heartbeat (and assignment push) carries the assignment; an append with entries only when
-            // it differs from the last one sent to this follower in this term. The follower keeps the
-            // assignment of this term it last read when an append carries none (updateAssignment).
+            // The assignment rides on every append to this follower from the first one after it changed (a
+            // push included) until the follower answers one of them; then only on a heartbeat once an election
+            // timeout, which repairs one an older message overtook and a follower restarted in this term. A
+            // follower keeps this term's assignment it last read when an append carries none (updateAssignment).
             ListenerAssignmentProto assignment = assignmentFor(p.id);
-            if (entries.isEmpty() || !assignment.equals(p.assignmentSent)) {
+            boolean changed = !assignment.equals(p.assignmentSent);
+            if (changed || !p.assignmentAcked
+                    || (entries.isEmpty() && ticks - p.assignmentSentTick >= config.electionTicks())) {
                 a.setListenerAssignment(assignment);
-                p.assignmentSent = assignment;
+                if (changed) {
+                    p.assignmentSent = assignment;
+                    p.assignmentAcked = false;
+                    p.assignmentFirstCallId = a.getServerRequest().getCallId();
+                }
+                p.assignmentSentTick = ticks;
             }
         }
         if (!entries.isEmpty()) {
@@ -1472,9 +1484,10 @@ public final class RaftNode {
     /**
      * A follower reads the leader's assignment on each of its appends: it feeds exactly the listeners
      * named for its current term, keeps the appenders of those it already fed, and drops the others. The
-     * leader attaches it to every heartbeat, but to an append with entries only when it changed since the
-     * last one it sent: an append with none keeps the assignment read in this term (never one of an
-     * earlier term or leader: a change of either clears it), or feeds none if none was read yet. With
+     * leader attaches it from a change until this follower answers an append that carried it, and then to a
+     * heartbeat once an election timeout only: an append with none keeps the assignment read in this term (never
+     * one of an earlier term or leader: a change of either clears it), or feeds none if none was read yet
+     * (a follower restarted in this term waits for the next refresh). With
      * delegation off here it feeds none, whatever the leader assigns (a group switching delegation on
      * member by member): the leader's stuck rule revokes those listeners and feeds them itself.
      */

@@ -52,8 +52,11 @@
  *   listener → follower), validated by {@code setConfiguration} and at start: the listener a listener of
  *   that configuration and delegated once, the follower a voter of it, at most
  *   {@code maxListenersPerFollower} per follower; no automatic selection. <i>The leader</i> tells each
- *   voter, on every append and heartbeat, which listeners it must feed now (the assignment less what it
- *   revoked, for its term; an absent or empty assignment means none); a listener assigned to the leader
+ *   voter which listeners it must feed now (the assignment less what it revoked, for its term; an empty
+ *   assignment means none), on every append from a change until that voter answers one that carried it,
+ *   then on a heartbeat once an election timeout only; an append without one leaves the follower with the
+ *   assignment it last read in this term (none if it read none: a change of term, leader or role clears
+ *   it); a listener assigned to the leader
  *   itself is fed directly. It keeps heartbeating every listener itself: to a delegated one it sends no
  *   entries, only heartbeats with previousLog at the listener's known match and the commit capped there
  *   as always, so a listener that hears the leader's commit before the delegate's entries applies nothing
