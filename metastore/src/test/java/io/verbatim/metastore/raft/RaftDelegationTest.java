@@ -539,6 +539,38 @@ class RaftDelegationTest {
         assertThat(source(h, "n1", "l3").revoked()).isFalse();
     }
 
+    /**
+     * A listener five entries behind when its delegate and the leader compact is fed those entries from the
+     * delegate's tail (committed, as a delegate sends only those), and no snapshot goes to anyone.
+     */
+    @Test
+    void aListenerALittleBehindACompactionIsFedFromItsDelegatesTail() {
+        Harness h = group(c -> c.withDelegation(true, 5, 1000, 1000, 30).withSnapshotChunkBytes(4).withLogTailEntries(5));
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.isolated.add("l1");
+        for (int i = 0; i < 5; i++) {
+            h.propose("n1", "v" + i);
+        }
+        h.run(3);
+        for (String m : List.of("n1", "n2")) {
+            long applied = h.status(m).appliedIndex();
+            h.node(m).compact(applied, ByteString.copyFromUtf8("state-at-" + applied));
+        }
+        assertThat(h.status("n2").firstIndex()).as("the tail holds v0 on, no more").isEqualTo(h.status("l1").lastIndex() + 1);
+        h.isolated.clear();
+        h.run(6);
+        h.propose("n1", "after");
+        h.run(3);
+        assertThat(h.sent).noneMatch(RaftMessageProto::hasInstallSnapshot);
+        assertThat(h.snapshots.getOrDefault("l1", List.of())).isEmpty();
+        assertThat(h.appliedData("l1")).containsExactly("a", "v0", "v1", "v2", "v3", "v4", "after");
+        assertThat(entryBytesTo(h, "n1", "l1")).as("the leader sends l1 no entries").isZero();
+        assertThat(appends(h, "n2", "l1")).anyMatch(a -> a.getEntriesList().stream().anyMatch(e ->
+                e.getStateMachineLogEntry().getLogData().toStringUtf8().equals("v0")));
+    }
+
     /** A listener far behind the delegate's compacted log gets the delegate's snapshot, not the leader's. */
     @Test
     void aFarBehindListenerGetsASnapshotThroughItsDelegate() {
