@@ -1,6 +1,7 @@
 package io.verbatim.metastore.raft;
 
 import com.google.protobuf.ByteString;
+import io.verbatim.metastore.proto.ListenerAssignmentProto;
 import io.verbatim.metastore.proto.SnapshotMetaProto;
 import java.util.ArrayDeque;
 import java.util.Objects;
@@ -49,6 +50,16 @@ final class Progress {
      * revocation state below belongs to that assignment, and a new assignment starts without it.
      */
     String assignedFollower = "";
+    /**
+     * As leader, to a voter: the listener assignment last attached to an append to it (null: none yet this
+     * term), the call id of the first append that carried it, whether the voter answered one of those
+     * (every append carries it until then), and the tick it last went (a heartbeat carries it again once an
+     * election timeout has passed since).
+     */
+    @Nullable ListenerAssignmentProto assignmentSent;
+    long assignmentFirstCallId;
+    boolean assignmentAcked;
+    long assignmentSentTick;
     /** The leader revoked the admin's delegation of this listener (it feeds it directly meanwhile). */
     boolean revoked;
     long revokedTick = -1;

@@ -33,6 +33,11 @@ package io.verbatim.metastore.raft;
  *     revocation (and only if the delegate is healthy again); doubled for each revocation of the same
  *     delegation in a row, at most 16 times as long, and back to this once a restored delegation stays in
  *     force for twice {@code reassignmentTicks} (0: restore at the next reconsideration, no backoff)
+ * @param logTailEntries a compaction ({@link RaftNode#compact}) keeps up to this many entries at and
+ *     before the snapshot's index, so a member that far behind (a voter, or a listener its delegate feeds
+ *     committed entries only) is still sent entries, not the whole snapshot; 0 drops every entry the
+ *     snapshot covers. The tail is kept in memory only: the storage drops what the snapshot covers, and a
+ *     restarted member holds no tail until it compacts again
  */
 public record RaftConfig(
         String memberId,
@@ -48,13 +53,32 @@ public record RaftConfig(
         int maxListenersPerFollower,
         long followerLagThreshold,
         int reassignmentTicks,
-        int revocationCooldownTicks) {
+        int revocationCooldownTicks,
+        long logTailEntries) {
 
     /** Delegation's defaults: off, 5 listeners per follower, lag 100 entries, 100 ticks, cooldown 300 ticks. */
     public static final int DEFAULT_MAX_LISTENERS_PER_FOLLOWER = 5;
     public static final long DEFAULT_FOLLOWER_LAG_THRESHOLD = 100;
     public static final int DEFAULT_REASSIGNMENT_TICKS = 100;
     public static final int DEFAULT_REVOCATION_COOLDOWN_TICKS = 300;
+
+    /**
+     * The tail a compaction keeps: 1,000 entries, a tenth of the driver's default {@code snapshotEvery}
+     * (10,000), a window of a few hundred milliseconds to seconds of writes. Metadata entries are small
+     * (tens to hundreds of bytes), so it costs well under a megabyte of memory, where a state machine's
+     * snapshot (a layout of 100,000 topics) is megabytes. etcd keeps 5,000 entries after a snapshot.
+     */
+    public static final long DEFAULT_LOG_TAIL_ENTRIES = 1_000;
+
+    /** With {@link #DEFAULT_LOG_TAIL_ENTRIES}. */
+    public RaftConfig(String memberId, String groupId, int electionTicks, int heartbeatTicks,
+            long maxEntriesBytesPerAppend, int maxInflightAppends, boolean checkQuorum, boolean preVote,
+            int snapshotChunkBytes, boolean delegationEnabled, int maxListenersPerFollower,
+            long followerLagThreshold, int reassignmentTicks, int revocationCooldownTicks) {
+        this(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend, maxInflightAppends,
+                checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, DEFAULT_LOG_TAIL_ENTRIES);
+    }
 
     /** Without listener delegation (its knobs at their defaults, delegation off). */
     public RaftConfig(String memberId, String groupId, int electionTicks, int heartbeatTicks,
@@ -100,6 +124,9 @@ public record RaftConfig(
         if (revocationCooldownTicks < 0) {
             throw new IllegalArgumentException("revocationCooldownTicks must be >= 0, was " + revocationCooldownTicks);
         }
+        if (logTailEntries < 0) {
+            throw new IllegalArgumentException("logTailEntries must be >= 0, was " + logTailEntries);
+        }
     }
 
     /** Defaults: 10 election ticks, 1 heartbeat tick, 1 MiB per append, 8 in flight, check-quorum and
@@ -111,50 +138,50 @@ public record RaftConfig(
     public RaftConfig withElectionTicks(int ticks) {
         return new RaftConfig(memberId, groupId, ticks, heartbeatTicks, maxEntriesBytesPerAppend, maxInflightAppends,
                 checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
     }
 
     public RaftConfig withHeartbeatTicks(int ticks) {
         return new RaftConfig(memberId, groupId, electionTicks, ticks, maxEntriesBytesPerAppend, maxInflightAppends,
                 checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
     }
 
     public RaftConfig withMaxEntriesBytesPerAppend(long bytes) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, bytes, maxInflightAppends,
                 checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
     }
 
     public RaftConfig withMaxInflightAppends(int appends) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend, appends,
                 checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
     }
 
     public RaftConfig withCheckQuorum(boolean on) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
                 maxInflightAppends, on, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
     }
 
     public RaftConfig withPreVote(boolean on) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
                 maxInflightAppends, checkQuorum, on, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
     }
 
     public RaftConfig withSnapshotChunkBytes(int bytes) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
                 maxInflightAppends, checkQuorum, preVote, bytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
     }
 
     /** Listener delegation on or off, its knobs unchanged. */
     public RaftConfig withDelegationEnabled(boolean on) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
                 maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes, on, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
     }
 
     /** Listener delegation's knobs (see the record's parameters). */
@@ -162,6 +189,13 @@ public record RaftConfig(
             int cooldown) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
                 maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes, on, listenersPerFollower, lagThreshold,
-                reassignment, cooldown);
+                reassignment, cooldown, logTailEntries);
+    }
+
+    /** The tail of entries a compaction keeps (see the record's parameters); 0 keeps none. */
+    public RaftConfig withLogTailEntries(long entries) {
+        return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
+                maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, entries);
     }
 }

@@ -8,11 +8,18 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The log after the latest snapshot, in memory, with what the driver has not yet been handed
- * ({@code unstableFrom}) and how far it may apply ({@code committed}) and has applied ({@code applied}).
- * Keeps the configuration entries by index so the configuration in force at any index is at hand.
+ * The log in memory: a tail of entries at and before the latest snapshot (kept so members a little behind
+ * are still sent entries, not the snapshot), then the entries after it, with what the driver has not yet
+ * been handed ({@code unstableFrom}) and how far it may apply ({@code committed}) and has applied
+ * ({@code applied}). The entries held are {@code (baseIndex, lastIndex]}; the term at {@code baseIndex}
+ * is known too (a previous entry for an append of the first entry held); {@code baseIndex <= snapshotIndex}.
+ * Keeps the configuration entries after the snapshot by index so the configuration in force at any index
+ * from the snapshot on is at hand (the tail's are all committed, and none is needed there).
  */
 final class RaftLog {
+    /** The index before the first entry held, and its term: the snapshot's with no tail. */
+    private long baseIndex;
+    private long baseTerm;
     private long snapshotIndex;
     private long snapshotTerm;
     private RaftConfigurationProto snapshotConfiguration;
@@ -24,6 +31,8 @@ final class RaftLog {
 
     RaftLog(long snapshotIndex, long snapshotTerm, RaftConfigurationProto snapshotConfiguration,
             List<LogEntryProto> stored, long committed) {
+        this.baseIndex = snapshotIndex;
+        this.baseTerm = snapshotTerm;
         this.snapshotIndex = snapshotIndex;
         this.snapshotTerm = snapshotTerm;
         this.snapshotConfiguration = snapshotConfiguration;
@@ -50,16 +59,17 @@ final class RaftLog {
         return snapshotTerm;
     }
 
+    /** The first entry held: at most {@code snapshotIndex + 1}, lower by the tail kept at compactions. */
     long firstIndex() {
-        return snapshotIndex + 1;
+        return baseIndex + 1;
     }
 
     long lastIndex() {
-        return snapshotIndex + entries.size();
+        return baseIndex + entries.size();
     }
 
     long lastTerm() {
-        return entries.isEmpty() ? snapshotTerm : entries.get(entries.size() - 1).getTerm();
+        return entries.isEmpty() ? baseTerm : entries.get(entries.size() - 1).getTerm();
     }
 
     long committed() {
@@ -75,14 +85,17 @@ final class RaftLog {
         if (index == snapshotIndex) {
             return snapshotTerm;
         }
-        if (index < snapshotIndex || index > lastIndex()) {
+        if (index == baseIndex) {
+            return baseTerm;
+        }
+        if (index < baseIndex || index > lastIndex()) {
             return -1;
         }
         return entry(index).getTerm();
     }
 
     LogEntryProto entry(long index) {
-        return entries.get((int) (index - snapshotIndex - 1));
+        return entries.get((int) (index - baseIndex - 1));
     }
 
     boolean matches(long index, long term) {
@@ -153,7 +166,10 @@ final class RaftLog {
     }
 
     private boolean truncateFrom(long index) {
-        int keep = (int) (index - snapshotIndex - 1);
+        if (index <= snapshotIndex) {
+            throw new IllegalStateException("truncating at " + index + ", at or before the snapshot at " + snapshotIndex);
+        }
+        int keep = (int) (index - baseIndex - 1);
         entries.subList(keep, entries.size()).clear();
         unstableFrom = Math.min(unstableFrom, index);
         Map<Long, RaftConfigurationProto> dropped = configurations.tailMap(index, true);
@@ -252,13 +268,20 @@ final class RaftLog {
         return configurationAt(lastIndex());
     }
 
-    /** Drops the entries up to {@code index} (applied, and so durable), which a snapshot now covers. */
-    void compact(long index) {
+    /**
+     * A snapshot now covers the entries up to {@code index} (applied, and so durable): drops those before
+     * the last {@code keep} of them, never any it already dropped (the tail only shrinks from the front).
+     * {@code keep} 0 drops them all.
+     */
+    void compact(long index, long keep) {
         long term = term(index);
         RaftConfigurationProto configuration = configurationAt(index);
-        int drop = (int) (index - snapshotIndex);
-        entries.subList(0, drop).clear();
+        long newBase = Math.max(baseIndex, index - Math.max(keep, 0));
+        long newBaseTerm = term(newBase);
+        entries.subList(0, (int) (newBase - baseIndex)).clear();
         configurations.headMap(index, true).clear();
+        baseIndex = newBase;
+        baseTerm = newBaseTerm;
         snapshotIndex = index;
         snapshotTerm = term;
         snapshotConfiguration = configuration;
@@ -268,13 +291,15 @@ final class RaftLog {
      * Installs a snapshot received from the leader: keeps the entries after it if the log agrees with it
      * at its index, else empties the log. The state machine restarts from the snapshot.
      */
-    void restore(long index, long term, RaftConfigurationProto configuration) {
+    void restore(long index, long term, RaftConfigurationProto configuration, long keep) {
         if (matches(index, term) && index >= snapshotIndex) {
-            compact(index);
+            compact(index, keep);
             snapshotConfiguration = configuration;
         } else {
             entries.clear();
             configurations.clear();
+            baseIndex = index;
+            baseTerm = term;
             snapshotIndex = index;
             snapshotTerm = term;
             snapshotConfiguration = configuration;

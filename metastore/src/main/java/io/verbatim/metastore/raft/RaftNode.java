@@ -81,6 +81,12 @@ public final class RaftNode {
      * or role, and whenever the leader's assignment stops naming a listener.
      */
     private final TreeMap<String, Progress> appenders = new TreeMap<>();
+    /**
+     * As a follower, the term of the leader's assignment {@link #appenders} follow (0: none read since the
+     * last change of term, leader or role): an append that carries no assignment keeps them only if it is
+     * this term's.
+     */
+    private long assignmentTerm;
 
     private int electionElapsed;
     private int heartbeatElapsed;
@@ -457,7 +463,8 @@ public final class RaftNode {
 
     /**
      * The application has a snapshot of its state machine up to {@code index} (at most the applied
-     * index): the log may drop the entries it covers, and the core sends this snapshot, in chunks, to
+     * index): the log may drop the entries it covers but the last {@code config.logTailEntries()} of them
+     * (members that far behind are still sent entries), and the core sends this snapshot, in chunks, to
      * members that need dropped entries. The driver stores it: {@code storage.saveSnapshot(meta, data)}
      * with the returned meta (the term at {@code index} and the configuration in force there).
      */
@@ -469,7 +476,7 @@ public final class RaftNode {
         SnapshotMetaProto meta = SnapshotMetaProto.newBuilder()
                 .setLastIncluded(TermIndexProto.newBuilder().setTerm(log.term(index)).setIndex(index))
                 .setConfiguration(log.configurationAt(index)).build();
-        log.compact(index);
+        log.compact(index, config.logTailEntries());
         snapshotMeta = meta;
         snapshotData = stateMachineSnapshot;
         return meta;
@@ -582,6 +589,7 @@ public final class RaftNode {
         heartbeatElapsed = 0;
         progress.clear();
         appenders.clear();
+        assignmentTerm = 0;
         votes.clear();
         reads.clear();
         transferTarget = "";
@@ -599,6 +607,7 @@ public final class RaftNode {
         resetRandomizedElectionTimeout();
         progress.clear();
         appenders.clear();
+        assignmentTerm = 0;
         reads.clear();
         votes.clear();
         if (!pre) {
@@ -660,6 +669,7 @@ public final class RaftNode {
         reads.clear();
         progress.clear();
         appenders.clear();
+        assignmentTerm = 0;
         leaderSinceTick = ticks;
         delegationElapsed = 0;
         for (String member : membership.members()) {
@@ -831,7 +841,7 @@ public final class RaftNode {
             return;
         }
         SnapshotMetaProto meta = s.getSnapshot();
-        log.restore(index, meta.getLastIncluded().getTerm(), meta.getConfiguration());
+        log.restore(index, meta.getLastIncluded().getTerm(), meta.getConfiguration(), config.logTailEntries());
         snapshotMeta = meta;
         snapshotData = whole.get();
         snapshotToInstall = new Ready.Snapshot(meta, whole.get());
@@ -860,6 +870,7 @@ public final class RaftNode {
                 if (membership.isListener(id)) {
                     role = RaftPeerRole.LISTENER;
                     appenders.clear();
+                    assignmentTerm = 0;
                 }
             }
             case CANDIDATE -> {
@@ -914,6 +925,10 @@ public final class RaftNode {
         p.recentActive = true;
         p.lastResponseTick = ticks;
         p.followerCommit = Math.max(p.followerCommit, r.getFollowerCommit());
+        if ((r.getResult() == AppendResult.SUCCESS || r.getResult() == AppendResult.INCONSISTENCY)
+                && p.assignmentSent != null && r.getServerReply().getCallId() >= p.assignmentFirstCallId) {
+            p.assignmentAcked = true; // it answered an append that carried the current assignment
+        }
         if (membership.isVoter(from) && r.getReadContext() > p.ackedReadContext) {
             p.ackedReadContext = r.getReadContext();
             releaseReads();
@@ -1137,7 +1152,22 @@ public final class RaftNode {
         if (delegate) {
             a.setFromFollower(true).setLeaderId(leader);
         } else if (config.delegationEnabled() && membership.isVoter(p.id)) {
-            a.setListenerAssignment(assignmentFor(p.id));
+            // The assignment rides on every append to this follower from the first one after it changed (a
+            // push included) until the follower answers one of them; then only on a heartbeat once an election
+            // timeout, which repairs one an older message overtook and a follower restarted in this term. A
+            // follower keeps this term's assignment it last read when an append carries none (updateAssignment).
+            ListenerAssignmentProto assignment = assignmentFor(p.id);
+            boolean changed = !assignment.equals(p.assignmentSent);
+            if (changed || !p.assignmentAcked
+                    || (entries.isEmpty() && ticks - p.assignmentSentTick >= config.electionTicks())) {
+                a.setListenerAssignment(assignment);
+                if (changed) {
+                    p.assignmentSent = assignment;
+                    p.assignmentAcked = false;
+                    p.assignmentFirstCallId = a.getServerRequest().getCallId();
+                }
+                p.assignmentSentTick = ticks;
+            }
         }
         if (!entries.isEmpty()) {
             long bytes = 0;
@@ -1453,16 +1483,26 @@ public final class RaftNode {
 
     /**
      * A follower reads the leader's assignment on each of its appends: it feeds exactly the listeners
-     * named for its current term, keeps the appenders of those it already fed, and drops the others. With
+     * named for its current term, keeps the appenders of those it already fed, and drops the others. The
+     * leader attaches it from a change until this follower answers an append that carried it, and then to a
+     * heartbeat once an election timeout only: an append with none keeps the assignment read in this term (never
+     * one of an earlier term or leader: a change of either clears it), or feeds none if none was read yet
+     * (a follower restarted in this term waits for the next refresh). With
      * delegation off here it feeds none, whatever the leader assigns (a group switching delegation on
      * member by member): the leader's stuck rule revokes those listeners and feeds them itself.
      */
     private void updateAssignment(AppendEntriesRequestProto a) {
+        if (config.delegationEnabled() && role == RaftPeerRole.FOLLOWER && !a.hasListenerAssignment()
+                && assignmentTerm == term && a.getLeaderTerm() == term) {
+            return; // unchanged since the last one this leader sent: keep it
+        }
         if (!config.delegationEnabled() || role != RaftPeerRole.FOLLOWER || !a.hasListenerAssignment()
                 || a.getListenerAssignment().getLeaderTerm() != term) {
             appenders.clear();
+            assignmentTerm = 0;
             return;
         }
+        assignmentTerm = term;
         Set<String> named = new TreeSet<>();
         a.getListenerAssignment().getAssignedListenersList().forEach(l -> named.add(l.getId()));
         named.remove(id);

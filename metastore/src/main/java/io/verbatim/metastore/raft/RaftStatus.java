@@ -14,7 +14,8 @@ import java.util.List;
  * @param leader the leader known in this term, {@code ""} if none
  * @param commitIndex the highest index known committed
  * @param appliedIndex the highest index handed to the state machine and advanced
- * @param firstIndex the first index still in the log (the one after the latest snapshot)
+ * @param firstIndex the first index still in the log: the one after the latest snapshot, or before it by
+ *     the tail the last compaction kept ({@code RaftConfig.logTailEntries})
  * @param lastIndex the last index in the log
  * @param configuration the configuration in force (the latest one in the log, committed or not)
  * @param configurationIndex the index of the entry (or snapshot) that holds it

@@ -52,8 +52,11 @@
  *   listener → follower), validated by {@code setConfiguration} and at start: the listener a listener of
  *   that configuration and delegated once, the follower a voter of it, at most
  *   {@code maxListenersPerFollower} per follower; no automatic selection. <i>The leader</i> tells each
- *   voter, on every append and heartbeat, which listeners it must feed now (the assignment less what it
- *   revoked, for its term; an absent or empty assignment means none); a listener assigned to the leader
+ *   voter which listeners it must feed now (the assignment less what it revoked, for its term; an empty
+ *   assignment means none), on every append from a change until that voter answers one that carried it,
+ *   then on a heartbeat once an election timeout only; an append without one leaves the follower with the
+ *   assignment it last read in this term (none if it read none: a change of term, leader or role clears
+ *   it); a listener assigned to the leader
  *   itself is fed directly. It keeps heartbeating every listener itself: to a delegated one it sends no
  *   entries, only heartbeats with previousLog at the listener's known match and the commit capped there
  *   as always, so a listener that hears the leader's commit before the delegate's entries applies nothing
@@ -94,7 +97,9 @@
  *   then. A new leader starts from the admin's assignment. Delegation changes who sends, never what a listener may
  *   hold or apply: listeners still never vote or count.</li>
  *   <li><b>Snapshots.</b> {@code compact(index, data)} lets the log drop entries the application's
- *   snapshot covers; a member that needs a dropped entry gets that snapshot (with the configuration in
+ *   snapshot covers, all but a tail of {@code logTailEntries} at and before {@code index} (kept in memory,
+ *   not by the storage), so a member a little behind is still sent entries; a member that needs a dropped
+ *   entry gets that snapshot (with the configuration in
  *   force at its index in the meta) as InstallSnapshot chunks of {@code snapshotChunkBytes}, one chunk in
  *   flight, each reply naming the next offset wanted. A receiver assembles one sender's snapshot at a time
  *   (the leader's or a delegate's, which need not be the same bytes): a chunk at offset 0 starts over, a

@@ -70,7 +70,8 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
      * How a server runs its member.
      *
      * @param tick the period of {@link RaftNode#tick}; the core's timeouts are counted in these
-     * @param snapshotEvery entries applied between two snapshots (the log keeps at most about this many)
+     * @param snapshotEvery entries applied between two snapshots (the log keeps at most about this many, plus
+     *     the tail a compaction keeps in memory, {@code RaftConfig.logTailEntries})
      * @param readTimeout how long a read barrier waits for the leader's confirmation (a leader change
      *     drops it unanswered) before it fails
      */

@@ -107,6 +107,23 @@ class RaftDelegationEgressTest {
         double leaderBytesPerEntry() {
             return (double) h.node("n1").counters().entryBytesSent() / h.status("n1").commitIndex();
         }
+
+        /** The leader's AppendEntries, whole (entries, assignment and the rest), in bytes per committed entry. */
+        double leaderAppendBytesPerEntry() {
+            return (double) leaderAppends().mapToLong(a -> a.getSerializedSize()).sum() / h.status("n1").commitIndex();
+        }
+
+        /** The listener assignments on the leader's AppendEntries (field 16, its tag and length included). */
+        double leaderAssignmentBytesPerEntry() {
+            return (double) leaderAppends().filter(a -> a.hasListenerAssignment())
+                    .mapToLong(a -> com.google.protobuf.CodedOutputStream.computeMessageSize(16, a.getListenerAssignment()))
+                    .sum() / h.status("n1").commitIndex();
+        }
+
+        private java.util.stream.Stream<io.verbatim.metastore.proto.AppendEntriesRequestProto> leaderAppends() {
+            return h.sent.stream().filter(m -> m.hasAppendEntries() && Transcript.from(m).equals("n1"))
+                    .map(RaftMessageProto::getAppendEntries);
+        }
     }
 
     private static RaftConfigurationProto conf(int toN2, int toN3) {
@@ -118,7 +135,14 @@ class RaftDelegationEgressTest {
         return RaftDelegationTest.withDelegations(Harness.configuration(VOTERS, LISTENERS), d.toArray(String[]::new));
     }
 
-    private static double run(long seed, RaftConfigurationProto conf, UnaryOperator<RaftConfig> tune) {
+    /** Per committed entry: the leader's entry bytes, its AppendEntries bytes, and their assignments' bytes. */
+    private record Egress(double entries, double appends, double assignments) {
+        Egress plus(Egress o) {
+            return new Egress(entries + o.entries, appends + o.appends, assignments + o.assignments);
+        }
+    }
+
+    private static Egress run(long seed, RaftConfigurationProto conf, UnaryOperator<RaftConfig> tune) {
         LatencyNetwork net = new LatencyNetwork(seed, conf, tune);
         net.electN1();
         net.load(60);
@@ -137,24 +161,29 @@ class RaftDelegationEgressTest {
             assertThat(copies.size() + net.h.status(d.getListener()).firstIndex() - 1)
                     .as("seed %d: %s fed %s every entry", seed, d.getFollower(), d.getListener()).isEqualTo(last);
         }
-        return net.leaderBytesPerEntry();
+        return new Egress(net.leaderBytesPerEntry(), net.leaderAppendBytesPerEntry(), net.leaderAssignmentBytesPerEntry());
     }
 
     @Test
     void delegationCutsTheLeadersEntryEgress() {
-        double direct = 0;
-        double five = 0;
-        double six = 0;
+        Egress d = new Egress(0, 0, 0);
+        Egress f = new Egress(0, 0, 0);
+        Egress x = new Egress(0, 0, 0);
         for (long seed = 1; seed <= 10; seed++) {
-            direct += run(seed, conf(0, 0), c -> c);
-            five += run(seed, conf(5, 5), c -> c.withDelegation(true, 5, 100, 100, 300));
-            six += run(seed, conf(6, 6), c -> c.withDelegation(true, 6, 100, 100, 300));
+            d = d.plus(run(seed, conf(0, 0), c -> c));
+            f = f.plus(run(seed, conf(5, 5), c -> c.withDelegation(true, 5, 100, 100, 300)));
+            x = x.plus(run(seed, conf(6, 6), c -> c.withDelegation(true, 6, 100, 100, 300)));
         }
-        double ratioFive = five / direct;
-        double ratioSix = six / direct;
+        double direct = d.entries();
+        double ratioFive = f.entries() / direct;
+        double ratioSix = x.entries() / direct;
         System.out.printf("leader entry bytes per committed entry over 10 seeds: direct %.1f; 5+5 delegated, 2 direct "
-                + "%.1f (ratio %.3f); 6+6 delegated %.1f (ratio %.3f)%n", direct / 10, five / 10, ratioFive, six / 10,
-                ratioSix);
+                + "%.1f (ratio %.3f); 6+6 delegated %.1f (ratio %.3f)%n", direct / 10, f.entries() / 10, ratioFive,
+                x.entries() / 10, ratioSix);
+        System.out.printf("leader AppendEntries bytes per committed entry (assignments among them): direct %.1f (%.1f); "
+                + "5+5 %.1f (%.1f, ratio %.3f); 6+6 %.1f (%.1f, ratio %.3f)%n", d.appends() / 10, d.assignments() / 10,
+                f.appends() / 10, f.assignments() / 10, f.appends() / d.appends(), x.appends() / 10,
+                x.assignments() / 10, x.appends() / d.appends());
         // the leader sends entries to 2 voters + the listeners it feeds, of 14 members
         assertThat(ratioFive).isCloseTo(4.0 / 14, org.assertj.core.data.Offset.offset(0.01));
         assertThat(ratioSix).isCloseTo(2.0 / 14, org.assertj.core.data.Offset.offset(0.01)).isLessThanOrEqualTo(0.20);

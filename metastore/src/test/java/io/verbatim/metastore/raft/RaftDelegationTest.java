@@ -86,20 +86,45 @@ class RaftDelegationTest {
         assertThat(h.status("l1").leader()).as("a listener never takes the delegate for its leader").isEqualTo("n1");
     }
 
+    /**
+     * The assignment rides on the appends to each voter from the term's first until the voter answers one
+     * of them, then only on a heartbeat once an election timeout (10 ticks here); a follower sent appends
+     * with none keeps feeding what this term's leader last assigned it.
+     */
     @Test
-    void theAssignmentRidesOnEveryAppendAndHeartbeatToEachVoter() {
+    void theAssignmentRidesUntilAnsweredThenOnAHeartbeatOnceAnElectionTimeout() {
         Harness h = group(ON);
         h.elect("n1");
         h.propose("n1", "a");
         h.run(2);
+        for (int i = 0; i < 3; i++) {
+            h.propose("n1", "v" + i);
+            h.run(1);
+        }
+        h.run(30);
         long term = h.status("n1").term();
-        assertThat(appends(h, "n1", "n2")).isNotEmpty().allMatch(a -> a.hasListenerAssignment()
-                && a.getListenerAssignment().getLeaderTerm() == term
+        List<AppendEntriesRequestProto> toN2 = appends(h, "n1", "n2").stream()
+                .filter(a -> a.getLeaderTerm() == term).toList();
+        assertThat(toN2.get(0).hasListenerAssignment()).as("the term's first append").isTrue();
+        List<AppendEntriesRequestProto> carrying = toN2.stream().filter(AppendEntriesRequestProto::hasListenerAssignment)
+                .toList();
+        assertThat(carrying).allMatch(a -> a.getListenerAssignment().getLeaderTerm() == term
                 && a.getListenerAssignment().getAssignedListenersList().stream().map(p -> p.getId()).toList()
                         .equals(List.of("l1")));
-        assertThat(appends(h, "n1", "n3")).isNotEmpty().allMatch(a -> a.hasListenerAssignment()
-                && a.getListenerAssignment().getAssignedListenersCount() == 0);
+        assertThat(toN2).filteredOn(a -> a.getEntriesCount() > 0).isNotEmpty().anyMatch(a -> !a.hasListenerAssignment());
+        assertThat(toN2).filteredOn(a -> a.getEntriesCount() == 0).anyMatch(a -> !a.hasListenerAssignment());
+        // over the 30 idle ticks, a refresh each election timeout, not one per heartbeat
+        assertThat(carrying.size()).as("of %d appends", toN2.size()).isBetween(3, 8);
+        assertThat(toN2.size()).isGreaterThan(30);
+        List<AppendEntriesRequestProto> toN3 = appends(h, "n1", "n3").stream()
+                .filter(a -> a.getLeaderTerm() == term).toList();
+        assertThat(toN3.get(0).hasListenerAssignment()).isTrue();
+        assertThat(toN3).filteredOn(AppendEntriesRequestProto::hasListenerAssignment)
+                .allMatch(a -> a.getListenerAssignment().getAssignedListenersCount() == 0);
         assertThat(appends(h, "n1", "l1")).allMatch(a -> !a.hasListenerAssignment());
+        assertThat(h.status("n2").feeding()).containsExactly("l1");
+        assertThat(h.appliedData("l1")).containsExactly("a", "v0", "v1", "v2");
+        assertThat(entryBytesTo(h, "n1", "l1")).isZero();
     }
 
     @Test
@@ -514,10 +539,42 @@ class RaftDelegationTest {
         assertThat(source(h, "n1", "l3").revoked()).isFalse();
     }
 
+    /**
+     * A listener five entries behind when its delegate and the leader compact is fed those entries from the
+     * delegate's tail (committed, as a delegate sends only those), and no snapshot goes to anyone.
+     */
+    @Test
+    void aListenerALittleBehindACompactionIsFedFromItsDelegatesTail() {
+        Harness h = group(c -> c.withDelegation(true, 5, 1000, 1000, 30).withSnapshotChunkBytes(4).withLogTailEntries(5));
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.isolated.add("l1");
+        for (int i = 0; i < 5; i++) {
+            h.propose("n1", "v" + i);
+        }
+        h.run(3);
+        for (String m : List.of("n1", "n2")) {
+            long applied = h.status(m).appliedIndex();
+            h.node(m).compact(applied, ByteString.copyFromUtf8("state-at-" + applied));
+        }
+        assertThat(h.status("n2").firstIndex()).as("the tail holds v0 on, no more").isEqualTo(h.status("l1").lastIndex() + 1);
+        h.isolated.clear();
+        h.run(6);
+        h.propose("n1", "after");
+        h.run(3);
+        assertThat(h.sent).noneMatch(RaftMessageProto::hasInstallSnapshot);
+        assertThat(h.snapshots.getOrDefault("l1", List.of())).isEmpty();
+        assertThat(h.appliedData("l1")).containsExactly("a", "v0", "v1", "v2", "v3", "v4", "after");
+        assertThat(entryBytesTo(h, "n1", "l1")).as("the leader sends l1 no entries").isZero();
+        assertThat(appends(h, "n2", "l1")).anyMatch(a -> a.getEntriesList().stream().anyMatch(e ->
+                e.getStateMachineLogEntry().getLogData().toStringUtf8().equals("v0")));
+    }
+
     /** A listener far behind the delegate's compacted log gets the delegate's snapshot, not the leader's. */
     @Test
     void aFarBehindListenerGetsASnapshotThroughItsDelegate() {
-        Harness h = group(c -> c.withDelegation(true, 5, 1000, 1000, 30).withSnapshotChunkBytes(4));
+        Harness h = group(c -> c.withDelegation(true, 5, 1000, 1000, 30).withSnapshotChunkBytes(4).withLogTailEntries(0));
         h.elect("n1");
         h.propose("n1", "a");
         h.run(2);
@@ -931,7 +988,7 @@ class RaftDelegationTest {
      */
     @Test
     void aRevocationReachesADelegateBeingSentASnapshot() {
-        Harness h = group(c -> ON.apply(c).withSnapshotChunkBytes(4)); // lag threshold 5
+        Harness h = group(c -> ON.apply(c).withSnapshotChunkBytes(4).withLogTailEntries(0)); // lag threshold 5; no tail
         h.elect("n1");
         h.propose("n1", "a");
         h.run(2);

@@ -361,10 +361,77 @@ class RaftRulesTest {
         assertThat(h.count("n1", RaftMessageProto.BodyCase.REQUESTVOTE)).isEqualTo(campaigns);
     }
 
+    /**
+     * A compaction keeps a tail of entries (RaftConfig.logTailEntries): a voter and a listener five entries
+     * behind the snapshot are sent those entries, not the snapshot.
+     */
+    @Test
+    void membersFiveEntriesBehindACompactionAreSentEntriesFromTheTail() {
+        Harness h = Harness.group(Harness.configuration(List.of("n1", "n2", "n3"), List.of("l1")),
+                c -> c.withSnapshotChunkBytes(4).withLogTailEntries(10));
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        long before = h.status("n1").appliedIndex();
+        h.isolated.add("n3");
+        h.isolated.add("l1");
+        for (int i = 0; i < 5; i++) {
+            h.propose("n1", "v" + i);
+        }
+        h.run(2);
+        long applied = h.status("n1").appliedIndex();
+        assertThat(applied).isEqualTo(before + 5);
+        var meta = h.node("n1").compact(applied, ByteString.copyFromUtf8("state-machine-at-" + applied));
+        assertThat(meta.getLastIncluded().getIndex()).isEqualTo(applied);
+        assertThat(h.status("n1").firstIndex()).isEqualTo(Math.max(1, applied - 10 + 1));
+        assertThat(h.status("n3").lastIndex()).isEqualTo(before);
+        h.isolated.clear();
+        h.propose("n1", "after");
+        h.run(4);
+        assertThat(h.count("n1", RaftMessageProto.BodyCase.INSTALLSNAPSHOT)).isZero();
+        assertThat(h.snapshots.getOrDefault("n3", List.of())).isEmpty();
+        assertThat(h.snapshots.getOrDefault("l1", List.of())).isEmpty();
+        for (String m : List.of("n3", "l1")) {
+            assertThat(h.appliedData(m)).containsExactly("a", "v0", "v1", "v2", "v3", "v4", "after");
+            assertThat(h.status(m).appliedIndex()).isEqualTo(h.status("n1").commitIndex());
+        }
+    }
+
+    /** A member further behind than the tail kept still needs the snapshot, and gets it. */
+    @Test
+    void aMemberBehindTheTailGetsTheSnapshot() {
+        Harness h = Harness.group(Harness.configuration(List.of("n1", "n2", "n3"), List.of("l1")),
+                c -> c.withSnapshotChunkBytes(4).withLogTailEntries(2));
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.isolated.add("l1");
+        for (int i = 0; i < 5; i++) {
+            h.propose("n1", "v" + i);
+        }
+        h.run(2);
+        long applied = h.status("n1").appliedIndex();
+        ByteString state = ByteString.copyFromUtf8("state-machine-at-" + applied);
+        h.node("n1").compact(applied, state);
+        assertThat(h.status("n1").firstIndex()).isEqualTo(applied - 1);
+        assertThat(h.node("n1").termAt(applied - 2)).isEqualTo(h.status("n1").term()); // the tail's previous entry
+        assertThat(h.node("n1").termAt(applied - 3)).isEqualTo(-1);
+        h.isolated.clear();
+        h.propose("n1", "after");
+        h.run(4);
+        assertThat(h.count("n1", RaftMessageProto.BodyCase.INSTALLSNAPSHOT)).isPositive();
+        assertThat(h.snapshots.get("l1")).hasSize(1);
+        assertThat(h.snapshots.get("l1").get(0).data()).isEqualTo(state);
+        assertThat(h.snapshots.getOrDefault("n2", List.of())).isEmpty();
+        assertThat(h.snapshots.getOrDefault("n3", List.of())).isEmpty();
+        assertThat(h.appliedData("l1")).containsExactly("after");
+        assertThat(h.status("l1").appliedIndex()).isEqualTo(h.status("n1").commitIndex());
+    }
+
     @Test
     void aMemberBehindThePurgedLogGetsASnapshotInChunks() {
         Harness h = Harness.group(Harness.configuration(List.of("n1", "n2", "n3"), List.of("l1")),
-                c -> c.withSnapshotChunkBytes(4));
+                c -> c.withSnapshotChunkBytes(4).withLogTailEntries(0));
         h.elect("n1");
         h.isolated.add("l1");
         for (int i = 0; i < 5; i++) {

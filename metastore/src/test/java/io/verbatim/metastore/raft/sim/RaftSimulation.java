@@ -55,6 +55,8 @@ final class RaftSimulation {
     private final SplittableRandom random;
     /** Delegation's draws, apart from the others: a seed with delegation off runs as it always did. */
     private final SplittableRandom drandom;
+    /** The tail of entries a compaction keeps (RaftConfig.logTailEntries), the same for every member. */
+    private final long logTail;
     private final boolean delegation;
     private final SimNetwork net;
     private final TreeMap<String, Member> members = new TreeMap<>();
@@ -157,12 +159,18 @@ final class RaftSimulation {
         this.template = new RaftConfig("x", GROUP, ELECTION_TICKS, 1 + random.nextInt(2),
                 random.nextBoolean() ? 1 : 32 + random.nextInt(300),
                 1 + random.nextInt(4), quorumAndPreVote, quorumAndPreVote, 8 + random.nextInt(40));
+        // The tail a compaction keeps, drawn apart so the rest of a seed's scenario is what it was: none (every
+        // member behind a compaction needs the snapshot), a few entries (some do, some are sent entries from
+        // the tail), or the default (hardly any snapshot is sent).
+        SplittableRandom tailRandom = new SplittableRandom(seed ^ 0x7A11_7A11_7A11L);
+        int tailDraw = tailRandom.nextInt(4);
+        this.logTail = tailDraw == 0 ? 0 : tailDraw == 3 ? RaftConfig.DEFAULT_LOG_TAIL_ENTRIES : 1 + tailRandom.nextInt(8);
         for (int i = 0; i < all.size(); i++) {
             String id = all.get(i);
             RaftConfig c = new RaftConfig(id, GROUP, template.electionTicks(), template.heartbeatTicks(),
                     template.maxEntriesBytesPerAppend(), template.maxInflightAppends(), template.checkQuorum(),
                     template.preVote(), template.snapshotChunkBytes(), delegation, delegationKnobs[0],
-                    delegationKnobs[1], delegationKnobs[2], delegationKnobs[3]);
+                    delegationKnobs[1], delegationKnobs[2], delegationKnobs[3], logTail);
             members.put(id, new Member(id, i < voters + listeners, c));
         }
         double[] losses = {0, 0.01, 0.05, 0.15};
@@ -204,7 +212,7 @@ final class RaftSimulation {
                 + " listeners, heartbeat " + template.heartbeatTicks() + ", inflight " + template.maxInflightAppends()
                 + ", append bytes " + template.maxEntriesBytesPerAppend() + ", chunk " + template.snapshotChunkBytes()
                 + ", checkQuorum/preVote " + template.checkQuorum() + ", loss " + net.loss + ", dup " + net.duplicate
-                + ", delay " + net.maxDelay + (delegation ? ", delegation " + initial.getDelegationsList().stream()
+                + ", delay " + net.maxDelay + ", log tail " + logTail + (delegation ? ", delegation " + initial.getDelegationsList().stream()
                         .map(d -> d.getListener() + ">" + d.getFollower()).toList() + " lag " + members.firstEntry()
                         .getValue().config.followerLagThreshold() + " reassign " + members.firstEntry().getValue()
                         .config.reassignmentTicks() + " cooldown " + members.firstEntry().getValue().config
