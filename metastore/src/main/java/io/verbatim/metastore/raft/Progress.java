@@ -79,6 +79,8 @@ final class Progress {
      * the leader's own direct feed never reaches past it).
      */
     long delegatedAtLastIndex = -1;
+    /** On a voter's progress: the tick since which it lags the commit past the threshold, -1 while within it. */
+    long laggingSinceTick = -1;
     /** The tick at which {@link #match} last advanced (or the delegation began). */
     long matchTick;
     /**

@@ -1415,12 +1415,33 @@ public final class RaftNode {
             return "delegate " + delegate.id + " not heard for " + config.electionTicks() + " ticks";
         }
         // Lag against the commit, and only once the delegate answered in this term: a new leader knows no
-        // match yet, and a burst of proposals within one round trip is not a delegate falling behind.
-        if (delegate.lastResponseTick >= 0 && log.committed() - delegate.match > config.followerLagThreshold()) {
+        // match yet, and a burst of proposals within one round trip is not a delegate falling behind. The lag
+        // must also last two heartbeat intervals: at thousands of commits a second, 100 entries are a few
+        // milliseconds, and a delegate a moment behind (a pause, a full window) catches up by the next reply.
+        if (delegate.laggingSinceTick >= 0 && ticks - delegate.laggingSinceTick >= lagTicks()) {
             return "delegate " + delegate.id + " at " + delegate.match + " lags the leader's commit "
-                    + log.committed() + " by more than " + config.followerLagThreshold();
+                    + log.committed() + " by more than " + config.followerLagThreshold() + " for " + lagTicks()
+                    + " ticks";
         }
         return null;
+    }
+
+    /** How long a delegate's lag past the threshold lasts before it counts: two heartbeat intervals. */
+    private int lagTicks() {
+        return 2 * config.heartbeatTicks();
+    }
+
+    /** Once a tick: when each voter's lag past the threshold began (-1: it is within it). */
+    private void trackLag() {
+        for (Progress v : progress.values()) {
+            boolean lagging = membership.isVoter(v.id) && v.lastResponseTick >= 0
+                    && log.committed() - v.match > config.followerLagThreshold();
+            if (!lagging) {
+                v.laggingSinceTick = -1;
+            } else if (v.laggingSinceTick < 0) {
+                v.laggingSinceTick = ticks;
+            }
+        }
     }
 
     /**
@@ -1432,6 +1453,7 @@ public final class RaftNode {
         if (!config.delegationEnabled() || role != RaftPeerRole.LEADER) {
             return;
         }
+        trackLag();
         boolean reconsider = ++delegationElapsed >= config.reassignmentTicks();
         if (reconsider) {
             delegationElapsed = 0;

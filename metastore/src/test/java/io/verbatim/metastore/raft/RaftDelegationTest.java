@@ -346,6 +346,26 @@ class RaftDelegationTest {
     }
 
     @Test
+    void aDelegateAMomentBehindIsNotRevoked() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.run(2);
+        // n2 misses one burst of entries (more than the lag threshold of 5), then hears again at once
+        h.drop = m -> m.hasAppendEntries() && Transcript.to(m).equals("n2") && m.getAppendEntries().getEntriesCount() > 0;
+        for (int i = 0; i < 7; i++) {
+            h.propose("n1", "v" + i);
+        }
+        h.run(1); // n1 and n3 commit: n2 lags the commit by 7 for this tick
+        h.drop = m -> false;
+        h.run(8);
+        RaftStatus.ListenerSource s = source(h, "n1", "l1");
+        assertThat(s.revoked()).as(s.revocationReason()).isFalse();
+        assertThat(s.revocations()).isZero();
+        assertThat(h.appliedData("l1")).hasSize(7);
+        assertThat(h.status("n2").feeding()).containsExactly("l1");
+    }
+
+    @Test
     void aDelegateThatLagsIsRevoked() {
         Harness h = group(ON);
         h.elect("n1");
