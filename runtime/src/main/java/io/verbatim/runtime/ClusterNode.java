@@ -56,6 +56,7 @@ import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.server.HttpServerRoutes;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -351,7 +352,10 @@ public final class ClusterNode implements AutoCloseable {
         if (link.isEmpty()) {
             pusher = new Pusher(controller, transport, config.exchange(), timer).start();
         }
-        group.ifPresent(g -> running.add(g.leaders().skip(1).subscribe(this::failover)));
+        // off the metadata log's threads: failover takes this node's lock, which close() holds while it waits
+        // for those threads to stop (a leader change during a close deadlocked it for the stop's timeout)
+        group.ifPresent(g -> running.add(g.leaders().skip(1).publishOn(Schedulers.boundedElastic())
+                .subscribe(this::failover)));
         ReplicatorConfig replicator = config.replication().forCluster(name());
         ExchangeGate gate = link.map(ControllerLink::gate).orElseGet(() -> exchangeGate(controller));
         for (var topic : topics.entrySet()) {
