@@ -96,7 +96,7 @@ final class PolicyLoop {
         if (why.isPresent()) {
             if (!waiting) {
                 waiting = true;
-                LOG.warn("{}: auto-scale holds back: {}", cluster, why.get());
+                LOG.info("{}: auto-scale holds back: {}", cluster, why.get());
             }
             return Mono.empty();
         }
