@@ -24,12 +24,23 @@ public record MetadataLogConfig(boolean enabled, int maxListenersPerFollower, in
      *        a leader that heard no quorum for as long steps down
      * @param heartbeatTicks a leader heartbeats every member this often; fewer than {@code electionTicks}
      * @param snapshotEvery a member snapshots its layouts every this many applied entries and drops the log
-     *        they cover
+     *        they cover, but for a tail of {@code logTailEntries}
      * @param readTimeout how long a linearizable read waits for the leader's confirmation
+     * @param logTailEntries how many entries before a snapshot a member keeps, so members a little behind are
+     *        sent entries rather than the whole snapshot (0: none; in memory only)
      */
-    public record Timing(Duration tick, int electionTicks, int heartbeatTicks, long snapshotEvery, Duration readTimeout) {
+    public record Timing(Duration tick, int electionTicks, int heartbeatTicks, long snapshotEvery, Duration readTimeout,
+            long logTailEntries) {
         public static final int MAX_TICKS = 10_000;
         public static final long MAX_SNAPSHOT_EVERY = 1_000_000_000L;
+        /** Entries a compaction keeps by default: a tenth of the default {@code snapshotEvery}. */
+        public static final long DEFAULT_LOG_TAIL_ENTRIES = 1_000;
+        public static final long MAX_LOG_TAIL_ENTRIES = 1_000_000;
+
+        /** With the default log tail. */
+        public Timing(Duration tick, int electionTicks, int heartbeatTicks, long snapshotEvery, Duration readTimeout) {
+            this(tick, electionTicks, heartbeatTicks, snapshotEvery, readTimeout, DEFAULT_LOG_TAIL_ENTRIES);
+        }
 
         public Timing {
             Ranges.check("tick", tick, Ranges.MS, Duration.ofSeconds(10));
@@ -45,6 +56,10 @@ public record MetadataLogConfig(boolean enabled, int maxListenersPerFollower, in
                         + MAX_SNAPSHOT_EVERY);
             }
             Ranges.check("readTimeout", readTimeout, Ranges.MS, Ranges.MAX_INTERVAL);
+            if (logTailEntries < 0 || logTailEntries > MAX_LOG_TAIL_ENTRIES) {
+                throw new IllegalArgumentException("logTailEntries is " + logTailEntries + ": must be within 0.."
+                        + MAX_LOG_TAIL_ENTRIES);
+            }
         }
 
         /**

@@ -520,9 +520,11 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         int heartbeat = s.integer("heartbeatTicks", t.heartbeatTicks(), 1, MetadataLogConfig.Timing.MAX_TICKS);
         long snapshotEvery = s.integer("snapshotEvery", (int) t.snapshotEvery(), 1, Integer.MAX_VALUE);
         Duration readTimeout = s.duration("readTimeout", t.readTimeout(), MS, MAX_INTERVAL);
+        long logTail = s.integer("logTailEntries", (int) t.logTailEntries(), 0,
+                (int) MetadataLogConfig.Timing.MAX_LOG_TAIL_ENTRIES);
         s.done();
         MetadataLogConfig.Timing timing = build(s, () -> new MetadataLogConfig.Timing(tick, election, heartbeat,
-                snapshotEvery, readTimeout));
+                snapshotEvery, readTimeout, logTail));
         return build(s, () -> new MetadataLogConfig(enabled, perFollower, lag, reassign, timing));
     }
 

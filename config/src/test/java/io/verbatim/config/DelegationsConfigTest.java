@@ -62,6 +62,14 @@ class DelegationsConfigTest {
     }
 
     @Test
+    void theLogTailBeforeASnapshotIsAKnobWithARange() {
+        assertThat(parse("", "").metadataLog().timing().logTailEntries()).isEqualTo(1000);
+        assertThat(parse("", "logTailEntries: 0").metadataLog().timing().logTailEntries()).isZero();
+        assertThatThrownBy(() -> parse("", "logTailEntries: -1")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("metadataLog.logTailEntries").hasMessageContaining("[0, 1000000]");
+    }
+
+    @Test
     void separateControllersAssignTheBrokersListenerToAReplica() {
         VerbatimConfig c = VerbatimConfig.parse("""
                 clusters:

@@ -58,7 +58,7 @@ final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
         MetadataLogConfig.Timing timing = log.timing();
         return new RaftConfig(member, cluster, timing.electionTicks(), timing.heartbeatTicks(), 1 << 20, 8, true, true,
                 1 << 20).withDelegation(log.enabled(), log.maxListenersPerFollower(), log.followerLagThreshold(),
-                log.reassignmentTicks(), log.reassignmentTicks());
+                log.reassignmentTicks(), log.reassignmentTicks()).withLogTailEntries(timing.logTailEntries());
     }
 
     private final String cluster;
