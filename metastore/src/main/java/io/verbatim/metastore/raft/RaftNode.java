@@ -1491,7 +1491,10 @@ public final class RaftNode {
                     // healthy.
                     p.revocationsInARow = 0;
                 }
-            } else if (reconsider && ticks - p.revokedTick >= cooldownTicks(p.revocationsInARow) && why == null) {
+            } else if (reconsider && ticks - p.revokedTick >= cooldownTicks(p.revocationsInARow) && why == null
+                    && d.laggingSinceTick < 0) {
+                // healthy means within the lag threshold now, not only behind for less time than a lag needs to
+                // count: restored while behind, it would be revoked again and its backoff doubled
                 p.revoked = false;
                 p.revocationReason = "";
                 counters.restored();

@@ -463,6 +463,45 @@ class RaftDelegationTest {
         assertThat(entryBytesTo(h, "n1", "l1")).as("fed by n2 again").isEqualTo(direct);
     }
 
+    /** The scenario of the restoration test, up to the tick the restoration happens (found by running it). */
+    private static Harness revokedThenHealed() {
+        Harness h = group(ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.isolated.add("n2");
+        h.run(11);
+        h.isolated.clear();
+        return h;
+    }
+
+    @Test
+    void aDelegationIsNotRestoredWhileItsDelegateLagsEvenIfTheLagIsTooFreshToRevoke() {
+        // Where the restoration falls with a healthy delegate ...
+        Harness probe = revokedThenHealed();
+        int restoredAfter = 0;
+        while (probe.node("n1").counters().restorations() == 0 && restoredAfter < 100) {
+            probe.run(1);
+            restoredAfter++;
+        }
+        assertThat(probe.node("n1").counters().restorations()).isEqualTo(1);
+        // ... and the same run with n2 falling behind the tick before it, and staying behind a while.
+        Harness h = revokedThenHealed();
+        h.run(restoredAfter - 2);
+        h.drop = m -> m.hasAppendEntries() && Transcript.to(m).equals("n2") && m.getAppendEntries().getEntriesCount() > 0;
+        for (int i = 0; i < 7; i++) { // more than the lag threshold of 5
+            h.propose("n1", "v" + i);
+        }
+        h.run(6);
+        assertThat(h.node("n1").counters().restorations()).as("not restored while n2 lags").isZero();
+        assertThat(source(h, "n1", "l1").revocationsInARow()).as("nor revoked again, doubling the backoff").isEqualTo(1);
+        h.drop = m -> false;
+        h.run(60);
+        RaftStatus.ListenerSource s = source(h, "n1", "l1");
+        assertThat(s.revoked()).as("restored once n2 caught up").isFalse();
+        assertThat(h.appliedData("l1")).hasSize(8);
+    }
+
     @Test
     void aNewLeaderStartsFromTheAdminsAssignment() {
         Harness h = group(ON);
