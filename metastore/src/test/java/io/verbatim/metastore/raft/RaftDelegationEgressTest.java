@@ -3,12 +3,9 @@ package io.verbatim.metastore.raft;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.metastore.proto.RaftConfigurationProto;
-import io.verbatim.metastore.proto.RaftMessageProto;
-import io.verbatim.metastore.proto.RaftPeerRole;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
@@ -24,107 +21,6 @@ class RaftDelegationEgressTest {
     private static final List<String> VOTERS = List.of("n1", "n2", "n3");
     private static final List<String> LISTENERS = List.of("l1", "l2", "l3", "l4", "l5", "l6", "l7", "l8", "l9", "l10",
             "l11", "l12");
-
-    private static final class LatencyNetwork {
-        record InFlight(long at, long seq, RaftMessageProto message) {
-        }
-
-        final Harness h;
-        final SplittableRandom load;
-        final SplittableRandom latencies;
-        final Map<String, Integer> latency = new TreeMap<>();
-        final PriorityQueue<InFlight> queue = new PriorityQueue<>((a, b) -> a.at != b.at ? Long.compare(a.at, b.at)
-                : Long.compare(a.seq, b.seq));
-        long now;
-        long seq;
-
-        LatencyNetwork(long seed, RaftConfigurationProto conf, UnaryOperator<RaftConfig> tune) {
-            h = Harness.group(conf, tune);
-            load = new SplittableRandom(seed);
-            latencies = new SplittableRandom(seed * 31 + 7);
-        }
-
-        void tick(List<String> ticked) {
-            now++;
-            for (String id : ticked) {
-                h.tick(id, 1);
-            }
-            post();
-            while (!queue.isEmpty() && queue.peek().at <= now) {
-                RaftMessageProto m = queue.poll().message;
-                String to = Transcript.to(m);
-                h.node(to).step(m);
-                h.drive(to);
-                post();
-            }
-        }
-
-        void tickAll() {
-            tick(List.copyOf(h.nodes.keySet()));
-        }
-
-        void post() {
-            while (!h.inflight.isEmpty()) {
-                RaftMessageProto m = h.inflight.pollFirst();
-                String pair = Transcript.from(m) + ">" + Transcript.to(m);
-                int ticks = latency.computeIfAbsent(pair, k -> 1 + latencies.nextInt(3));
-                queue.add(new InFlight(now + ticks, seq++, m));
-            }
-        }
-
-        void electN1() {
-            for (int i = 0; i < 100 && h.status("n1").role() != RaftPeerRole.LEADER; i++) {
-                tick(List.of("n1"));
-            }
-            assertThat(h.status("n1").role()).isEqualTo(RaftPeerRole.LEADER);
-        }
-
-        void load(int ticks) {
-            for (int t = 0; t < ticks; t++) {
-                int draw = load.nextInt(10);
-                int proposals = draw < 3 ? 0 : draw < 8 ? 1 : 2 + load.nextInt(19);
-                for (int i = 0; i < proposals; i++) {
-                    h.propose("n1", "e" + t + "." + i);
-                }
-                tickAll();
-            }
-        }
-
-        void settle() {
-            for (int i = 0; i < 300 && !(queue.isEmpty() && caughtUp()); i++) {
-                tickAll();
-            }
-            assertThat(caughtUp()).as("every member caught up").isTrue();
-        }
-
-        boolean caughtUp() {
-            long last = h.status("n1").lastIndex();
-            return h.nodes.keySet().stream().allMatch(id -> h.status(id).lastIndex() == last
-                    && h.status(id).commitIndex() == last);
-        }
-
-        /** The leader's bytes of entries per committed entry. */
-        double leaderBytesPerEntry() {
-            return (double) h.node("n1").counters().entryBytesSent() / h.status("n1").commitIndex();
-        }
-
-        /** The leader's AppendEntries, whole (entries, assignment and the rest), in bytes per committed entry. */
-        double leaderAppendBytesPerEntry() {
-            return (double) leaderAppends().mapToLong(a -> a.getSerializedSize()).sum() / h.status("n1").commitIndex();
-        }
-
-        /** The listener assignments on the leader's AppendEntries (field 16, its tag and length included). */
-        double leaderAssignmentBytesPerEntry() {
-            return (double) leaderAppends().filter(a -> a.hasListenerAssignment())
-                    .mapToLong(a -> com.google.protobuf.CodedOutputStream.computeMessageSize(16, a.getListenerAssignment()))
-                    .sum() / h.status("n1").commitIndex();
-        }
-
-        private java.util.stream.Stream<io.verbatim.metastore.proto.AppendEntriesRequestProto> leaderAppends() {
-            return h.sent.stream().filter(m -> m.hasAppendEntries() && Transcript.from(m).equals("n1"))
-                    .map(RaftMessageProto::getAppendEntries);
-        }
-    }
 
     private static RaftConfigurationProto conf(int toN2, int toN3) {
         List<String> d = new ArrayList<>();
@@ -143,7 +39,8 @@ class RaftDelegationEgressTest {
     }
 
     private static Egress run(long seed, RaftConfigurationProto conf, UnaryOperator<RaftConfig> tune) {
-        LatencyNetwork net = new LatencyNetwork(seed, conf, tune);
+        LatencyNetwork net = new LatencyNetwork(Harness.group(conf, tune), new SplittableRandom(seed),
+                new SplittableRandom(seed * 31 + 7));
         net.electN1();
         net.load(60);
         net.settle();
