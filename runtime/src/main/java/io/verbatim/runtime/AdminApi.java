@@ -81,7 +81,7 @@ final class AdminApi {
     }
 
     /** @param body a map or a record, serialized as the answer's JSON */
-    private record Answer(int status, Object body) {
+    record Answer(int status, Object body) {
     }
 
     private Mono<Answer> rebucket(String topic, Map<String, String> params) {
@@ -175,7 +175,8 @@ final class AdminApi {
         return new Answer(409, body);
     }
 
-    private static Answer refusal(int status, String why) {
+    /** A refusal: {@code {"outcome":"refused","error":why}} with its status. */
+    static Answer refusal(int status, String why) {
         return new Answer(status, refused(why));
     }
 
@@ -264,7 +265,8 @@ final class AdminApi {
         return Integer.parseInt(v, 16);
     }
 
-    private static Mono<Void> send(HttpServerResponse response, Answer a) {
+    /** Answers {@code a} as JSON. */
+    static Mono<Void> send(HttpServerResponse response, Answer a) {
         String body;
         try {
             body = JSON.writeValueAsString(a.body());

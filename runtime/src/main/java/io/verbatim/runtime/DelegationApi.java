@@ -1,7 +1,6 @@
 package io.verbatim.runtime;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -13,7 +12,6 @@ import io.verbatim.net.NetServer;
 import io.verbatim.net.Role;
 import io.verbatim.net.Verdict;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -134,7 +132,7 @@ final class DelegationApi {
     private Mono<Void> handle(HttpServerRequest request, HttpServerResponse response, Role role, String what,
             Supplier<Mono<Object>> op) {
         if (net.check(request, role, what) instanceof Verdict.Refused r) {
-            return send(response, r.status(), refused(r.reason()));
+            return refuse(response, r.status(), r.reason());
         }
         ControllerLeader where = leader.get();
         if (where instanceof ControllerLeader.At at) {
@@ -142,30 +140,20 @@ final class DelegationApi {
                     .header(HttpHeaderNames.LOCATION, at.baseUrl() + request.uri()).send();
         }
         if (where instanceof ControllerLeader.Unknown unknown) {
-            return send(response, 503, refused("no metadata log leader now (" + unknown.why() + "); try again"));
+            return refuse(response, 503, "no metadata log leader now (" + unknown.why() + "); try again");
         }
         return Mono.defer(op).flatMap(body -> send(response, 200, body))
                 .onErrorResume(Bodies.TooLarge.class, e -> Bodies.tooLarge(response, String.valueOf(e.getMessage())))
-                .onErrorResume(IllegalArgumentException.class, e -> send(response, 400, refused(e.getMessage())))
-                .onErrorResume(e -> send(response, 503, refused("the metadata log cannot take the change now ("
-                        + (e.getMessage() == null ? e.toString() : e.getMessage()) + "); try again")));
-    }
-
-    private static Map<String, Object> refused(@org.jspecify.annotations.Nullable String why) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("outcome", "refused");
-        body.put("error", String.valueOf(why));
-        return body;
+                .onErrorResume(IllegalArgumentException.class, e -> refuse(response, 400, e.getMessage()))
+                .onErrorResume(e -> refuse(response, 503, "the metadata log cannot take the change now ("
+                        + (e.getMessage() == null ? e.toString() : e.getMessage()) + "); try again"));
     }
 
     private static Mono<Void> send(HttpServerResponse response, int status, Object body) {
-        String text;
-        try {
-            text = JSON.writeValueAsString(body);
-        } catch (JsonProcessingException e) {
-            return Mono.error(e);
-        }
-        return response.status(status).header(HttpHeaderNames.CONTENT_TYPE, "application/json")
-                .sendString(Mono.just(text + "\n"), StandardCharsets.UTF_8).then();
+        return AdminApi.send(response, new AdminApi.Answer(status, body));
+    }
+
+    private static Mono<Void> refuse(HttpServerResponse response, int status, @org.jspecify.annotations.Nullable String why) {
+        return AdminApi.send(response, AdminApi.refusal(status, String.valueOf(why)));
     }
 }
