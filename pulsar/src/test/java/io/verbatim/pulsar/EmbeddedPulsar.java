@@ -21,11 +21,13 @@ final class EmbeddedPulsar implements AutoCloseable {
     static final String CLUSTER = "standalone";
 
     private final PulsarStandalone standalone;
+    private final ServiceConfiguration conf;
     private final long startMillis;
     private long stopMillis = -1;
 
-    private EmbeddedPulsar(PulsarStandalone standalone, long startMillis) {
+    private EmbeddedPulsar(PulsarStandalone standalone, ServiceConfiguration conf, long startMillis) {
         this.standalone = standalone;
+        this.conf = conf;
         this.startMillis = startMillis;
     }
 
@@ -73,7 +75,7 @@ final class EmbeddedPulsar implements AutoCloseable {
         long t0 = System.nanoTime();
         standalone.start();
         long startMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-        return new EmbeddedPulsar(standalone, startMillis);
+        return new EmbeddedPulsar(standalone, conf, startMillis);
     }
 
     String brokerUrl() {
@@ -90,6 +92,15 @@ final class EmbeddedPulsar implements AutoCloseable {
 
     PulsarAdmin newAdmin() throws Exception {
         return PulsarAdmin.builder().serviceHttpUrl(webUrl()).build();
+    }
+
+    /**
+     * The broker's live configuration object. Static settings read when a topic loads (such as
+     * {@code brokerDeduplicationEntriesInterval}) take effect for topics loaded after a change: a test-only
+     * shortcut for "a broker started with that setting".
+     */
+    ServiceConfiguration config() {
+        return conf;
     }
 
     long startMillis() {

@@ -105,6 +105,8 @@ class RawEntrySpikeTest {
         admin.namespaces().createNamespace(SOURCE_NS, Set.of(EmbeddedPulsar.CLUSTER));
         admin.namespaces().createNamespace(DEST_NS, Set.of(EmbeddedPulsar.CLUSTER));
         admin.namespaces().setDeduplicationStatus(DEST_NS, true);
+        // the replicator producer expects a non-partitioned destination that exists (as the geo-replicator's does)
+        admin.topics().createNonPartitionedTopic(DEST_TOPIC);
 
         Policies dest = admin.namespaces().getPolicies(DEST_NS);
         assertThat(dest.deduplicationEnabled).isTrue();
@@ -203,7 +205,7 @@ class RawEntrySpikeTest {
                 SourcePosition.of(sourceLedger, sourceEntryId)));
         byte[] restampedBytes = restamped.toByteArray();
 
-        Producer<byte[]> producer = replicatorProducer();
+        Producer<byte[]> producer = replicatorProducer(DEST_TOPIC);
         assertThat(producer).isInstanceOf(GeoReplicationProducerImpl.class);
 
         MessageId first = publishRaw(producer, restampedBytes);
@@ -217,7 +219,7 @@ class RawEntrySpikeTest {
         producer.close();
 
         // a new producer with the same name (a restarted replicator) is deduplicated the same way
-        Producer<byte[]> restarted = replicatorProducer();
+        Producer<byte[]> restarted = replicatorProducer(DEST_TOPIC);
         MessageId afterRestart = publishRaw(restarted, restampedBytes);
         System.out.printf("[spike] repeat from a restarted producer answered %s%n", afterRestart);
         assertThat(afterRestart.toString()).startsWith("-1:-1");
@@ -254,25 +256,75 @@ class RawEntrySpikeTest {
 
     @Test
     @Order(5)
-    void aRepeatAfterTheDestinationTopicReloads() throws Exception {
+    void onPulsar407ARepeatAfterTheDestinationReloadsIsStoredAgain() throws Exception {
         assertThat(sourceEntry).as("step 2 ran").isNotNull();
-        byte[] restampedBytes = Entry.parse(ByteBuffer.wrap(sourceEntry))
-                .restamp(new ReplicationStamp(SOURCE_CLUSTER, SourcePosition.of(sourceLedger, sourceEntryId)))
-                .toByteArray();
-        // the broker forgets its in-memory dedup state and rebuilds it from its snapshot + replay
+        byte[] restampedBytes = restampedSourceEntry();
+        // The V2 watermark (<producer>_LID/_EID) lives in memory and in the dedup snapshot, taken every
+        // brokerDeduplicationEntriesInterval (1000) entries; a reload replays the entries after the snapshot
+        // but 4.0.7 rebuilds only producer_name -> sequence_id from them, not the watermark.
         admin.topics().unload(DEST_TOPIC);
-        Producer<byte[]> producer = replicatorProducer();
+        Producer<byte[]> producer = replicatorProducer(DEST_TOPIC);
         MessageId id = publishRaw(producer, restampedBytes);
         producer.close();
         List<byte[]> stored = readAllRaw(DEST_TOPIC, "verbatim.check2");
         System.out.printf("[spike] after unload the repeat answered %s; destination holds %d entries%n", id,
                 stored.size());
-        // Observation, not a requirement: recorded for issue 14 (see the spike report).
+        // Pinned: a duplicate. If this fails, Pulsar now rebuilds the watermark on reload (newer code does).
+        assertThat(((MessageIdImpl) id).getLedgerId()).isNotNegative();
+        assertThat(stored).hasSize(2);
     }
 
-    private Producer<byte[]> replicatorProducer() throws Exception {
+    @Test
+    @Order(6)
+    void withASnapshotPerEntryTheRepeatAfterAReloadIsDropped() throws Exception {
+        assertThat(sourceEntry).as("step 2 ran").isNotNull();
+        byte[] restampedBytes = restampedSourceEntry();
+        String topic = DEST_TOPIC + "-snap";
+        pulsar.config().setBrokerDeduplicationEntriesInterval(1); // read when the topic loads
+        try {
+            admin.topics().createNonPartitionedTopic(topic);
+            // a subscription before the data: with no subscription and no retention, a reload trims the ledger
+            // that only the pulsar.dedup cursor had "consumed" (seen here: the entry was gone after unload)
+            admin.topics().createSubscription(topic, "verbatim.check", MessageId.earliest);
+            Producer<byte[]> producer = replicatorProducer(topic);
+            assertThat(((MessageIdImpl) publishRaw(producer, restampedBytes)).getLedgerId()).isNotNegative();
+            producer.close();
+            // the snapshot is the dedup cursor's properties: wait for the markDelete that stores it
+            String key = REPL_PRODUCER + "_LID";
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            Map<String, Long> props = Map.of();
+            while (System.nanoTime() < deadline) {
+                var cursor = admin.topics().getInternalStats(topic).cursors.get("pulsar.dedup");
+                props = cursor == null || cursor.properties == null ? Map.of() : cursor.properties;
+                if (props.containsKey(key)) {
+                    break;
+                }
+                Thread.sleep(50);
+            }
+            System.out.printf("[spike] dedup snapshot (cursor pulsar.dedup properties): %s%n", props);
+            assertThat(props).containsKey(key);
+
+            admin.topics().unload(topic);
+            Producer<byte[]> again = replicatorProducer(topic);
+            MessageId id = publishRaw(again, restampedBytes);
+            again.close();
+            System.out.printf("[spike] with a snapshot per entry, the repeat after unload answered %s%n", id);
+            assertThat(id.toString()).startsWith("-1:-1");
+            assertThat(readAllRaw(topic, "verbatim.check")).hasSize(1);
+        } finally {
+            pulsar.config().setBrokerDeduplicationEntriesInterval(1000);
+        }
+    }
+
+    private byte[] restampedSourceEntry() {
+        return Entry.parse(ByteBuffer.wrap(sourceEntry))
+                .restamp(new ReplicationStamp(SOURCE_CLUSTER, SourcePosition.of(sourceLedger, sourceEntryId)))
+                .toByteArray();
+    }
+
+    private Producer<byte[]> replicatorProducer(String topic) throws Exception {
         ProducerBuilder<byte[]> builder = client.newProducer(Schema.BYTES)
-                .topic(DEST_TOPIC)
+                .topic(topic)
                 .producerName(REPL_PRODUCER)
                 .enableBatching(false) // each entry, a producer batch included, goes as one message
                 .compressionType(CompressionType.NONE) // the payload is already compressed: never again
