@@ -316,6 +316,33 @@ class RawEntrySpikeTest {
         }
     }
 
+    @Test
+    @Order(7)
+    void publishedIntactWithoutNettyTypes() throws Exception {
+        assertThat(sourceEntry).as("step 2 ran").isNotNull();
+        // The same publish through MessageImpl.create(MessageMetadata, java.nio.ByteBuffer, Schema, topic): no
+        // io.netty type in the caller's code, so it compiles the same against the shaded pulsar-client, whose
+        // ByteBuf is org.apache.pulsar.shade.io.netty.buffer.ByteBuf.
+        Entry restamped = Entry.parse(ByteBuffer.wrap(sourceEntry))
+                .restamp(new ReplicationStamp(SOURCE_CLUSTER, SourcePosition.of(sourceLedger, sourceEntryId)));
+        String topic = DEST_TOPIC + "-nio";
+        admin.topics().createNonPartitionedTopic(topic);
+        admin.topics().createSubscription(topic, "verbatim.check", MessageId.earliest);
+        MessageMetadata md = new MessageMetadata();
+        md.parseFrom(restamped.metadata().toByteArray()); // Verbatim's protobuf metadata -> Pulsar's LightProto
+        Producer<byte[]> producer = replicatorProducer(topic);
+        MessageImpl<byte[]> msg = MessageImpl.create(md, restamped.payload(), Schema.BYTES, topic);
+        MessageId id = ((ProducerBase<byte[]>) producer).sendAsync(msg).get(10, TimeUnit.SECONDS);
+        MessageImpl<byte[]> repeat = MessageImpl.create(md, restamped.payload(), Schema.BYTES, topic);
+        MessageId dup = ((ProducerBase<byte[]>) producer).sendAsync(repeat).get(10, TimeUnit.SECONDS);
+        producer.close();
+        System.out.printf("[spike] netty-free publish: %s, repeat %s%n", id, dup);
+        assertThat(dup.toString()).startsWith("-1:-1");
+        List<byte[]> stored = readAllRaw(topic, "verbatim.check");
+        assertThat(stored).hasSize(1);
+        assertThat(stored.get(0)).isEqualTo(restamped.toByteArray());
+    }
+
     private byte[] restampedSourceEntry() {
         return Entry.parse(ByteBuffer.wrap(sourceEntry))
                 .restamp(new ReplicationStamp(SOURCE_CLUSTER, SourcePosition.of(sourceLedger, sourceEntryId)))
