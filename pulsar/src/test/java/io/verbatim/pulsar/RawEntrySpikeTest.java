@@ -187,6 +187,26 @@ class RawEntrySpikeTest {
 
     @Test
     @Order(3)
+    void theCursorResumesAfterItsCumulativeAcknowledgement() throws Exception {
+        assertThat(sourceEntry).as("step 2 ran").isNotNull();
+        try (Producer<byte[]> producer = client.newProducer(Schema.BYTES).topic(SOURCE_TOPIC).producerName("app-2")
+                .enableBatching(false).create()) {
+            producer.send("after the ack".getBytes(StandardCharsets.UTF_8));
+        }
+        // the same durable subscription, reopened: the acknowledged entry is not read again
+        RawReader reader = RawReader.create(client, SOURCE_TOPIC, "verbatim.repl.west").get(10, TimeUnit.SECONDS);
+        try (RawMessage raw = reader.readNextAsync().get(10, TimeUnit.SECONDS)) {
+            Entry entry = Entry.parse(ByteBuffer.wrap(ByteBufUtil.getBytes(raw.getHeadersAndPayload())));
+            assertThat(entry.metadata().getProducerName()).isEqualTo("app-2");
+            assertThat(entry.isBatch()).isFalse(); // batching off: no num_messages_in_batch
+            assertThat(raw.getMessageIdData().getEntryId()).isEqualTo(sourceEntryId + 1);
+        } finally {
+            reader.closeAsync().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    @Order(4)
     void theReplicatorPrefixIsReservedForSubscriptions() {
         // PersistentTopic.internalSubscribe refuses subscription names starting with replicatorPrefix
         // ("pulsar.repl"): Verbatim's cursor cannot be named pulsar.repl.<remote> on a real broker.
@@ -196,7 +216,7 @@ class RawEntrySpikeTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void theRawEntryPublishedIntactAndItsRepeatDropped() throws Exception {
         assertThat(sourceEntry).as("step 2 ran").isNotNull();
         Entry source = Entry.parse(ByteBuffer.wrap(sourceEntry));
@@ -255,7 +275,7 @@ class RawEntrySpikeTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void onPulsar407ARepeatAfterTheDestinationReloadsIsStoredAgain() throws Exception {
         assertThat(sourceEntry).as("step 2 ran").isNotNull();
         byte[] restampedBytes = restampedSourceEntry();
@@ -275,7 +295,7 @@ class RawEntrySpikeTest {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void withASnapshotPerEntryTheRepeatAfterAReloadIsDropped() throws Exception {
         assertThat(sourceEntry).as("step 2 ran").isNotNull();
         byte[] restampedBytes = restampedSourceEntry();
@@ -317,7 +337,7 @@ class RawEntrySpikeTest {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void publishedIntactWithoutNettyTypes() throws Exception {
         assertThat(sourceEntry).as("step 2 ran").isNotNull();
         // The same publish through MessageImpl.create(MessageMetadata, java.nio.ByteBuffer, Schema, topic): no
