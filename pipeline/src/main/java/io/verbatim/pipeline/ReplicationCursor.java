@@ -12,7 +12,9 @@ public interface ReplicationCursor {
 
     /**
      * The committed entries after the mark-delete position, in order, as they are written. Honours
-     * backpressure: nothing is read ahead of demand. Completes after the last entry of a sealed segment.
+     * backpressure: nothing is read ahead of demand. Completes after the last entry of a sealed segment; a
+     * cursor may wait until everything read is acknowledged before it completes (Pulsar tells a subscription
+     * that a terminated topic has ended only then). Each call starts right after the mark-delete position.
      */
     Flux<StoredEntry> read();
 

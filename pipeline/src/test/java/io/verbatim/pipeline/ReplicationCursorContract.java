@@ -46,12 +46,13 @@ public abstract class ReplicationCursorContract {
     void followsTheTailAndCompletesAtTheEndOfASealedSegment() {
         SourceSegmentLog log = newLog();
         ReplicationCursor cursor = cursor(log, "c", StartAt.EARLIEST);
-        StepVerifier.create(cursor.read())
+        StepVerifier.create(cursor.read().concatMap(e -> cursor.acknowledge(e.position()).thenReturn(e)))
                 .expectSubscription()
                 .then(() -> append(log, 2))
                 .expectNextCount(2)
                 .then(() -> seal(log))
-                .verifyComplete();
+                .expectComplete()
+                .verify(Duration.ofSeconds(10));
     }
 
     @Test
@@ -64,9 +65,10 @@ public abstract class ReplicationCursorContract {
         assertThat(cursor.backlog()).isEqualTo(2);
         ReplicationCursor reopened = cursor(log, "c", StartAt.LATEST); // an existing cursor keeps its place
         seal(log);
-        StepVerifier.create(reopened.read().map(e -> e.position().entryId()))
+        StepVerifier.create(acknowledging(reopened).map(e -> e.position().entryId()))
                 .expectNext(3L, 4L)
-                .verifyComplete();
+                .expectComplete()
+                .verify(Duration.ofSeconds(10));
     }
 
     @Test
@@ -88,7 +90,41 @@ public abstract class ReplicationCursorContract {
         assertThat(cursor.backlog()).isZero();
         append(log, 1);
         seal(log);
-        StepVerifier.create(cursor.read().map(e -> e.position().entryId())).expectNext(3L).verifyComplete();
+        StepVerifier.create(acknowledging(cursor).map(e -> e.position().entryId())).expectNext(3L)
+                .expectComplete().verify(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void aReadAfterACancelledOneStartsAfterTheAcknowledgedEntry() {
+        SourceSegmentLog log = newLog();
+        append(log, 6);
+        ReplicationCursor cursor = cursor(log, "c", StartAt.EARLIEST);
+        // read four, acknowledge two: the next read starts at the third, whatever the first one had read
+        var firstFour = cursor.read().take(4).collectList().block(Duration.ofSeconds(5));
+        cursor.acknowledge(firstFour.get(1).position()).block(Duration.ofSeconds(5));
+        seal(log);
+        StepVerifier.create(acknowledging(cursor).map(e -> e.position().entryId()))
+                .expectNext(2L, 3L, 4L, 5L)
+                .expectComplete()
+                .verify(Duration.ofSeconds(10));
+        assertThat(cursor.backlog()).isZero();
+    }
+
+    @Test
+    void acknowledgementsAskedTogetherAllComplete() {
+        SourceSegmentLog log = newLog();
+        append(log, 50);
+        ReplicationCursor cursor = cursor(log, "c", StartAt.EARLIEST);
+        var read = cursor.read().take(50).map(StoredEntry::position).collectList().block(Duration.ofSeconds(5));
+        // many at once, out of order: each completes, and the highest is where the cursor stands
+        reactor.core.publisher.Flux.fromIterable(read).flatMap(cursor::acknowledge, 50).then()
+                .block(Duration.ofSeconds(10));
+        assertThat(cursor.backlog()).isZero();
+    }
+
+    /** Reads, acknowledging each entry as it goes: a cursor may end a sealed segment only once all is acknowledged. */
+    private static reactor.core.publisher.Flux<StoredEntry> acknowledging(ReplicationCursor cursor) {
+        return cursor.read().concatMap(e -> cursor.acknowledge(e.position()).thenReturn(e));
     }
 
     protected static ByteBuffer anEntry(int n) {
