@@ -1,0 +1,340 @@
+package io.verbatim.pulsar;
+
+import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.pipeline.ReplicationCursor;
+import io.verbatim.pipeline.StoredEntry;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.admin.PulsarAdminException;
+import org.apache.pulsar.client.api.SubscriptionInitialPosition;
+import org.apache.pulsar.client.impl.VerbatimRawConsumer;
+import org.apache.pulsar.common.policies.data.SubscriptionStats;
+import org.apache.pulsar.common.policies.data.TopicStats;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.FluxSink;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+
+/**
+ * A replication cursor as a durable Pulsar subscription on the segment's topic, read as raw stored
+ * entries ({@link VerbatimRawConsumer}) and acknowledged cumulatively.
+ *
+ * <p>Each {@link #read()} opens its own exclusive consumer and closes it when cancelled, so a read always
+ * starts right after the subscription's mark-delete position, which is where the broker starts it. A
+ * reconnect makes the broker send again what was not acknowledged; the read drops what it already
+ * emitted, so its entries never repeat. At most {@link PulsarStorage.Settings#receiverQueue()} messages
+ * are held ahead of demand, and only while they are held: permits go back as entries go downstream.
+ *
+ * <p>Acknowledgements coalesce: one is with the broker at a time, and the ones asked meanwhile go
+ * as one, the highest. Each completes once the broker's receipt covers it. With no read open (between
+ * two runs of a replicator), an acknowledgement opens a consumer that takes no entries, for the time of
+ * the acknowledgement.
+ */
+final class PulsarCursor implements ReplicationCursor {
+    private final PulsarStorage storage;
+    private final String topic;
+    private final String subscription;
+    /** Guards everything below. */
+    private final Object lock = new Object();
+    /** The consumer of the open read, once subscribed. */
+    private @Nullable VerbatimRawConsumer reading;
+    /** The open read, subscribed or subscribing: an acknowledgement waits for its consumer. */
+    private @Nullable Read open;
+    /** Done when the last consumer of this cursor is closed: the next one subscribes after it. */
+    private CompletableFuture<Void> lastClose = CompletableFuture.completedFuture(null);
+    /** What the broker confirmed, and the highest acknowledgement asked for. */
+    private @Nullable SourcePosition confirmed;
+    private @Nullable SourcePosition wanted;
+    private boolean acking;
+    private final List<Waiter> waiters = new ArrayList<>();
+
+    PulsarCursor(PulsarStorage storage, String topic, String subscription) {
+        this.storage = storage;
+        this.topic = topic;
+        this.subscription = subscription;
+    }
+
+    String topic() {
+        return topic;
+    }
+
+    String subscription() {
+        return subscription;
+    }
+
+    @Override
+    public Flux<StoredEntry> read() {
+        return Flux.create(sink -> new Read(sink).open());
+    }
+
+    @Override
+    public Mono<Void> acknowledge(SourcePosition upTo) {
+        if (!upTo.isWhole()) {
+            return Mono.error(new IllegalArgumentException("a cursor on " + topic + " acknowledges whole entries, not "
+                    + upTo));
+        }
+        return Mono.create(sink -> {
+            synchronized (lock) {
+                if (confirmed != null && upTo.compareTo(confirmed) <= 0) {
+                    sink.success();
+                    return;
+                }
+                if (wanted == null || upTo.compareTo(wanted) > 0) {
+                    wanted = upTo;
+                }
+                waiters.add(new Waiter(upTo, sink));
+            }
+            kick();
+        });
+    }
+
+    /** The broker's count of entries after the subscription's mark-delete position (asks the broker: blocks). */
+    @Override
+    public long backlog() {
+        try {
+            TopicStats stats = storage.admin().topics().getStatsAsync(topic)
+                    .get(storage.settings().operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            SubscriptionStats sub = stats.getSubscriptions().get(subscription);
+            return sub == null ? 0 : sub.getMsgBacklog();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PulsarStorageException("interrupted asking the backlog of " + subscription + " on " + topic, e);
+        } catch (Exception e) {
+            throw new PulsarStorageException("cannot read the backlog of " + subscription + " on " + topic, e);
+        }
+    }
+
+    /** Sends the highest acknowledgement asked for, unless one is with the broker already. */
+    private void kick() {
+        SourcePosition target;
+        @Nullable VerbatimRawConsumer consumer;
+        synchronized (lock) {
+            if (acking || wanted == null || (confirmed != null && wanted.compareTo(confirmed) <= 0)) {
+                return;
+            }
+            consumer = reading;
+            if (consumer == null && open != null) {
+                return; // the read subscribing now sends it once it has its consumer
+            }
+            acking = true;
+            target = wanted;
+        }
+        CompletableFuture<Void> ack;
+        if (consumer != null) {
+            ack = consumer.acknowledgeUpTo(target.ledgerId(), target.entryId());
+        } else {
+            ack = acknowledgeWithoutReading(target);
+        }
+        ack.orTimeout(storage.settings().operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .whenComplete((v, error) -> acknowledged(target, error));
+    }
+
+    /** A consumer that takes no entries (no permits), only to acknowledge while no read is open. */
+    private CompletableFuture<Void> acknowledgeWithoutReading(SourcePosition target) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        CompletableFuture<Void> previous;
+        synchronized (lock) {
+            previous = lastClose;
+            lastClose = done;
+        }
+        return previous.exceptionally(e -> null)
+                .thenCompose(v -> VerbatimRawConsumer.subscribe(storage.client(), topic, subscription,
+                        SubscriptionInitialPosition.Latest, 0, NOTHING))
+                .thenCompose(c -> c.acknowledgeUpTo(target.ledgerId(), target.entryId())
+                        .whenComplete((r, e) -> c.closeAsync().whenComplete((x, y) -> done.complete(null))))
+                .whenComplete((r, e) -> {
+                    if (e != null) {
+                        done.complete(null);
+                    }
+                });
+    }
+
+    private void acknowledged(SourcePosition target, @Nullable Throwable error) {
+        List<Waiter> settled = new ArrayList<>();
+        synchronized (lock) {
+            acking = false;
+            if (error == null && (confirmed == null || target.compareTo(confirmed) > 0)) {
+                confirmed = target;
+            }
+            for (var it = waiters.iterator(); it.hasNext(); ) {
+                Waiter w = it.next();
+                if (error != null || w.upTo.compareTo(target) <= 0) {
+                    settled.add(w);
+                    it.remove();
+                }
+            }
+            if (error != null) {
+                wanted = confirmed;
+            }
+        }
+        for (Waiter w : settled) {
+            if (error == null) {
+                w.sink.success();
+            } else {
+                w.sink.error(new PulsarStorageException("cannot acknowledge " + w.upTo + " on " + subscription
+                        + " of " + topic, unwrap(error)));
+            }
+        }
+        kick();
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        return e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+
+    private record Waiter(SourcePosition upTo, MonoSink<Void> sink) {
+    }
+
+    private static final VerbatimRawConsumer.Receiver NOTHING = new VerbatimRawConsumer.Receiver() {
+        @Override
+        public void entry(VerbatimRawConsumer from, long ledgerId, long entryId, byte[] bytes, int messages,
+                Object connection) {
+        }
+
+        @Override
+        public void endOfTopic() {
+        }
+    };
+
+    /** One entry the broker sent, held until demand takes it. */
+    private record Held(SourcePosition position, byte[] bytes, int messages, VerbatimRawConsumer from,
+            Object connection) {
+    }
+
+    /** One subscription of {@link #read()}: its consumer, what it holds, and its drain loop. */
+    private final class Read implements VerbatimRawConsumer.Receiver {
+        private final FluxSink<StoredEntry> sink;
+        private final Queue<Held> held = new ConcurrentLinkedQueue<>();
+        private final AtomicInteger wip = new AtomicInteger();
+        private final CompletableFuture<Void> closed = new CompletableFuture<>();
+        private volatile @Nullable VerbatimRawConsumer consumer;
+        /** The last position received: a redelivery at or before it is dropped. Read and written by I/O threads. */
+        private volatile @Nullable SourcePosition lastReceived;
+        private volatile boolean ended;
+        private volatile boolean cancelled;
+        private boolean done;
+
+        Read(FluxSink<StoredEntry> sink) {
+            this.sink = sink;
+        }
+
+        void open() {
+            CompletableFuture<Void> previous;
+            synchronized (lock) {
+                previous = lastClose;
+                lastClose = closed;
+                open = this;
+            }
+            sink.onRequest(n -> drain());
+            sink.onDispose(this::close);
+            previous.exceptionally(e -> null)
+                    .thenCompose(v -> VerbatimRawConsumer.subscribe(storage.client(), topic, subscription,
+                            SubscriptionInitialPosition.Earliest, storage.settings().receiverQueue(), this))
+                    .orTimeout(storage.settings().operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .whenComplete((c, error) -> {
+                        if (error != null) {
+                            synchronized (lock) {
+                                if (open == this) {
+                                    open = null;
+                                }
+                            }
+                            closed.complete(null);
+                            kick(); // what waited for this read's consumer goes on its own
+                            sink.error(new PulsarStorageException("cannot read " + topic + " as " + subscription,
+                                    unwrap(error)));
+                            return;
+                        }
+                        consumer = c;
+                        synchronized (lock) {
+                            if (!cancelled) {
+                                reading = c;
+                            }
+                        }
+                        if (cancelled) {
+                            closeConsumer(c);
+                        } else {
+                            kick(); // an acknowledgement that waited for a consumer
+                            drain();
+                        }
+                    });
+        }
+
+        @Override
+        public void entry(VerbatimRawConsumer from, long ledgerId, long entryId, byte[] bytes, int messages,
+                Object connection) {
+            SourcePosition position = SourcePosition.of(ledgerId, entryId);
+            SourcePosition last = lastReceived;
+            if (last != null && position.compareTo(last) <= 0) {
+                from.release(messages, connection); // sent again after a reconnect: emitted already
+                return;
+            }
+            lastReceived = position;
+            held.add(new Held(position, bytes, messages, from, connection));
+            drain();
+        }
+
+        @Override
+        public void endOfTopic() {
+            ended = true;
+            drain();
+        }
+
+        private void drain() {
+            if (wip.getAndIncrement() != 0) {
+                return;
+            }
+            int missed = 1;
+            do {
+                while (!done && !cancelled && sink.requestedFromDownstream() > 0) {
+                    Held h = held.poll();
+                    if (h == null) {
+                        break;
+                    }
+                    sink.next(new StoredEntry(h.position(), ByteBuffer.wrap(h.bytes())));
+                    h.from().release(h.messages(), h.connection());
+                }
+                if (!done && !cancelled && ended && held.isEmpty()) {
+                    done = true;
+                    sink.complete();
+                }
+                missed = wip.addAndGet(-missed);
+            } while (missed != 0);
+        }
+
+        private void close() {
+            cancelled = true;
+            VerbatimRawConsumer c;
+            synchronized (lock) {
+                c = consumer;
+                if (reading == c) {
+                    reading = null;
+                }
+                if (open == this) {
+                    open = null;
+                }
+            }
+            held.clear();
+            if (c != null) {
+                closeConsumer(c);
+            }
+            kick(); // an acknowledgement after the read goes without it
+        }
+
+        private void closeConsumer(VerbatimRawConsumer c) {
+            c.closeAsync().orTimeout(storage.settings().operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .whenComplete((v, e) -> closed.complete(null));
+        }
+    }
+
+    static boolean isConflict(Throwable e) {
+        return unwrap(e) instanceof PulsarAdminException.ConflictException;
+    }
+}

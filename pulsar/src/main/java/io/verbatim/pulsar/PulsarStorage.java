@@ -1,0 +1,178 @@
+package io.verbatim.pulsar;
+
+import io.verbatim.model.Segment;
+import io.verbatim.pipeline.ProducerSession;
+import io.verbatim.pipeline.SourceSegmentLog;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.admin.PulsarAdminBuilder;
+import org.apache.pulsar.client.api.AuthenticationFactory;
+import org.apache.pulsar.client.api.ClientBuilder;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.common.policies.data.Policies;
+import reactor.core.publisher.Mono;
+
+/**
+ * One cluster's segments on its Pulsar: a client for the data and an admin client for topics,
+ * subscriptions and namespace policies. Segment topics are named by {@link SegmentTopics}; each is a
+ * {@link SourceSegmentLog} to read from and the target of {@link ProducerSession}s to write to.
+ */
+public final class PulsarStorage implements AutoCloseable {
+    private final Settings settings;
+    private final PulsarClient client;
+    private final PulsarAdmin admin;
+
+    private PulsarStorage(Settings settings, PulsarClient client, PulsarAdmin admin) {
+        this.settings = settings;
+        this.client = client;
+        this.admin = admin;
+    }
+
+    /**
+     * How to reach one cluster's Pulsar.
+     *
+     * @param serviceUrl {@code pulsar://host:port} or {@code pulsar+ssl://host:port}
+     * @param adminUrl {@code http://host:port} or {@code https://host:port}
+     * @param namespace {@code tenant/ns} the cluster's segment topics live in; empty: each topic's own
+     * @param token a JWT sent to the broker, if it needs one
+     * @param trustCertsFile the CA (PEM) a TLS broker's certificate is checked against, if not the JDK's
+     * @param receiverQueue messages a cursor may hold ahead of demand (flow permits), 1..100,000
+     * @param operationTimeout how long a subscribe, acknowledgement, producer creation or admin call may take
+     */
+    public record Settings(String serviceUrl, String adminUrl, String namespace, Optional<String> token,
+            Optional<String> trustCertsFile, int receiverQueue, Duration operationTimeout) {
+        public Settings {
+            Objects.requireNonNull(serviceUrl, "serviceUrl");
+            Objects.requireNonNull(adminUrl, "adminUrl");
+            Objects.requireNonNull(namespace, "namespace");
+            if (!serviceUrl.startsWith("pulsar://") && !serviceUrl.startsWith("pulsar+ssl://")) {
+                throw new IllegalArgumentException("serviceUrl '" + serviceUrl + "' must start pulsar:// or pulsar+ssl://");
+            }
+            if (!adminUrl.startsWith("http://") && !adminUrl.startsWith("https://")) {
+                throw new IllegalArgumentException("adminUrl '" + adminUrl + "' must start http:// or https://");
+            }
+            if (!namespace.isEmpty() && !namespace.matches("[A-Za-z0-9_.=:-]+/[A-Za-z0-9_.=:-]+")) {
+                throw new IllegalArgumentException("namespace '" + namespace + "' must be tenant/namespace");
+            }
+            if (receiverQueue < 1 || receiverQueue > 100_000) {
+                throw new IllegalArgumentException("receiverQueue " + receiverQueue + " is outside 1..100000");
+            }
+            if (operationTimeout.isNegative() || operationTimeout.isZero()
+                    || operationTimeout.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("operationTimeout " + operationTimeout + " is outside (0, 1h]");
+            }
+        }
+
+        /** A plain, unauthenticated broker: the namespace given, 100 messages ahead, 30 s per operation. */
+        public static Settings of(String serviceUrl, String adminUrl, String namespace) {
+            return new Settings(serviceUrl, adminUrl, namespace, Optional.empty(), Optional.empty(), 100,
+                    Duration.ofSeconds(30));
+        }
+    }
+
+    /** Builds the clients (connections are made on first use; nothing is asked of the broker yet). */
+    public static PulsarStorage connect(Settings settings) {
+        try {
+            ClientBuilder cb = PulsarClient.builder().serviceUrl(settings.serviceUrl())
+                    .operationTimeout((int) settings.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            PulsarAdminBuilder ab = PulsarAdmin.builder().serviceHttpUrl(settings.adminUrl())
+                    .requestTimeout((int) settings.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            if (settings.token().isPresent()) {
+                cb.authentication(AuthenticationFactory.token(settings.token().get()));
+                ab.authentication(AuthenticationFactory.token(settings.token().get()));
+            }
+            if (settings.trustCertsFile().isPresent()) {
+                cb.tlsTrustCertsFilePath(settings.trustCertsFile().get());
+                ab.tlsTrustCertsFilePath(settings.trustCertsFile().get());
+            }
+            PulsarClient client = cb.build();
+            try {
+                return new PulsarStorage(settings, client, ab.build());
+            } catch (PulsarClientException | RuntimeException e) {
+                client.close();
+                throw e;
+            }
+        } catch (PulsarClientException e) {
+            throw new PulsarStorageException("cannot set up the clients of " + settings.serviceUrl(), e);
+        }
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    PulsarClient client() {
+        return client;
+    }
+
+    PulsarAdmin admin() {
+        return admin;
+    }
+
+    /** The segment topic of {@code segment} of the scalable topic {@code topic} on this cluster. */
+    public String segmentTopic(String topic, Segment segment) {
+        return SegmentTopics.of(topic, segment, settings.namespace());
+    }
+
+    /**
+     * Makes sure the cluster's namespace exists with broker deduplication on: what a destination needs for
+     * the broker itself to drop repeated entries.
+     */
+    public Mono<Void> prepareNamespace() {
+        String ns = settings.namespace();
+        if (ns.isEmpty()) {
+            return Mono.error(new IllegalStateException("no namespace is configured to prepare"));
+        }
+        return Mono.fromFuture(() -> admin.namespaces().createNamespaceAsync(ns))
+                .onErrorResume(PulsarCursor::isConflict, e -> Mono.empty())
+                .then(Mono.fromFuture(() -> admin.namespaces().setDeduplicationStatusAsync(ns, true)))
+                .onErrorMap(e -> !(e instanceof PulsarStorageException),
+                        e -> new PulsarStorageException("cannot prepare namespace " + ns + " on " + settings.adminUrl(), e));
+    }
+
+    /** True when broker deduplication is on for the namespace. */
+    public Mono<Boolean> deduplicated() {
+        return Mono.fromFuture(() -> admin.namespaces().getPoliciesAsync(settings.namespace()))
+                .map((Policies p) -> Boolean.TRUE.equals(p.deduplicationEnabled));
+    }
+
+    /** Creates the segment's topic if it does not exist (what a layout's new segment needs). */
+    public Mono<Void> createSegment(String topic, Segment segment) {
+        String name = segmentTopic(topic, segment);
+        return Mono.fromFuture(() -> admin.topics().createNonPartitionedTopicAsync(name))
+                .onErrorResume(PulsarCursor::isConflict, e -> Mono.empty())
+                .onErrorMap(e -> !(e instanceof PulsarStorageException),
+                        e -> new PulsarStorageException("cannot create segment topic " + name, e));
+    }
+
+    /** Seals the segment: its topic is terminated, and readers complete after its last entry. */
+    public Mono<Void> seal(String topic, Segment segment) {
+        String name = segmentTopic(topic, segment);
+        return Mono.fromFuture(() -> admin.topics().terminateTopicAsync(name)).then()
+                .onErrorMap(e -> new PulsarStorageException("cannot terminate segment topic " + name, e));
+    }
+
+    /** The segment's log, as a replicator reads it. */
+    public SourceSegmentLog log(String topic, Segment segment) {
+        return new PulsarSegmentLog(this, segment.id(), segmentTopic(topic, segment));
+    }
+
+    /** An ordered send session into the segment's topic as {@code producerName}. */
+    public ProducerSession session(String topic, Segment segment, String producerName) {
+        return new PulsarProducerSession(this, segmentTopic(topic, segment), segment.id(), producerName);
+    }
+
+    @Override
+    public void close() {
+        admin.close();
+        try {
+            client.close();
+        } catch (PulsarClientException e) {
+            throw new PulsarStorageException("cannot close the client of " + settings.serviceUrl(), e);
+        }
+    }
+}
