@@ -30,11 +30,37 @@ final class EntryChecks {
         stamp(md);
     }
 
-    /** The PIP-486 stamp, or empty when absent; both fields or neither, on the ring, min <= max. */
+    /**
+     * The PIP-486 stamp, or empty when absent; both fields or neither, on the ring, min <= max. Without the
+     * fields, the {@link Stamp#PROPERTY} that Pulsar 4.0 keeps for them; with both, they must agree.
+     */
     static Optional<Stamp> stamp(MessageMetadata md) {
+        Optional<Stamp> property = propertyStamp(md);
         if (!md.hasEntryHashMin() && !md.hasEntryHashMax()) {
-            return Optional.empty();
+            return property;
         }
+        Optional<Stamp> fields = fieldStamp(md);
+        if (property.isPresent() && !property.equals(fields)) {
+            throw new EntryFormatException(Problem.BAD_STAMP, "entry stamp fields " + fields.orElseThrow().toProperty()
+                    + " disagree with " + Stamp.PROPERTY + " " + property.get().toProperty());
+        }
+        return fields;
+    }
+
+    private static Optional<Stamp> propertyStamp(MessageMetadata md) {
+        for (int i = 0; i < md.getPropertiesCount(); i++) {
+            if (md.getProperties(i).getKey().equals(Stamp.PROPERTY)) {
+                try {
+                    return Optional.of(Stamp.parseProperty(md.getProperties(i).getValue()));
+                } catch (IllegalArgumentException e) {
+                    throw new EntryFormatException(Problem.BAD_STAMP, String.valueOf(e.getMessage()));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<Stamp> fieldStamp(MessageMetadata md) {
         if (md.hasEntryHashMin() != md.hasEntryHashMax()) {
             throw new EntryFormatException(Problem.BAD_STAMP, "only one of entry_hash_min / entry_hash_max is set");
         }

@@ -3,6 +3,7 @@ package io.verbatim.model.entry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.verbatim.model.Stamp;
 import io.verbatim.model.entry.EntryFormatException.Problem;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
@@ -159,6 +160,23 @@ class EntryErrorsTest {
                             Problem.MALFORMED_METADATA, Problem.BATCH_COUNT_MISMATCH);
                 }
             }
+        }
+    }
+
+    @Test
+    void theStampPropertyStandsInForTheFieldsAndMustAgreeWithThem() {
+        io.verbatim.model.proto.KeyValue stamp = io.verbatim.model.proto.KeyValue.newBuilder()
+                .setKey(io.verbatim.model.Stamp.PROPERTY).setValue("100-200").build();
+        Entry byProperty = Entry.of(TEMPLATE.toBuilder().addProperties(stamp).build(), ByteBuffer.allocate(0));
+        assertThat(byProperty.facts().stamp()).contains(new io.verbatim.model.Stamp(100, 200));
+        Entry both = Entry.of(TEMPLATE.toBuilder().addProperties(stamp).setEntryHashMin(100).setEntryHashMax(200)
+                .build(), ByteBuffer.allocate(0));
+        assertThat(both.facts().stamp()).contains(new io.verbatim.model.Stamp(100, 200));
+        assertProblem(() -> Entry.of(TEMPLATE.toBuilder().addProperties(stamp).setEntryHashMin(100)
+                .setEntryHashMax(201).build(), ByteBuffer.allocate(0)), Problem.BAD_STAMP, "100-201", "100-200");
+        for (String bad : List.of("", "-", "5", "5-", "-5", "x-1", "9-3", "0-70000", "1-2-3", "99999999999-1")) {
+            assertProblem(() -> Entry.of(TEMPLATE.toBuilder().addProperties(stamp.toBuilder().setValue(bad)).build(),
+                    ByteBuffer.allocate(0)), Problem.BAD_STAMP, Stamp.PROPERTY);
         }
     }
 
