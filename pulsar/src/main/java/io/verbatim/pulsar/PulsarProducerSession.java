@@ -21,7 +21,6 @@ import org.apache.pulsar.client.impl.MessageIdImpl;
 import org.apache.pulsar.client.impl.MessageImpl;
 import org.apache.pulsar.client.impl.ProducerBase;
 import org.apache.pulsar.client.impl.ProducerBuilderImpl;
-import org.apache.pulsar.common.api.proto.MessageMetadata;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
@@ -88,9 +87,7 @@ final class PulsarProducerSession implements ProducerSession {
             throw new IllegalArgumentException("an entry sent to " + topic + " must be stamped with its source first");
         }
         Entry wire = entry.restamp(new ReplicationStamp(source, WirePositions.encode(position)));
-        MessageMetadata md = new MessageMetadata();
-        md.parseFrom(wire.metadata().toByteArray());
-        return MessageImpl.create(md, wire.payload(), Schema.BYTES, topic);
+        return MessageImpl.create(PulsarMetadata.of(wire), wire.payload(), Schema.BYTES, topic);
     }
 
     /** Sends now if the producer is there, else after it is, in call order either way. */

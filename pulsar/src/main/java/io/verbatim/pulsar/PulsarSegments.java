@@ -1,0 +1,192 @@
+package io.verbatim.pulsar;
+
+import io.verbatim.model.Layout;
+import io.verbatim.model.Segment;
+import io.verbatim.pipeline.DrainGate;
+import io.verbatim.pipeline.LocalSegments;
+import io.verbatim.pipeline.ReplicatorConfig;
+import io.verbatim.pipeline.SourceSegmentLog;
+import io.verbatim.pipeline.StartAt;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.common.policies.data.SubscriptionStats;
+import org.apache.pulsar.common.policies.data.TopicStats;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * One scalable topic's segments on the local cluster's Pulsar, as a replication link reads them: the
+ * layout held here, each segment a topic ({@link SegmentTopics}), each replication cursor a durable
+ * subscription.
+ *
+ * <p>A new layout is taken the way PIP-468's controller materialises one: the new segments' topics first,
+ * each with a replication subscription per peer at its first entry (so nothing written before a
+ * replicator starts is missed, and the drain gate never mistakes a missing cursor for a drained one), then
+ * the sealed segments' topics terminated, then the layout published. {@link #adopt} is for one caller at a
+ * time, as a layout watch is.
+ */
+public final class PulsarSegments implements LocalSegments {
+    private final PulsarStorage storage;
+    private final String topic;
+    private final List<String> peers;
+    private final Scheduler timer;
+    private final Duration drainPoll;
+    private final Sinks.Many<Layout> layouts = Sinks.many().replay().latest();
+    private volatile Layout layout;
+
+    private PulsarSegments(PulsarStorage storage, String topic, List<String> peers, Layout initial, Scheduler timer,
+            Duration drainPoll) {
+        this.storage = storage;
+        this.topic = topic;
+        this.peers = List.copyOf(peers);
+        this.timer = timer;
+        this.drainPoll = drainPoll;
+        this.layout = initial;
+    }
+
+    /**
+     * The topic's segments, starting from {@code initial} once its topics and cursors exist.
+     *
+     * @param peers the remote clusters this topic replicates to: each gets a cursor on every segment
+     * @param timer what the drain gate's polls wait on
+     * @param drainPoll how often the drain gate asks the broker about a parent's backlog
+     */
+    public static Mono<PulsarSegments> open(PulsarStorage storage, String topic, List<String> peers, Layout initial,
+            Scheduler timer, Duration drainPoll) {
+        Objects.requireNonNull(topic, "topic");
+        if (drainPoll.isNegative() || drainPoll.isZero()) {
+            throw new IllegalArgumentException("drainPoll " + drainPoll + " must be positive");
+        }
+        PulsarSegments segments = new PulsarSegments(storage, topic, peers, initial, timer, drainPoll);
+        return segments.materialise(initial, null).then(Mono.fromRunnable(() -> segments.layouts.tryEmitNext(initial)))
+                .thenReturn(segments);
+    }
+
+    @Override
+    public String topic() {
+        return topic;
+    }
+
+    @Override
+    public Layout layout() {
+        return layout;
+    }
+
+    @Override
+    public Flux<Layout> layouts() {
+        return layouts.asFlux();
+    }
+
+    /**
+     * Takes a newer layout: new segments' topics and cursors, then seals, then the layout published. A
+     * layout not newer than the one held is ignored.
+     *
+     * @return whether it was taken
+     */
+    public Mono<Boolean> adopt(Layout next) {
+        return Mono.defer(() -> {
+            Layout current = layout;
+            if (next.epoch() <= current.epoch()) {
+                return Mono.just(false);
+            }
+            return materialise(next, current).then(Mono.fromCallable(() -> {
+                layout = next;
+                layouts.emitNext(next, Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1)));
+                return true;
+            }));
+        });
+    }
+
+    /** Creates what {@code next} has that {@code current} has not, then terminates what it seals. */
+    private Mono<Void> materialise(Layout next, @org.jspecify.annotations.Nullable Layout current) {
+        List<Segment> created = new ArrayList<>();
+        List<Segment> sealed = new ArrayList<>();
+        for (Segment s : next.segments().values()) {
+            boolean known = current != null && current.segment(s.id()).isPresent();
+            if (!known) {
+                created.add(s);
+            }
+            if (s.isSealed() && (current == null || current.segment(s.id()).map(c -> !c.isSealed()).orElse(true))) {
+                sealed.add(s);
+            }
+        }
+        return Flux.fromIterable(created).flatMap(this::create, 8).then()
+                .then(Flux.fromIterable(sealed).concatMap(s -> storage.seal(topic, s)).then());
+    }
+
+    private Mono<Void> create(Segment segment) {
+        SourceSegmentLog log = storage.log(topic, segment);
+        return storage.createSegment(topic, segment)
+                .then(Flux.fromIterable(peers)
+                        .concatMap(peer -> log.cursor(ReplicatorConfig.cursorName(peer), StartAt.EARLIEST))
+                        .then());
+    }
+
+    @Override
+    public SourceSegmentLog log(long segmentId) {
+        Segment segment = layout.segment(segmentId).orElseThrow(() -> new IllegalArgumentException(
+                "topic " + topic + " has no segment " + segmentId + " in layout epoch " + layout.epoch()));
+        return storage.log(topic, segment);
+    }
+
+    /**
+     * A sealed segment is drained for a cursor once the broker counts no backlog on its subscription, and
+     * its parents are drained the same way; a pruned segment, or one without that subscription (it does not
+     * replicate there), counts as drained.
+     */
+    @Override
+    public DrainGate drainGate() {
+        return this::drained;
+    }
+
+    private Mono<Void> drained(long segmentId, String cursorName) {
+        List<Long> parents = layout.segment(segmentId).map(Segment::parentIds).orElse(List.of());
+        return Flux.fromIterable(parents).flatMap(p -> drained(p, cursorName))
+                .then(Mono.defer(() -> selfDrained(segmentId, cursorName)).filter(drained -> drained)
+                        .repeatWhenEmpty(polls -> polls.delayElements(drainPoll, timer)))
+                .then();
+    }
+
+    private Mono<Boolean> selfDrained(long segmentId, String cursorName) {
+        var segment = layout.segment(segmentId);
+        if (segment.isEmpty()) {
+            return Mono.just(true);
+        }
+        if (!segment.get().isSealed()) {
+            return Mono.just(false);
+        }
+        String subscription = SegmentTopics.subscription(cursorName);
+        return Mono.fromFuture(() -> storage.admin().topics().getStatsAsync(storage.segmentTopic(topic, segment.get())))
+                .map(stats -> {
+                    SubscriptionStats sub = stats.getSubscriptions().get(subscription);
+                    return sub == null || sub.getMsgBacklog() == 0;
+                })
+                .onErrorReturn(false); // asked again at the next poll
+    }
+
+    /** The broker's backlog of cursor {@code cursorName} on segment {@code segmentId} (asks the broker: blocks). */
+    @Override
+    public long backlog(long segmentId, String cursorName) {
+        var segment = layout.segment(segmentId);
+        if (segment.isEmpty()) {
+            return 0;
+        }
+        String name = storage.segmentTopic(topic, segment.get());
+        try {
+            TopicStats stats = storage.admin().topics().getStatsAsync(name)
+                    .get(storage.settings().operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            SubscriptionStats sub = stats.getSubscriptions().get(SegmentTopics.subscription(cursorName));
+            return sub == null ? 0 : sub.getMsgBacklog();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PulsarStorageException("interrupted asking the backlog of " + name, e);
+        } catch (Exception e) {
+            throw new PulsarStorageException("cannot read the backlog of " + cursorName + " on " + name, e);
+        }
+    }
+}
