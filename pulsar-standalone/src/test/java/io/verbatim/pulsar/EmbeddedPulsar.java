@@ -1,89 +1,50 @@
 package io.verbatim.pulsar;
 
+import io.verbatim.pulsar.standalone.BrokerArgs;
+import io.verbatim.pulsar.standalone.LocalBroker;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Optional;
+import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
-import org.apache.pulsar.PulsarStandalone;
-import org.apache.pulsar.PulsarStandaloneBuilder;
+import java.util.stream.Stream;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.PulsarClient;
 
 /**
- * A Pulsar 4.0.7 standalone broker inside the test JVM: RocksDB metadata, one embedded bookie, no
- * ZooKeeper, no functions worker, no stream storage, ports picked free on 127.0.0.1. Its data lives
- * under the working directory (surefire runs in {@code target/}), wiped at start.
+ * The standalone broker ({@link LocalBroker}, the code the broker's own process runs) inside the test JVM, on a data
+ * directory under the working directory (surefire runs in {@code target/}) wiped at start. It keeps Pulsar's
+ * default of one dedup snapshot per 1000 entries, which the spike's test 6 pins; test 7 lowers it to 1, the
+ * launcher's default.
  */
 final class EmbeddedPulsar implements AutoCloseable {
-    static final String CLUSTER = "standalone";
+    static final String CLUSTER = BrokerArgs.DEFAULT_CLUSTER;
 
-    private final PulsarStandalone standalone;
-    private final ServiceConfiguration conf;
+    private final LocalBroker broker;
     private final long startMillis;
     private long stopMillis = -1;
 
-    private EmbeddedPulsar(PulsarStandalone standalone, ServiceConfiguration conf, long startMillis) {
-        this.standalone = standalone;
-        this.conf = conf;
+    private EmbeddedPulsar(LocalBroker broker, long startMillis) {
+        this.broker = broker;
         this.startMillis = startMillis;
     }
 
     static EmbeddedPulsar start() throws Exception {
-        int brokerPort = freePort();
-        int webPort = freePort();
-        int bookiePort = freePort();
-
-        ServiceConfiguration conf = new ServiceConfiguration();
-        conf.setClusterName(CLUSTER);
-        conf.setAdvertisedAddress("127.0.0.1");
-        conf.setBindAddress("127.0.0.1");
-        conf.setBrokerServicePort(Optional.of(brokerPort));
-        conf.setWebServicePort(Optional.of(webPort));
-        conf.setManagedLedgerDefaultEnsembleSize(1);
-        conf.setManagedLedgerDefaultWriteQuorum(1);
-        conf.setManagedLedgerDefaultAckQuorum(1);
-        conf.setFunctionsWorkerEnabled(false);
-        conf.setTransactionCoordinatorEnabled(false);
-        // no __change_events system topics: namespace policies are enough here and start faster
-        conf.setSystemTopicEnabled(false);
-        conf.setTopicLevelPoliciesEnabled(false);
-        conf.setLoadBalancerEnabled(false);
-        conf.setAllowAutoTopicCreation(true);
-        conf.setBrokerDeduplicationEnabled(false); // on per namespace, as Verbatim's destination namespaces will be
-        conf.setBrokerShutdownTimeoutMs(3000);
-        conf.setManagedLedgerCacheSizeMB(16);
-
-        Path bkConf = Path.of("pulsar-spike-bookkeeper.conf").toAbsolutePath();
-        Files.writeString(bkConf, "allowLoopback=true\nhttpServerEnabled=false\n");
-
-        PulsarStandalone standalone = PulsarStandaloneBuilder.instance()
-                .withWipeData(true)
-                .withNumOfBk(1)
-                .withBkPort(bookiePort)
-                .withNoStreamStorage(true)
-                .withAdvertisedAddress("127.0.0.1")
-                .build();
-        // 4.0.x: build() replaces the configuration with a fresh one; put ours back after it
-        conf.setRunningStandalone(true);
-        standalone.setConfig(conf);
-        standalone.setConfigFile(bkConf.toString());
-        standalone.setNoFunctionsWorker(true);
-
+        Path data = Path.of("pulsar-spike-data").toAbsolutePath();
+        deleteRecursively(data);
+        BrokerArgs args = BrokerArgs.of(data).withConf("brokerDeduplicationEntriesInterval", "1000");
         long t0 = System.nanoTime();
-        standalone.start();
-        long startMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-        return new EmbeddedPulsar(standalone, conf, startMillis);
+        LocalBroker broker = LocalBroker.start(args);
+        return new EmbeddedPulsar(broker, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
     }
 
     String brokerUrl() {
-        return standalone.getBrokerServiceUrl();
+        return broker.serviceUrl();
     }
 
     String webUrl() {
-        return standalone.getWebServiceUrl();
+        return broker.webUrl();
     }
 
     PulsarClient newClient() throws Exception {
@@ -100,7 +61,7 @@ final class EmbeddedPulsar implements AutoCloseable {
      * shortcut for "a broker started with that setting".
      */
     ServiceConfiguration config() {
-        return conf;
+        return broker.config();
     }
 
     long startMillis() {
@@ -112,9 +73,9 @@ final class EmbeddedPulsar implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public void close() throws Exception {
         long t0 = System.nanoTime();
-        standalone.close();
+        broker.close();
         stopMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
     }
 
@@ -132,10 +93,14 @@ final class EmbeddedPulsar implements AutoCloseable {
         return -1;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
         }
     }
 }

@@ -1,0 +1,94 @@
+package io.verbatim.pulsar.broker;
+
+import static io.verbatim.pulsar.broker.PulsarProcessTest.SUBSCRIPTION;
+import static io.verbatim.pulsar.broker.PulsarProcessTest.subscribe;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Schema;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A broker process of its own, killed as a crash would and started again on the same data directory and ports:
+ * what it stored and where its durable subscription stood survive (two broker starts, ~25 s).
+ */
+class PulsarProcessRestartTest {
+    @Test
+    void aKilledBrokerRestartsOnItsDataWithItsMessagesAndSubscriptionPosition() throws Exception {
+        Path data = Path.of("target", "pulsar-restart-" + ProcessHandle.current().pid()).toAbsolutePath();
+        // every acknowledgement persisted at once (Pulsar's default is one cursor write a second)
+        PulsarProcess.Options options = PulsarProcess.Options.of(data)
+                .withConf("managedLedgerDefaultMarkDeleteRateLimit", "0");
+        String topic = "persistent://public/default/restart-" + System.nanoTime();
+        PulsarProcess first = PulsarProcess.start(options);
+        PulsarProcess second = null;
+        long t0 = System.nanoTime();
+        try {
+            try (PulsarClient client = PulsarClient.builder().serviceUrl(first.serviceUrl()).build();
+                 PulsarAdmin admin = PulsarAdmin.builder().serviceHttpUrl(first.webUrl()).build();
+                 Consumer<String> consumer = subscribe(client, topic);
+                 Producer<String> producer = client.newProducer(Schema.STRING).topic(topic).create()) {
+                for (int i = 0; i < 3; i++) {
+                    producer.send("m" + i);
+                }
+                Message<String> m0 = consumer.receive(10, TimeUnit.SECONDS);
+                assertThat(m0.getValue()).isEqualTo("m0");
+                long cursorEntry = cursorLedgerLastEntry(admin, topic);
+                consumer.acknowledge(m0);
+                awaitCursorWrite(admin, topic, cursorEntry);
+                System.out.printf("[pulsar] 3 written, 1 acknowledged and persisted in %d ms%n", millisSince(t0));
+                first.kill();
+                t0 = System.nanoTime();
+            }
+            System.out.printf("[pulsar] the clients closed on a killed broker in %d ms%n", millisSince(t0));
+            assertThat(first.isAlive()).isFalse();
+
+            second = first.restart();
+            assertThat(second.serviceUrl()).isEqualTo(first.serviceUrl());
+            assertThat(second.webUrl()).isEqualTo(first.webUrl());
+            System.out.printf("[pulsar] restarted after a kill in %d ms%n", second.startMillis());
+            t0 = System.nanoTime();
+            try (PulsarAdmin admin = PulsarAdmin.builder().serviceHttpUrl(second.webUrl()).build()) {
+                assertThat(admin.topics().getSubscriptions(topic)).containsExactly(SUBSCRIPTION);
+            }
+            try (PulsarClient client = PulsarClient.builder().serviceUrl(second.serviceUrl()).build();
+                 Consumer<String> consumer = subscribe(client, topic)) {
+                Message<String> next = consumer.receive(15, TimeUnit.SECONDS);
+                assertThat(next).as("a message after the restart").isNotNull();
+                assertThat(next.getValue()).as("m0 was acknowledged before the kill").isEqualTo("m1");
+                Message<String> last = consumer.receive(15, TimeUnit.SECONDS);
+                assertThat(last.getValue()).isEqualTo("m2");
+            }
+            System.out.printf("[pulsar] read back after the restart in %d ms%n", millisSince(t0));
+        } finally {
+            first.close();
+            if (second != null) {
+                second.close();
+            }
+        }
+    }
+
+    private static long millisSince(long t0) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    }
+
+    /** The last entry of the subscription's cursor ledger: it grows when an acknowledgement is persisted. */
+    private static long cursorLedgerLastEntry(PulsarAdmin admin, String topic) throws Exception {
+        var cursor = admin.topics().getInternalStats(topic).cursors.get(SUBSCRIPTION);
+        return cursor == null ? -1 : cursor.cursorLedgerLastEntry;
+    }
+
+    private static void awaitCursorWrite(PulsarAdmin admin, String topic, long before) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (cursorLedgerLastEntry(admin, topic) <= before) {
+            assertThat(System.nanoTime()).as("the acknowledgement persisted within 10 s").isLessThan(deadline);
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+    }
+}
