@@ -26,7 +26,7 @@ public final class WirePositions {
                     + " is above " + MAX_ENTRY_ID + ", the largest a Pulsar dedup position can carry with a part");
         }
         int low = position.isWhole() ? WHOLE : position.part();
-        if (low >= WHOLE) {
+        if (!position.isWhole() && low >= WHOLE) {
             throw new IllegalArgumentException("part " + position.part() + " of " + position + " is above "
                     + (WHOLE - 1) + ", the most parts an entry may have on Pulsar");
         }

@@ -31,7 +31,7 @@ public final class Entries {
         for (Message m : messages) {
             stamp = stamp.including(m.hashB());
         }
-        MessageMetadata md = template.toBuilder()
+        MessageMetadata md = withoutStampProperty(template)
                 .setNumMessagesInBatch(messages.size())
                 .setCompression(codec)
                 .setUncompressedSize(uncompressed.remaining())
@@ -39,6 +39,17 @@ public final class Entries {
                 .setEntryHashMax(stamp.hashMax())
                 .build();
         return Entry.of(md, Codec.of(codec).compress(uncompressed));
+    }
+
+    /** The template without a {@link Stamp#PROPERTY} it carried from another entry: the stamp is set anew. */
+    private static MessageMetadata.Builder withoutStampProperty(MessageMetadata template) {
+        MessageMetadata.Builder md = template.toBuilder();
+        for (int i = md.getPropertiesCount() - 1; i >= 0; i--) {
+            if (md.getProperties(i).getKey().equals(Stamp.PROPERTY)) {
+                md.removeProperties(i);
+            }
+        }
+        return md;
     }
 
     /**
@@ -50,7 +61,7 @@ public final class Entries {
         Optional<byte[]> orderingKey = template.hasOrderingKey()
                 ? Optional.of(template.getOrderingKey().toByteArray()) : Optional.empty();
         int hashB = KeyHash.hashBOf(KeyHash.ofMessage(key, orderingKey));
-        MessageMetadata md = template.toBuilder()
+        MessageMetadata md = withoutStampProperty(template)
                 .clearNumMessagesInBatch()
                 .setCompression(codec)
                 .setUncompressedSize(payload.remaining())

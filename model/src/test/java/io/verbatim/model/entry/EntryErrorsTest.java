@@ -174,6 +174,11 @@ class EntryErrorsTest {
         assertThat(both.facts().stamp()).contains(new io.verbatim.model.Stamp(100, 200));
         assertProblem(() -> Entry.of(TEMPLATE.toBuilder().addProperties(stamp).setEntryHashMin(100)
                 .setEntryHashMax(201).build(), ByteBuffer.allocate(0)), Problem.BAD_STAMP, "100-201", "100-200");
+        // an entry built from one that carried the property gets its own stamp, not the old one
+        Entry rebatched = Entries.batch(byProperty.metadata(), List.of(Message.of("k", new byte[] {1})),
+                CompressionType.NONE);
+        assertThat(rebatched.facts().stamp()).contains(io.verbatim.model.Stamp.of(Message.of("k", new byte[0]).hashB()));
+        assertThat(rebatched.metadata().getPropertiesList()).noneMatch(kv -> kv.getKey().equals(Stamp.PROPERTY));
         for (String bad : List.of("", "-", "5", "5-", "-5", "x-1", "9-3", "0-70000", "1-2-3", "99999999999-1")) {
             assertProblem(() -> Entry.of(TEMPLATE.toBuilder().addProperties(stamp.toBuilder().setValue(bad)).build(),
                     ByteBuffer.allocate(0)), Problem.BAD_STAMP, Stamp.PROPERTY);
