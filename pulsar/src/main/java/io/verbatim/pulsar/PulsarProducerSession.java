@@ -19,7 +19,6 @@ import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.impl.MessageIdImpl;
 import org.apache.pulsar.client.impl.MessageImpl;
-import org.apache.pulsar.client.impl.ProducerBase;
 import org.apache.pulsar.client.impl.ProducerBuilderImpl;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -98,6 +97,10 @@ final class PulsarProducerSession implements ProducerSession {
             if (producer != null && waiting.isEmpty()) {
                 return sendOn(producer, message);
             }
+            if (broken) {
+                return CompletableFuture.failedFuture(new RemoteException(Kind.SESSION_BROKEN, segmentId,
+                        "an earlier send to " + topic + " failed"));
+            }
             waiting.add(pending);
             if (!creating && producer == null) {
                 creating = true;
@@ -135,6 +138,11 @@ final class PulsarProducerSession implements ProducerSession {
                 // issued under the lock, so a send arriving now queues behind them
                 for (Pending p; (p = waiting.poll()) != null; ) {
                     CompletableFuture<MessageId> result = p.result;
+                    if (broken) { // one of those before it failed as it was issued: this one must not go
+                        result.completeExceptionally(new RemoteException(Kind.SESSION_BROKEN, segmentId,
+                                "an earlier send to " + topic + " failed"));
+                        continue;
+                    }
                     sendOn(created, p.message).whenComplete((id, e) -> {
                         if (e != null) {
                             result.completeExceptionally(e);
@@ -157,9 +165,18 @@ final class PulsarProducerSession implements ProducerSession {
         failed.forEach(p -> p.result.completeExceptionally(why));
     }
 
-    @SuppressWarnings("unchecked")
-    private static CompletableFuture<MessageId> sendOn(Producer<byte[]> producer, MessageImpl<byte[]> message) {
-        return ((ProducerBase<byte[]>) producer).sendAsync(message);
+    /**
+     * Issues one send; called under the lock, in call order. A send the client refuses as it is issued (its
+     * queue is full, the entry is too large) breaks the session before the next one goes: otherwise the next
+     * ones could be stored, move the broker's dedup watermark past this one, and make its resend look like a
+     * duplicate (Pulsar issue #26113), which would lose it.
+     */
+    private CompletableFuture<MessageId> sendOn(Producer<byte[]> producer, MessageImpl<byte[]> message) {
+        CompletableFuture<MessageId> sent = storage.sender().send(producer, message);
+        if (sent.isCompletedExceptionally()) {
+            broken = true;
+        }
+        return sent;
     }
 
     private static boolean isDuplicate(MessageId id) {

@@ -6,13 +6,18 @@ import io.verbatim.pipeline.SourceSegmentLog;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminBuilder;
 import org.apache.pulsar.client.api.AuthenticationFactory;
 import org.apache.pulsar.client.api.ClientBuilder;
+import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.client.impl.MessageImpl;
+import org.apache.pulsar.client.impl.ProducerBase;
 import org.apache.pulsar.common.policies.data.Policies;
 import reactor.core.publisher.Mono;
 
@@ -25,6 +30,15 @@ public final class PulsarStorage implements AutoCloseable {
     private final Settings settings;
     private final PulsarClient client;
     private final PulsarAdmin admin;
+    private volatile Sender sender = Sender.PULSAR;
+
+    /** How a session hands a message to its producer: the client's own send, or a test's stand-in. */
+    @FunctionalInterface
+    interface Sender {
+        Sender PULSAR = (producer, message) -> ((ProducerBase<byte[]>) producer).sendAsync(message);
+
+        CompletableFuture<MessageId> send(Producer<byte[]> producer, MessageImpl<byte[]> message);
+    }
 
     private PulsarStorage(Settings settings, PulsarClient client, PulsarAdmin admin) {
         this.settings = settings;
@@ -111,6 +125,15 @@ public final class PulsarStorage implements AutoCloseable {
 
     PulsarAdmin admin() {
         return admin;
+    }
+
+    Sender sender() {
+        return sender;
+    }
+
+    /** For tests: how every session from now on hands its messages to Pulsar. */
+    void sender(Sender value) {
+        sender = value;
     }
 
     /** The segment topic of {@code segment} of the scalable topic {@code topic} on this cluster. */

@@ -129,6 +129,29 @@ class PulsarReplicationTest {
                 + westSegments.layout().segments().keySet() + "; link " + links.get(links.size() - 1).status();
     }
 
+    @Test
+    void theHeadOfManyPipelinedSendsFailingOnceLosesNothing() {
+        // Pulsar #26113: the head of a pipeline fails as it is issued (a full queue), the ones after it are
+        // stored and move the broker's dedup watermark past it, and its resend is answered as a duplicate
+        produce(20); // a backlog, so the replicator's first sends go out together
+        java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+        west.storage.sender((p, m) -> failed.compareAndSet(false, true)
+                ? java.util.concurrent.CompletableFuture.failedFuture(
+                        new org.apache.pulsar.client.api.PulsarClientException.ProducerQueueIsFullError("injected"))
+                : PulsarStorage.Sender.PULSAR.send(p, m));
+        startLink();
+        produce(10);
+        awaitCaughtUp();
+
+        assertThat(failed).as("the head's send failed").isTrue();
+        Map<String, List<String>> received = receivedAtWest();
+        System.out.println("[pulsar-repl] #26113: " + summary(received));
+        for (String key : produced.keySet()) {
+            assertThat(ids(received.getOrDefault(key, List.of()))).as("key %s: once each, in order", key)
+                    .isEqualTo(ids(produced.get(key)));
+        }
+    }
+
     private ReplicationLink startLink() {
         ReplicationLink link = ReplicationLink.builder().local(eastSegments).remote(remote)
                 .config(ReplicatorConfig.defaults("east").withRetry(Duration.ofMillis(50), Duration.ofSeconds(1), 0.5))
