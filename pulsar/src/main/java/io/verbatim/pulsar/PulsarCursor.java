@@ -55,6 +55,9 @@ final class PulsarCursor implements ReplicationCursor {
     private @Nullable SourcePosition wanted;
     private boolean acking;
     private final List<Waiter> waiters = new ArrayList<>();
+    /** When acknowledgements started failing in a row ({@link System#nanoTime}), 0 while they succeed. */
+    private long failingSince;
+    private static final java.time.Duration ACK_RETRY = java.time.Duration.ofMillis(100);
 
     PulsarCursor(PulsarStorage storage, String topic, String subscription) {
         this.storage = storage;
@@ -82,15 +85,19 @@ final class PulsarCursor implements ReplicationCursor {
                     + upTo));
         }
         return Mono.create(sink -> {
+            boolean done;
             synchronized (lock) {
-                if (confirmed != null && upTo.compareTo(confirmed) <= 0) {
-                    sink.success();
-                    return;
+                done = confirmed != null && upTo.compareTo(confirmed) <= 0;
+                if (!done) {
+                    if (wanted == null || upTo.compareTo(wanted) > 0) {
+                        wanted = upTo;
+                    }
+                    waiters.add(new Waiter(upTo, sink));
                 }
-                if (wanted == null || upTo.compareTo(wanted) > 0) {
-                    wanted = upTo;
-                }
-                waiters.add(new Waiter(upTo, sink));
+            }
+            if (done) {
+                sink.success(); // outside the lock: what runs downstream may call into Pulsar
+                return;
             }
             kick();
         });
@@ -161,6 +168,18 @@ final class PulsarCursor implements ReplicationCursor {
         List<Waiter> settled = new ArrayList<>();
         synchronized (lock) {
             acking = false;
+            long now = System.nanoTime();
+            if (error == null) {
+                failingSince = 0;
+            } else if (failingSince == 0 || now - failingSince < storage.settings().operationTimeout().toNanos()) {
+                // a consumer reconnecting (a topic unload, a broker restart) cannot acknowledge for a moment:
+                // the acknowledgement goes again, until the operation timeout, before anyone is told it failed
+                if (failingSince == 0) {
+                    failingSince = now;
+                }
+                CompletableFuture.delayedExecutor(ACK_RETRY.toMillis(), TimeUnit.MILLISECONDS).execute(this::kick);
+                return;
+            }
             if (error == null && (confirmed == null || target.compareTo(confirmed) > 0)) {
                 confirmed = target;
             }
@@ -173,6 +192,7 @@ final class PulsarCursor implements ReplicationCursor {
             }
             if (error != null) {
                 wanted = confirmed;
+                failingSince = 0;
             }
         }
         for (Waiter w : settled) {
@@ -202,6 +222,10 @@ final class PulsarCursor implements ReplicationCursor {
         @Override
         public void endOfTopic() {
         }
+
+        @Override
+        public void reconnected() {
+        }
     };
 
     /** One entry the broker sent, held until demand takes it. */
@@ -218,6 +242,8 @@ final class PulsarCursor implements ReplicationCursor {
         private volatile @Nullable VerbatimRawConsumer consumer;
         /** The last position received: a redelivery at or before it is dropped. Read and written by I/O threads. */
         private volatile @Nullable SourcePosition lastReceived;
+        /** The last position emitted downstream (by the drain loop). */
+        private volatile @Nullable SourcePosition lastEmitted;
         private volatile boolean ended;
         private volatile boolean cancelled;
         private boolean done;
@@ -238,7 +264,8 @@ final class PulsarCursor implements ReplicationCursor {
             previous.exceptionally(e -> null)
                     .thenCompose(v -> VerbatimRawConsumer.subscribe(storage.client(), topic, subscription,
                             SubscriptionInitialPosition.Earliest, storage.settings().receiverQueue(), this))
-                    .orTimeout(storage.settings().operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    // bounded by the client's operation timeout; no deadline of ours, which would leave a consumer
+                    // that subscribes after it connected, holding the exclusive subscription
                     .whenComplete((c, error) -> {
                         if (error != null) {
                             synchronized (lock) {
@@ -272,7 +299,9 @@ final class PulsarCursor implements ReplicationCursor {
                 Object connection) {
             SourcePosition position = SourcePosition.of(ledgerId, entryId);
             SourcePosition last = lastReceived;
-            if (last != null && position.compareTo(last) <= 0) {
+            SourcePosition emitted = lastEmitted; // also: an entry emitted while a reconnect reset lastReceived
+            if ((last != null && position.compareTo(last) <= 0)
+                    || (emitted != null && position.compareTo(emitted) <= 0)) {
                 from.release(messages, connection); // sent again after a reconnect: emitted already
                 return;
             }
@@ -287,6 +316,17 @@ final class PulsarCursor implements ReplicationCursor {
             drain();
         }
 
+        /**
+         * Over a new connection the broker sends again from the mark-delete position: what is held from the
+         * old one is dropped (it comes again, with permits of the new connection), and only what went
+         * downstream counts as received.
+         */
+        @Override
+        public void reconnected() {
+            held.clear();
+            lastReceived = lastEmitted;
+        }
+
         private void drain() {
             if (wip.getAndIncrement() != 0) {
                 return;
@@ -298,6 +338,7 @@ final class PulsarCursor implements ReplicationCursor {
                     if (h == null) {
                         break;
                     }
+                    lastEmitted = h.position();
                     sink.next(new StoredEntry(h.position(), ByteBuffer.wrap(h.bytes())));
                     h.from().release(h.messages(), h.connection());
                 }

@@ -6,7 +6,6 @@ import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.RemoteException.Kind;
-import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -17,10 +16,14 @@ import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.ProducerBuilder;
 import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.impl.ClientCnx;
 import org.apache.pulsar.client.impl.MessageIdImpl;
 import org.apache.pulsar.client.impl.MessageImpl;
 import org.apache.pulsar.client.impl.ProducerBuilderImpl;
+import org.apache.pulsar.client.impl.ProducerImpl;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
@@ -38,15 +41,28 @@ import reactor.core.publisher.Mono;
  * {@link Kind#SESSION_BROKEN}; a cancelled send breaks it too, as its fate is unknown.
  */
 final class PulsarProducerSession implements ProducerSession {
+    private static final Logger LOG = LoggerFactory.getLogger(PulsarProducerSession.class);
     private final PulsarStorage storage;
     private final String topic;
     private final long segmentId;
     private final String producerName;
-    /** Guards everything below. */
-    private final Object lock = new Object();
-    private @Nullable Producer<byte[]> producer;
-    private boolean creating;
-    private final Queue<Pending> waiting = new ArrayDeque<>();
+    /**
+     * The producer once created. No lock of ours guards it or the sends: Pulsar completes sends on its I/O
+     * threads while holding its producer's monitor, and what runs then (a failure breaking the session, the
+     * next send) must not wait for a lock that a thread calling into that producer holds (it deadlocked).
+     */
+    private final java.util.concurrent.atomic.AtomicReference<@Nullable Producer<byte[]>> producer =
+            new java.util.concurrent.atomic.AtomicReference<>();
+    private final java.util.concurrent.atomic.AtomicBoolean creating = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile @Nullable Throwable creationFailure;
+    /** Sends not yet handed to Pulsar, in call order; drained by one thread at a time ({@link #wip}). */
+    private final Queue<Pending> outgoing = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger wip = new java.util.concurrent.atomic.AtomicInteger();
+    /** Positions of this session the broker or client refused: not stored. */
+    private final java.util.Set<SourcePosition> refused = new java.util.concurrent.ConcurrentSkipListSet<>();
+    /** The highest position of this session the broker stored. */
+    private final java.util.concurrent.atomic.AtomicReference<@Nullable SourcePosition> persisted =
+            new java.util.concurrent.atomic.AtomicReference<>();
     private volatile boolean broken;
     private volatile boolean disposed;
 
@@ -72,8 +88,8 @@ final class PulsarProducerSession implements ProducerSession {
             }
             CompletableFuture<MessageId> sent = issue(message);
             return Mono.fromFuture(sent, true)
-                    .map(id -> isDuplicate(id) ? Receipt.DUPLICATE : Receipt.PERSISTED)
-                    .onErrorMap(e -> !(e instanceof RemoteException), this::classify)
+                    .map(id -> receipt(id, position))
+                    .onErrorMap(e -> !(e instanceof RemoteException), e -> failed(e, position))
                     .doOnError(e -> breakSession())
                     .doOnCancel(this::breakSession);
         });
@@ -89,28 +105,55 @@ final class PulsarProducerSession implements ProducerSession {
         return MessageImpl.create(PulsarMetadata.of(wire), wire.payload(), Schema.BYTES, topic);
     }
 
-    /** Sends now if the producer is there, else after it is, in call order either way. */
+    /**
+     * Queues the send and drains the queue in order: sends wait while the producer is being created, then go
+     * in the order they were queued. No lock of ours is held while Pulsar is called: the drain is one thread
+     * at a time by a counter, and a send queued from inside a completion (Pulsar's I/O thread, holding its
+     * producer's monitor) is picked up by the drain already running.
+     */
     private CompletableFuture<MessageId> issue(MessageImpl<byte[]> message) {
         Pending pending = new Pending(message, new CompletableFuture<>());
-        boolean create = false;
-        synchronized (lock) {
-            if (producer != null && waiting.isEmpty()) {
-                return sendOn(producer, message);
-            }
-            if (broken) {
-                return CompletableFuture.failedFuture(new RemoteException(Kind.SESSION_BROKEN, segmentId,
-                        "an earlier send to " + topic + " failed"));
-            }
-            waiting.add(pending);
-            if (!creating && producer == null) {
-                creating = true;
-                create = true;
-            }
-        }
-        if (create) {
-            create();
-        }
+        outgoing.add(pending);
+        drain();
         return pending.result;
+    }
+
+    private void drain() {
+        if (wip.getAndIncrement() != 0) {
+            return;
+        }
+        int missed = 1;
+        do {
+            Producer<byte[]> ready = producer.get();
+            if (broken || disposed || creationFailure != null) {
+                Throwable why = creationFailure != null ? creationFailure
+                        : new RemoteException(Kind.SESSION_BROKEN, segmentId, "an earlier send to " + topic + " failed");
+                for (Pending p; (p = outgoing.poll()) != null; ) {
+                    p.result.completeExceptionally(why);
+                }
+            } else if (ready == null) {
+                if (!outgoing.isEmpty() && creating.compareAndSet(false, true)) {
+                    create();
+                }
+            } else {
+                for (Pending p; (p = outgoing.poll()) != null; ) {
+                    if (broken) { // one before it failed as it was issued: this one must not go
+                        p.result.completeExceptionally(new RemoteException(Kind.SESSION_BROKEN, segmentId,
+                                "an earlier send to " + topic + " failed"));
+                        continue;
+                    }
+                    CompletableFuture<MessageId> result = p.result;
+                    sendOn(ready, p.message).whenComplete((id, e) -> {
+                        if (e != null) {
+                            result.completeExceptionally(e);
+                        } else {
+                            result.complete(id);
+                        }
+                    });
+                }
+            }
+            missed = wip.addAndGet(-missed);
+        } while (missed != 0);
     }
 
     private void create() {
@@ -123,55 +166,40 @@ final class PulsarProducerSession implements ProducerSession {
                 .blockIfQueueFull(false);
         ((ProducerBuilderImpl<byte[]>) builder).getConf().setReplProducer(true);
         ((ProducerBuilderImpl<byte[]>) builder).getConf().setNonPartitionedTopicExpected(true);
-        builder.createAsync()
-                .orTimeout(storage.settings().operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .whenComplete((p, error) -> created(p, error));
+        // bounded by the client's operation timeout; no deadline of ours, which would leave a producer created
+        // after it connected, holding the producer name
+        builder.createAsync().whenComplete((p, error) -> created(p, error));
     }
 
     private void created(@Nullable Producer<byte[]> created, @Nullable Throwable error) {
-        Queue<Pending> failed = new ArrayDeque<>();
-        Producer<byte[]> unwanted = null;
-        synchronized (lock) {
-            creating = false;
-            if (created != null && !disposed && !broken) {
-                producer = created;
-                // issued under the lock, so a send arriving now queues behind them
-                for (Pending p; (p = waiting.poll()) != null; ) {
-                    CompletableFuture<MessageId> result = p.result;
-                    if (broken) { // one of those before it failed as it was issued: this one must not go
-                        result.completeExceptionally(new RemoteException(Kind.SESSION_BROKEN, segmentId,
-                                "an earlier send to " + topic + " failed"));
-                        continue;
-                    }
-                    sendOn(created, p.message).whenComplete((id, e) -> {
-                        if (e != null) {
-                            result.completeExceptionally(e);
-                        } else {
-                            result.complete(id);
-                        }
-                    });
-                }
-            } else {
-                failed.addAll(waiting);
-                waiting.clear();
-                unwanted = created;
+        if (created == null) {
+            creationFailure = error != null ? error
+                    : new RemoteException(Kind.UNAVAILABLE, segmentId, "no producer for " + topic);
+        } else {
+            producer.set(created);
+            if (broken || disposed) {
+                closeProducer(); // broken while it was being made: whoever broke it found no producer to close
             }
         }
-        if (unwanted != null) {
-            unwanted.closeAsync();
-        }
-        Throwable why = error != null ? error
-                : new RemoteException(Kind.SESSION_BROKEN, segmentId, "the session to " + topic + " ended");
-        failed.forEach(p -> p.result.completeExceptionally(why));
+        drain();
     }
 
     /**
-     * Issues one send; called under the lock, in call order. A send the client refuses as it is issued (its
+     * Issues one send; called by the drain, in queue order. A send the client refuses as it is issued (its
      * queue is full, the entry is too large) breaks the session before the next one goes: otherwise the next
      * ones could be stored, move the broker's dedup watermark past this one, and make its resend look like a
      * duplicate (Pulsar issue #26113), which would lose it.
      */
     private CompletableFuture<MessageId> sendOn(Producer<byte[]> producer, MessageImpl<byte[]> message) {
+        ClientCnx cnx = producer instanceof ProducerImpl<?> impl ? impl.getClientCnx() : null;
+        if (cnx != null && !cnx.isBrokerSupportsReplDedupByLidAndEid()) {
+            // the client would fall back to deduplicating on the carried producer name and sequence id, which
+            // the parts of one re-batched entry share: all but the first would be answered as duplicates
+            broken = true;
+            return CompletableFuture.failedFuture(new RemoteException(Kind.UNSUPPORTED, segmentId, "the broker of "
+                    + topic + " does not deduplicate replicated entries by source position (Pulsar 3.0.11, 3.3.6,"
+                    + " 4.0.4 or newer does)"));
+        }
         CompletableFuture<MessageId> sent = storage.sender().send(producer, message);
         if (sent.isCompletedExceptionally()) {
             broken = true;
@@ -181,6 +209,56 @@ final class PulsarProducerSession implements ProducerSession {
 
     private static boolean isDuplicate(MessageId id) {
         return id instanceof MessageIdImpl m && m.getLedgerId() == -1 && m.getEntryId() == -1;
+    }
+
+    /**
+     * The receipt of a send, with the guard against Pulsar #26113: a position the broker refused in a session
+     * that then stored a later position is, from then on, below the broker's dedup watermark, so its resend
+     * is answered as a duplicate though it was never stored. Such an answer is an error, never a receipt: the
+     * replicator does not acknowledge the entry, and its status shows why.
+     */
+    private Receipt receipt(MessageId id, SourcePosition position) {
+        if (isDuplicate(id)) {
+            if (storage.isShadowed(topic, producerName, position)) {
+                throw new RemoteException(Kind.REJECTED, segmentId, topic + " answers " + position + " of "
+                        + producerName + " as a duplicate, but the broker refused it before and stored later entries"
+                        + " after it (Pulsar #26113): it is not stored, and replication of this segment stops here");
+            }
+            return Receipt.DUPLICATE;
+        }
+        persisted.accumulateAndGet(position, (a, b) -> a == null || b.compareTo(a) > 0 ? b : a);
+        for (SourcePosition p : refused) {
+            if (p.compareTo(position) < 0) {
+                shadow(p, position);
+            }
+        }
+        return Receipt.PERSISTED;
+    }
+
+    private void shadow(SourcePosition refusedPosition, SourcePosition storedAfter) {
+        if (storage.shadow(topic, producerName, refusedPosition)) {
+            LOG.error("{}: the broker refused {} of {} and stored {} after it; a resend of {} will be answered as a"
+                    + " duplicate (Pulsar #26113) and is refused instead", topic, refusedPosition, producerName,
+                    storedAfter, refusedPosition);
+        }
+    }
+
+    /** A failed send: what it means to the replicator, and whether the broker refused the entry for good. */
+    private RemoteException failed(Throwable error, SourcePosition position) {
+        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (e instanceof PulsarClientException.NotAllowedException
+                || e instanceof PulsarClientException.ChecksumException
+                || e instanceof PulsarClientException.InvalidMessageException
+                || e instanceof PulsarClientException.ProducerQueueIsFullError
+                || e instanceof PulsarClientException.MemoryBufferIsFullError
+                || e instanceof PulsarClientException.CryptoException) {
+            refused.add(position); // not stored: a later position stored in this session shadows it
+            SourcePosition later = persisted.get();
+            if (later != null && later.compareTo(position) > 0) {
+                shadow(position, later);
+            }
+        }
+        return classify(e);
     }
 
     /** What a Pulsar failure means to the replicator. */
@@ -208,11 +286,7 @@ final class PulsarProducerSession implements ProducerSession {
     }
 
     private void closeProducer() {
-        Producer<byte[]> p;
-        synchronized (lock) {
-            p = producer;
-            producer = null;
-        }
+        Producer<byte[]> p = producer.getAndSet(null);
         if (p != null) {
             p.closeAsync();
         }

@@ -161,10 +161,17 @@ public final class PulsarSegments implements LocalSegments {
             return Mono.just(false);
         }
         String subscription = SegmentTopics.subscription(cursorName);
-        return Mono.fromFuture(() -> storage.admin().topics().getStatsAsync(storage.segmentTopic(topic, segment.get())))
+        boolean peer = peers.stream().anyMatch(p -> ReplicatorConfig.cursorName(p).equals(cursorName));
+        // exact, not the stats' estimate: the sealed (terminated) topic's last entry is where the mark-delete
+        // position must be
+        return Mono.fromFuture(() -> storage.admin().topics()
+                        .getInternalStatsAsync(storage.segmentTopic(topic, segment.get())))
                 .map(stats -> {
-                    SubscriptionStats sub = stats.getSubscriptions().get(subscription);
-                    return sub == null || sub.getMsgBacklog() == 0;
+                    var cursor = stats.cursors == null ? null : stats.cursors.get(subscription);
+                    if (cursor == null) {
+                        return !peer; // a peer's cursor is made with the segment; any other does not replicate here
+                    }
+                    return Objects.equals(cursor.markDeletePosition, stats.lastConfirmedEntry);
                 })
                 .onErrorReturn(false); // asked again at the next poll
     }

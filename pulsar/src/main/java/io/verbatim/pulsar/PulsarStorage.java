@@ -1,6 +1,7 @@
 package io.verbatim.pulsar;
 
 import io.verbatim.model.Segment;
+import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.SourceSegmentLog;
 import java.time.Duration;
@@ -31,6 +32,8 @@ public final class PulsarStorage implements AutoCloseable {
     private final PulsarClient client;
     private final PulsarAdmin admin;
     private volatile Sender sender = Sender.PULSAR;
+    /** Positions refused and then shadowed by later ones (Pulsar #26113), by topic and producer. */
+    private final java.util.Set<String> shadowed = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** How a session hands a message to its producer: the client's own send, or a test's stand-in. */
     @FunctionalInterface
@@ -125,6 +128,20 @@ public final class PulsarStorage implements AutoCloseable {
 
     PulsarAdmin admin() {
         return admin;
+    }
+
+    /**
+     * Marks {@code position} of {@code producer} on {@code topic} as shadowed: refused by the broker while a later
+     * position was stored, so below the dedup watermark though not stored.
+     *
+     * @return whether it is newly marked
+     */
+    boolean shadow(String topic, String producer, SourcePosition position) {
+        return shadowed.add(topic + "|" + producer + "|" + position);
+    }
+
+    boolean isShadowed(String topic, String producer, SourcePosition position) {
+        return shadowed.contains(topic + "|" + producer + "|" + position);
     }
 
     Sender sender() {

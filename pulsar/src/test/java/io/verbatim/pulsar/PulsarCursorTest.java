@@ -3,6 +3,8 @@ package io.verbatim.pulsar;
 import io.verbatim.model.Segment;
 import io.verbatim.pipeline.ReplicationCursorContract;
 import io.verbatim.pipeline.SourceSegmentLog;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -27,6 +29,33 @@ class PulsarCursorTest extends ReplicationCursorContract {
     @AfterAll
     static void disconnect() {
         pulsar.close();
+    }
+
+    @org.junit.jupiter.api.Test
+    void aTopicUnloadedMidReadRepeatsAndLosesNothing() throws Exception {
+        SourceSegmentLog log = newLog();
+        append(log, 40);
+        var cursor = log.cursor("c", io.verbatim.pipeline.StartAt.EARLIEST).block(Duration.ofSeconds(30));
+        String name = pulsar.storage.segmentTopic(topics.get(log), segment);
+        java.util.List<io.verbatim.model.entry.SourcePosition> read = new java.util.concurrent.CopyOnWriteArrayList<>();
+        var acknowledging = cursor.read().concatMap(e -> cursor.acknowledge(e.position()).thenReturn(e))
+                .doOnNext(e -> read.add(e.position()));
+        reactor.test.StepVerifier.create(acknowledging, 10)
+                .expectNextCount(10)
+                .then(() -> {
+                    try {
+                        pulsar.storage.admin().topics().unload(name); // the consumer reconnects; held entries come again
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                })
+                .thenRequest(100)
+                .then(() -> append(log, 10))
+                .expectNextCount(40)
+                .then(() -> seal(log))
+                .expectComplete()
+                .verify(Duration.ofSeconds(60));
+        assertThat(read).hasSize(50).doesNotHaveDuplicates().isSorted(); // positions: a reload starts a new ledger
     }
 
     @Override

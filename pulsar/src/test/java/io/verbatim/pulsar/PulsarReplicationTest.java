@@ -152,6 +152,40 @@ class PulsarReplicationTest {
         }
     }
 
+    @Test
+    void aHeadRefusedWhileLaterEntriesAreStoredIsNeverTakenForADuplicate() {
+        // Pulsar #26113 as a broker can cause it: the head is refused (say, a delivery delay the destination does
+        // not allow) and the entries after it are stored; its resend is then below the dedup watermark
+        produce(20);
+        java.util.concurrent.atomic.AtomicBoolean refused = new java.util.concurrent.atomic.AtomicBoolean();
+        west.storage.sender((p, m) -> {
+            if (refused.compareAndSet(false, true)) {
+                var later = new java.util.concurrent.CompletableFuture<org.apache.pulsar.client.api.MessageId>();
+                java.util.concurrent.CompletableFuture.delayedExecutor(300, java.util.concurrent.TimeUnit.MILLISECONDS)
+                        .execute(() -> later.completeExceptionally(
+                                new org.apache.pulsar.client.api.PulsarClientException.NotAllowedException("injected")));
+                return later; // never sent: refused after the ones behind it went
+            }
+            return PulsarStorage.Sender.PULSAR.send(p, m);
+        });
+        startLink();
+        Segment source = eastSegments.layout().segment(0).orElseThrow();
+        SourcePosition head = east.storedRaw(TOPIC, source).get(0).position();
+        String destination = west.storage.segmentTopic(TOPIC, westSegments.layout().segment(0).orElseThrow());
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!west.storage.isShadowed(destination, "pulsar.repl.east.0", head)) {
+            assertThat(System.nanoTime()).as("the head %s is known to be shadowed", head).isLessThan(deadline);
+            sleepBriefly();
+        }
+        // its resends are answered as duplicates and refused as such: it is never acknowledged, so never lost
+        for (int i = 0; i < 20; i++) {
+            sleepBriefly();
+        }
+        assertThat(eastSegments.backlog(0, ReplicatorConfig.cursorName("west"))).as("the head is still held").isPositive();
+        assertThat(produced.values().stream().mapToInt(List::size).sum()).isEqualTo(320);
+        System.out.println("[pulsar-repl] a refused head shadowed by stored entries: " + summary(receivedAtWest()));
+    }
+
     private ReplicationLink startLink() {
         ReplicationLink link = ReplicationLink.builder().local(eastSegments).remote(remote)
                 .config(ReplicatorConfig.defaults("east").withRetry(Duration.ofMillis(50), Duration.ofSeconds(1), 0.5))

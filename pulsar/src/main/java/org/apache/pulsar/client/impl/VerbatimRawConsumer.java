@@ -42,6 +42,13 @@ public final class VerbatimRawConsumer extends ConsumerImpl<byte[]> {
 
         /** The topic is terminated and every entry of it is acknowledged on this subscription. */
         void endOfTopic();
+
+        /**
+         * The consumer is subscribed again over a new connection: the broker sends again, from the
+         * mark-delete position, whatever it sent before and was not acknowledged; the permits of entries still
+         * held from the old connection are void.
+         */
+        void reconnected();
     }
 
     private final Receiver receiver;
@@ -93,16 +100,24 @@ public final class VerbatimRawConsumer extends ConsumerImpl<byte[]> {
             return;
         }
         MessageIdData id = command.getMessageId();
+        // a broker that exposes its entry metadata puts it in front of the stored entry: not the entry's bytes
+        ByteBuf stored = Commands.skipBrokerEntryMetadataIfExist(headersAndPayload.duplicate());
         int messages = 1;
         try {
-            MessageMetadata md = Commands.parseMessageMetadata(headersAndPayload.duplicate());
+            MessageMetadata md = Commands.parseMessageMetadata(stored.duplicate());
             messages = Math.max(1, md.getNumMessagesInBatch());
         } catch (RuntimeException unreadable) {
             // the cursor's parse names what is wrong with it; one permit is what the broker counted then
         }
-        byte[] bytes = new byte[headersAndPayload.readableBytes()];
-        headersAndPayload.getBytes(headersAndPayload.readerIndex(), bytes);
+        byte[] bytes = new byte[stored.readableBytes()];
+        stored.getBytes(stored.readerIndex(), bytes);
         receiver.entry(this, id.getLedgerId(), id.getEntryId(), bytes, messages, cnx);
+    }
+
+    @Override
+    protected void consumerIsReconnectedToBroker(ClientCnx cnx, int currentQueueSize) {
+        super.consumerIsReconnectedToBroker(cnx, currentQueueSize);
+        receiver.reconnected();
     }
 
     @Override
