@@ -52,6 +52,9 @@ public final class PulsarBench {
     private static final String TOPIC = "persistent://public/default/orders";
     private static final int MESSAGES_PER_ENTRY = 100;
     private static final Duration WAIT = Duration.ofMinutes(10);
+    /** Messages a cursor may hold ahead of demand: -Dverbatim.bench.receiverQueue, else the adapter's default. */
+    private static final int RECEIVER_QUEUE = Integer.getInteger("verbatim.bench.receiverQueue",
+            PulsarStorage.Settings.of("pulsar://x", "http://x", "").receiverQueue());
 
     private PulsarBench() {
     }
@@ -65,8 +68,9 @@ public final class PulsarBench {
         Path data = Files.createTempDirectory("verbatim-pulsar-bench");
         System.out.printf(Locale.ROOT, "starting a broker on %s%n", data);
         try (PulsarProcess broker = PulsarProcess.start(PulsarProcess.Options.of(data).withHeap("768m"))) {
-            System.out.printf(Locale.ROOT, "broker ready in %d ms; %d entries of %d x 1 KiB (LZ4) per round, %d rounds%n",
-                    broker.startMillis(), entries, MESSAGES_PER_ENTRY, rounds);
+            System.out.printf(Locale.ROOT, "broker ready in %d ms; %d calls of %d x 1 KiB (LZ4) per round, %d rounds;"
+                    + " cursors hold up to %d messages ahead%n", broker.startMillis(), entries, MESSAGES_PER_ENTRY, rounds,
+                    RECEIVER_QUEUE);
             Scheduler cpu = Schedulers.newBoundedElastic(2, 10_000, "bench-cpu");
             double[] verbatim = new double[rounds];
             double[] rebatch = new double[rounds];
@@ -144,8 +148,10 @@ public final class PulsarBench {
         }
 
         private PulsarStorage storage(String namespace) {
-            PulsarStorage s = PulsarStorage.connect(PulsarStorage.Settings.of(broker.serviceUrl(), broker.webUrl(),
-                    namespace));
+            PulsarStorage.Settings defaults = PulsarStorage.Settings.of(broker.serviceUrl(), broker.webUrl(), namespace);
+            PulsarStorage s = PulsarStorage.connect(new PulsarStorage.Settings(defaults.serviceUrl(), defaults.adminUrl(),
+                    defaults.namespace(), defaults.token(), defaults.trustCertsFile(), RECEIVER_QUEUE,
+                    defaults.operationTimeout()));
             s.prepareNamespace().block(WAIT);
             return s;
         }

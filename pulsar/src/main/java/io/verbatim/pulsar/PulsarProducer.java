@@ -127,6 +127,7 @@ public final class PulsarProducer implements AutoCloseable {
                 .stopOnError(false)
                 .batchingEnabled(true)
                 .batcherBuilder(new VerbatimBucketBatcher(segment.buckets()))
+                .maxInflight(10_000) // a call's messages all go to the batcher at once: full batches
                 .batchingMaxPublishDelay(Duration.ofMillis(2))
                 .batchingMaxMessages(1000)
                 .compressionType(pulsarCodec(codec))
