@@ -77,8 +77,7 @@ final class PulsarProducerSession implements ProducerSession {
     public Mono<Receipt> send(Entry entry, SourcePosition position) {
         return Mono.defer(() -> {
             if (broken || disposed) {
-                return Mono.error(new RemoteException(Kind.SESSION_BROKEN, segmentId, "an earlier send to " + topic
-                        + " failed"));
+                return Mono.error(sessionBroken());
             }
             MessageImpl<byte[]> message;
             try {
@@ -127,7 +126,7 @@ final class PulsarProducerSession implements ProducerSession {
             Producer<byte[]> ready = producer.get();
             if (broken || disposed || creationFailure != null) {
                 Throwable why = creationFailure != null ? creationFailure
-                        : new RemoteException(Kind.SESSION_BROKEN, segmentId, "an earlier send to " + topic + " failed");
+                        : sessionBroken();
                 for (Pending p; (p = outgoing.poll()) != null; ) {
                     p.result.completeExceptionally(why);
                 }
@@ -138,8 +137,7 @@ final class PulsarProducerSession implements ProducerSession {
             } else {
                 for (Pending p; (p = outgoing.poll()) != null; ) {
                     if (broken) { // one before it failed as it was issued: this one must not go
-                        p.result.completeExceptionally(new RemoteException(Kind.SESSION_BROKEN, segmentId,
-                                "an earlier send to " + topic + " failed"));
+                        p.result.completeExceptionally(sessionBroken());
                         continue;
                     }
                     CompletableFuture<MessageId> result = p.result;
@@ -235,6 +233,10 @@ final class PulsarProducerSession implements ProducerSession {
         return Receipt.PERSISTED;
     }
 
+    private RemoteException sessionBroken() {
+        return new RemoteException(Kind.SESSION_BROKEN, segmentId, "an earlier send to " + topic + " failed");
+    }
+
     private void shadow(SourcePosition refusedPosition, SourcePosition storedAfter) {
         if (storage.shadow(topic, producerName, refusedPosition)) {
             LOG.error("{}: the broker refused {} of {} and stored {} after it; a resend of {} will be answered as a"
@@ -246,6 +248,9 @@ final class PulsarProducerSession implements ProducerSession {
     /** A failed send: what it means to the replicator, and whether the broker refused the entry for good. */
     private RemoteException failed(Throwable error, SourcePosition position) {
         Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (broken && e instanceof PulsarClientException.AlreadyClosedException) {
+            return sessionBroken(); // closed because an earlier send failed
+        }
         if (e instanceof PulsarClientException.NotAllowedException
                 || e instanceof PulsarClientException.ChecksumException
                 || e instanceof PulsarClientException.InvalidMessageException
