@@ -26,6 +26,12 @@ final class PulsarFixture implements AutoCloseable {
     final PulsarStorage storage;
     final String namespace;
 
+    /** A fixture over a storage someone else made (and closes). */
+    PulsarFixture(PulsarStorage storage) {
+        this.storage = storage;
+        this.namespace = storage.settings().namespace();
+    }
+
     PulsarFixture(String namespace) {
         var broker = TestBroker.shared();
         this.namespace = namespace;
