@@ -83,6 +83,7 @@ final class PulsarProducerSession implements ProducerSession {
             try {
                 message = message(entry, position);
             } catch (IllegalArgumentException e) {
+                breakSession(); // a failure like any other: nothing after it in this session may go
                 return Mono.error(new RemoteException(Kind.REJECTED, segmentId, String.valueOf(e.getMessage())));
             }
             CompletableFuture<MessageId> sent = issue(message);
