@@ -66,6 +66,11 @@ public final class LocalBroker implements AutoCloseable {
         ServerConfiguration bkConf = new ServerConfiguration();
         bkConf.setAllowLoopback(true);
         bkConf.setHttpServerEnabled(false);
+        // an entry is acknowledged once it is in the journal and the journal is synced (so it survives a kill -9);
+        // these are ServerConfiguration's defaults, said here because BKCluster's own base configuration, used
+        // when none is given, turns journalWriteData off
+        bkConf.setJournalWriteData(true);
+        bkConf.setJournalSyncData(true);
         bkConf.setProperty("dbStorage_writeCacheMaxSizeMb", 16);
         bkConf.setProperty("dbStorage_readAheadCacheMaxSizeMb", 16);
         BKCluster bookie = BKCluster.builder()
