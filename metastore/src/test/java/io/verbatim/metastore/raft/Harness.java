@@ -162,6 +162,18 @@ final class Harness {
         return ((Proposal.Accepted) p).index();
     }
 
+    /**
+     * Cuts {@code cut} off, then has {@code leader} commit {@code v0 .. v<count-1>} without them, in
+     * {@code rounds} rounds: the members to bring back behind the others.
+     */
+    void proposeWithout(List<String> cut, String leader, int count, int rounds) {
+        isolated.addAll(cut);
+        for (int i = 0; i < count; i++) {
+            propose(leader, "v" + i);
+        }
+        run(rounds);
+    }
+
     List<String> appliedData(String id) {
         return applied.get(id).stream().filter(LogEntryProto::hasStateMachineLogEntry)
                 .map(e -> e.getStateMachineLogEntry().getLogData().toStringUtf8()).collect(Collectors.toList());

@@ -608,11 +608,7 @@ class RaftDelegationTest {
         h.elect("n1");
         h.propose("n1", "a");
         h.run(2);
-        h.isolated.add("l1");
-        for (int i = 0; i < 5; i++) {
-            h.propose("n1", "v" + i);
-        }
-        h.run(3);
+        h.proposeWithout(List.of("l1"), "n1", 5, 3);
         for (String m : List.of("n1", "n2")) {
             long applied = h.status(m).appliedIndex();
             h.node(m).compact(applied, ByteString.copyFromUtf8("state-at-" + applied));
@@ -637,11 +633,7 @@ class RaftDelegationTest {
         h.elect("n1");
         h.propose("n1", "a");
         h.run(2);
-        h.isolated.add("l1");
-        for (int i = 0; i < 5; i++) {
-            h.propose("n1", "v" + i);
-        }
-        h.run(3);
+        h.proposeWithout(List.of("l1"), "n1", 5, 3);
         long applied = h.status("n2").appliedIndex();
         ByteString state = ByteString.copyFromUtf8("state-at-" + applied);
         h.node("n2").compact(applied, state);

@@ -373,12 +373,7 @@ class RaftRulesTest {
         h.propose("n1", "a");
         h.run(2);
         long before = h.status("n1").appliedIndex();
-        h.isolated.add("n3");
-        h.isolated.add("l1");
-        for (int i = 0; i < 5; i++) {
-            h.propose("n1", "v" + i);
-        }
-        h.run(2);
+        h.proposeWithout(List.of("n3", "l1"), "n1", 5, 2);
         long applied = h.status("n1").appliedIndex();
         assertThat(applied).isEqualTo(before + 5);
         var meta = h.node("n1").compact(applied, ByteString.copyFromUtf8("state-machine-at-" + applied));
@@ -405,11 +400,7 @@ class RaftRulesTest {
         h.elect("n1");
         h.propose("n1", "a");
         h.run(2);
-        h.isolated.add("l1");
-        for (int i = 0; i < 5; i++) {
-            h.propose("n1", "v" + i);
-        }
-        h.run(2);
+        h.proposeWithout(List.of("l1"), "n1", 5, 2);
         long applied = h.status("n1").appliedIndex();
         ByteString state = ByteString.copyFromUtf8("state-machine-at-" + applied);
         h.node("n1").compact(applied, state);
@@ -433,11 +424,7 @@ class RaftRulesTest {
         Harness h = Harness.group(Harness.configuration(List.of("n1", "n2", "n3"), List.of("l1")),
                 c -> c.withSnapshotChunkBytes(4).withLogTailEntries(0));
         h.elect("n1");
-        h.isolated.add("l1");
-        for (int i = 0; i < 5; i++) {
-            h.propose("n1", "v" + i);
-        }
-        h.run(2);
+        h.proposeWithout(List.of("l1"), "n1", 5, 2);
         long applied = h.status("n1").appliedIndex();
         ByteString state = ByteString.copyFromUtf8("state-machine-at-" + applied);
         var meta = h.node("n1").compact(applied, state);
