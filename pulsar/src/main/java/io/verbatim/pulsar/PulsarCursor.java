@@ -11,11 +11,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.client.impl.VerbatimRawConsumer;
-import org.apache.pulsar.common.policies.data.SubscriptionStats;
-import org.apache.pulsar.common.policies.data.TopicStats;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -105,17 +102,7 @@ final class PulsarCursor implements ReplicationCursor {
     /** The broker's count of entries after the subscription's mark-delete position (asks the broker: blocks). */
     @Override
     public long backlog() {
-        try {
-            TopicStats stats = storage.admin().topics().getStatsAsync(topic)
-                    .get(storage.settings().operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            SubscriptionStats sub = stats.getSubscriptions().get(subscription);
-            return sub == null ? 0 : sub.getMsgBacklog();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PulsarStorageException("interrupted asking the backlog of " + subscription + " on " + topic, e);
-        } catch (Exception e) {
-            throw new PulsarStorageException("cannot read the backlog of " + subscription + " on " + topic, e);
-        }
+        return storage.backlog(topic, subscription);
     }
 
     /** Sends the highest acknowledgement asked for, unless one is with the broker already. */
@@ -199,14 +186,10 @@ final class PulsarCursor implements ReplicationCursor {
                 w.sink.success();
             } else {
                 w.sink.error(new PulsarStorageException("cannot acknowledge " + w.upTo + " on " + subscription
-                        + " of " + topic, unwrap(error)));
+                        + " of " + topic, PulsarStorage.cause(error)));
             }
         }
         kick();
-    }
-
-    private static Throwable unwrap(Throwable e) {
-        return e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 
     private record Waiter(SourcePosition upTo, MonoSink<Void> sink) {
@@ -275,7 +258,7 @@ final class PulsarCursor implements ReplicationCursor {
                             closed.complete(null);
                             kick(); // what waited for this read's consumer goes on its own
                             sink.error(new PulsarStorageException("cannot read " + topic + " as " + subscription,
-                                    unwrap(error)));
+                                    PulsarStorage.cause(error)));
                             return;
                         }
                         consumer = c;
@@ -372,9 +355,5 @@ final class PulsarCursor implements ReplicationCursor {
             c.closeAsync().orTimeout(storage.settings().operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
                     .whenComplete((v, e) -> closed.complete(null));
         }
-    }
-
-    static boolean isConflict(Throwable e) {
-        return unwrap(e) instanceof PulsarAdminException.ConflictException;
     }
 }

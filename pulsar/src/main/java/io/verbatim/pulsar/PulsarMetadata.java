@@ -2,6 +2,8 @@ package io.verbatim.pulsar;
 
 import io.verbatim.model.Stamp;
 import io.verbatim.model.entry.Entry;
+import io.verbatim.model.entry.ReplicationStamp;
+import io.verbatim.model.entry.SourcePosition;
 import org.apache.pulsar.common.api.proto.KeyValue;
 import org.apache.pulsar.common.api.proto.MessageMetadata;
 
@@ -17,12 +19,33 @@ final class PulsarMetadata {
     static MessageMetadata of(Entry entry) {
         MessageMetadata md = new MessageMetadata();
         md.parseFrom(entry.metadata().toByteArray());
+        stampProperty(entry, md);
+        return md;
+    }
+
+    /**
+     * The same, with the source-position property set to {@code wirePosition} (added if the entry has none):
+     * what a replicator producer sends, without stamping the entry once more.
+     */
+    static MessageMetadata of(Entry entry, SourcePosition wirePosition) {
+        MessageMetadata md = of(entry);
+        String value = wirePosition.toProperty();
+        for (KeyValue kv : md.getPropertiesList()) {
+            if (kv.getKey().equals(ReplicationStamp.SOURCE_POSITION_PROPERTY)) {
+                kv.setValue(value);
+                return md;
+            }
+        }
+        md.addProperty().setKey(ReplicationStamp.SOURCE_POSITION_PROPERTY).setValue(value);
+        return md;
+    }
+
+    private static void stampProperty(Entry entry, MessageMetadata md) {
         var verbatim = entry.metadata();
         if (verbatim.hasEntryHashMin() && verbatim.hasEntryHashMax() && !hasProperty(md, Stamp.PROPERTY)) {
             md.addProperty().setKey(Stamp.PROPERTY)
                     .setValue(new Stamp(verbatim.getEntryHashMin(), verbatim.getEntryHashMax()).toProperty());
         }
-        return md;
     }
 
     private static boolean hasProperty(MessageMetadata md, String key) {

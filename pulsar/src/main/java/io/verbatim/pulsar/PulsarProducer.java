@@ -151,8 +151,7 @@ public final class PulsarProducer implements AutoCloseable {
     }
 
     private static boolean isSealed(Throwable e) {
-        Throwable t = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-        return t instanceof PulsarClientException.TopicTerminatedException;
+        return PulsarStorage.cause(e) instanceof PulsarClientException.TopicTerminatedException;
     }
 
     @Override

@@ -1,14 +1,12 @@
 package io.verbatim.pulsar;
 
 import io.verbatim.model.entry.Entry;
-import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.RemoteException.Kind;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.api.CompressionType;
 import org.apache.pulsar.client.api.MessageId;
@@ -101,8 +99,10 @@ final class PulsarProducerSession implements ProducerSession {
         if (source.isEmpty()) {
             throw new IllegalArgumentException("an entry sent to " + topic + " must be stamped with its source first");
         }
-        Entry wire = entry.restamp(new ReplicationStamp(source, WirePositions.encode(position)));
-        return MessageImpl.create(PulsarMetadata.of(wire), wire.payload(), Schema.BYTES, topic);
+        // the source position as the broker's dedup reads it, set in Pulsar's own metadata: the entry is not
+        // stamped again (the Pulsar client encodes the metadata and computes the checksum itself)
+        return MessageImpl.create(PulsarMetadata.of(entry, WirePositions.encode(position)), entry.payload(),
+                Schema.BYTES, topic);
     }
 
     /**
@@ -248,7 +248,7 @@ final class PulsarProducerSession implements ProducerSession {
 
     /** A failed send: what it means to the replicator, and whether the broker refused the entry for good. */
     private RemoteException failed(Throwable error, SourcePosition position) {
-        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        Throwable e = PulsarStorage.cause(error);
         if (broken && e instanceof PulsarClientException.AlreadyClosedException) {
             return sessionBroken(); // closed because an earlier send failed
         }
@@ -269,7 +269,7 @@ final class PulsarProducerSession implements ProducerSession {
 
     /** What a Pulsar failure means to the replicator. */
     RemoteException classify(Throwable error) {
-        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        Throwable e = PulsarStorage.cause(error);
         String what = topic + " as " + producerName + ": " + e;
         if (e instanceof PulsarClientException.TopicTerminatedException) {
             return new RemoteException(Kind.SEALED, segmentId, what);

@@ -35,7 +35,7 @@ final class PulsarSegmentLog implements SourceSegmentLog {
         String subscription = SegmentTopics.subscription(name);
         MessageId at = startAt == StartAt.EARLIEST ? MessageId.earliest : MessageId.latest;
         return Mono.fromFuture(() -> storage.admin().topics().createSubscriptionAsync(topic, subscription, at))
-                .onErrorResume(PulsarCursor::isConflict, e -> Mono.empty()) // it exists: it keeps its position
+                .onErrorResume(PulsarStorage::isConflict, e -> Mono.empty()) // it exists: it keeps its position
                 .onErrorMap(e -> !(e instanceof PulsarStorageException),
                         e -> new PulsarStorageException("cannot open cursor " + subscription + " on " + topic, e))
                 .thenReturn(new PulsarCursor(storage, topic, subscription));

@@ -11,9 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import org.apache.pulsar.common.policies.data.SubscriptionStats;
-import org.apache.pulsar.common.policies.data.TopicStats;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -183,17 +180,6 @@ public final class PulsarSegments implements LocalSegments {
         if (segment.isEmpty()) {
             return 0;
         }
-        String name = storage.segmentTopic(topic, segment.get());
-        try {
-            TopicStats stats = storage.admin().topics().getStatsAsync(name)
-                    .get(storage.settings().operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            SubscriptionStats sub = stats.getSubscriptions().get(SegmentTopics.subscription(cursorName));
-            return sub == null ? 0 : sub.getMsgBacklog();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PulsarStorageException("interrupted asking the backlog of " + name, e);
-        } catch (Exception e) {
-            throw new PulsarStorageException("cannot read the backlog of " + cursorName + " on " + name, e);
-        }
+        return storage.backlog(storage.segmentTopic(topic, segment.get()), SegmentTopics.subscription(cursorName));
     }
 }

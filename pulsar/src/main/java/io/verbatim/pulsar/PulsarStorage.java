@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminBuilder;
+import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.AuthenticationFactory;
 import org.apache.pulsar.client.api.ClientBuilder;
 import org.apache.pulsar.client.api.MessageId;
@@ -20,6 +21,8 @@ import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.impl.MessageImpl;
 import org.apache.pulsar.client.impl.ProducerBase;
 import org.apache.pulsar.common.policies.data.Policies;
+import org.apache.pulsar.common.policies.data.SubscriptionStats;
+import org.apache.pulsar.common.policies.data.TopicStats;
 import reactor.core.publisher.Mono;
 
 /**
@@ -153,6 +156,38 @@ public final class PulsarStorage implements AutoCloseable {
         sender = value;
     }
 
+    /**
+     * The broker's count of entries after {@code subscription}'s mark-delete position on {@code segmentTopic}; 0
+     * without that subscription. Asks the broker and waits for the answer (up to the operation timeout): not for
+     * an event loop.
+     */
+    long backlog(String segmentTopic, String subscription) {
+        try {
+            TopicStats stats = admin.topics().getStatsAsync(segmentTopic)
+                    .get(settings.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            SubscriptionStats sub = stats.getSubscriptions().get(subscription);
+            return sub == null ? 0 : sub.getMsgBacklog();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PulsarStorageException("interrupted asking the backlog of " + subscription + " on "
+                    + segmentTopic, e);
+        } catch (Exception e) {
+            throw new PulsarStorageException("cannot read the backlog of " + subscription + " on " + segmentTopic,
+                    cause(e));
+        }
+    }
+
+    /** What failed, out of the wrapper a {@code CompletableFuture} put around it. */
+    static Throwable cause(Throwable e) {
+        return (e instanceof java.util.concurrent.CompletionException || e instanceof java.util.concurrent.ExecutionException)
+                && e.getCause() != null ? e.getCause() : e;
+    }
+
+    /** The admin API's "already exists". */
+    static boolean isConflict(Throwable e) {
+        return cause(e) instanceof PulsarAdminException.ConflictException;
+    }
+
     /** The segment topic of {@code segment} of the scalable topic {@code topic} on this cluster. */
     public String segmentTopic(String topic, Segment segment) {
         return SegmentTopics.of(topic, segment, settings.namespace());
@@ -168,7 +203,7 @@ public final class PulsarStorage implements AutoCloseable {
             return Mono.error(new IllegalStateException("no namespace is configured to prepare"));
         }
         return Mono.fromFuture(() -> admin.namespaces().createNamespaceAsync(ns))
-                .onErrorResume(PulsarCursor::isConflict, e -> Mono.empty())
+                .onErrorResume(PulsarStorage::isConflict, e -> Mono.empty())
                 .then(Mono.fromFuture(() -> admin.namespaces().setDeduplicationStatusAsync(ns, true)))
                 .onErrorMap(e -> !(e instanceof PulsarStorageException),
                         e -> new PulsarStorageException("cannot prepare namespace " + ns + " on " + settings.adminUrl(), e));
@@ -184,7 +219,7 @@ public final class PulsarStorage implements AutoCloseable {
     public Mono<Void> createSegment(String topic, Segment segment) {
         String name = segmentTopic(topic, segment);
         return Mono.fromFuture(() -> admin.topics().createNonPartitionedTopicAsync(name))
-                .onErrorResume(PulsarCursor::isConflict, e -> Mono.empty())
+                .onErrorResume(PulsarStorage::isConflict, e -> Mono.empty())
                 .onErrorMap(e -> !(e instanceof PulsarStorageException),
                         e -> new PulsarStorageException("cannot create segment topic " + name, e));
     }
