@@ -70,6 +70,16 @@ final class Section {
         return v != null && !v.isNull();
     }
 
+    /** The text of {@code name} when it is a scalar rather than a mapping (a shorthand such as {@code storage: pulsar}). */
+    Optional<String> scalar(String name) {
+        JsonNode v = node.get(name);
+        if (v == null || !v.isValueNode() || v.isNull()) {
+            return Optional.empty();
+        }
+        known.add(name);
+        return Optional.of(v.asText());
+    }
+
     Section section(String name) {
         return new Section(key(name), raw(name));
     }

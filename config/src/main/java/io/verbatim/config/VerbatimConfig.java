@@ -83,6 +83,42 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
             throw new ConfigException("network.rtt", (rtt == null ? "null" : Section.pretty(rtt))
                     + " is out of range (expected a duration within [0ms, " + Section.pretty(MAX_RTT) + "])");
         }
+        if (storage.onPulsar()) {
+            checkPulsar(clusters, storage);
+        }
+    }
+
+    /**
+     * On Pulsar every cluster has its Pulsar, no other cluster is named, and no two clusters share a namespace of
+     * one broker (their segment topics would be the same topics).
+     */
+    private static void checkPulsar(List<ClusterConfig> clusters, StorageConfig storage) {
+        Map<String, Integer> namespaces = new HashMap<>();
+        for (int i = 0; i < clusters.size(); i++) {
+            String name = clusters.get(i).name();
+            String key = "clusters[" + i + "].pulsar";
+            PulsarConfig p = storage.pulsar(name).orElseThrow(() -> new ConfigException(key,
+                    "is missing (expected the cluster's Pulsar: serviceUrl, adminUrl, namespace; storage.type is pulsar)"));
+            String where = hostPort(p.adminUrl()) + "/" + p.namespace();
+            Integer other = namespaces.putIfAbsent(where, i);
+            if (other != null) {
+                throw new ConfigException("clusters[" + i + "].pulsar.namespace", "'" + p.namespace() + "' on "
+                        + p.adminUrl() + " is clusters[" + other + "]'s too (expected a namespace of its own per cluster: "
+                        + "the segment topics would be the same)");
+            }
+        }
+        Set<String> known = new HashSet<>();
+        clusters.forEach(c -> known.add(c.name()));
+        for (String name : storage.pulsar().keySet()) {
+            if (!known.contains(name)) {
+                throw new ConfigException("storage", "names the Pulsar of '" + name + "', which is no cluster of the file");
+            }
+        }
+    }
+
+    private static String hostPort(String url) {
+        java.net.URI uri = java.net.URI.create(url);
+        return String.valueOf(uri.getHost()).toLowerCase(java.util.Locale.ROOT) + ":" + uri.getPort();
     }
 
     /** The cluster named {@code name}. */
@@ -185,8 +221,20 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         List<SecurityConfig.ClusterCredentials> credentials = new java.util.ArrayList<>();
         List<Optional<Security.OwnFiles>> ownTls = new java.util.ArrayList<>();
         List<ClusterConfig> clusters = new java.util.ArrayList<>();
+        StorageConfig.Type storageType = storageType(root);
+        Map<String, PulsarConfig> pulsar = new java.util.LinkedHashMap<>();
         for (Section s : clusterSections) {
-            clusters.add(cluster(s, caps));
+            ClusterConfig cluster = cluster(s, caps);
+            clusters.add(cluster);
+            Section pulsarSection = s.section("pulsar");
+            if (storageType == StorageConfig.Type.PULSAR) {
+                if (s.has("pulsar")) {
+                    pulsar.put(cluster.name(), pulsar(pulsarSection, cluster.name(), env));
+                }
+            } else if (s.has("pulsar")) {
+                throw new ConfigException(s.key("pulsar"), "is given while storage.type is memory (expected "
+                        + "storage.type: pulsar to keep segments on it, or no pulsar section)");
+            }
             credentials.add(Security.credentials(s, env));
             ownTls.add(Security.ownTls(s.section("tls")));
             s.done();
@@ -229,7 +277,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         Duration rtt = networkSection.duration("rtt", Duration.ZERO, Duration.ZERO, MAX_RTT);
         NetworkLimits network = network(networkSection);
         networkSection.done();
-        StorageConfig storage = storage(root.section("storage"));
+        StorageConfig storage = storage(root, storageType, pulsar);
         root.done();
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
                 subscriptions, security, rtt, storage, network);
@@ -471,14 +519,75 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         return new AutoScaleConfig.Rates(msgIn, bytesIn, msgOut, bytesOut);
     }
 
-    private static StorageConfig storage(Section s) {
+    /** {@code storage: pulsar} (or {@code memory}), or {@code storage.type} in the mapping; memory when not given. */
+    private static StorageConfig.Type storageType(Section root) {
+        if (root.scalar("storage").isPresent()) {
+            return type(root.key("storage"), root.scalar("storage").orElseThrow());
+        }
+        Section s = root.section("storage");
+        return type(s.key("type"), s.string("type", "memory"));
+    }
+
+    private static StorageConfig.Type type(String key, String value) {
+        return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "memory" -> StorageConfig.Type.MEMORY;
+            case "pulsar" -> StorageConfig.Type.PULSAR;
+            default -> throw new ConfigException(key, "'" + value + "' is not one of [memory, pulsar]");
+        };
+    }
+
+    private static StorageConfig storage(Section root, StorageConfig.Type type, Map<String, PulsarConfig> pulsar) {
         StorageConfig d = StorageConfig.defaults();
+        if (root.scalar("storage").isPresent()) {
+            return type == StorageConfig.Type.PULSAR ? d.onPulsar(pulsar) : d;
+        }
+        Section s = root.section("storage");
+        s.has("type");
         boolean deleteConsumed = s.bool("deleteConsumed", d.deleteConsumed());
         boolean pruneSealed = s.bool("pruneSealed", d.pruneSealed());
         Duration gcInterval = s.duration("gcInterval", d.gcInterval(), TEN_MS, MAX_INTERVAL);
         s.done();
-        return build(s, () -> new StorageConfig(deleteConsumed, pruneSealed, gcInterval));
+        StorageConfig memory = build(s, () -> new StorageConfig(deleteConsumed, pruneSealed, gcInterval));
+        return type == StorageConfig.Type.PULSAR ? memory.onPulsar(pulsar) : memory;
     }
+
+    /** A cluster's {@code pulsar}: URLs, namespace (default {@code public/<cluster>}), token, trust file. */
+    private static PulsarConfig pulsar(Section s, String cluster, Function<String, String> env) {
+        String serviceUrl = s.requiredString("serviceUrl", "the broker's pulsar://host:port or pulsar+ssl://host:port");
+        PulsarConfig.urlProblem(serviceUrl, "pulsar", "pulsar+ssl").ifPresent(p -> {
+            throw new ConfigException(s.key("serviceUrl"), p);
+        });
+        String adminUrl = s.requiredString("adminUrl", "the broker's http://host:port or https://host:port");
+        PulsarConfig.urlProblem(adminUrl, "http", "https").ifPresent(p -> {
+            throw new ConfigException(s.key("adminUrl"), p);
+        });
+        String namespace = s.string("namespace", "public/" + cluster);
+        PulsarConfig.namespaceProblem(namespace).ifPresent(p -> {
+            throw new ConfigException(s.key("namespace"), p);
+        });
+        Optional<String> token = s.optionalString("token").map(t -> {
+            if (!t.startsWith("env:")) {
+                return t;
+            }
+            String value = env.apply(t.substring(4));
+            if (value == null || value.isBlank()) {
+                throw new ConfigException(s.key("token"), "'" + t + "' names an environment variable that is not set "
+                        + "(expected the broker's JWT in it)");
+            }
+            return value.trim();
+        });
+        Optional<Path> trust = s.optionalString("trustCertsFile").map(f -> {
+            Path p = Path.of(f);
+            if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
+                throw new ConfigException(s.key("trustCertsFile"), "file " + p + " does not exist or cannot be read "
+                        + "(expected the PEM file of the CA that signed the broker's certificate)");
+            }
+            return p;
+        });
+        s.done();
+        return build(s, () -> new PulsarConfig(serviceUrl, adminUrl, namespace, token, trust));
+    }
+
 
     /** Each cluster's delegations need delegation on, and give no follower more listeners than the cap. */
     private static void checkDelegations(List<ClusterConfig> clusters, MetadataLogConfig log) {
