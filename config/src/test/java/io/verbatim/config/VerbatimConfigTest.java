@@ -33,11 +33,12 @@ class VerbatimConfigTest {
             """;
 
     @ParameterizedTest
-    @ValueSource(strings = {"demo.yaml", "minimal.yaml", "autoscale.yaml", "nodes.yaml", "controllers.yaml"})
+    @ValueSource(strings = {"demo.yaml", "minimal.yaml", "autoscale.yaml", "nodes.yaml", "controllers.yaml", "pulsar.yaml"})
     void everySampleLoads(String name) {
         VerbatimConfig c = VerbatimConfig.parse(Samples.text(name), Map.of("VERBATIM_EAST_TOKEN", "s3cret",
                 "VERBATIM_WEST_TOKEN", "s3cret2", "VERBATIM_TOKEN_US_EAST", "e", "VERBATIM_TOKEN_EU_WEST", "w",
-                "VERBATIM_TOKEN_AP_SOUTH", "s", "VERBATIM_ADMIN_TOKEN", "admin", "VERBATIM_CONTROLLER_SECRET_US_EAST", "inner")::get);
+                "VERBATIM_TOKEN_AP_SOUTH", "s", "VERBATIM_ADMIN_TOKEN", "admin", "VERBATIM_CONTROLLER_SECRET_US_EAST", "inner",
+                "PULSAR_EAST_JWT", "eyJ.e.j")::get);
         assertThat(c.clusters()).hasSizeGreaterThanOrEqualTo(2);
         for (ClusterConfig cluster : c.clusters()) {
             assertThat(c.security().ownToken(cluster.name())).isNotBlank();

@@ -2,7 +2,7 @@ package io.verbatim.runtime;
 
 import io.verbatim.model.Layout;
 import io.verbatim.store.LayoutStore;
-import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -14,9 +14,9 @@ import reactor.core.publisher.Mono;
  */
 final class AdoptingLayoutStore implements LayoutStore {
     private final LayoutStore store;
-    private final BiConsumer<String, Layout> adopt;
+    private final BiFunction<String, Layout, Mono<Void>> adopt;
 
-    AdoptingLayoutStore(LayoutStore store, BiConsumer<String, Layout> adopt) {
+    AdoptingLayoutStore(LayoutStore store, BiFunction<String, Layout, Mono<Void>> adopt) {
         this.store = store;
         this.adopt = adopt;
     }
@@ -28,12 +28,12 @@ final class AdoptingLayoutStore implements LayoutStore {
 
     @Override
     public Mono<Layout> create(String topic, Layout initial) {
-        return store.create(topic, initial).doOnNext(l -> adopt.accept(topic, l));
+        return store.create(topic, initial).flatMap(l -> adopt.apply(topic, l).thenReturn(l));
     }
 
     @Override
     public Mono<Layout> compareAndSet(String topic, long expectedEpoch, Layout next) {
-        return store.compareAndSet(topic, expectedEpoch, next).doOnNext(l -> adopt.accept(topic, l));
+        return store.compareAndSet(topic, expectedEpoch, next).flatMap(l -> adopt.apply(topic, l).thenReturn(l));
     }
 
     @Override

@@ -111,6 +111,8 @@ public final class ClusterNode implements AutoCloseable {
 
     /** How long the brokers' process waits for a topic's first layout from the metadata log. */
     private static final Duration FIRST_LAYOUT_WAIT = Duration.ofSeconds(60);
+    /** How long a start waits for the cluster's Pulsar ({@code storage.type: pulsar}) before it fails. */
+    private static final Duration PULSAR_START_WAIT = Duration.ofMinutes(2);
     /** How often the brokers' process reports to its controller leader at least. */
     private static final Duration REPORT_INTERVAL = Duration.ofSeconds(1);
 
@@ -129,7 +131,10 @@ public final class ClusterNode implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicLong failovers = new java.util.concurrent.atomic.AtomicLong();
     private final Controller controller;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    private final Map<String, MemoryCluster> topics = new LinkedHashMap<>();
+    private final Map<String, TopicStorage> topics = new LinkedHashMap<>();
+    /** The clients of this cluster's Pulsar and its peers' ({@code storage.type: pulsar}); empty in memory. */
+    private final Optional<PulsarConnections> pulsar;
+    private final List<reactor.core.Disposable> pulsarRemotes = new ArrayList<>();
     private final Map<String, LoadTracker> load = new ConcurrentHashMap<>();
     private final Map<String, List<Subscription>> subscriptions = new ConcurrentHashMap<>();
     private final List<Broker> brokers = new ArrayList<>();
@@ -222,11 +227,10 @@ public final class ClusterNode implements AutoCloseable {
         List<String> peers = peers();
         this.controller = new Controller(name, Set.copyOf(peers), self.caps(), new AdoptingLayoutStore(store,
                 (topic, layout) -> {
-                    MemoryCluster storage = topics.get(topic);
-                    if (storage != null) {
-                        storage.adopt(layout);
-                    }
+                    TopicStorage storage = topics.get(topic);
+                    return storage == null ? Mono.empty() : storage.adopt(layout).then();
                 }), timer);
+        this.pulsar = config.storage().onPulsar() ? Optional.of(new PulsarConnections(config, name)) : Optional.empty();
         this.rates = new RateWindow(timer);
         Optional<Tls> tls = config.security().tls(name);
         this.net = new NetServer(config.security().authenticator(), config.network(), tls.map(Tls::serverContext));
@@ -267,19 +271,15 @@ public final class ClusterNode implements AutoCloseable {
             Layout held = Objects.requireNonNull(link.isPresent()
                     ? link.get().first(t.name(), FIRST_LAYOUT_WAIT).block()
                     : store.get(t.name()).switchIfEmpty(Mono.defer(() -> store.create(t.name(), start))).block());
-            MemoryCluster storage = (image != null && image.layout().epoch() == held.epoch()
-                    ? MemoryCluster.restore(name(), t.name(), image, timer)
-                    : new MemoryCluster(name(), t.name(), held, timer))
-                    .deleteConsumed(config.storage().deleteConsumed());
-            for (String peer : peers()) {
-                storage.replicateTo(peer, config.replication().startAt());
-            }
+            TopicStorage storage = pulsar.isPresent() ? onPulsar(pulsar.get(), t.name(), held)
+                    : inMemory(t.name(), held, image);
             topics.put(t.name(), storage);
             load.put(t.name(), new LoadTracker());
-            running.add(store.watch(t.name()).subscribe(storage::adopt));
+            running.add(store.watch(t.name()).concatMap(storage::adopt).subscribe());
             registry.gauge("verbatim.topic.active.segments", Tags.of("topic", t.name()), storage,
                     s -> s.layout().activeSegments().size());
-            storage.pinnedSegmentsMetric(config.replication().messageTtl().toMillis()).bindTo(registry);
+            storage.memory().ifPresent(m -> m.pinnedSegmentsMetric(config.replication().messageTtl().toMillis())
+                    .bindTo(registry));
         }
         controller.becomeLeader();
         Addresses addresses = self.addresses();
@@ -311,6 +311,38 @@ public final class ClusterNode implements AutoCloseable {
         link.ifPresent(l -> l.bindTo(registry));
         group.ifPresent(g -> g.bindTo(registry));
         return this;
+    }
+
+    private TopicStorage inMemory(String topic, Layout held, @Nullable ClusterImage image) {
+        MemoryCluster storage = (image != null && image.layout().epoch() == held.epoch()
+                ? MemoryCluster.restore(name(), topic, image, timer)
+                : new MemoryCluster(name(), topic, held, timer))
+                .deleteConsumed(config.storage().deleteConsumed());
+        for (String peer : peers()) {
+            storage.replicateTo(peer, config.replication().startAt());
+        }
+        return new MemoryTopicStorage(storage);
+    }
+
+    /**
+     * The topic on this cluster's Pulsar: its namespace prepared (deduplication on), its segment topics and each
+     * peer's replication subscription made, retried with backoff (each failure logged) for at most
+     * {@link #PULSAR_START_WAIT}.
+     */
+    private TopicStorage onPulsar(PulsarConnections connections, String topic, Layout held) {
+        String url = connections.own().settings().adminUrl();
+        Mono<TopicStorage> open = connections.own().prepareNamespace()
+                .retryWhen(reactor.util.retry.Retry.backoff(Long.MAX_VALUE, config.replication().retry().initial())
+                        .maxBackoff(config.replication().retry().max()).scheduler(timer)
+                        .doBeforeRetry(r -> LOG.warn("{}: cannot prepare namespace {} on {} (attempt {}): {}; trying "
+                                + "again", name(), connections.own().settings().namespace(), url, r.totalRetries() + 1,
+                                String.valueOf(r.failure().getMessage()))))
+                .then(PulsarTopicStorage.open(name(), connections.own(), topic, peers(), held,
+                        config.replication().retry(), timer).map(TopicStorage.class::cast));
+        return open.timeout(PULSAR_START_WAIT, timer).onErrorMap(java.util.concurrent.TimeoutException.class,
+                e -> new IllegalStateException(key() + ".pulsar: cannot reach Pulsar at " + url + " within "
+                        + PULSAR_START_WAIT.toSeconds() + " s (see the warnings above for each attempt's cause)", e))
+                .blockOptional().orElseThrow();
     }
 
     /** This cluster's key in the configuration file, for errors that name it. */
@@ -366,11 +398,20 @@ public final class ClusterNode implements AutoCloseable {
                 }
                 ReplicatorMetrics counters = new ReplicatorMetrics();
                 replication.computeIfAbsent(topic.getKey(), t -> new ConcurrentHashMap<>()).put(peer, counters);
-                NetworkRemote remote = new NetworkRemote(peer, topic.getKey(), address.brokerUrls(), client,
+                NetworkRemote network = new NetworkRemote(peer, topic.getKey(), address.brokerUrls(), client,
                         config.rtt(), timer);
-                remotes.add(remote);
+                remotes.add(network);
+                io.verbatim.pipeline.RemoteCluster remote = network;
+                if (pulsar.isPresent()) {
+                    // entries go into the peer's Pulsar; its layouts still come from its brokers' layout stream
+                    io.verbatim.pulsar.PulsarRemote onPulsar = new io.verbatim.pulsar.PulsarRemote(peer,
+                            pulsar.get().of(peer), topic.getKey(), network.layouts());
+                    pulsarRemotes.add(onPulsar);
+                    remote = onPulsar;
+                }
+                io.verbatim.pipeline.RemoteCluster into = remote;
                 for (Broker broker : brokers) {
-                    broker.replicate(() -> ReplicationLink.builder().local(topic.getValue()).remote(remote)
+                    broker.replicate(() -> ReplicationLink.builder().local(topic.getValue()).remote(into)
                             .config(replicator).exchangeGate(gate).timer(timer).cpu(cpu).metrics(counters));
                 }
                 new PipelineMetricsBinder(counters, Tags.of("remote_cluster", peer, "topic", topic.getKey()),
@@ -464,9 +505,21 @@ public final class ClusterNode implements AutoCloseable {
         return registry;
     }
 
-    /** The segment logs of {@code topic} on this cluster (what its brokers store). */
+    /**
+     * The in-memory segment logs of {@code topic} on this cluster (what its brokers store), for checks and
+     * images.
+     *
+     * @throws IllegalStateException when the cluster keeps its segments on Pulsar ({@link #topicStorage})
+     */
     public MemoryCluster storage(String topic) {
-        MemoryCluster storage = topics.get(topic);
+        return topicStorage(topic).memory().orElseThrow(() -> new IllegalStateException("cluster " + name()
+                + " keeps topic '" + topic + "' on Pulsar (storage.type pulsar), not in memory: read it through a "
+                + "subscription"));
+    }
+
+    /** Where this cluster keeps {@code topic}'s segments: in memory or on its Pulsar. */
+    public TopicStorage topicStorage(String topic) {
+        TopicStorage storage = topics.get(topic);
         if (storage == null) {
             throw new IllegalArgumentException("cluster " + name() + " has no topic '" + topic + "'");
         }
@@ -478,11 +531,11 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     public Layout layout(String topic) {
-        return storage(topic).layout();
+        return topicStorage(topic).layout();
     }
 
     public Producer producer(String topic, Compression codec) {
-        return new Producer(storage(topic), load(topic), codec);
+        return new Producer(topicStorage(topic), load(topic), codec);
     }
 
     /** A PIP-486 subscription of {@code consumers} consumers, reading every segment from its start. */
@@ -505,7 +558,7 @@ public final class ClusterNode implements AutoCloseable {
      * backlog are in {@link #registry()}. One open subscription per name and topic.
      */
     public Subscription.Builder subscription(String topic, String subscription) {
-        storage(topic); // an unknown topic is refused here
+        topicStorage(topic); // an unknown topic is refused here
         return new Subscription.Builder(subscription, config.subscriptions(), options -> open(topic, options));
     }
 
@@ -517,7 +570,7 @@ public final class ClusterNode implements AutoCloseable {
                 throw new IllegalStateException("subscription '" + options.name() + "' of topic " + topic
                         + " is open already on cluster " + name() + " (one per name: they would share a cursor)");
             }
-            s = new Subscription(storage(topic), load(topic), cpu, options);
+            s = new Subscription(topicStorage(topic), load(topic), cpu, options);
             open.add(s);
         }
         SubscriptionMetricsBinder metrics = new SubscriptionMetricsBinder(s, Tags.of("topic", topic));
@@ -565,7 +618,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** The sealed segments of {@code topic} nothing needs any more (backlog older than the message TTL does not pin). */
     List<Long> prunable(String topic) {
-        return storage(topic).prunable(config.replication().messageTtl().toMillis());
+        return topicStorage(topic).prunable(config.replication().messageTtl().toMillis());
     }
 
     /** What the brokers tell the controller leader (a cluster with controller replicas of their own). */
@@ -634,7 +687,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Replication backlog per segment of {@code topic} toward {@code remote} (the status of E11). */
     public Map<String, Long> backlog(String topic, String remote) {
-        MemoryCluster storage = topics.get(topic);
+        TopicStorage storage = topics.get(topic);
         Map<String, Long> out = new TreeMap<>();
         if (storage == null) {
             return out;
@@ -737,6 +790,7 @@ public final class ClusterNode implements AutoCloseable {
             pusher.dispose();
         }
         brokers.forEach(Broker::stopReplicating);
+        pulsarRemotes.forEach(reactor.core.Disposable::dispose);
         remotes.forEach(NetworkRemote::close);
     }
 
@@ -771,7 +825,8 @@ public final class ClusterNode implements AutoCloseable {
             Map<String, ClusterImage> images = new LinkedHashMap<>();
             // Stopped under each topic's lock: an entry a peer's session still delivers is refused, not stored
             // after the image (and acknowledged, and lost at the restart).
-            topics.forEach((topic, storage) -> images.put(topic, storage.stop()));
+            // On Pulsar, the broker keeps the segments: there is no image to take.
+            topics.forEach((topic, storage) -> storage.memory().ifPresent(m -> images.put(topic, m.stop())));
             close();
             return images;
         }
@@ -791,6 +846,8 @@ public final class ClusterNode implements AutoCloseable {
         if (processMetrics != null) {
             processMetrics.close();
         }
+        topics.values().forEach(TopicStorage::close);
+        pulsar.ifPresent(PulsarConnections::close);
         group.ifPresent(ControllerGroup::close);
         link.ifPresent(ControllerLink::close);
         registry.close();

@@ -63,6 +63,7 @@ public final class DeliveryChecks {
         private final Map<String, java.util.BitSet> seen = new HashMap<>();
         private @Nullable String affinityFailure;
         private @Nullable String orderFailure;
+        private long repeats;
 
         public ConsumerRecorder(String cluster) {
             this.cluster = cluster;
@@ -76,6 +77,9 @@ public final class DeliveryChecks {
                 java.util.BitSet s = seen.computeIfAbsent(id[0], o -> new java.util.BitSet());
                 boolean repeat = s.get(counter);
                 s.set(counter);
+                if (repeat) {
+                    repeats++;
+                }
                 String key = m.key().orElse(null);
                 if (key == null) {
                     continue;
@@ -95,6 +99,11 @@ public final class DeliveryChecks {
                     last.put(k, (long) counter);
                 }
             }
+        }
+
+        /** Messages delivered more than once (each repeat counted). */
+        public synchronized long repeats() {
+            return repeats;
         }
 
         /** Affinity and order. */

@@ -68,7 +68,7 @@ final class IngestServer {
 
     private final String cluster;
     private final int broker;
-    private final Function<String, Optional<MemoryCluster>> topics;
+    private final Function<String, Optional<TopicStorage>> topics;
     private final Arrival arrivals;
     private final Supplier<List<String>> brokerUrls;
     private final NetServer net;
@@ -94,7 +94,7 @@ final class IngestServer {
      * @param net who may call (a peer's broker credential), the port's limits and TLS
      * @param peers the clusters that replicate into this one
      */
-    IngestServer(String cluster, int broker, Function<String, Optional<MemoryCluster>> topics,
+    IngestServer(String cluster, int broker, Function<String, Optional<TopicStorage>> topics,
             Supplier<List<String>> brokerUrls,
             NetServer net, Set<String> peers, MeterRegistry registry, Arrival arrivals) {
         this.cluster = cluster;
@@ -170,7 +170,8 @@ final class IngestServer {
     }
 
     private Mono<Void> session(HttpServerRequest request, HttpServerResponse response) {
-        return checked(request, response, true, (caller, storage, params) -> {
+        return checked(request, response, true, (caller, topicStorage, params) -> {
+            MemoryCluster storage = topicStorage.memory().orElseThrow(); // checked
             long segment = Long.parseLong(params.get("segment"));
             String producer = Objects.requireNonNull(params.get("producer")); // checked
             String topic = Objects.requireNonNull(params.get("topic"));
@@ -293,7 +294,7 @@ final class IngestServer {
 
     /** What a checked request goes on to do. */
     private interface Upgrade {
-        Mono<Void> apply(String caller, MemoryCluster storage, Map<String, String> params);
+        Mono<Void> apply(String caller, TopicStorage storage, Map<String, String> params);
     }
 
     /**
@@ -318,9 +319,13 @@ final class IngestServer {
             return NetServer.text(response, 400, String.valueOf(e.getMessage()));
         }
         String topic = params.get("topic");
-        MemoryCluster storage = topic == null ? null : topics.apply(topic).orElse(null);
+        TopicStorage storage = topic == null ? null : topics.apply(topic).orElse(null);
         if (storage == null) {
             return NetServer.text(response, 404, "cluster " + cluster + " has no topic '" + topic + "'");
+        }
+        if (session && storage.memory().isEmpty()) {
+            return NetServer.text(response, 409, "cluster " + cluster + " keeps its segments on Pulsar (storage.type "
+                    + "pulsar): replicators write into its Pulsar, not into this endpoint");
         }
         if (session) {
             String segment = params.get("segment");

@@ -5,7 +5,6 @@ import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
-import io.verbatim.pipeline.memory.MemoryCluster;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,11 +17,11 @@ import reactor.core.publisher.Mono;
  * new layout.
  */
 public final class Producer {
-    private final MemoryCluster storage;
+    private final TopicStorage storage;
     private final LoadTracker load;
     private final Compression codec;
 
-    Producer(MemoryCluster storage, LoadTracker load, Compression codec) {
+    Producer(TopicStorage storage, LoadTracker load, Compression codec) {
         this.storage = storage;
         this.load = load;
         this.codec = codec;
@@ -30,13 +29,19 @@ public final class Producer {
 
     /** Sends {@code messages} as one produce call; completes with each written entry's position. */
     public Mono<List<SourcePosition>> send(List<Message> messages) {
-        return Mono.fromCallable(() -> sendNow(messages));
+        return Mono.defer(() -> {
+            count(messages);
+            return storage.produce(messages, codec);
+        });
     }
 
-    /** {@link #send}, done now on the calling thread (in memory a produce never waits). */
+    /**
+     * {@link #send}, done now on the calling thread: in memory a produce never waits; on Pulsar this waits for
+     * the broker's answer, so not on an event loop.
+     */
     public List<SourcePosition> sendNow(List<Message> messages) {
         count(messages);
-        return storage.produce(messages, codec);
+        return storage.produceNow(messages, codec);
     }
 
     private void count(List<Message> messages) {

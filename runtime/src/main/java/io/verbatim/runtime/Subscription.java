@@ -12,9 +12,8 @@ import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.StoredEntry;
-import io.verbatim.pipeline.memory.MemoryCluster;
-import io.verbatim.pipeline.memory.MemoryCursor;
-import io.verbatim.pipeline.memory.MemorySegmentLog;
+import io.verbatim.pipeline.ReplicationCursor;
+import io.verbatim.pipeline.SourceSegmentLog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +25,7 @@ import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
@@ -81,7 +81,7 @@ public final class Subscription implements Disposable {
 
     private static final Logger LOG = Loggers.getLogger(Subscription.class);
 
-    private final MemoryCluster storage;
+    private final TopicStorage storage;
     private final String name;
     private final int receiverQueueSize;
     private final LoadTracker load;
@@ -90,6 +90,8 @@ public final class Subscription implements Disposable {
     private final Sinks.Many<Delivery> all;
     private final Consumer<Delivery> onDispatch;
     private final Map<Long, SegmentReader> readers = new ConcurrentHashMap<>();
+    /** Each segment's cursor of this subscription, made once. */
+    private final Map<Long, Mono<ReplicationCursor>> cursors = new ConcurrentHashMap<>();
     private final Disposable.Composite running = Disposables.composite();
 
     /**
@@ -97,7 +99,7 @@ public final class Subscription implements Disposable {
      *        be a network event loop)
      * @param options the consumers, the receiver queue size, recording and the listener
      */
-    Subscription(MemoryCluster storage, LoadTracker load, Scheduler dispatch, Builder options) {
+    Subscription(TopicStorage storage, LoadTracker load, Scheduler dispatch, Builder options) {
         this.storage = storage;
         this.name = options.name;
         this.receiverQueueSize = options.config.receiverQueueSize();
@@ -164,21 +166,36 @@ public final class Subscription implements Disposable {
 
     private synchronized void readNewSegments(Layout layout) {
         readers.keySet().removeIf(id -> layout.segment(id).isEmpty()); // deleted: read to the end before they went
+        cursors.keySet().removeIf(id -> layout.segment(id).isEmpty());
         for (Segment s : layout.segments().values()) {
             if (readers.containsKey(s.id()) || running.isDisposed()) {
                 continue;
             }
-            MemorySegmentLog log = storage.findLog(s.id()).orElse(null);
+            SourceSegmentLog log = storage.findLog(s.id()).orElse(null);
             if (log == null) {
                 continue; // deleted by garbage collection: drained by every cursor before it went
             }
-            MemoryCursor cursor = log.openCursor(name, StartAt.EARLIEST);
-            SegmentReader reader = new SegmentReader(s, cursor);
+            // Made once, shared by the reader and by each child's wait: a child asks whether this segment is
+            // drained for the subscription only once its cursor exists (a gate may count a missing cursor as
+            // nothing to read).
+            Mono<ReplicationCursor> cursor = log.cursor(name, StartAt.EARLIEST).cache();
+            cursors.put(s.id(), cursor);
+            // made now, before its parents drain: from here on it holds what the subscription has not read (in
+            // memory at once, on Pulsar once the broker answers)
+            running.add(cursor.subscribe(c -> { }, e -> LOG.error("{}: subscription {} cannot open its cursor on "
+                    + "segment {}: {}", storage.topic(), name, s.descriptor(), e.toString())));
+            SegmentReader reader = new SegmentReader(s);
             readers.put(s.id(), reader);
             running.add(reader);
             // Parents first: a segment is read once every parent is sealed and read to its end.
-            Flux.fromIterable(s.parentIds()).flatMap(p -> storage.drainGate().drained(p, name))
-                    .thenMany(Flux.defer(cursor::read)).subscribe(reader);
+            Flux.fromIterable(s.parentIds())
+                    .flatMap(p -> cursors.getOrDefault(p, Mono.empty()).then(storage.drainGate().drained(p, name)))
+                    .then(cursor)
+                    .flatMapMany(c -> {
+                        reader.cursor = c;
+                        return c.read();
+                    })
+                    .subscribe(reader);
         }
     }
 
@@ -232,7 +249,7 @@ public final class Subscription implements Disposable {
      */
     public void unsubscribe() {
         dispose();
-        storage.removeCursor(name);
+        storage.removeCursor(name).block();
     }
 
     @Override
@@ -256,12 +273,12 @@ public final class Subscription implements Disposable {
      */
     private final class SegmentReader extends BaseSubscriber<StoredEntry> {
         private final Segment segment;
-        private final MemoryCursor cursor;
+        /** Set before the first entry arrives. */
+        private volatile @org.jspecify.annotations.Nullable ReplicationCursor cursor;
         private volatile boolean stopped;
 
-        SegmentReader(Segment segment, MemoryCursor cursor) {
+        SegmentReader(Segment segment) {
             this.segment = segment;
-            this.cursor = cursor;
         }
 
         @Override
@@ -282,7 +299,10 @@ public final class Subscription implements Disposable {
                 return; // tried again once the consumer made room
             }
             load.dispatched(segment.id(), o.delivery().messages().size(), o.bytes());
-            cursor.acknowledge(o.delivery().position()).subscribe(); // synchronous in memory
+            // done at once in memory; on Pulsar acknowledgements are coalesced and sent behind
+            Objects.requireNonNull(cursor, "cursor").acknowledge(o.delivery().position()).subscribe(v -> { },
+                    e -> LOG.warn("{}: subscription {} could not acknowledge {} on segment {}: {}", storage.topic(), name,
+                            o.delivery().position(), segment.descriptor(), e.toString()));
             request(1);
         }
 
@@ -290,7 +310,7 @@ public final class Subscription implements Disposable {
             try {
                 step.run();
             } catch (RuntimeException e) {
-                LOG.error("{}: subscription {} stopped reading segment {}: {}", storage.name(), name,
+                LOG.error("{}: subscription {} stopped reading segment {}: {}", storage.topic(), name,
                         segment.descriptor(), e.toString());
                 dispose();
             }
@@ -303,7 +323,7 @@ public final class Subscription implements Disposable {
 
         @Override
         protected void hookOnError(Throwable e) {
-            LOG.error("{}: subscription {} stopped reading segment {}: {}", storage.name(), name,
+            LOG.error("{}: subscription {} stopped reading segment {}: {}", storage.topic(), name,
                     segment.descriptor(), e.toString());
         }
     }

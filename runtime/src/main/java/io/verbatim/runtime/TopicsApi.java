@@ -78,17 +78,18 @@ final class TopicsApi {
                 if (node.stopping()) {
                     return text(response, 503, "cluster " + node.name() + " is stopping: nothing was stored");
                 }
-                List<SourcePosition> written;
-                try {
-                    written = node.producer(topic, codec).sendNow(messages);
-                } catch (IllegalStateException stopped) {
-                    return text(response, 503, "cluster " + node.name() + " is stopping: nothing was stored");
-                }
-                Map<String, Object> answer = new LinkedHashMap<>();
-                answer.put("topic", topic);
-                answer.put("messages", messages.size());
-                answer.put("entries", written.stream().map(SourcePosition::toString).toList());
-                return json(response, 200, answer);
+                // in memory at once; on Pulsar when the broker answers (never blocking this event loop)
+                return node.producer(topic, codec).send(messages).flatMap(written -> {
+                    Map<String, Object> answer = new LinkedHashMap<>();
+                    answer.put("topic", topic);
+                    answer.put("messages", messages.size());
+                    answer.put("entries", written.stream().map(SourcePosition::toString).toList());
+                    return json(response, 200, answer);
+                }).onErrorResume(IllegalStateException.class, stopped -> text(response, 503, "cluster " + node.name()
+                        + " is stopping: nothing was stored"))
+                        .onErrorResume(io.verbatim.pulsar.PulsarStorageException.class, e -> text(response, 503,
+                                "cluster " + node.name() + " could not store the messages on its Pulsar: "
+                                        + e.getMessage()));
             }).onErrorResume(Bodies.TooLarge.class, e -> Bodies.tooLarge(response, String.valueOf(e.getMessage())));
         });
     }
@@ -97,8 +98,12 @@ final class TopicsApi {
         return checked(request, response, (topic, params) -> {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             try {
-                StateFormat.write(out, node.name(), Map.of(topic, node.storage(topic).image()),
-                        node.nowMs());
+                var memory = node.topicStorage(topic).memory();
+                if (memory.isEmpty()) {
+                    return text(response, 409, "cluster " + node.name() + " keeps topic '" + topic + "' on Pulsar "
+                            + "(storage.type pulsar): its segments are Pulsar topics, read them there");
+                }
+                StateFormat.write(out, node.name(), Map.of(topic, memory.get().image()), node.nowMs());
             } catch (IOException e) {
                 return text(response, 500, String.valueOf(e.getMessage()));
             }

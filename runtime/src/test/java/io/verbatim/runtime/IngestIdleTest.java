@@ -37,7 +37,7 @@ class IngestIdleTest {
             .withRequestTimeout(Duration.ofMillis(300));
     private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 1, 0), Schedulers.parallel());
     private final NetServer net = TestNet.server(LIMITS);
-    private final IngestServer server = new IngestServer("b", 0, t -> t.equals("t") ? Optional.of(storage) : Optional.empty(), List::of, net,
+    private final IngestServer server = new IngestServer("b", 0, t -> t.equals("t") ? Optional.<TopicStorage>of(new MemoryTopicStorage(storage)) : Optional.empty(), List::of, net,
             Set.of("a"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE).start(0);
     private final NetworkRemote remote = new NetworkRemote("b", "t", List.of(server.baseUrl()),
             new NetClient(TestNet.token("a"), LIMITS), Duration.ZERO, Schedulers.parallel());

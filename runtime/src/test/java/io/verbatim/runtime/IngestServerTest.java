@@ -45,7 +45,7 @@ class IngestServerTest {
     private static final String TOKEN = TestNet.token("a");
 
     private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 4, 0), Schedulers.parallel());
-    private final IngestServer server = new IngestServer("b", 0, t -> t.equals(TOPIC) ? Optional.of(storage) : Optional.empty(),
+    private final IngestServer server = new IngestServer("b", 0, t -> t.equals(TOPIC) ? Optional.<TopicStorage>of(new MemoryTopicStorage(storage)) : Optional.empty(),
             () -> List.of(), TestNet.server(), Set.of("a", "c"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE)
             .start(0);
 

@@ -254,7 +254,7 @@ class SubscriptionTest {
             AtomicInteger deepest = new AtomicInteger();
             Subscription[] self = new Subscription[1];
             self[0] = new Subscription.Builder("s", SubscriptionConfig.defaults(),
-                    b -> new Subscription(topic, new LoadTracker(), dispatch, b)).consumers(3).receiverQueueSize(2)
+                    b -> new Subscription(new MemoryTopicStorage(topic), new LoadTracker(), dispatch, b)).consumers(3).receiverQueueSize(2)
                     .onDispatch(d -> {
                         dispatched.add(d);
                         deepest.accumulateAndGet(self[0].queueDepth(d.consumer()), Math::max);
@@ -318,7 +318,7 @@ class SubscriptionTest {
 
     private Subscription.Builder builder(MemoryCluster topic) {
         return new Subscription.Builder("s", SubscriptionConfig.defaults(),
-                b -> new Subscription(topic, new LoadTracker(), clock, b));
+                b -> new Subscription(new MemoryTopicStorage(topic), new LoadTracker(), clock, b));
     }
 
     private Subscription open(MemoryCluster topic, Subscription.Builder builder) {

@@ -1,0 +1,67 @@
+package io.verbatim.runtime;
+
+import io.verbatim.config.PulsarConfig;
+import io.verbatim.config.VerbatimConfig;
+import io.verbatim.pulsar.PulsarStorage;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * One cluster's clients of Apache Pulsar ({@code storage.type: pulsar}): its own Pulsar, where its segments
+ * live, and each peer's, into which its replicators write (as Pulsar's own replicator writes into the remote
+ * cluster's brokers). Connections are made on first use.
+ */
+final class PulsarConnections implements AutoCloseable {
+    private static final Logger LOG = Loggers.getLogger(PulsarConnections.class);
+    /** Messages a consumer may hold ahead of demand. */
+    static final int RECEIVER_QUEUE = 100;
+    static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(30);
+
+    private final VerbatimConfig config;
+    private final String self;
+    private final Map<String, PulsarStorage> open = new LinkedHashMap<>();
+
+    PulsarConnections(VerbatimConfig config, String self) {
+        if (!config.storage().onPulsar()) {
+            throw new IllegalArgumentException("storage.type is memory: cluster " + self + " has no Pulsar");
+        }
+        this.config = config;
+        this.self = self;
+    }
+
+    /** This cluster's own Pulsar. */
+    PulsarStorage own() {
+        return of(self);
+    }
+
+    /** Cluster {@code cluster}'s Pulsar, as configured. */
+    synchronized PulsarStorage of(String cluster) {
+        PulsarStorage storage = open.get(cluster);
+        if (storage == null) {
+            storage = PulsarStorage.connect(settings(config.storage().pulsar(cluster).orElseThrow(
+                    () -> new IllegalArgumentException("no Pulsar is configured for cluster " + cluster))));
+            open.put(cluster, storage);
+        }
+        return storage;
+    }
+
+    static PulsarStorage.Settings settings(PulsarConfig p) {
+        return new PulsarStorage.Settings(p.serviceUrl(), p.adminUrl(), p.namespace(), p.token(),
+                p.trustCertsFile().map(java.nio.file.Path::toString), RECEIVER_QUEUE, OPERATION_TIMEOUT);
+    }
+
+    @Override
+    public synchronized void close() {
+        open.forEach((cluster, storage) -> {
+            try {
+                storage.close();
+            } catch (RuntimeException e) {
+                LOG.warn("{}: closing the client of {}'s Pulsar: {}", self, cluster, String.valueOf(e.getMessage()));
+            }
+        });
+        open.clear();
+    }
+}

@@ -1,0 +1,191 @@
+package io.verbatim.runtime;
+
+import io.verbatim.model.Backoff;
+import io.verbatim.model.Compression;
+import io.verbatim.model.Layout;
+import io.verbatim.model.Segment;
+import io.verbatim.model.entry.Message;
+import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.pipeline.DrainGate;
+import io.verbatim.pipeline.SourceSegmentLog;
+import io.verbatim.pipeline.memory.MemoryCluster;
+import io.verbatim.pulsar.PulsarProducer;
+import io.verbatim.pulsar.PulsarSegments;
+import io.verbatim.pulsar.PulsarStorage;
+import io.verbatim.pulsar.SegmentSubscriptions;
+import io.verbatim.pulsar.SegmentTopics;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+import reactor.util.retry.Retry;
+
+/**
+ * A topic's segments on the cluster's Apache Pulsar ({@code storage.type: pulsar}): each segment a
+ * persistent topic, each cursor a durable subscription, producers through the reactive client.
+ *
+ * <p><b>Backlog without blocking.</b> The SPI asks backlogs synchronously (status, metrics, "caught up"),
+ * often on an event loop, and only the broker knows them. So every {@code backlogPoll} this storage asks
+ * the broker for each segment's subscriptions at once, without blocking, and answers from the last
+ * answer; a segment not yet answered for counts one entry of backlog (not caught up until known).
+ *
+ * <p><b>Layouts in order.</b> Adoptions are queued: each waits for the one before, so a layout's topics
+ * exist before a newer layout seals them. One that fails (the broker is away) is tried again with
+ * backoff until it is taken or the storage closes, logged at each failure: a layout change is never
+ * silently dropped.
+ */
+final class PulsarTopicStorage implements TopicStorage {
+    private static final Logger LOG = Loggers.getLogger(PulsarTopicStorage.class);
+    static final Duration BACKLOG_POLL = Duration.ofMillis(250);
+
+    private final String cluster;
+    private final PulsarStorage storage;
+    private final PulsarSegments segments;
+    private final PulsarProducer producer;
+    private final Scheduler timer;
+    private final Backoff backoff;
+    /** segment id → subscription → entries after its mark-delete position, as the broker last said. */
+    private final Map<Long, Map<String, Long>> backlogs = new ConcurrentHashMap<>();
+    private final Sinks.Empty<Void> closed = Sinks.empty();
+    private final Disposable polling;
+    private Mono<Boolean> lastAdoption = Mono.just(false);
+
+    private PulsarTopicStorage(String cluster, PulsarStorage storage, PulsarSegments segments, Backoff backoff,
+            Scheduler timer) {
+        this.cluster = cluster;
+        this.storage = storage;
+        this.segments = segments;
+        this.backoff = backoff;
+        this.timer = timer;
+        this.producer = new PulsarProducer(storage, segments, "verbatim." + cluster);
+        this.polling = Flux.interval(Duration.ZERO, BACKLOG_POLL, timer)
+                .onBackpressureDrop()
+                .concatMap(t -> poll(), 1)
+                .subscribe();
+    }
+
+    /**
+     * The topic's segments from {@code held} on: their topics and each peer's replication subscription made
+     * (retried with {@code backoff} while the broker cannot be reached).
+     */
+    static Mono<PulsarTopicStorage> open(String cluster, PulsarStorage storage, String topic, List<String> peers,
+            Layout held, Backoff backoff, Scheduler timer) {
+        return PulsarSegments.open(storage, topic, peers, held, timer, BACKLOG_POLL)
+                .retryWhen(retry("open topic " + topic + " on " + storage.settings().adminUrl(), cluster, backoff, timer))
+                .map(s -> new PulsarTopicStorage(cluster, storage, s, backoff, timer));
+    }
+
+    private static Retry retry(String what, String cluster, Backoff backoff, Scheduler timer) {
+        return Retry.backoff(Long.MAX_VALUE, backoff.initial()).maxBackoff(backoff.max())
+                .jitter(backoff.jitter()).scheduler(timer)
+                .doBeforeRetry(s -> LOG.warn("{}: cannot {} (attempt {}): {}; trying again", cluster, what,
+                        s.totalRetries() + 1, String.valueOf(s.failure().getMessage())));
+    }
+
+    private Mono<Void> poll() {
+        Layout layout = segments.layout();
+        backlogs.keySet().removeIf(id -> layout.segment(id).isEmpty());
+        return Flux.fromIterable(layout.segments().values())
+                .flatMap(s -> SegmentSubscriptions.backlogs(storage, segments.topic(), s)
+                        .doOnNext(b -> backlogs.put(s.id(), b))
+                        .onErrorResume(e -> Mono.empty()), 4) // asked again at the next poll
+                .then();
+    }
+
+    @Override
+    public String topic() {
+        return segments.topic();
+    }
+
+    @Override
+    public Layout layout() {
+        return segments.layout();
+    }
+
+    @Override
+    public Flux<Layout> layouts() {
+        return segments.layouts();
+    }
+
+    @Override
+    public SourceSegmentLog log(long segmentId) {
+        return segments.log(segmentId);
+    }
+
+    @Override
+    public DrainGate drainGate() {
+        return segments.drainGate();
+    }
+
+    @Override
+    public long backlog(long segmentId, String cursorName) {
+        if (segments.layout().segment(segmentId).isEmpty()) {
+            return 0;
+        }
+        Map<String, Long> bySubscription = backlogs.get(segmentId);
+        if (bySubscription == null) {
+            return 1; // not answered yet: not caught up until known
+        }
+        return bySubscription.getOrDefault(SegmentTopics.subscription(cursorName), 0L);
+    }
+
+    @Override
+    public synchronized Mono<Boolean> adopt(Layout next) {
+        Mono<Boolean> previous = lastAdoption;
+        Mono<Boolean> adoption = previous.onErrorResume(e -> Mono.just(false))
+                .then(Mono.defer(() -> segments.adopt(next)))
+                .retryWhen(retry("take layout epoch " + next.epoch() + " of " + segments.topic(), cluster, backoff, timer))
+                .takeUntilOther(closed.asMono())
+                .defaultIfEmpty(false)
+                .cache();
+        lastAdoption = adoption;
+        return adoption;
+    }
+
+    @Override
+    public Mono<List<SourcePosition>> produce(List<Message> messages, Compression codec) {
+        return producer.produce(messages, codec);
+    }
+
+    @Override
+    public Optional<SourceSegmentLog> findLog(long segmentId) {
+        return segments.layout().segment(segmentId).map(s -> segments.log(segmentId));
+    }
+
+    @Override
+    public Mono<Void> removeCursor(String name) {
+        return Flux.fromIterable(segments.layout().segments().values())
+                .flatMap((Segment s) -> SegmentSubscriptions.unsubscribe(storage, segments.topic(), s, name), 4)
+                .then();
+    }
+
+    /** None yet: garbage collection of sealed segment topics on Pulsar is not built (they stay, terminated). */
+    @Override
+    public List<Long> prunable(long messageTtlMs) {
+        return List.of();
+    }
+
+    @Override
+    public Optional<MemoryCluster> memory() {
+        return Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        closed.tryEmitEmpty();
+        polling.dispose();
+        try {
+            producer.close();
+        } catch (RuntimeException e) {
+            LOG.warn("{}: closing the producers of {}: {}", cluster, segments.topic(), String.valueOf(e.getMessage()));
+        }
+    }
+}

@@ -1,0 +1,156 @@
+package io.verbatim.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Compression;
+import io.verbatim.model.Outcome;
+import io.verbatim.model.Segment;
+import io.verbatim.pipeline.ReplicatorMetrics;
+import io.verbatim.pipeline.memory.ReplicationChecks;
+import io.verbatim.pulsar.broker.PulsarProcess;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+
+/**
+ * Issue 14: the runtime with {@code storage: pulsar} on a real broker (a child process): two clusters as two
+ * namespaces of one broker, traffic on both, a split on the way, every message delivered once and in key order on
+ * both clusters through PIP-486 subscriptions over the segment topics' raw entries.
+ */
+class PulsarRuntimeTest {
+    static final String TOPIC = "persistent://public/default/orders";
+    private static PulsarProcess broker;
+    private static final AtomicInteger RUN = new AtomicInteger();
+    private EmbeddedRuntime runtime;
+
+    @BeforeAll
+    static void startBroker() {
+        Path data = Path.of("target", "pulsar-runtime-" + ProcessHandle.current().pid()).toAbsolutePath();
+        broker = PulsarProcess.start(PulsarProcess.Options.of(data));
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        if (runtime != null) {
+            runtime.close();
+        }
+    }
+
+    /** Two clusters on the one broker, each in a namespace of its own for this run. */
+    static String config(String serviceUrl, String adminUrl, int run) {
+        return """
+                clusters:
+                  - name: a
+                    token: a-token
+                    brokers: 2
+                    pulsar: {serviceUrl: '%1$s', adminUrl: '%2$s', namespace: public/a-%3$d}
+                  - name: b
+                    token: b-token
+                    pulsar: {serviceUrl: '%1$s', adminUrl: '%2$s', namespace: public/b-%3$d}
+                topics:
+                  - {name: %4$s, initialSegments: 2, bucketBudget: 4}
+                replication:
+                  startAt: earliest
+                  sendTimeout: 10s
+                  retry: {initial: 50ms, max: 1s, jitter: 0.5}
+                  sealWait: 5s
+                exchange:
+                  antiEntropyInterval: 500ms
+                  retry: {initial: 20ms, max: 500ms}
+                security: {adminToken: e2e-token}
+                storage: pulsar
+                """.formatted(serviceUrl, adminUrl, run, TOPIC);
+    }
+
+    @Test
+    void replicatesBothWaysThroughASplitAndDeliversEveryMessageOnceInKeyOrder() throws Exception {
+        int run = RUN.incrementAndGet();
+        runtime = EmbeddedRuntime.start(VerbatimConfig.parse(config(broker.serviceUrl(), broker.webUrl(), run)));
+        Map<String, Producer> producers = new LinkedHashMap<>();
+        Map<String, DeliveryChecks.ConsumerRecorder> recorders = new LinkedHashMap<>();
+        Map<String, Subscription> subscriptions = new LinkedHashMap<>();
+        Map<String, java.util.Set<String>> delivered = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, AtomicInteger> repeats = new java.util.concurrent.ConcurrentHashMap<>();
+        runtime.clusters().forEach((name, node) -> {
+            producers.put(name, node.producer(TOPIC, Compression.LZ4));
+            DeliveryChecks.ConsumerRecorder recorder = new DeliveryChecks.ConsumerRecorder(name);
+            recorders.put(name, recorder);
+            java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            delivered.put(name, seen);
+            AtomicInteger repeated = new AtomicInteger();
+            repeats.put(name, repeated);
+            Subscription s = node.subscription(TOPIC, "checks").consumers(2).onDispatch(d -> {
+                recorder.accept(d);
+                d.messages().forEach(m -> {
+                    if (!seen.add(new String(m.payloadBytes(), java.nio.charset.StandardCharsets.UTF_8))) {
+                        repeated.incrementAndGet();
+                    }
+                });
+            }).subscribe();
+            Flux.range(0, s.consumers()).flatMap(s::consumer, s.consumers()).subscribe();
+            subscriptions.put(name, s);
+        });
+        Traffic traffic = new Traffic(producers, 200, 0.05, 7);
+        ClusterNode a = runtime.cluster("a");
+        for (int round = 0; round < 30; round++) {
+            traffic.round(20);
+            if (round == 10) {
+                Segment first = a.layout(TOPIC).activeSegments().get(0);
+                assertThat(a.split(TOPIC, first.id()).block(Duration.ofSeconds(30))).isInstanceOf(Outcome.Applied.class);
+            }
+        }
+        Map<String, Long> produced = traffic.produced();
+        assertThat(produced.values()).allMatch(n -> n == 600);
+        runtime.awaitQuiet(Duration.ofSeconds(90)).block();
+        // every message of both origins reaches a consumer on both clusters
+        Flux.interval(Duration.ofMillis(100)).filter(t -> recorders.values().stream()
+                .allMatch(r -> r.checks(produced).stream().allMatch(ReplicationChecks.Check::passed)))
+                .next().timeout(Duration.ofSeconds(60), reactor.core.publisher.Mono.error(() ->
+                        new AssertionError("not every message delivered: " + recorders.values().stream()
+                                .flatMap(r -> r.checks(produced).stream()).toList())))
+                .block();
+        for (DeliveryChecks.ConsumerRecorder r : recorders.values()) {
+            assertThat(r.checks(produced)).allMatch(ReplicationChecks.Check::passed);
+        }
+        System.out.printf("[pulsar-runtime] delivered %s, repeats %s%n", delivered.entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue().size()).toList(), repeats);
+        assertThat(delivered.values()).allMatch(seen -> seen.size() == 1200);
+        for (ClusterNode node : runtime.clusters().values()) {
+            assertThat(node.layout(TOPIC).activeSegments()).as("the split reached %s", node.name()).hasSize(3);
+            ReplicatorMetrics m = node.replication(TOPIC, node.name().equals("a") ? "b" : "a");
+            assertThat(m.verbatimEntries()).as("%s replicated verbatim", node.name()).isPositive();
+            assertThat(DeliveryChecks.replicators(node).passed()).as(DeliveryChecks.replicators(node).detail()).isTrue();
+        }
+        // the segments are Pulsar topics in each cluster's namespace, the sealed one terminated
+        HttpResponse<String> topics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(broker.webUrl() + "/admin/v2/persistent/public/a-" + run)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(topics.body()).contains("orders-");
+        assertThat(topics.body().split("orders-").length - 1).as(topics.body()).isEqualTo(4);
+        // in-memory views are refused, naming why
+        assertThatThrownBy(() -> a.storage(TOPIC)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("on Pulsar");
+        assertThat(a.backlog(TOPIC, "b").values()).allMatch(n -> n == 0);
+    }
+}
