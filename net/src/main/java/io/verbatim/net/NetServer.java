@@ -139,8 +139,9 @@ public final class NetServer {
     }
 
     /**
-     * A call's handling on {@code port}: answered 503 without running it when the port stopped already (a
-     * keep-alive connection opened before), and 503 when it fails while the port stops.
+     * A call's handling on {@code port}: answered 503 without subscribing to it when the port stopped already
+     * (a keep-alive connection opened before; the route's handler built the publisher already, so what a
+     * handler does before its publisher is subscribed still runs), and 503 when it fails while the port stops.
      */
     private static Mono<Void> whileStopping(Port port, Mono<Void> handling, Connection connection) {
         if (!(connection instanceof HttpServerResponse response)) {
