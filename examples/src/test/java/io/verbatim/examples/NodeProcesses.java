@@ -112,6 +112,40 @@ final class NodeProcesses implements AutoCloseable {
         }
     }
 
+    /**
+     * Every {@code ERROR} line of {@code log} with what follows it up to the next logged line (its stack
+     * trace), at most 80 lines each.
+     */
+    static List<String> errors(String log) {
+        List<String> out = new ArrayList<>();
+        List<String> lines = log.lines().toList();
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains(" ERROR ")) {
+                StringBuilder error = new StringBuilder(lines.get(i));
+                for (int j = i + 1; j < lines.size() && j <= i + 80 && !LOGGED.matcher(lines.get(j)).lookingAt(); j++) {
+                    error.append('\n').append(lines.get(j));
+                }
+                out.add(error.toString());
+            }
+        }
+        return out;
+    }
+
+    /** How a line a node logs starts (slf4j-simple's {@code HH:mm:ss.SSS [thread] LEVEL}), or a line it prints. */
+    private static final java.util.regex.Pattern LOGGED = java.util.regex.Pattern.compile(
+            "\\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\[|[a-z][\\w-]*(/\\w+)?: ");
+
+    /** Copies every process's log to {@code to} (created if missing), replacing what an earlier run left. */
+    void keepLogs(Path to) throws IOException {
+        Files.createDirectories(to);
+        for (String name : processes.keySet()) {
+            if (Files.exists(logFile(name))) {
+                Files.copy(logFile(name), to.resolve(logFile(name).getFileName()),
+                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
     /** Waits until {@code line} appears {@code times} times in {@code name}'s log, or its process ends. */
     void awaitLine(String name, String line, int times) throws InterruptedException {
         long deadline = System.nanoTime() + wait.toNanos();

@@ -41,6 +41,8 @@ class NodeProcessesTest {
     private static final int PER_CALL = 20;
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Where each node's log is kept after the test (relative to the module: {@code examples/target/...}). */
+    private static final Path KEPT_LOGS = Path.of("target", "node-logs", "NodeProcessesTest");
 
     @TempDir
     Path dir;
@@ -54,8 +56,9 @@ class NodeProcessesTest {
     }
 
     @AfterEach
-    void killLeftovers() {
+    void killLeftovers() throws IOException {
         nodes.close();
+        nodes.keepLogs(KEPT_LOGS); // the temporary directory goes: a failure's stack traces stay here
     }
 
     @Test
@@ -111,7 +114,8 @@ class NodeProcessesTest {
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).as(c + " exit code; log:\n" + log(c)).isZero();
             // Nothing went wrong that a node had to log as an error (a cut WebSocket, a dropped signal, ...).
-            assertThat(log(c).lines().filter(l -> l.contains(" ERROR ")).toList()).as(c + "'s errors").isEmpty();
+            assertThat(NodeProcesses.errors(log(c))).as(c + "'s errors with their stack traces (the whole log is "
+                    + "kept in examples/" + KEPT_LOGS.resolve(c + ".log") + ")").isEmpty();
         }
     }
 

@@ -19,14 +19,24 @@ import reactor.netty.Connection;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * What every listening port of a node shares: who may call it ({@link Authenticator}), the limits that
  * keep it standing ({@link NetworkLimits}) and its TLS. {@link #apply} sets a Reactor Netty server up
  * with them: an idle timeout, a request timeout, a header size limit, a connection limit (connections
  * above it closed at once and counted) and, when configured, TLS.
+ *
+ * <p>A port that stopped (its server disposed) is answered for: Reactor Netty closes only the listening
+ * socket, so a client's keep-alive connection opened before still reaches the handlers, while the node
+ * behind them tears down (its metadata log closed, its schedulers disposed). Every call such a connection
+ * still makes is answered {@code 503} at once, and a handler that fails while its port stops is answered
+ * {@code 503} too, never Reactor Netty's {@code 500} with an {@code ERROR} line; the connection is closed
+ * after the answer. A handler failing on a running port is still a {@code 500}, logged.
  */
 public final class NetServer {
+    private static final Logger LOG = Loggers.getLogger(NetServer.class);
     private final Authenticator authenticator;
     private final NetworkLimits limits;
     private final @Nullable SslContext tls;
@@ -54,6 +64,8 @@ public final class NetServer {
         private final String name;
         private final AtomicInteger open = new AtomicInteger();
         private final AtomicLong refused = new AtomicLong();
+        /** Set once its server is disposed, cleared when it is bound again (an ingest port restarts). */
+        private volatile boolean stopped;
 
         Port(String name) {
             this.name = name;
@@ -69,6 +81,11 @@ public final class NetServer {
 
         public long refused() {
             return refused.get();
+        }
+
+        /** Whether its server was disposed (and not bound again since): what it still answers is a 503. */
+        public boolean stopped() {
+            return stopped;
         }
     }
 
@@ -114,8 +131,37 @@ public final class NetServer {
                         channel.pipeline().addFirst(new CloseAtOnce());
                     }
                     channel.closeFuture().addListener(f -> port.open.decrementAndGet());
-                });
+                })
+                .doOnBound(bound -> port.stopped = false)
+                .doOnUnbound(unbound -> port.stopped = true)
+                .mapHandle((handling, connection) -> whileStopping(port, handling, connection));
         return tls == null ? out : out.secure(spec -> spec.sslContext(tls));
+    }
+
+    /**
+     * A call's handling on {@code port}: answered 503 without subscribing to it when the port stopped already
+     * (a keep-alive connection opened before; the route's handler built the publisher already, so what a
+     * handler does before its publisher is subscribed still runs), and 503 when it fails while the port stops.
+     */
+    private static Mono<Void> whileStopping(Port port, Mono<Void> handling, Connection connection) {
+        if (!(connection instanceof HttpServerResponse response)) {
+            return handling;
+        }
+        if (port.stopped) {
+            return stopping(port, response, null);
+        }
+        return handling.onErrorResume(e -> port.stopped, e -> stopping(port, response, e));
+    }
+
+    private static Mono<Void> stopping(Port port, HttpServerResponse response, @Nullable Throwable failure) {
+        if (failure != null) {
+            LOG.debug("{}: a call failed while the port stops; answered 503", port.name, failure);
+        }
+        if (response.hasSentHeaders()) {
+            // too late for a status (a WebSocket, a streamed answer): the connection goes, nothing is logged
+            return Mono.fromRunnable(() -> response.withConnection(Connection::dispose));
+        }
+        return text(response.keepAlive(false), 503, "the " + port.name + " port is stopping; try again once it is back");
     }
 
     /** Closes a connection over the port's limit as soon as it is active: nothing of it is read. */
