@@ -120,6 +120,11 @@ public final class Verbatim implements Runnable {
                 description = "take the last cluster's brokers down for this long at 75%% of the run, e.g. 2s")
         @Nullable String outage;
 
+        @Option(names = "--storage", defaultValue = "memory", paramLabel = "memory|pulsar",
+                description = "where segments live: in memory (default), or on an Apache Pulsar standalone broker this "
+                        + "command starts in a child process for the run, each cluster in a namespace of its own")
+        String storage;
+
         @Option(names = "--kill-leader", description = "kill the first cluster's controller leader (the metadata log's "
                 + "leader replica) at 55%% of the run: another replica takes over")
         boolean killLeader;
@@ -152,11 +157,30 @@ public final class Verbatim implements Runnable {
             if (topics > 1000) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--topics " + topics + " is above 1000");
             }
+            boolean onPulsar = switch (storage.toLowerCase(java.util.Locale.ROOT)) {
+                case "memory" -> false;
+                case "pulsar" -> true;
+                default -> throw new CommandLine.ParameterException(spec.commandLine(), "--storage '" + storage
+                        + "' is not one of memory, pulsar");
+            };
             // With --json, stdout carries only the JSON line: people's output goes to stderr.
             PrintWriter progress = json ? spec.commandLine().getErr() : out;
             Duration down = outage == null ? Duration.ZERO : durationOf("--outage", outage);
-            Demo.Result result = new Demo(new Demo.Options(base, d, rate, batch, keys, seed, down, topics,
-                    killLeader), progress).run();
+            Demo.Result result;
+            if (onPulsar) {
+                DemoPulsar pulsar = DemoPulsar.start(progress);
+                boolean failed = true;
+                try {
+                    result = new Demo(new Demo.Options(pulsar.configure(base), d, rate, batch, keys, seed, down, topics,
+                            killLeader), progress).run();
+                    failed = !result.passed();
+                } finally {
+                    pulsar.close(failed, progress);
+                }
+            } else {
+                result = new Demo(new Demo.Options(base, d, rate, batch, keys, seed, down, topics, killLeader),
+                        progress).run();
+            }
             PrintWriter summaryTo = progress;
             DemoOutput.summary(result, summaryTo);
             if (report != null) {
