@@ -15,6 +15,8 @@ import org.apache.bookkeeper.conf.ServerConfiguration;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.admin.PulsarAdminBuilder;
+import org.apache.pulsar.client.api.ClientBuilder;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.impl.PulsarClientImpl;
 import org.apache.pulsar.common.naming.TopicName;
@@ -145,12 +147,23 @@ public final class LocalBroker implements AutoCloseable {
         }
     }
 
-    /** Polls, within {@link #READY_TIMEOUT}, a lookup on the binary port and the admin API over HTTP. */
+    /**
+     * Polls, within {@link #READY_TIMEOUT}, a lookup on the binary port and the admin API over HTTP, with the
+     * broker's own client credentials ({@code brokerClientAuthenticationPlugin}) when authentication is on.
+     */
     private void awaitReady() throws Exception {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
         TopicName probe = TopicName.get("persistent://" + DEFAULT_NAMESPACE + "/verbatim-ready-probe");
-        try (PulsarClient client = PulsarClient.builder().serviceUrl(serviceUrl).build();
-             PulsarAdmin admin = PulsarAdmin.builder().serviceHttpUrl(webUrl).build()) {
+        ClientBuilder clientBuilder = PulsarClient.builder().serviceUrl(serviceUrl);
+        PulsarAdminBuilder adminBuilder = PulsarAdmin.builder().serviceHttpUrl(webUrl);
+        String plugin = conf.getBrokerClientAuthenticationPlugin();
+        if (conf.isAuthenticationEnabled() && plugin != null && !plugin.isBlank()) {
+            String params = conf.getBrokerClientAuthenticationParameters();
+            clientBuilder.authentication(plugin, params == null ? "" : params);
+            adminBuilder.authentication(plugin, params == null ? "" : params);
+        }
+        try (PulsarClient client = clientBuilder.build();
+             PulsarAdmin admin = adminBuilder.build()) {
             Exception last = null;
             while (System.nanoTime() < deadline) {
                 try {
