@@ -199,8 +199,23 @@ public final class PulsarStorage implements AutoCloseable {
             return mapped;
         }
         String refusal = refusal(c);
+        if (refusal == null && untrustedCertificate(c)) {
+            refusal = "failed TLS: its certificate is not trusted by "
+                    + settings.trustCertsFile().map(f -> "the trust file " + f).orElse("the JDK's CAs (no trust file)");
+        }
         return new PulsarStorageException(refusal == null ? "cannot " + what + " on " + url
                 : "cannot " + what + ": " + url + " " + refusal, c);
+    }
+
+    /** Whether {@code e} is, or was caused by, a TLS handshake that refused the peer's certificate. */
+    private static boolean untrustedCertificate(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLHandshakeException || t instanceof java.security.cert.CertificateException
+                    || t instanceof java.security.cert.CertPathValidatorException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** How the broker refused this storage's credentials in {@code e}, or null if it did not. */
@@ -230,11 +245,8 @@ public final class PulsarStorage implements AutoCloseable {
         while (c instanceof PulsarStorageException && c.getCause() != null && c.getCause() != c) {
             c = cause(c.getCause());
         }
-        for (Throwable t = c; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof javax.net.ssl.SSLHandshakeException || t instanceof java.security.cert.CertificateException
-                    || t instanceof java.security.cert.CertPathValidatorException) {
-                return false; // a certificate that is not trusted stays so
-            }
+        if (untrustedCertificate(c)) {
+            return false; // a certificate that is not trusted stays so
         }
         if (c instanceof PulsarAdminException a) {
             int status = a.getStatusCode();

@@ -42,6 +42,8 @@ public final class LocalBroker implements AutoCloseable {
     private final ServiceConfiguration conf;
     private final String serviceUrl;
     private final String webUrl;
+    private final Optional<String> serviceUrlTls;
+    private final Optional<String> webUrlTls;
     private boolean closed;
 
     private LocalBroker(BKCluster bookie, PulsarService broker, ServiceConfiguration conf) {
@@ -51,6 +53,8 @@ public final class LocalBroker implements AutoCloseable {
         String host = conf.getAdvertisedAddress();
         this.serviceUrl = "pulsar://" + host + ":" + conf.getBrokerServicePort().orElseThrow();
         this.webUrl = "http://" + host + ":" + conf.getWebServicePort().orElseThrow();
+        this.serviceUrlTls = conf.getBrokerServicePortTls().map(port -> "pulsar+ssl://" + host + ":" + port);
+        this.webUrlTls = conf.getWebServicePortTls().map(port -> "https://" + host + ":" + port);
     }
 
     /**
@@ -64,6 +68,13 @@ public final class LocalBroker implements AutoCloseable {
         int brokerPort = args.brokerPort() != 0 ? args.brokerPort() : freePort(args.bindAddress());
         int webPort = args.webPort() != 0 ? args.webPort() : freePort(args.bindAddress());
         ServiceConfiguration conf = BrokerConfig.of(args, brokerPort, webPort, metadataUrl);
+        // TLS ports given as 0 (--conf brokerServicePortTls=0) are chosen free too, so the ready line can name them
+        if (conf.getBrokerServicePortTls().filter(port -> port == 0).isPresent()) {
+            conf.setBrokerServicePortTls(Optional.of(freePort(args.bindAddress())));
+        }
+        if (conf.getWebServicePortTls().filter(port -> port == 0).isPresent()) {
+            conf.setWebServicePortTls(Optional.of(freePort(args.bindAddress())));
+        }
 
         ServerConfiguration bkConf = new ServerConfiguration();
         bkConf.setAllowLoopback(true);
@@ -107,6 +118,16 @@ public final class LocalBroker implements AutoCloseable {
     /** {@code http://host:port}. */
     public String webUrl() {
         return webUrl;
+    }
+
+    /** {@code pulsar+ssl://host:port}, when {@code brokerServicePortTls} is set. */
+    public Optional<String> serviceUrlTls() {
+        return serviceUrlTls;
+    }
+
+    /** {@code https://host:port}, when {@code webServicePortTls} is set. */
+    public Optional<String> webUrlTls() {
+        return webUrlTls;
     }
 
     /**
