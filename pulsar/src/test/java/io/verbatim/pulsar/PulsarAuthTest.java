@@ -3,13 +3,17 @@ package io.verbatim.pulsar;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.verbatim.model.Layout;
 import io.verbatim.pulsar.broker.PulsarProcess;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * A broker of its own with JWT token authentication (Pulsar's {@code AuthenticationProviderToken}, an HS256 secret)
@@ -97,5 +101,20 @@ class PulsarAuthTest {
                             + " presented; HTTP 401)")
                     .satisfies(e -> System.out.println("[pulsar] a role without access: " + e.getMessage()));
         }
+    }
+
+    @Test
+    void openingSegmentsWithAForgedTokenFailsAtOnceWithoutRetrying() {
+        AtomicLong retries = new AtomicLong();
+        try (PulsarStorage storage = PulsarStorage.connect(settings("public/default",
+                Optional.of(new TestTokens().token(ADMIN_ROLE))))) {
+            assertThatThrownBy(() -> PulsarSegments.open(storage, "persistent://public/default/auth-open",
+                    List.of("west"), Layout.initial(1, 1, 0), Schedulers.parallel(), Duration.ofMillis(100),
+                    PulsarSegments.OPEN_BACKOFF, (attempt, e) -> retries.incrementAndGet()).block(FAST))
+                    .isInstanceOf(PulsarStorageException.class)
+                    .hasMessageContaining(broker.webUrl())
+                    .hasMessageContaining("refused the credentials");
+        }
+        assertThat(retries).hasValue(0);
     }
 }

@@ -3,13 +3,17 @@ package io.verbatim.pulsar;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.verbatim.model.Layout;
 import io.verbatim.pulsar.broker.PulsarProcess;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * A broker of its own with TLS on its binary and web ports, its certificate from a CA made here: {@code
@@ -92,5 +96,19 @@ class PulsarTlsTest {
                     .hasMessageContaining(rogue.ca.toString())
                     .satisfies(e -> System.out.println("[pulsar] another CA: " + e.getMessage()));
         }
+    }
+
+    @Test
+    void openingSegmentsAgainstAnUntrustedCertificateFailsAtOnceWithoutRetrying() {
+        AtomicLong retries = new AtomicLong();
+        try (PulsarStorage storage = PulsarStorage.connect(settings("public/default", Optional.of(rogue.ca)))) {
+            assertThatThrownBy(() -> PulsarSegments.open(storage, "persistent://public/default/tls-open",
+                    List.of("west"), Layout.initial(1, 1, 0), Schedulers.parallel(), Duration.ofMillis(100),
+                    PulsarSegments.OPEN_BACKOFF, (attempt, e) -> retries.incrementAndGet()).block(FAST))
+                    .isInstanceOf(PulsarStorageException.class)
+                    .hasMessageContaining(broker.webUrlTls().orElseThrow())
+                    .hasMessageContaining("certificate is not trusted");
+        }
+        assertThat(retries).hasValue(0);
     }
 }
