@@ -23,14 +23,16 @@ import reactor.core.scheduler.Schedulers;
 class PulsarTlsTest {
     private static final Duration FAST = Duration.ofSeconds(20);
     private static TlsFiles tls;
-    private static TlsFiles rogue;
+    private static Path rogueCa;
     private static PulsarProcess broker;
 
     @BeforeAll
     static void start() throws Exception {
         Path data = Path.of("target", "pulsar-tls-" + ProcessHandle.current().pid()).toAbsolutePath();
+        long t0 = System.nanoTime();
         tls = TlsFiles.make(data.resolve("certs"), "verbatim-test");
-        rogue = TlsFiles.make(data.resolve("certs"), "someone-else");
+        rogueCa = TlsFiles.makeCa(data.resolve("certs"), "someone-else");
+        System.out.printf("[pulsar] certificates made in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
         broker = PulsarProcess.start(withTls(PulsarProcess.Options.of(data), tls));
         System.out.printf("[pulsar] TLS broker started in %d ms: %s %s%n", broker.startMillis(),
                 broker.serviceUrlTls().orElseThrow(), broker.webUrlTls().orElseThrow());
@@ -88,12 +90,12 @@ class PulsarTlsTest {
 
     @Test
     void withAnotherCaTheCertificateIsRefusedNamingTheUrl() {
-        try (PulsarStorage storage = PulsarStorage.connect(settings("public/tls-rogue", Optional.of(rogue.ca)))) {
+        try (PulsarStorage storage = PulsarStorage.connect(settings("public/tls-rogue", Optional.of(rogueCa)))) {
             assertThatThrownBy(() -> storage.prepareNamespace().block(FAST))
                     .isInstanceOf(PulsarStorageException.class)
                     .hasMessageContaining(broker.webUrlTls().orElseThrow())
                     .hasMessageContaining("certificate is not trusted")
-                    .hasMessageContaining(rogue.ca.toString())
+                    .hasMessageContaining(rogueCa.toString())
                     .satisfies(e -> System.out.println("[pulsar] another CA: " + e.getMessage()));
         }
     }
@@ -101,7 +103,7 @@ class PulsarTlsTest {
     @Test
     void openingSegmentsAgainstAnUntrustedCertificateFailsAtOnceWithoutRetrying() {
         AtomicLong retries = new AtomicLong();
-        try (PulsarStorage storage = PulsarStorage.connect(settings("public/default", Optional.of(rogue.ca)))) {
+        try (PulsarStorage storage = PulsarStorage.connect(settings("public/default", Optional.of(rogueCa)))) {
             assertThatThrownBy(() -> PulsarSegments.open(storage, "persistent://public/default/tls-open",
                     List.of("west"), Layout.initial(1, 1, 0), Schedulers.parallel(), Duration.ofMillis(100),
                     PulsarSegments.OPEN_BACKOFF, (attempt, e) -> retries.incrementAndGet()).block(FAST))

@@ -32,20 +32,21 @@ final class TlsFiles {
         this.key = key;
     }
 
+    /** Only a CA named {@code name} (its PEM file), in {@code dir}: one that signed nothing a broker presents. */
+    static Path makeCa(Path dir, String name) throws Exception {
+        return ca(dir, name);
+    }
+
     /** A new CA named {@code name} and a broker certificate from it, in {@code dir}. */
     static TlsFiles make(Path dir, String name) throws Exception {
-        Files.createDirectories(dir);
+        Path ca = ca(dir, name);
         Path caStore = dir.resolve(name + "-ca.p12");
         Path brokerStore = dir.resolve(name + "-broker.p12");
         Path csr = dir.resolve(name + "-broker.csr");
-        Path ca = dir.resolve(name + "-ca.pem");
         Path signed = dir.resolve(name + "-broker.crt");
-        for (Path p : List.of(caStore, brokerStore, csr, ca, signed)) {
+        for (Path p : List.of(brokerStore, csr, signed)) {
             Files.deleteIfExists(p);
         }
-        keytool("-genkeypair", "-alias", "ca", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=" + name,
-                "-ext", "bc:c", "-ext", "ku:c=keyCertSign,cRLSign", "-validity", "2", "-keystore", caStore.toString());
-        keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", caStore.toString(), "-file", ca.toString());
         keytool("-genkeypair", "-alias", "broker", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=broker",
                 "-validity", "2", "-keystore", brokerStore.toString());
         keytool("-certreq", "-alias", "broker", "-keystore", brokerStore.toString(), "-file", csr.toString());
@@ -63,9 +64,23 @@ final class TlsFiles {
         return new TlsFiles(ca, certificate, key);
     }
 
+    private static Path ca(Path dir, String name) throws Exception {
+        Files.createDirectories(dir);
+        Path caStore = dir.resolve(name + "-ca.p12");
+        Path ca = dir.resolve(name + "-ca.pem");
+        Files.deleteIfExists(caStore);
+        Files.deleteIfExists(ca);
+        keytool("-genkeypair", "-alias", "ca", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=" + name,
+                "-ext", "bc:c", "-ext", "ku:c=keyCertSign,cRLSign", "-validity", "2", "-keystore", caStore.toString());
+        keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", caStore.toString(), "-file", ca.toString());
+        return ca;
+    }
+
     private static void keytool(String... args) throws Exception {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+        command.add("-J-XX:TieredStopAtLevel=1"); // a short-lived JVM: C1 only starts faster
+        command.add("-J-Xshare:auto");
         command.addAll(List.of(args));
         command.addAll(List.of("-storetype", "PKCS12", "-storepass", PASSWORD, "-keypass", PASSWORD, "-noprompt"));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
