@@ -1,5 +1,6 @@
 package io.verbatim.pulsar;
 
+import io.verbatim.model.Backoff;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
 import io.verbatim.pipeline.DrainGate;
@@ -11,10 +12,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
+import reactor.util.retry.Retry;
 
 /**
  * One scalable topic's segments on the local cluster's Pulsar, as a replication link reads them: the
@@ -28,6 +34,12 @@ import reactor.core.scheduler.Scheduler;
  * time, as a layout watch is.
  */
 public final class PulsarSegments implements LocalSegments {
+    /**
+     * How {@link #open} retries by default: 100 ms doubling to 10 s between attempts, ±20 %, for as long as the
+     * broker cannot be reached.
+     */
+    public static final Backoff OPEN_BACKOFF = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(10), 0.2);
+    private static final Logger log = LoggerFactory.getLogger(PulsarSegments.class);
     private final PulsarStorage storage;
     private final String topic;
     private final List<String> peers;
@@ -50,17 +62,53 @@ public final class PulsarSegments implements LocalSegments {
      * The topic's segments, starting from {@code initial} once its topics and cursors exist.
      *
      * @param peers the remote clusters this topic replicates to: each gets a cursor on every segment
-     * @param timer what the drain gate's polls wait on
+     * @param timer what the drain gate's polls and the retries wait on
      * @param drainPoll how often the drain gate asks the broker about a parent's backlog
+     * @return the segments once their topics and cursors exist, retried on {@link #OPEN_BACKOFF} while the broker
+     *     cannot be reached (see {@link #open(PulsarStorage, String, List, Layout, Scheduler, Duration, Backoff)})
      */
     public static Mono<PulsarSegments> open(PulsarStorage storage, String topic, List<String> peers, Layout initial,
             Scheduler timer, Duration drainPoll) {
+        return open(storage, topic, peers, initial, timer, drainPoll, OPEN_BACKOFF);
+    }
+
+    /**
+     * The same, retrying on {@code backoff} (waits on {@code timer}) while the broker cannot be reached or fails:
+     * each failed attempt is a WARN naming the admin URL and the cause. An error retrying cannot fix (refused
+     * credentials, a 4xx other than a conflict, an untrusted certificate) ends it at once; nothing else does, so
+     * a caller that must give up sets its own timeout.
+     */
+    public static Mono<PulsarSegments> open(PulsarStorage storage, String topic, List<String> peers, Layout initial,
+            Scheduler timer, Duration drainPoll, Backoff backoff) {
+        return open(storage, topic, peers, initial, timer, drainPoll, backoff, (attempt, e) -> { });
+    }
+
+    /** For tests: also told of each failed attempt that will be retried (from 1), before its wait. */
+    static Mono<PulsarSegments> open(PulsarStorage storage, String topic, List<String> peers, Layout initial,
+            Scheduler timer, Duration drainPoll, Backoff backoff, BiConsumer<Long, Throwable> onRetry) {
         Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(backoff, "backoff");
         if (drainPoll.isNegative() || drainPoll.isZero()) {
             throw new IllegalArgumentException("drainPoll " + drainPoll + " must be positive");
         }
         PulsarSegments segments = new PulsarSegments(storage, topic, peers, initial, timer, drainPoll);
-        return segments.materialise(initial, null).then(Mono.fromRunnable(() -> segments.layouts.tryEmitNext(initial)))
+        String url = storage.settings().adminUrl();
+        return Mono.defer(() -> segments.materialise(initial, null))
+                .retryWhen(Retry.from(failures -> failures.concatMap(signal -> {
+                    Throwable failure = signal.failure();
+                    if (!PulsarStorage.isRetriable(failure)) {
+                        log.warn("opening the segments of {} on {} failed, not retried (retrying cannot fix it): {}",
+                                topic, url, String.valueOf(failure.getMessage()));
+                        return Mono.error(failure);
+                    }
+                    long attempt = signal.totalRetries() + 1;
+                    Duration wait = backoff.delay(attempt, ThreadLocalRandom.current());
+                    log.warn("opening the segments of {} on {} failed (attempt {}), retrying in {} ms: {}", topic, url,
+                            attempt, wait.toMillis(), String.valueOf(failure.getMessage()));
+                    onRetry.accept(attempt, failure);
+                    return Mono.delay(wait, timer);
+                })))
+                .then(Mono.fromRunnable(() -> segments.layouts.tryEmitNext(initial)))
                 .thenReturn(segments);
     }
 

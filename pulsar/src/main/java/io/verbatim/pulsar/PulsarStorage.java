@@ -188,6 +188,78 @@ public final class PulsarStorage implements AutoCloseable {
         return cause(e) instanceof PulsarAdminException.ConflictException;
     }
 
+    /**
+     * What a call asking {@code what} of the broker at {@code url} reports when it fails with {@code e}: an error
+     * naming the URL that, when the broker refused the credentials (HTTP 401, the binary protocol's authentication
+     * error) or their role's access (HTTP 403, an authorization error), says so. An error already mapped is kept.
+     */
+    PulsarStorageException failure(String what, String url, Throwable e) {
+        Throwable c = cause(e);
+        if (c instanceof PulsarStorageException mapped) {
+            return mapped;
+        }
+        String refusal = refusal(c);
+        if (refusal == null && untrustedCertificate(c)) {
+            refusal = "failed TLS: its certificate is not trusted by "
+                    + settings.trustCertsFile().map(f -> "the trust file " + f).orElse("the JDK's CAs (no trust file)");
+        }
+        return new PulsarStorageException(refusal == null ? "cannot " + what + " on " + url
+                : "cannot " + what + ": " + url + " " + refusal, c);
+    }
+
+    /** Whether {@code e} is, or was caused by, a TLS handshake that refused the peer's certificate. */
+    private static boolean untrustedCertificate(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLHandshakeException || t instanceof java.security.cert.CertificateException
+                    || t instanceof java.security.cert.CertPathValidatorException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** How the broker refused this storage's credentials in {@code e}, or null if it did not. */
+    private @org.jspecify.annotations.Nullable String refusal(Throwable e) {
+        String presented = settings.token().isPresent() ? "the token presented" : "no token was presented";
+        int status = e instanceof PulsarAdminException a ? a.getStatusCode() : -1;
+        // Pulsar answers a role without access 401 too, "Unauthorized to <operation> ... clientAppId [role]"
+        boolean denied = status == 403 || e instanceof PulsarClientException.AuthorizationException
+                || status == 401 && String.valueOf(e.getMessage()).contains("Unauthorized to");
+        String http = status > 0 ? "; HTTP " + status + ")" : ")";
+        if (denied) {
+            return "refused access: the credentials are not authorized for it (" + presented + http;
+        }
+        if (status == 401 || e instanceof PulsarClientException.AuthenticationException) {
+            return "refused the credentials (" + presented + http;
+        }
+        return null;
+    }
+
+    /**
+     * Whether trying again may help after {@code e}: not when the broker refused the credentials or their access,
+     * answered another 4xx than a conflict (a 408 or 429 may pass), refused the URL or the TLS certificate, or the
+     * client refused the call.
+     */
+    static boolean isRetriable(Throwable e) {
+        Throwable c = cause(e);
+        while (c instanceof PulsarStorageException && c.getCause() != null && c.getCause() != c) {
+            c = cause(c.getCause());
+        }
+        if (untrustedCertificate(c)) {
+            return false; // a certificate that is not trusted stays so
+        }
+        if (c instanceof PulsarAdminException a) {
+            int status = a.getStatusCode();
+            return status < 400 || status >= 500 || status == 409 || status == 408 || status == 429;
+        }
+        if (c instanceof PulsarClientException p) {
+            return !(p instanceof PulsarClientException.AuthenticationException)
+                    && PulsarClientException.isRetriableError(p);
+        }
+        return !(c instanceof IllegalArgumentException || c instanceof IllegalStateException
+                || c instanceof UnsupportedOperationException);
+    }
+
     /** The segment topic of {@code segment} of the scalable topic {@code topic} on this cluster. */
     public String segmentTopic(String topic, Segment segment) {
         return SegmentTopics.of(topic, segment, settings.namespace());
@@ -205,8 +277,7 @@ public final class PulsarStorage implements AutoCloseable {
         return Mono.fromFuture(() -> admin.namespaces().createNamespaceAsync(ns))
                 .onErrorResume(PulsarStorage::isConflict, e -> Mono.empty())
                 .then(Mono.fromFuture(() -> admin.namespaces().setDeduplicationStatusAsync(ns, true)))
-                .onErrorMap(e -> !(e instanceof PulsarStorageException),
-                        e -> new PulsarStorageException("cannot prepare namespace " + ns + " on " + settings.adminUrl(), e));
+                .onErrorMap(e -> failure("prepare namespace " + ns, settings.adminUrl(), e));
     }
 
     /** True when broker deduplication is on for the namespace. */
@@ -220,15 +291,14 @@ public final class PulsarStorage implements AutoCloseable {
         String name = segmentTopic(topic, segment);
         return Mono.fromFuture(() -> admin.topics().createNonPartitionedTopicAsync(name))
                 .onErrorResume(PulsarStorage::isConflict, e -> Mono.empty())
-                .onErrorMap(e -> !(e instanceof PulsarStorageException),
-                        e -> new PulsarStorageException("cannot create segment topic " + name, e));
+                .onErrorMap(e -> failure("create segment topic " + name, settings.adminUrl(), e));
     }
 
     /** Seals the segment: its topic is terminated, and readers complete after its last entry. */
     public Mono<Void> seal(String topic, Segment segment) {
         String name = segmentTopic(topic, segment);
         return Mono.fromFuture(() -> admin.topics().terminateTopicAsync(name)).then()
-                .onErrorMap(e -> new PulsarStorageException("cannot terminate segment topic " + name, e));
+                .onErrorMap(e -> failure("terminate segment topic " + name, settings.adminUrl(), e));
     }
 
     /** The segment's log, as a replicator reads it. */

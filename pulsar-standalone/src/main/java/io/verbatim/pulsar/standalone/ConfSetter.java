@@ -15,14 +15,26 @@ import org.apache.pulsar.broker.ServiceConfiguration;
 /**
  * Sets a {@link ServiceConfiguration} property from text through its setter ({@code brokerDeduplicationEntriesInterval=1}
  * calls {@code setBrokerDeduplicationEntriesInterval(1)}), for the values a command line can carry: text, numbers,
- * booleans, enums, {@code Optional} of those, and comma-separated sets and lists of text.
+ * booleans, enums, {@code Optional} of those, and comma-separated sets and lists of text; and the few plugin
+ * properties of {@link #PLUGIN_PROPERTIES} as they are.
  */
 final class ConfSetter {
     private ConfSetter() {
     }
 
+    /**
+     * Properties that are no field of ServiceConfiguration but are read by a plugin from its properties ({@code
+     * conf.getProperty(key)}): the token authentication provider's key and claims.
+     */
+    static final Set<String> PLUGIN_PROPERTIES = Set.of("tokenSecretKey", "tokenPublicKey", "tokenPublicAlg",
+            "tokenAuthClaim", "tokenAudience", "tokenAudienceClaim", "tokenSettingPrefix");
+
     /** Throws {@link IllegalArgumentException} naming the key for an unknown property or a value it cannot take. */
     static void set(ServiceConfiguration conf, String key, String value) {
+        if (PLUGIN_PROPERTIES.contains(key)) {
+            conf.getProperties().setProperty(key, value);
+            return;
+        }
         Method setter = setterOf(key);
         Object converted = convert(key, value, setter.getGenericParameterTypes()[0]);
         try {

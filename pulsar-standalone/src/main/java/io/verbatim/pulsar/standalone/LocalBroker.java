@@ -15,6 +15,8 @@ import org.apache.bookkeeper.conf.ServerConfiguration;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.admin.PulsarAdminBuilder;
+import org.apache.pulsar.client.api.ClientBuilder;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.impl.PulsarClientImpl;
 import org.apache.pulsar.common.naming.TopicName;
@@ -40,6 +42,8 @@ public final class LocalBroker implements AutoCloseable {
     private final ServiceConfiguration conf;
     private final String serviceUrl;
     private final String webUrl;
+    private final Optional<String> serviceUrlTls;
+    private final Optional<String> webUrlTls;
     private boolean closed;
 
     private LocalBroker(BKCluster bookie, PulsarService broker, ServiceConfiguration conf) {
@@ -49,6 +53,8 @@ public final class LocalBroker implements AutoCloseable {
         String host = conf.getAdvertisedAddress();
         this.serviceUrl = "pulsar://" + host + ":" + conf.getBrokerServicePort().orElseThrow();
         this.webUrl = "http://" + host + ":" + conf.getWebServicePort().orElseThrow();
+        this.serviceUrlTls = conf.getBrokerServicePortTls().map(port -> "pulsar+ssl://" + host + ":" + port);
+        this.webUrlTls = conf.getWebServicePortTls().map(port -> "https://" + host + ":" + port);
     }
 
     /**
@@ -62,6 +68,13 @@ public final class LocalBroker implements AutoCloseable {
         int brokerPort = args.brokerPort() != 0 ? args.brokerPort() : freePort(args.bindAddress());
         int webPort = args.webPort() != 0 ? args.webPort() : freePort(args.bindAddress());
         ServiceConfiguration conf = BrokerConfig.of(args, brokerPort, webPort, metadataUrl);
+        // TLS ports given as 0 (--conf brokerServicePortTls=0) are chosen free too, so the ready line can name them
+        if (conf.getBrokerServicePortTls().filter(port -> port == 0).isPresent()) {
+            conf.setBrokerServicePortTls(Optional.of(freePort(args.bindAddress())));
+        }
+        if (conf.getWebServicePortTls().filter(port -> port == 0).isPresent()) {
+            conf.setWebServicePortTls(Optional.of(freePort(args.bindAddress())));
+        }
 
         ServerConfiguration bkConf = new ServerConfiguration();
         bkConf.setAllowLoopback(true);
@@ -107,6 +120,16 @@ public final class LocalBroker implements AutoCloseable {
         return webUrl;
     }
 
+    /** {@code pulsar+ssl://host:port}, when {@code brokerServicePortTls} is set. */
+    public Optional<String> serviceUrlTls() {
+        return serviceUrlTls;
+    }
+
+    /** {@code https://host:port}, when {@code webServicePortTls} is set. */
+    public Optional<String> webUrlTls() {
+        return webUrlTls;
+    }
+
     /**
      * The live configuration. Settings read when a topic loads take effect for topics loaded after a change: a
      * test-only shortcut for "a broker started with that setting".
@@ -145,12 +168,23 @@ public final class LocalBroker implements AutoCloseable {
         }
     }
 
-    /** Polls, within {@link #READY_TIMEOUT}, a lookup on the binary port and the admin API over HTTP. */
+    /**
+     * Polls, within {@link #READY_TIMEOUT}, a lookup on the binary port and the admin API over HTTP, with the
+     * broker's own client credentials ({@code brokerClientAuthenticationPlugin}) when authentication is on.
+     */
     private void awaitReady() throws Exception {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
         TopicName probe = TopicName.get("persistent://" + DEFAULT_NAMESPACE + "/verbatim-ready-probe");
-        try (PulsarClient client = PulsarClient.builder().serviceUrl(serviceUrl).build();
-             PulsarAdmin admin = PulsarAdmin.builder().serviceHttpUrl(webUrl).build()) {
+        ClientBuilder clientBuilder = PulsarClient.builder().serviceUrl(serviceUrl);
+        PulsarAdminBuilder adminBuilder = PulsarAdmin.builder().serviceHttpUrl(webUrl);
+        String plugin = conf.getBrokerClientAuthenticationPlugin();
+        if (conf.isAuthenticationEnabled() && plugin != null && !plugin.isBlank()) {
+            String params = conf.getBrokerClientAuthenticationParameters();
+            clientBuilder.authentication(plugin, params == null ? "" : params);
+            adminBuilder.authentication(plugin, params == null ? "" : params);
+        }
+        try (PulsarClient client = clientBuilder.build();
+             PulsarAdmin admin = adminBuilder.build()) {
             Exception last = null;
             while (System.nanoTime() < deadline) {
                 try {

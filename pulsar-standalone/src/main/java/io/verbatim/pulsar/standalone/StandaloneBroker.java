@@ -11,7 +11,8 @@ import java.util.logging.LogManager;
  * BrokerArgs}).
  *
  * <p>When the broker is ready it prints one line to stdout, {@value #READY_PREFIX} {@code serviceUrl=pulsar://HOST:PORT
- * webUrl=http://HOST:PORT}, the line a launcher waits for. It stops cleanly on SIGTERM (a shutdown hook closes the
+ * webUrl=http://HOST:PORT}, followed by {@code serviceUrlTls=pulsar+ssl://HOST:PORT} and {@code
+ * webUrlTls=https://HOST:PORT} when those ports are on, the line a launcher waits for. It stops cleanly on SIGTERM (a shutdown hook closes the
  * broker, then the bookie), and also when its stdin reaches end of file, so a parent that dies, even killed, never
  * leaves the broker behind. Exit codes: 0 stopped, 1 failed to start, 2 a bad argument (the message names it).
  */
@@ -50,7 +51,9 @@ public final class StandaloneBroker {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(broker), "verbatim-broker-shutdown"));
         System.err.printf("[verbatim] broker ready in %d ms on %s%n",
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), parsed.dataDir());
-        System.out.println(READY_PREFIX + " serviceUrl=" + broker.serviceUrl() + " webUrl=" + broker.webUrl());
+        System.out.println(READY_PREFIX + " serviceUrl=" + broker.serviceUrl() + " webUrl=" + broker.webUrl()
+                + broker.serviceUrlTls().map(url -> " serviceUrlTls=" + url).orElse("")
+                + broker.webUrlTls().map(url -> " webUrlTls=" + url).orElse(""));
         System.out.flush();
         awaitEndOfStdin(System.in);
         System.err.println("[verbatim] stdin closed: stopping");

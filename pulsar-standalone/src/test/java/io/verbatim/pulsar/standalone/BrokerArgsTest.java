@@ -86,4 +86,22 @@ class BrokerArgsTest {
         assertThatThrownBy(() -> BrokerConfig.validate(args.withConf("backlogQuotaDefaultRetentionPolicy", "drop")))
                 .hasMessageContaining("backlogQuotaDefaultRetentionPolicy").hasMessageContaining("drop");
     }
+
+    @Test
+    void tokenAuthenticationAndTlsPortsAreSetByName() {
+        BrokerArgs args = BrokerArgs.of(Path.of("d")).withConf("authenticationEnabled", "true")
+                .withConf("authenticationProviders",
+                        "org.apache.pulsar.broker.authentication.AuthenticationProviderToken")
+                .withConf("tokenSecretKey", "data:;base64,AAAA")
+                .withConf("superUserRoles", "admin,ops")
+                .withConf("brokerServicePortTls", "0");
+        var conf = BrokerConfig.of(args, 1, 2, "rocksdb:///tmp/m");
+        assertThat(conf.isAuthenticationEnabled()).isTrue();
+        assertThat(conf.getAuthenticationProviders())
+                .containsExactly("org.apache.pulsar.broker.authentication.AuthenticationProviderToken");
+        assertThat(conf.getProperty("tokenSecretKey")).isEqualTo("data:;base64,AAAA"); // the provider reads it so
+        assertThat(conf.getSuperUserRoles()).containsExactlyInAnyOrder("admin", "ops");
+        assertThat(conf.getBrokerServicePortTls()).contains(0);
+        assertThat(conf.getWebServicePortTls()).isEmpty();
+    }
 }

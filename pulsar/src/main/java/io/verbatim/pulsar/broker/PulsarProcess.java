@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -179,7 +181,16 @@ public final class PulsarProcess implements AutoCloseable {
         ReadyLine ready = awaitReady(options, process, pump, output, logFile);
         long startMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         Options resolved = options.withPorts(ready.serviceUrl().getPort(), ready.webUrl().getPort());
-        log.info("Pulsar broker ready in {} ms: {} {} (pid {})", startMillis, ready.serviceUrl(), ready.webUrl(),
+        URI serviceTls = ready.serviceUrlTls();
+        URI webTls = ready.webUrlTls();
+        if (serviceTls != null) { // a restart binds the same TLS ports, not free ones again
+            resolved = resolved.withConf("brokerServicePortTls", Integer.toString(serviceTls.getPort()));
+        }
+        if (webTls != null) {
+            resolved = resolved.withConf("webServicePortTls", Integer.toString(webTls.getPort()));
+        }
+        log.info("Pulsar broker ready in {} ms: {} {}{} (pid {})", startMillis, ready.serviceUrl(), ready.webUrl(),
+                serviceTls == null ? "" : " " + serviceTls + " " + webTls,
                 process.pid());
         return new PulsarProcess(resolved, process, pump, ready, logFile, startMillis);
     }
@@ -201,6 +212,19 @@ public final class PulsarProcess implements AutoCloseable {
     /** {@code http://host:port}. */
     public String webUrl() {
         return ready.webUrl().toString();
+    }
+
+    /**
+     * {@code pulsar+ssl://host:port}, when the broker was started with {@code brokerServicePortTls} (0: a free
+     * port, resolved here and in {@link #options()}).
+     */
+    public Optional<String> serviceUrlTls() {
+        return Optional.ofNullable(ready.serviceUrlTls()).map(URI::toString);
+    }
+
+    /** {@code https://host:port}, when the broker was started with {@code webServicePortTls}. */
+    public Optional<String> webUrlTls() {
+        return Optional.ofNullable(ready.webUrlTls()).map(URI::toString);
     }
 
     public long pid() {
