@@ -26,7 +26,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Flux;
 
 /**
@@ -146,10 +145,6 @@ final class Demo {
             List<Change> changes = new CopyOnWriteArrayList<>();
             java.util.concurrent.atomic.AtomicInteger applied = new java.util.concurrent.atomic.AtomicInteger();
 
-            // On Pulsar a produce call waits for the broker (its journal synced): each (topic, origin) stream sends
-            // on a thread of its own, in order, so one slow call holds back only its own stream.
-            Senders senders = inMemory ? null : new Senders(traffic, List.copyOf(runtime.clusters().keySet()),
-                    options.batch());
             long startNanos = System.nanoTime();
             long durationNanos = options.duration().toNanos();
             long[] last = totals(runtime, topics);
@@ -167,16 +162,12 @@ final class Demo {
                 long elapsed = Math.min(now - startNanos, durationNanos);
                 // Keep every origin on its rate, shared by the topics: send what is due, a produce call per batch.
                 long due = (long) (options.rate() * (elapsed / 1e9) / topics.size());
-                if (senders == null) {
-                    for (Traffic t : traffic.values()) {
-                        for (String origin : runtime.clusters().keySet()) {
-                            while (t.produced(origin) < due) {
-                                t.send(origin, options.batch());
-                            }
+                for (Traffic t : traffic.values()) {
+                    for (String origin : runtime.clusters().keySet()) {
+                        while (t.produced(origin) < due) {
+                            t.send(origin, options.batch());
                         }
                     }
-                } else {
-                    senders.catchUp(due);
                 }
                 if (!options.outage().isZero() && outageStep == 0 && elapsed >= 0.75 * durationNanos) {
                     victim.stopIngest();
@@ -214,9 +205,6 @@ final class Demo {
                 boolean scripted = step == plan.length && (options.outage().isZero() || outageStep == 2)
                         && (!options.killLeader() || killed);
                 if (now - startNanos >= durationNanos && scripted) {
-                    if (senders != null) {
-                        senders.finish(due); // what is due at the end, every stream to its last call
-                    }
                     break; // everything due was sent above, with the clock at its end
                 }
                 sleepQuietly(5);
@@ -281,84 +269,6 @@ final class Demo {
                 layouts.put(topic, perCluster);
             }
             return new Result(options, topics, flows, ticks, changes, checks, catchUp, layouts, pages);
-        }
-    }
-
-    /**
-     * The traffic's streams, one per (topic, origin), each sending on a thread of its own: a stream still busy
-     * with its last catch-up is left to it, so its calls stay in order and never overlap.
-     */
-    private static final class Senders {
-        private final java.util.concurrent.ExecutorService pool;
-        private final List<Runnable> streams = new ArrayList<>();
-        private final List<java.util.concurrent.atomic.AtomicBoolean> busy = new ArrayList<>();
-        private final List<java.util.function.LongConsumer> sendUpTo = new ArrayList<>();
-        private final java.util.concurrent.atomic.AtomicReference<RuntimeException> failure =
-                new java.util.concurrent.atomic.AtomicReference<>();
-        private volatile long due;
-
-        Senders(Map<String, Traffic> traffic, List<String> origins, int batch) {
-            for (Traffic t : traffic.values()) {
-                for (String origin : origins) {
-                    sendUpTo.add(upTo -> {
-                        while (t.produced(origin) < upTo) {
-                            t.send(origin, batch);
-                        }
-                    });
-                }
-            }
-            AtomicInteger n = new AtomicInteger();
-            pool = java.util.concurrent.Executors.newFixedThreadPool(sendUpTo.size(), r -> {
-                Thread thread = new Thread(r, "demo-traffic-" + n.getAndIncrement());
-                thread.setDaemon(true);
-                return thread;
-            });
-            for (int i = 0; i < sendUpTo.size(); i++) {
-                java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean();
-                java.util.function.LongConsumer send = sendUpTo.get(i);
-                busy.add(running);
-                streams.add(() -> {
-                    try {
-                        send.accept(due);
-                    } catch (RuntimeException e) {
-                        failure.compareAndSet(null, e);
-                    } finally {
-                        running.set(false);
-                    }
-                });
-            }
-        }
-
-        /** Starts every stream that is idle on sending up to {@code upTo} messages. */
-        void catchUp(long upTo) {
-            RuntimeException e = failure.get();
-            if (e != null) {
-                throw e;
-            }
-            due = upTo;
-            for (int i = 0; i < streams.size(); i++) {
-                if (busy.get(i).compareAndSet(false, true)) {
-                    pool.execute(streams.get(i));
-                }
-            }
-        }
-
-        /** Waits for every stream, then sends what each still owes up to {@code upTo}, and stops the threads. */
-        void finish(long upTo) {
-            pool.shutdown();
-            try {
-                if (!pool.awaitTermination(2, java.util.concurrent.TimeUnit.MINUTES)) {
-                    throw new IllegalStateException("the traffic's produce calls did not finish within 2 minutes");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
-            }
-            RuntimeException e = failure.get();
-            if (e != null) {
-                throw e;
-            }
-            sendUpTo.forEach(s -> s.accept(upTo));
         }
     }
 

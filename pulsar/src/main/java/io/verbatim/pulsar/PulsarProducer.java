@@ -87,13 +87,18 @@ public final class PulsarProducer implements AutoCloseable {
             m.orderingKey().ifPresent(spec::orderingKey);
             specs.add(spec.build());
         }
-        return sender(segment, codec).sendMany(Flux.fromIterable(specs)).collectList().flatMap(results -> {
+        return sender(segment, codec).sendMany(Flux.fromIterable(specs)).collectList()
+                .map(java.util.Optional::of)
+                // no producer on a terminated topic: nothing of this call went out
+                .onErrorResume(PulsarProducer::isSealed, e -> Mono.just(java.util.Optional.empty()))
+                .flatMap(sent -> sent.isEmpty() ? rerouted(messages, codec, layout) : Mono.just(sent.get())
+                        .flatMap(results -> {
             List<SourcePosition> written = new ArrayList<>();
             List<Message> sealed = new ArrayList<>();
             for (int i = 0; i < results.size(); i++) {
                 MessageSendResult<byte[]> r = results.get(i);
                 if (r.getException() == null) {
-                    written.add(position(r.getMessageId()));
+                    position(r.getMessageId()).ifPresent(written::add);
                 } else if (isSealed(r.getException())) {
                     sealed.add(messages.get(i));
                 } else {
@@ -108,7 +113,7 @@ public final class PulsarProducer implements AutoCloseable {
                 written.addAll(more);
                 return written;
             });
-        });
+        }));
     }
 
     /** After a seal: wait for the layout that seals the segment, then route the messages on it. */
@@ -145,9 +150,16 @@ public final class PulsarProducer implements AutoCloseable {
         };
     }
 
-    private static SourcePosition position(MessageId id) {
+    /**
+     * Where the message went; empty for {@code -1:-1}, the broker's answer to a resend its deduplication had
+     * stored already (after a reconnect): stored once, at a position this answer does not say.
+     */
+    private static java.util.Optional<SourcePosition> position(MessageId id) {
         MessageIdImpl m = (MessageIdImpl) id;
-        return SourcePosition.of(m.getLedgerId(), m.getEntryId());
+        if (m.getLedgerId() < 0 || m.getEntryId() < 0) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(SourcePosition.of(m.getLedgerId(), m.getEntryId()));
     }
 
     private static boolean isSealed(Throwable e) {

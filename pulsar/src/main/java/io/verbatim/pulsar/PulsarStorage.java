@@ -297,7 +297,12 @@ public final class PulsarStorage implements AutoCloseable {
     /** Seals the segment: its topic is terminated, and readers complete after its last entry. */
     public Mono<Void> seal(String topic, Segment segment) {
         String name = segmentTopic(topic, segment);
+        // Then unloaded: a write still in flight when the ledger terminates fails, and Pulsar 4.0 fences the topic
+        // for it; the failed write's pending count may never return to zero, so the topic stays fenced (every
+        // subscribe and producer refused, "temporarily unavailable") and the segment's last entries are never read.
+        // A reload clears the fence and keeps the termination.
         return Mono.fromFuture(() -> admin.topics().terminateTopicAsync(name)).then()
+                .then(Mono.defer(() -> Mono.fromFuture(() -> admin.topics().unloadAsync(name))))
                 .onErrorMap(e -> failure("terminate segment topic " + name, settings.adminUrl(), e));
     }
 
