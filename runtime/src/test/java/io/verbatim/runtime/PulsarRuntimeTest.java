@@ -14,13 +14,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,15 +37,7 @@ class PulsarRuntimeTest {
 
     @BeforeAll
     static void startBroker() {
-        Path data = Path.of("target", "pulsar-runtime-" + ProcessHandle.current().pid()).toAbsolutePath();
-        broker = PulsarProcess.start(PulsarProcess.Options.of(data));
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) {
-            broker.close();
-        }
+        broker = TestPulsar.broker();
     }
 
     @AfterEach
@@ -113,13 +103,22 @@ class PulsarRuntimeTest {
         });
         Traffic traffic = new Traffic(producers, 200, 0.05, 7);
         ClusterNode a = runtime.cluster("a");
+        long began = System.nanoTime();
         for (int round = 0; round < 30; round++) {
+            long t0 = System.nanoTime();
             traffic.round(20);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            if (ms > 1000) {
+                System.out.printf("[pulsar-runtime] round %d took %d ms%n", round, ms);
+            }
             if (round == 10) {
                 Segment first = a.layout(TOPIC).activeSegments().get(0);
+                long splitAt = System.nanoTime();
                 assertThat(a.split(TOPIC, first.id()).block(Duration.ofSeconds(30))).isInstanceOf(Outcome.Applied.class);
+                System.out.printf("[pulsar-runtime] the split took %d ms%n", (System.nanoTime() - splitAt) / 1_000_000);
             }
         }
+        System.out.printf("[pulsar-runtime] 30 rounds in %d ms%n", (System.nanoTime() - began) / 1_000_000);
         Map<String, Long> produced = traffic.produced();
         assertThat(produced.values()).allMatch(n -> n == 600);
         runtime.awaitQuiet(Duration.ofSeconds(90)).block();
