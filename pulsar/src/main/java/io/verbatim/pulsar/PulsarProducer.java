@@ -119,7 +119,10 @@ public final class PulsarProducer implements AutoCloseable {
     /** After a seal: wait for the layout that seals the segment, then route the messages on it. */
     private Mono<List<SourcePosition>> rerouted(List<Message> messages, Compression codec, Layout stale) {
         return segments.layouts().filter(l -> l.epoch() > stale.epoch()).next()
-                .timeout(storage.settings().operationTimeout())
+                .timeout(storage.settings().operationTimeout(), Mono.error(() -> new PulsarStorageException("a segment of "
+                        + segments.topic() + " was sealed under a produce call and no newer layout came within "
+                        + storage.settings().operationTimeout().toSeconds() + " s; what the call sent to other segments"
+                        + " may be stored", new java.util.concurrent.TimeoutException())))
                 .flatMap(next -> attempt(messages, codec, next));
     }
 

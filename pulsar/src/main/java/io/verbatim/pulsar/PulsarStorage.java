@@ -240,7 +240,7 @@ public final class PulsarStorage implements AutoCloseable {
      * answered another 4xx than a conflict (a 408 or 429 may pass), refused the URL or the TLS certificate, or the
      * client refused the call.
      */
-    static boolean isRetriable(Throwable e) {
+    public static boolean isRetriable(Throwable e) {
         Throwable c = cause(e);
         while (c instanceof PulsarStorageException && c.getCause() != null && c.getCause() != c) {
             c = cause(c.getCause());
@@ -316,13 +316,25 @@ public final class PulsarStorage implements AutoCloseable {
         return new PulsarProducerSession(this, segmentTopic(topic, segment), segment.id(), producerName);
     }
 
+    /**
+     * Closes the clients, waiting at most {@link #CLOSE_WAIT} for producers and consumers to close: one on a
+     * terminated or unreachable topic may take the operation timeout, and what is still closing then finishes
+     * in the background.
+     */
     @Override
     public void close() {
         admin.close();
         try {
-            client.close();
-        } catch (PulsarClientException e) {
-            throw new PulsarStorageException("cannot close the client of " + settings.serviceUrl(), e);
+            client.closeAsync().get(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            // still closing: the client's threads finish it
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new PulsarStorageException("cannot close the client of " + settings.serviceUrl(), cause(e));
         }
     }
+
+    /** The longest {@link #close} waits. */
+    public static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 }

@@ -334,6 +334,7 @@ public final class ClusterNode implements AutoCloseable {
         Mono<TopicStorage> open = connections.own().prepareNamespace()
                 .retryWhen(reactor.util.retry.Retry.backoff(Long.MAX_VALUE, config.replication().retry().initial())
                         .maxBackoff(config.replication().retry().max()).scheduler(timer)
+                        .filter(io.verbatim.pulsar.PulsarStorage::isRetriable)
                         .doBeforeRetry(r -> LOG.warn("{}: cannot prepare namespace {} on {} (attempt {}): {}; trying "
                                 + "again", name(), connections.own().settings().namespace(), url, r.totalRetries() + 1,
                                 String.valueOf(r.failure().getMessage()))))

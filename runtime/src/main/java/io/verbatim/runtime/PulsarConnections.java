@@ -55,13 +55,28 @@ final class PulsarConnections implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        // side by side: each may wait up to PulsarStorage.CLOSE_WAIT for producers on terminated topics
+        java.util.List<Thread> closing = new java.util.ArrayList<>();
         open.forEach((cluster, storage) -> {
-            try {
-                storage.close();
-            } catch (RuntimeException e) {
-                LOG.warn("{}: closing the client of {}'s Pulsar: {}", self, cluster, String.valueOf(e.getMessage()));
-            }
+            Thread t = new Thread(() -> {
+                try {
+                    storage.close();
+                } catch (RuntimeException e) {
+                    LOG.warn("{}: closing the client of {}'s Pulsar: {}", self, cluster, String.valueOf(e.getMessage()));
+                }
+            }, "pulsar-close-" + cluster);
+            t.setDaemon(true);
+            t.start();
+            closing.add(t);
         });
+        for (Thread t : closing) {
+            try {
+                t.join(PulsarStorage.CLOSE_WAIT.toMillis() * 2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         open.clear();
     }
 }

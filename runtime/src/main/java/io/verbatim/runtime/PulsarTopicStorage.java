@@ -57,6 +57,7 @@ final class PulsarTopicStorage implements TopicStorage {
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private final Disposable polling;
     private Mono<Boolean> lastAdoption = Mono.just(false);
+    private long polls;
 
     private PulsarTopicStorage(String cluster, PulsarStorage storage, PulsarSegments segments, Backoff backoff,
             Scheduler timer) {
@@ -84,8 +85,10 @@ final class PulsarTopicStorage implements TopicStorage {
     }
 
     private static Retry retry(String what, String cluster, Backoff backoff, Scheduler timer) {
+        // not what retrying cannot fix (refused credentials or access, an untrusted certificate, a bad request):
+        // that fails at once, naming what was refused
         return Retry.backoff(Long.MAX_VALUE, backoff.initial()).maxBackoff(backoff.max())
-                .jitter(backoff.jitter()).scheduler(timer)
+                .jitter(backoff.jitter()).scheduler(timer).filter(PulsarStorage::isRetriable)
                 .doBeforeRetry(s -> LOG.warn("{}: cannot {} (attempt {}): {}; trying again", cluster, what,
                         s.totalRetries() + 1, String.valueOf(s.failure().getMessage())));
     }
@@ -93,11 +96,20 @@ final class PulsarTopicStorage implements TopicStorage {
     private Mono<Void> poll() {
         Layout layout = segments.layout();
         backlogs.keySet().removeIf(id -> layout.segment(id).isEmpty());
+        // a sealed segment every subscription drained stays so: asked again only every 20th poll (a subscription
+        // opened later starts there with a backlog), so sealed segments do not add up to a load on the broker
+        boolean all = polls++ % 20 == 0;
         return Flux.fromIterable(layout.segments().values())
+                .filter(s -> all || !s.isSealed() || !drained(s.id()))
                 .flatMap(s -> SegmentSubscriptions.backlogs(storage, segments.topic(), s)
                         .doOnNext(b -> backlogs.put(s.id(), b))
                         .onErrorResume(e -> Mono.empty()), 4) // asked again at the next poll
                 .then();
+    }
+
+    private boolean drained(long segmentId) {
+        Map<String, Long> b = backlogs.get(segmentId);
+        return b != null && b.values().stream().allMatch(n -> n == 0);
     }
 
     @Override

@@ -178,7 +178,13 @@ public final class Subscription implements Disposable {
             // Made once, shared by the reader and by each child's wait: a child asks whether this segment is
             // drained for the subscription only once its cursor exists (a gate may count a missing cursor as
             // nothing to read).
-            Mono<ReplicationCursor> cursor = log.cursor(name, StartAt.EARLIEST).cache();
+            Mono<ReplicationCursor> cursor = log.cursor(name, StartAt.EARLIEST)
+                    .retryWhen(reactor.util.retry.Retry.backoff(Long.MAX_VALUE, java.time.Duration.ofMillis(100))
+                            .maxBackoff(java.time.Duration.ofSeconds(10)).scheduler(dispatch)
+                            .doBeforeRetry(r -> LOG.warn("{}: subscription {} cannot open its cursor on segment {} "
+                                    + "(attempt {}): {}; trying again", storage.topic(), name, s.descriptor(),
+                                    r.totalRetries() + 1, String.valueOf(r.failure().getMessage()))))
+                    .cache();
             cursors.put(s.id(), cursor);
             // made now, before its parents drain: from here on it holds what the subscription has not read (in
             // memory at once, on Pulsar once the broker answers)
@@ -188,8 +194,12 @@ public final class Subscription implements Disposable {
             readers.put(s.id(), reader);
             running.add(reader);
             // Parents first: a segment is read once every parent is sealed and read to its end.
-            Flux.fromIterable(s.parentIds())
-                    .flatMap(p -> cursors.getOrDefault(p, Mono.empty()).then(storage.drainGate().drained(p, name)))
+            // Every ancestor's cursor first, not only the parents': a gate asked about a parent looks at its
+            // ancestors too, and may count a cursor not made yet as nothing left to read.
+            Flux.fromIterable(ancestors(layout, s))
+                    .flatMap(a -> cursors.getOrDefault(a, Mono.empty()))
+                    .thenMany(Flux.fromIterable(s.parentIds()))
+                    .flatMap(p -> storage.drainGate().drained(p, name))
                     .then(cursor)
                     .flatMapMany(c -> {
                         reader.cursor = c;
@@ -197,6 +207,19 @@ public final class Subscription implements Disposable {
                     })
                     .subscribe(reader);
         }
+    }
+
+    /** Every segment {@code s} descends from in {@code layout} (parents, their parents, …). */
+    private static java.util.Set<Long> ancestors(Layout layout, Segment s) {
+        java.util.Set<Long> out = new java.util.LinkedHashSet<>();
+        java.util.Deque<Long> todo = new java.util.ArrayDeque<>(s.parentIds());
+        while (!todo.isEmpty()) {
+            long id = todo.pop();
+            if (out.add(id)) {
+                layout.segment(id).ifPresent(p -> todo.addAll(p.parentIds()));
+            }
+        }
+        return out;
     }
 
     private Opened open(Segment segment, StoredEntry stored) {
