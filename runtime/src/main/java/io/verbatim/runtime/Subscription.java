@@ -203,7 +203,14 @@ public final class Subscription implements Disposable {
                     .then(cursor)
                     .flatMapMany(c -> {
                         reader.cursor = c;
-                        return c.read();
+                        // a read that fails (on Pulsar: the consumer cut off, the topic unloaded) is read again from
+                        // the durable position, not given up: what was handed over and not yet acknowledged may come
+                        // again (at least once, as a Pulsar consumer's redelivery)
+                        return Flux.defer(c::read).retryWhen(reactor.util.retry.Retry
+                                .backoff(Long.MAX_VALUE, java.time.Duration.ofMillis(100))
+                                .maxBackoff(java.time.Duration.ofSeconds(10)).scheduler(dispatch)
+                                .doBeforeRetry(r -> LOG.warn("{}: subscription {} reads segment {} again after: {}",
+                                        storage.topic(), name, s.descriptor(), String.valueOf(r.failure()))));
                     })
                     .subscribe(reader);
         }
