@@ -331,13 +331,7 @@ public final class ClusterNode implements AutoCloseable {
      */
     private TopicStorage onPulsar(PulsarConnections connections, String topic, Layout held) {
         String url = connections.own().settings().adminUrl();
-        Mono<TopicStorage> open = connections.own().prepareNamespace()
-                .retryWhen(reactor.util.retry.Retry.backoff(Long.MAX_VALUE, config.replication().retry().initial())
-                        .maxBackoff(config.replication().retry().max()).scheduler(timer)
-                        .filter(io.verbatim.pulsar.PulsarStorage::isRetriable)
-                        .doBeforeRetry(r -> LOG.warn("{}: cannot prepare namespace {} on {} (attempt {}): {}; trying "
-                                + "again", name(), connections.own().settings().namespace(), url, r.totalRetries() + 1,
-                                String.valueOf(r.failure().getMessage()))))
+        Mono<TopicStorage> open = connections.prepared(config.replication().retry(), timer)
                 .then(PulsarTopicStorage.open(name(), connections.own(), topic, peers(), held,
                         config.replication().retry(), timer).map(TopicStorage.class::cast));
         return open.timeout(PULSAR_START_WAIT, timer).onErrorMap(java.util.concurrent.TimeoutException.class,

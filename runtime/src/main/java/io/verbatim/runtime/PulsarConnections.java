@@ -23,6 +23,7 @@ final class PulsarConnections implements AutoCloseable {
     private final VerbatimConfig config;
     private final String self;
     private final Map<String, PulsarStorage> open = new LinkedHashMap<>();
+    private reactor.core.publisher.@org.jspecify.annotations.Nullable Mono<Void> prepared;
 
     PulsarConnections(VerbatimConfig config, String self) {
         if (!config.storage().onPulsar()) {
@@ -35,6 +36,20 @@ final class PulsarConnections implements AutoCloseable {
     /** This cluster's own Pulsar. */
     PulsarStorage own() {
         return of(self);
+    }
+
+    /**
+     * This cluster's namespace made ready (created if missing, deduplication on), once for every topic: retried with
+     * {@code backoff} while it can be fixed by retrying.
+     */
+    synchronized reactor.core.publisher.Mono<Void> prepared(io.verbatim.model.Backoff backoff,
+            reactor.core.scheduler.Scheduler timer) {
+        if (prepared == null) {
+            PulsarStorage own = own();
+            prepared = own.prepareNamespace().retryWhen(PulsarTopicStorage.retry("prepare namespace "
+                    + own.settings().namespace() + " on " + own.settings().adminUrl(), self, backoff, timer)).cache();
+        }
+        return prepared;
     }
 
     /** Cluster {@code cluster}'s Pulsar, as configured. */

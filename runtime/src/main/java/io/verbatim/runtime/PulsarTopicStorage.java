@@ -84,7 +84,8 @@ final class PulsarTopicStorage implements TopicStorage {
                 .map(s -> new PulsarTopicStorage(cluster, storage, s, backoff, timer));
     }
 
-    private static Retry retry(String what, String cluster, Backoff backoff, Scheduler timer) {
+    /** Backoff forever on what retrying can fix, a WARN naming {@code what} and the cause at each failure. */
+    static Retry retry(String what, String cluster, Backoff backoff, Scheduler timer) {
         // not what retrying cannot fix (refused credentials or access, an untrusted certificate, a bad request):
         // that fails at once, naming what was refused
         return Retry.backoff(Long.MAX_VALUE, backoff.initial()).maxBackoff(backoff.max())

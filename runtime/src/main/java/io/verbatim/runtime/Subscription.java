@@ -179,11 +179,7 @@ public final class Subscription implements Disposable {
             // drained for the subscription only once its cursor exists (a gate may count a missing cursor as
             // nothing to read).
             Mono<ReplicationCursor> cursor = log.cursor(name, StartAt.EARLIEST)
-                    .retryWhen(reactor.util.retry.Retry.backoff(Long.MAX_VALUE, java.time.Duration.ofMillis(100))
-                            .maxBackoff(java.time.Duration.ofSeconds(10)).scheduler(dispatch)
-                            .doBeforeRetry(r -> LOG.warn("{}: subscription {} cannot open its cursor on segment {} "
-                                    + "(attempt {}): {}; trying again", storage.topic(), name, s.descriptor(),
-                                    r.totalRetries() + 1, String.valueOf(r.failure().getMessage()))))
+                    .retryWhen(retrying("cannot open its cursor on", s))
                     .cache();
             cursors.put(s.id(), cursor);
             // made now, before its parents drain: from here on it holds what the subscription has not read (in
@@ -206,14 +202,18 @@ public final class Subscription implements Disposable {
                         // a read that fails (on Pulsar: the consumer cut off, the topic unloaded) is read again from
                         // the durable position, not given up: what was handed over and not yet acknowledged may come
                         // again (at least once, as a Pulsar consumer's redelivery)
-                        return Flux.defer(c::read).retryWhen(reactor.util.retry.Retry
-                                .backoff(Long.MAX_VALUE, java.time.Duration.ofMillis(100))
-                                .maxBackoff(java.time.Duration.ofSeconds(10)).scheduler(dispatch)
-                                .doBeforeRetry(r -> LOG.warn("{}: subscription {} reads segment {} again after: {}",
-                                        storage.topic(), name, s.descriptor(), String.valueOf(r.failure()))));
+                        return Flux.defer(c::read).retryWhen(retrying("reads again", s));
                     })
                     .subscribe(reader);
         }
+    }
+
+    /** Backoff from 100 ms to 10 s on the dispatch scheduler, a WARN at each failure. */
+    private reactor.util.retry.Retry retrying(String what, Segment s) {
+        return reactor.util.retry.Retry.backoff(Long.MAX_VALUE, java.time.Duration.ofMillis(100))
+                .maxBackoff(java.time.Duration.ofSeconds(10)).scheduler(dispatch)
+                .doBeforeRetry(r -> LOG.warn("{}: subscription {} {} segment {} (attempt {}): {}", storage.topic(), name,
+                        what, s.descriptor(), r.totalRetries() + 1, String.valueOf(r.failure())));
     }
 
     /** Every segment {@code s} descends from in {@code layout} (parents, their parents, …). */
