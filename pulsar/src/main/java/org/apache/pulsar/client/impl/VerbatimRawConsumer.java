@@ -51,14 +51,28 @@ public final class VerbatimRawConsumer extends ConsumerImpl<byte[]> {
         void reconnected();
     }
 
-    private final Receiver receiver;
+    /**
+     * The configuration, carrying the receiver: the consumer's constructor starts connecting, and the broker's
+     * first answers (connected, terminated, the first entries) may arrive on an I/O thread before a field of this
+     * class is assigned; the configuration is assigned before that.
+     */
+    private static final class Conf extends ConsumerConfigurationData<byte[]> {
+        private static final long serialVersionUID = 1L;
+        private final transient Receiver receiver;
 
-    private VerbatimRawConsumer(PulsarClientImpl client, ConsumerConfigurationData<byte[]> conf,
-            CompletableFuture<Consumer<byte[]>> subscribed, Receiver receiver) {
+        Conf(Receiver receiver) {
+            this.receiver = receiver;
+        }
+    }
+
+    private VerbatimRawConsumer(PulsarClientImpl client, Conf conf, CompletableFuture<Consumer<byte[]>> subscribed) {
         super(client, conf.getSingleTopic(), conf, client.externalExecutorProvider(),
                 TopicName.getPartitionIndex(conf.getSingleTopic()), false, false, subscribed, MessageId.earliest,
                 0, Schema.BYTES, null, true);
-        this.receiver = receiver;
+    }
+
+    private Receiver receiver() {
+        return ((Conf) conf).receiver;
     }
 
     /**
@@ -67,7 +81,7 @@ public final class VerbatimRawConsumer extends ConsumerImpl<byte[]> {
      */
     public static CompletableFuture<VerbatimRawConsumer> subscribe(PulsarClient client, String topic,
             String subscription, SubscriptionInitialPosition initial, int receiverQueueSize, Receiver receiver) {
-        ConsumerConfigurationData<byte[]> conf = new ConsumerConfigurationData<>();
+        Conf conf = new Conf(receiver);
         conf.getTopicNames().add(topic);
         conf.setSubscriptionName(subscription);
         conf.setSubscriptionType(SubscriptionType.Exclusive);
@@ -76,7 +90,7 @@ public final class VerbatimRawConsumer extends ConsumerImpl<byte[]> {
         conf.setAckReceiptEnabled(true); // an acknowledgement completes once the broker took it
         conf.setAcknowledgementsGroupTimeMicros(0); // the cursor coalesces its own acknowledgements
         CompletableFuture<Consumer<byte[]>> subscribed = new CompletableFuture<>();
-        VerbatimRawConsumer consumer = new VerbatimRawConsumer((PulsarClientImpl) client, conf, subscribed, receiver);
+        VerbatimRawConsumer consumer = new VerbatimRawConsumer((PulsarClientImpl) client, conf, subscribed);
         return subscribed.thenApply(c -> consumer);
     }
 
@@ -111,18 +125,18 @@ public final class VerbatimRawConsumer extends ConsumerImpl<byte[]> {
         }
         byte[] bytes = new byte[stored.readableBytes()];
         stored.getBytes(stored.readerIndex(), bytes);
-        receiver.entry(this, id.getLedgerId(), id.getEntryId(), bytes, messages, cnx);
+        receiver().entry(this, id.getLedgerId(), id.getEntryId(), bytes, messages, cnx);
     }
 
     @Override
     protected void consumerIsReconnectedToBroker(ClientCnx cnx, int currentQueueSize) {
         super.consumerIsReconnectedToBroker(cnx, currentQueueSize);
-        receiver.reconnected();
+        receiver().reconnected();
     }
 
     @Override
     void setTerminated() {
         super.setTerminated();
-        receiver.endOfTopic();
+        receiver().endOfTopic();
     }
 }
