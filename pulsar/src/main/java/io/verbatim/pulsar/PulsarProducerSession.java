@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SynchronousSink;
 
 /**
  * An ordered send session into one segment topic, through a replicator producer as Pulsar's own
@@ -40,6 +41,8 @@ import reactor.core.publisher.Mono;
  */
 final class PulsarProducerSession implements ProducerSession {
     private static final Logger LOG = LoggerFactory.getLogger(PulsarProducerSession.class);
+    /** Where producers are closed: off Pulsar's I/O threads ({@link #closeProducer}). */
+    private static final reactor.core.scheduler.Scheduler CLOSER = reactor.core.scheduler.Schedulers.boundedElastic();
     private final PulsarStorage storage;
     private final String topic;
     private final long segmentId;
@@ -85,7 +88,11 @@ final class PulsarProducerSession implements ProducerSession {
                 return Mono.error(new RemoteException(Kind.REJECTED, segmentId, String.valueOf(e.getMessage())));
             }
             CompletableFuture<MessageId> sent = issue(message);
-            return Mono.fromFuture(sent, true)
+            // the future's failure as a value: a send cancelled by the replicator (its session given up) and failed
+            // by Pulsar later, as closing the producer fails what is pending, is then dropped quietly, not logged
+            // by Reactor as an error nobody handled
+            return Mono.fromFuture(sent.handle(Sent::new), true)
+                    .handle((Sent s, SynchronousSink<MessageId> sink) -> s.to(sink))
                     .map(id -> receipt(id, position))
                     .onErrorMap(e -> !(e instanceof RemoteException), e -> failed(e, position))
                     .doOnError(e -> breakSession())
@@ -291,10 +298,15 @@ final class PulsarProducerSession implements ProducerSession {
         closeProducer();
     }
 
+    /**
+     * Closes the producer from another thread: a failure breaks the session inside Pulsar's completion of a
+     * send, on its I/O thread, while Pulsar walks its pending sends to fail them; closing there fails and frees
+     * the same sends a second time under it ("Object has been recycled already", a send without its op).
+     */
     private void closeProducer() {
         Producer<byte[]> p = producer.getAndSet(null);
         if (p != null) {
-            p.closeAsync();
+            CLOSER.schedule(() -> p.closeAsync());
         }
     }
 
@@ -310,5 +322,17 @@ final class PulsarProducerSession implements ProducerSession {
     }
 
     private record Pending(MessageImpl<byte[]> message, CompletableFuture<MessageId> result) {
+    }
+
+    /** A send's end: its message id, or why it failed. */
+    private record Sent(@Nullable MessageId id, @Nullable Throwable failure) {
+        void to(SynchronousSink<MessageId> sink) {
+            if (failure != null) {
+                sink.error(failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure);
+            } else if (id != null) {
+                sink.next(id);
+            }
+        }
     }
 }
