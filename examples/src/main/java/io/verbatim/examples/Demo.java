@@ -36,6 +36,8 @@ import reactor.core.publisher.Flux;
  * length keeps no message for the checks.
  */
 final class Demo {
+    /** The most batches one produce call takes when sending is behind its rate. */
+    static final int CATCH_UP = 25;
     private static final String[] NAMES = {"orders", "payments", "shipments", "invoices", "returns", "reviews"};
 
     /**
@@ -161,11 +163,14 @@ final class Demo {
                 // what was due is still sent and every scripted step still happens, a little late, not skipped.
                 long elapsed = Math.min(now - startNanos, durationNanos);
                 // Keep every origin on its rate, shared by the topics: send what is due, a produce call per batch.
+                // A call behind its rate takes what is due, up to CATCH_UP batches: a produce call waits for its
+                // broker (on Pulsar, a round trip and a write), and calls of one batch each would fall behind.
                 long due = (long) (options.rate() * (elapsed / 1e9) / topics.size());
                 for (Traffic t : traffic.values()) {
                     for (String origin : runtime.clusters().keySet()) {
                         while (t.produced(origin) < due) {
-                            t.send(origin, options.batch());
+                            t.send(origin, (int) Math.min((long) CATCH_UP * options.batch(),
+                                    Math.max(options.batch(), due - t.produced(origin))));
                         }
                     }
                 }
