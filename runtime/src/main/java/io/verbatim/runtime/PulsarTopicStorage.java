@@ -40,7 +40,7 @@ import reactor.util.retry.Retry;
  *
  * <p><b>Garbage collection.</b> {@link #prunable} answers from the poll too ({@link PulsarGc}): a sealed root
  * segment goes once an answer asked after its topic was terminated says every subscription is drained, checked
- * exactly (internal stats) when the estimate says so. A layout that no longer holds a segment deletes its topic.
+ * exactly (internal stats) when the estimate says so, and no consumer is attached. A layout that no longer holds a segment deletes its topic.
  *
  * <p><b>Layouts in order.</b> Adoptions are queued: each waits for the one before, so a layout's topics
  * exist before a newer layout seals them. One that fails (the broker is away) is tried again with
@@ -119,17 +119,19 @@ final class PulsarTopicStorage implements TopicStorage {
 
     /**
      * Asks the broker about {@code s} as the layout held now has it: its subscriptions' backlogs and, for a
-     * sealed root that shows none, whether it is drained exactly. The layout is held only once its seals are
+     * sealed root that shows none and no consumer attached, whether it is drained exactly. The layout is held only once its seals are
      * taken, so a segment sealed in it is asked about after its topic was terminated.
      */
     private Mono<Void> ask(Segment s) {
         return Mono.defer(() -> {
             long askedAt = timer.now(TimeUnit.MILLISECONDS);
-            return SegmentSubscriptions.backlogs(storage, segments.topic(), s)
-                    .doOnNext(b -> backlogs.put(s.id(), b))
-                    .filter(b -> s.isSealed() && s.isRoot())
-                    .flatMap(b -> b.values().stream().allMatch(n -> n == 0) ? segments.drainedByAll(s)
-                            : Mono.just(false))
+            return SegmentSubscriptions.stats(storage, segments.topic(), s)
+                    .doOnNext(stats -> backlogs.put(s.id(), stats.backlogs()))
+                    .filter(stats -> s.isSealed() && s.isRoot())
+                    // a consumer still attached (not told yet that the topic ended) would reconnect to the deleted
+                    // topic, and Pulsar would make it anew: it keeps the segment until it closes
+                    .flatMap(stats -> stats.consumers() == 0 && stats.backlogs().values().stream().allMatch(n -> n == 0)
+                            ? segments.drainedByAll(s) : Mono.just(false))
                     .doOnNext(drained -> gcAnswers.put(s.id(), new PulsarGc.Answer(askedAt, true, drained)))
                     .then();
         });
