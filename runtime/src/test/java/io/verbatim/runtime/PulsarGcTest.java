@@ -88,7 +88,9 @@ class PulsarGcTest {
         String topicB = "\"persistent://public/gcb-" + run + "/gc-" + zero.descriptor() + "\"";
         assertThat(topics("gca-" + run)).as("made on a").contains(topicA);
         assertThat(topics("gcb-" + run)).as("made on b").contains(topicB);
+        phase("produced, splitting", began);
         assertThat(a.split(TOPIC, 0).block(Duration.ofSeconds(30))).isInstanceOf(Outcome.Applied.class);
+        phase("split", began);
         for (int i = 0; i < 10; i++) {
             traffic.round(10);
         }
@@ -120,6 +122,7 @@ class PulsarGcTest {
             Flux.interval(Duration.ofMillis(200)).take(10).blockLast(Duration.ofSeconds(10));
             assertThat(topics("gca-" + run)).doesNotContain(topicA);
             assertThat(topics("gcb-" + run)).doesNotContain(topicB);
+            phase("still gone", began);
         } finally {
             reading.dispose();
         }
@@ -128,7 +131,8 @@ class PulsarGcTest {
     }
 
     private static void phase(String what, long began) {
-        System.out.printf("[pulsar-gc] %s at %d ms%n", what, (System.nanoTime() - began) / 1_000_000);
+        System.out.printf("[pulsar-gc] %s at %d ms (%s)%n", what, (System.nanoTime() - began) / 1_000_000,
+                java.time.LocalTime.now());
     }
 
     /** The topics of namespace {@code public/<ns>} as the broker lists them. */
