@@ -246,7 +246,8 @@ public final class PulsarSegments implements LocalSegments {
                     return peersThere && cursors.values().stream()
                             .allMatch(c -> Objects.equals(c.markDeletePosition, stats.lastConfirmedEntry));
                 })
-                .onErrorMap(e -> storage.failure("read the internal stats of " + name, storage.settings().adminUrl(), e));
+                .onErrorMap(e -> storage.failure("read the internal stats of " + name, storage.settings().adminUrl(),
+                        e));
     }
 
     /** The broker's backlog of cursor {@code cursorName} on segment {@code segmentId} (asks the broker: blocks). */

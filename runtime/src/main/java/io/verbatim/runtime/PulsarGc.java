@@ -13,7 +13,7 @@ import java.util.Map;
  * <p>A segment is prunable when the layout holds it sealed with no parents left (roots only: the drain gate
  * never skips an ancestor), and an answer that is fresh, asked while the layout held here already had it
  * sealed (so after its topic was terminated: nothing can be written after), says every subscription on its
- * topic is drained exactly. Message TTL does not apply: on Pulsar, backlog always pins.
+ * topic is drained exactly and no consumer is attached. Message TTL does not apply: on Pulsar, backlog always pins.
  */
 final class PulsarGc {
     /**
@@ -21,7 +21,8 @@ final class PulsarGc {
      *
      * @param askedAtMs when the question was asked (the storage's timer)
      * @param sealed whether the layout held when it was asked had the segment sealed (its topic terminated)
-     * @param drained whether every subscription's mark-delete position was at the topic's last entry
+     * @param drained whether every subscription's mark-delete position was at the topic's last entry, with no
+     *        consumer attached (one not told yet that the topic ended would reconnect to it once deleted)
      */
     record Answer(long askedAtMs, boolean sealed, boolean drained) {
     }

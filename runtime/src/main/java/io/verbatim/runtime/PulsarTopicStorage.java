@@ -39,8 +39,9 @@ import reactor.util.retry.Retry;
  * answer; a segment not yet answered for counts one entry of backlog (not caught up until known).
  *
  * <p><b>Garbage collection.</b> {@link #prunable} answers from the poll too ({@link PulsarGc}): a sealed root
- * segment goes once an answer asked after its topic was terminated says every subscription is drained, checked
- * exactly (internal stats) when the estimate says so, and no consumer is attached. A layout that no longer holds a segment deletes its topic.
+ * segment goes once an answer asked after its topic was terminated says every subscription is drained (checked
+ * exactly, in the internal stats, when the estimate says so) and no consumer is attached. A layout that no
+ * longer holds a segment deletes its topic ({@link PulsarSegments#adopt}).
  *
  * <p><b>Layouts in order.</b> Adoptions are queued: each waits for the one before, so a layout's topics
  * exist before a newer layout seals them. One that fails (the broker is away) is tried again with
@@ -61,7 +62,7 @@ final class PulsarTopicStorage implements TopicStorage {
     private final Backoff backoff;
     /** segment id → subscription → entries after its mark-delete position, as the broker last said. */
     private final Map<Long, Map<String, Long>> backlogs = new ConcurrentHashMap<>();
-    /** sealed root segment id → whether the broker last said every subscription drained it, exactly. */
+    /** sealed root segment id → whether the broker last said it is drained, for garbage collection. */
     private final Map<Long, PulsarGc.Answer> gcAnswers = new ConcurrentHashMap<>();
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private final Disposable polling;
@@ -119,8 +120,8 @@ final class PulsarTopicStorage implements TopicStorage {
 
     /**
      * Asks the broker about {@code s} as the layout held now has it: its subscriptions' backlogs and, for a
-     * sealed root that shows none and no consumer attached, whether it is drained exactly. The layout is held only once its seals are
-     * taken, so a segment sealed in it is asked about after its topic was terminated.
+     * sealed root that shows none and no consumer attached, whether it is drained exactly. The layout is held
+     * only once its seals are taken, so a segment sealed in it is asked about after its topic was terminated.
      */
     private Mono<Void> ask(Segment s) {
         return Mono.defer(() -> {
@@ -130,7 +131,8 @@ final class PulsarTopicStorage implements TopicStorage {
                     .filter(stats -> s.isSealed() && s.isRoot())
                     // a consumer still attached (not told yet that the topic ended) would reconnect to the deleted
                     // topic, and Pulsar would make it anew: it keeps the segment until it closes
-                    .flatMap(stats -> stats.consumers() == 0 && stats.backlogs().values().stream().allMatch(n -> n == 0)
+                    .flatMap(stats -> stats.consumers() == 0
+                            && stats.backlogs().values().stream().allMatch(n -> n == 0)
                             ? segments.drainedByAll(s) : Mono.just(false))
                     .doOnNext(drained -> gcAnswers.put(s.id(), new PulsarGc.Answer(askedAt, true, drained)))
                     .then();
