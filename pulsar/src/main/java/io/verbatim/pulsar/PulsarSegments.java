@@ -11,9 +11,11 @@ import io.verbatim.pipeline.StartAt;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BiConsumer;
+import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -30,8 +32,8 @@ import reactor.util.retry.Retry;
  * <p>A new layout is taken the way PIP-468's controller materialises one: the new segments' topics first,
  * each with a replication subscription per peer at its first entry (so nothing written before a
  * replicator starts is missed, and the drain gate never mistakes a missing cursor for a drained one), then
- * the sealed segments' topics terminated, then the layout published. {@link #adopt} is for one caller at a
- * time, as a layout watch is.
+ * the sealed segments' topics terminated, then the topics of segments it no longer has (pruned) deleted, then
+ * the layout published. {@link #adopt} is for one caller at a time, as a layout watch is.
  */
 public final class PulsarSegments implements LocalSegments {
     /**
@@ -147,10 +149,15 @@ public final class PulsarSegments implements LocalSegments {
         });
     }
 
-    /** Creates what {@code next} has that {@code current} has not, then terminates what it seals. */
+    /**
+     * Creates what {@code next} has that {@code current} has not, then terminates what it seals, then deletes the
+     * topics of what it no longer has (pruned by garbage collection).
+     */
     private Mono<Void> materialise(Layout next, @org.jspecify.annotations.Nullable Layout current) {
         List<Segment> created = new ArrayList<>();
         List<Segment> sealed = new ArrayList<>();
+        List<Segment> removed = current == null ? List.of()
+                : current.segments().values().stream().filter(s -> next.segment(s.id()).isEmpty()).toList();
         for (Segment s : next.segments().values()) {
             boolean known = current != null && current.segment(s.id()).isPresent();
             if (!known) {
@@ -161,7 +168,8 @@ public final class PulsarSegments implements LocalSegments {
             }
         }
         return Flux.fromIterable(created).flatMap(this::create, 8).then()
-                .then(Flux.fromIterable(sealed).concatMap(s -> storage.seal(topic, s)).then());
+                .then(Flux.fromIterable(sealed).concatMap(s -> storage.seal(topic, s)).then())
+                .then(Flux.fromIterable(removed).flatMap(s -> storage.deleteSegment(topic, s), 8).then());
     }
 
     private Mono<Void> create(Segment segment) {
@@ -219,6 +227,27 @@ public final class PulsarSegments implements LocalSegments {
                     return Objects.equals(cursor.markDeletePosition, stats.lastConfirmedEntry);
                 })
                 .onErrorReturn(false); // asked again at the next poll
+    }
+
+    /**
+     * Whether every subscription on {@code segment}'s topic is drained, exactly: each cursor's mark-delete
+     * position at the topic's last entry (internal stats, not the stats' backlog estimate), and each peer's
+     * replication subscription there (made with the segment: one missing is not counted drained). Asks the
+     * broker without blocking; an error is passed on. Only meaningful for a sealed (terminated) segment.
+     */
+    public Mono<Boolean> drainedByAll(Segment segment) {
+        String name = storage.segmentTopic(topic, segment);
+        return Mono.fromFuture(() -> storage.admin().topics().getInternalStatsAsync(name))
+                .map(stats -> {
+                    Map<String, ManagedLedgerInternalStats.CursorStats> cursors =
+                            stats.cursors == null ? Map.of() : stats.cursors;
+                    boolean peersThere = peers.stream().allMatch(p -> cursors.containsKey(
+                            SegmentTopics.subscription(ReplicatorConfig.cursorName(p))));
+                    return peersThere && cursors.values().stream()
+                            .allMatch(c -> Objects.equals(c.markDeletePosition, stats.lastConfirmedEntry));
+                })
+                .onErrorMap(e -> storage.failure("read the internal stats of " + name, storage.settings().adminUrl(),
+                        e));
     }
 
     /** The broker's backlog of cursor {@code cursorName} on segment {@code segmentId} (asks the broker: blocks). */

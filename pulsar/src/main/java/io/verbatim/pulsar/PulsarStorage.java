@@ -306,6 +306,18 @@ public final class PulsarStorage implements AutoCloseable {
                 .onErrorMap(e -> failure("terminate segment topic " + name, settings.adminUrl(), e));
     }
 
+    /**
+     * Deletes the segment's topic and its subscriptions (what garbage collection does once a layout no longer
+     * holds the segment); nothing to do when it does not exist. Forced: a consumer or producer still attached is
+     * cut off, not a reason to keep the topic.
+     */
+    public Mono<Void> deleteSegment(String topic, Segment segment) {
+        String name = segmentTopic(topic, segment);
+        return Mono.fromFuture(() -> admin.topics().deleteAsync(name, true))
+                .onErrorResume(e -> cause(e) instanceof PulsarAdminException.NotFoundException, e -> Mono.empty())
+                .onErrorMap(e -> failure("delete segment topic " + name, settings.adminUrl(), e));
+    }
+
     /** The segment's log, as a replicator reads it. */
     public SourceSegmentLog log(String topic, Segment segment) {
         return new PulsarSegmentLog(this, segment.id(), segmentTopic(topic, segment));

@@ -19,15 +19,33 @@ public final class SegmentSubscriptions {
      * broker's {@code msgBacklog}, counted in entries); empty when the topic does not exist.
      */
     public static Mono<Map<String, Long>> backlogs(PulsarStorage storage, String topic, Segment segment) {
+        return stats(storage, topic, segment).map(Stats::backlogs);
+    }
+
+    /**
+     * What the broker says of a segment topic's subscriptions.
+     *
+     * @param backlogs each subscription's entries after its mark-delete position
+     * @param consumers the consumers attached, over every subscription
+     */
+    public record Stats(Map<String, Long> backlogs, int consumers) {
+    }
+
+    /** The backlogs of {@link #backlogs} and the consumers attached; none of either when the topic does not exist. */
+    public static Mono<Stats> stats(PulsarStorage storage, String topic, Segment segment) {
         String name = storage.segmentTopic(topic, segment);
         return Mono.fromFuture(() -> storage.admin().topics().getStatsAsync(name))
                 .map(stats -> {
                     Map<String, Long> out = new LinkedHashMap<>();
-                    stats.getSubscriptions().forEach((sub, s) -> out.put(sub, s.getMsgBacklog()));
-                    return out;
+                    int consumers = 0;
+                    for (var e : stats.getSubscriptions().entrySet()) {
+                        out.put(e.getKey(), e.getValue().getMsgBacklog());
+                        consumers += e.getValue().getConsumers().size();
+                    }
+                    return new Stats(out, consumers);
                 })
                 .onErrorResume(e -> PulsarStorage.cause(e) instanceof PulsarAdminException.NotFoundException,
-                        e -> Mono.just(Map.of()))
+                        e -> Mono.just(new Stats(Map.of(), 0)))
                 .onErrorMap(e -> !(e instanceof PulsarStorageException),
                         e -> new PulsarStorageException("cannot read the subscriptions of " + name + " on "
                                 + storage.settings().adminUrl(), PulsarStorage.cause(e)));

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -37,6 +38,11 @@ import reactor.util.retry.Retry;
  * the broker for each segment's subscriptions at once, without blocking, and answers from the last
  * answer; a segment not yet answered for counts one entry of backlog (not caught up until known).
  *
+ * <p><b>Garbage collection.</b> {@link #prunable} answers from the poll too ({@link PulsarGc}): a sealed root
+ * segment goes once an answer asked after its topic was terminated says every subscription is drained (checked
+ * exactly, in the internal stats, when the estimate says so) and no consumer is attached. A layout that no
+ * longer holds a segment deletes its topic ({@link PulsarSegments#adopt}).
+ *
  * <p><b>Layouts in order.</b> Adoptions are queued: each waits for the one before, so a layout's topics
  * exist before a newer layout seals them. One that fails (the broker is away) is tried again with
  * backoff until it is taken or the storage closes, logged at each failure: a layout change is never
@@ -45,6 +51,8 @@ import reactor.util.retry.Retry;
 final class PulsarTopicStorage implements TopicStorage {
     private static final Logger LOG = Loggers.getLogger(PulsarTopicStorage.class);
     static final Duration BACKLOG_POLL = Duration.ofMillis(250);
+    /** How old the broker's answer about a sealed segment may be for garbage collection to act on it. */
+    static final Duration GC_ANSWER_AGE = BACKLOG_POLL.multipliedBy(10);
 
     private final String cluster;
     private final PulsarStorage storage;
@@ -54,6 +62,8 @@ final class PulsarTopicStorage implements TopicStorage {
     private final Backoff backoff;
     /** segment id → subscription → entries after its mark-delete position, as the broker last said. */
     private final Map<Long, Map<String, Long>> backlogs = new ConcurrentHashMap<>();
+    /** sealed root segment id → whether the broker last said it is drained, for garbage collection. */
+    private final Map<Long, PulsarGc.Answer> gcAnswers = new ConcurrentHashMap<>();
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private final Disposable polling;
     private Mono<Boolean> lastAdoption = Mono.just(false);
@@ -97,15 +107,36 @@ final class PulsarTopicStorage implements TopicStorage {
     private Mono<Void> poll() {
         Layout layout = segments.layout();
         backlogs.keySet().removeIf(id -> layout.segment(id).isEmpty());
+        gcAnswers.keySet().removeIf(id -> layout.segment(id).map(s -> !s.isSealed() || !s.isRoot()).orElse(true));
         // a sealed segment every subscription drained stays so: asked again only every 20th poll (a subscription
-        // opened later starts there with a backlog), so sealed segments do not add up to a load on the broker
+        // opened later starts there with a backlog), so sealed segments do not add up to a load on the broker;
+        // but a sealed root, which garbage collection may delete, at every poll: its answer must be fresh
         boolean all = polls++ % 20 == 0;
         return Flux.fromIterable(layout.segments().values())
-                .filter(s -> all || !s.isSealed() || !drained(s.id()))
-                .flatMap(s -> SegmentSubscriptions.backlogs(storage, segments.topic(), s)
-                        .doOnNext(b -> backlogs.put(s.id(), b))
-                        .onErrorResume(e -> Mono.empty()), 4) // asked again at the next poll
+                .filter(s -> all || !s.isSealed() || s.isRoot() || !drained(s.id()))
+                .flatMap(s -> ask(s).onErrorResume(e -> Mono.empty()), 4) // asked again at the next poll
                 .then();
+    }
+
+    /**
+     * Asks the broker about {@code s} as the layout held now has it: its subscriptions' backlogs and, for a
+     * sealed root that shows none and no consumer attached, whether it is drained exactly. The layout is held
+     * only once its seals are taken, so a segment sealed in it is asked about after its topic was terminated.
+     */
+    private Mono<Void> ask(Segment s) {
+        return Mono.defer(() -> {
+            long askedAt = timer.now(TimeUnit.MILLISECONDS);
+            return SegmentSubscriptions.stats(storage, segments.topic(), s)
+                    .doOnNext(stats -> backlogs.put(s.id(), stats.backlogs()))
+                    .filter(stats -> s.isSealed() && s.isRoot())
+                    // a consumer still attached (not told yet that the topic ended) would reconnect to the deleted
+                    // topic, and Pulsar would make it anew: it keeps the segment until it closes
+                    .flatMap(stats -> stats.consumers() == 0
+                            && stats.backlogs().values().stream().allMatch(n -> n == 0)
+                            ? segments.drainedByAll(s) : Mono.just(false))
+                    .doOnNext(drained -> gcAnswers.put(s.id(), new PulsarGc.Answer(askedAt, true, drained)))
+                    .then();
+        });
     }
 
     private boolean drained(long segmentId) {
@@ -180,10 +211,14 @@ final class PulsarTopicStorage implements TopicStorage {
                 .then();
     }
 
-    /** None yet: garbage collection of sealed segment topics on Pulsar is not built (they stay, terminated). */
+    /**
+     * The sealed root segments every subscription on the broker drained, as the poll last found them (see
+     * {@link PulsarGc}); does not block. On Pulsar backlog always pins: {@code messageTtlMs} expires nothing.
+     */
     @Override
     public List<Long> prunable(long messageTtlMs) {
-        return List.of();
+        return PulsarGc.prunable(segments.layout(), gcAnswers, timer.now(TimeUnit.MILLISECONDS),
+                GC_ANSWER_AGE.toMillis());
     }
 
     @Override

@@ -165,7 +165,18 @@ public final class Subscription implements Disposable {
     }
 
     private synchronized void readNewSegments(Layout layout) {
-        readers.keySet().removeIf(id -> layout.segment(id).isEmpty()); // deleted: read to the end before they went
+        // deleted (read to the end before they went): a reader still there is disposed, or one reading again would
+        // ask for the deleted topic (on Pulsar that makes it anew)
+        readers.values().removeIf(r -> {
+            if (layout.segment(r.segment.id()).isPresent()) {
+                return false;
+            }
+            r.dispose();
+            r.opening.dispose();
+            running.remove(r);
+            running.remove(r.opening);
+            return true;
+        });
         cursors.keySet().removeIf(id -> layout.segment(id).isEmpty());
         for (Segment s : layout.segments().values()) {
             if (readers.containsKey(s.id()) || running.isDisposed()) {
@@ -184,9 +195,10 @@ public final class Subscription implements Disposable {
             cursors.put(s.id(), cursor);
             // made now, before its parents drain: from here on it holds what the subscription has not read (in
             // memory at once, on Pulsar once the broker answers)
-            running.add(cursor.subscribe(c -> { }, e -> LOG.error("{}: subscription {} cannot open its cursor on "
-                    + "segment {}: {}", storage.topic(), name, s.descriptor(), e.toString())));
-            SegmentReader reader = new SegmentReader(s);
+            Disposable opening = cursor.subscribe(c -> { }, e -> LOG.error("{}: subscription {} cannot open its "
+                    + "cursor on segment {}: {}", storage.topic(), name, s.descriptor(), e.toString()));
+            running.add(opening);
+            SegmentReader reader = new SegmentReader(s, opening);
             readers.put(s.id(), reader);
             running.add(reader);
             // Parents first: a segment is read once every parent is sealed and read to its end.
@@ -303,12 +315,15 @@ public final class Subscription implements Disposable {
      */
     private final class SegmentReader extends BaseSubscriber<StoredEntry> {
         private final Segment segment;
+        /** The opening of its cursor, shared with its children's waits. */
+        private final Disposable opening;
         /** Set before the first entry arrives. */
         private volatile @org.jspecify.annotations.Nullable ReplicationCursor cursor;
         private volatile boolean stopped;
 
-        SegmentReader(Segment segment) {
+        SegmentReader(Segment segment, Disposable opening) {
             this.segment = segment;
+            this.opening = opening;
         }
 
         @Override
