@@ -266,8 +266,9 @@ public final class PulsarStorage implements AutoCloseable {
     }
 
     /**
-     * Makes sure the cluster's namespace exists with broker deduplication on: what a destination needs for
-     * the broker itself to drop repeated entries.
+     * Makes sure the cluster's namespace exists with broker deduplication on (what a destination needs for
+     * the broker itself to drop repeated entries) and automatic topic creation off (segment topics are made and
+     * deleted with their layouts).
      */
     public Mono<Void> prepareNamespace() {
         String ns = settings.namespace();
@@ -277,6 +278,12 @@ public final class PulsarStorage implements AutoCloseable {
         return Mono.fromFuture(() -> admin.namespaces().createNamespaceAsync(ns))
                 .onErrorResume(PulsarStorage::isConflict, e -> Mono.empty())
                 .then(Mono.fromFuture(() -> admin.namespaces().setDeduplicationStatusAsync(ns, true)))
+                // Segment topics are made by their layouts, and deleted by garbage collection: a producer or consumer
+                // that comes late to a deleted one must be refused ("topic does not exist", retried until it learns the
+                // layout), not give it an empty topic again outside every layout.
+                .then(Mono.fromFuture(() -> admin.namespaces().setAutoTopicCreationAsync(ns,
+                        org.apache.pulsar.common.policies.data.AutoTopicCreationOverride.builder()
+                                .allowAutoTopicCreation(false).build())))
                 .onErrorMap(e -> failure("prepare namespace " + ns, settings.adminUrl(), e));
     }
 
