@@ -169,8 +169,9 @@ public final class LocalBroker implements AutoCloseable {
     }
 
     /**
-     * Polls, within {@link #READY_TIMEOUT}, a lookup on the binary port and the admin API over HTTP, with the
-     * broker's own client credentials ({@code brokerClientAuthenticationPlugin}) when authentication is on.
+     * Polls, within {@link #READY_TIMEOUT}, a lookup on the binary port, the admin API over HTTP and the broker's
+     * health check (a write and a read through the bookie), with the broker's own client credentials ({@code
+     * brokerClientAuthenticationPlugin}) when authentication is on.
      */
     private void awaitReady() throws Exception {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
@@ -191,6 +192,9 @@ public final class LocalBroker implements AutoCloseable {
                     List<String> namespaces = admin.namespaces().getNamespaces(TopicName.PUBLIC_TENANT);
                     ((PulsarClientImpl) client).getLookup().getBroker(probe).get(5, TimeUnit.SECONDS);
                     if (namespaces.contains(DEFAULT_NAMESPACE)) {
+                        // and a write and read through the bookie: after a restart the bookie may not be registered yet,
+                        // and a read of a ledger it holds fails then (the dispatcher tries again only 15 s later)
+                        admin.brokers().healthcheck(org.apache.pulsar.common.naming.TopicVersion.V2);
                         return;
                     }
                 } catch (Exception e) {

@@ -61,7 +61,9 @@ class PulsarProcessRestartTest {
             }
             try (PulsarClient client = PulsarClient.builder().serviceUrl(second.serviceUrl()).build();
                  Consumer<String> consumer = subscribe(client, topic)) {
-                Message<String> next = consumer.receive(15, TimeUnit.SECONDS);
+                // the first read after a kill waits for the topic's ledgers to be recovered: on a busy machine (2 cores
+                // shared with the build) that has taken more than 15 s
+                Message<String> next = consumer.receive(60, TimeUnit.SECONDS);
                 assertThat(next).as("a message after the restart").isNotNull();
                 assertThat(next.getValue()).as("m0 was acknowledged before the kill").isEqualTo("m1");
                 Message<String> last = consumer.receive(15, TimeUnit.SECONDS);
