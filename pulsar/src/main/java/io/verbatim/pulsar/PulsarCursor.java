@@ -50,6 +50,12 @@ final class PulsarCursor implements ReplicationCursor {
     private @Nullable SourcePosition confirmed;
     private @Nullable SourcePosition wanted;
     private boolean acking;
+    /**
+     * Counts acknowledgements given up on: one sent just before its consumer was closed by the broker (a topic
+     * unload) is never answered, and waiting for its receipt would hold every later one for the operation
+     * timeout; it is sent again over the new connection and its late answer, if any, ignored.
+     */
+    private long ackEpoch;
     private final List<Waiter> waiters = new ArrayList<>();
     /** When acknowledgements started failing in a row ({@link System#nanoTime}), 0 while they succeed. */
     private long failingSince;
@@ -109,6 +115,7 @@ final class PulsarCursor implements ReplicationCursor {
     private void kick() {
         SourcePosition target;
         @Nullable VerbatimRawConsumer consumer;
+        long epoch;
         synchronized (lock) {
             if (acking || wanted == null || (confirmed != null && wanted.compareTo(confirmed) <= 0)) {
                 return;
@@ -119,6 +126,7 @@ final class PulsarCursor implements ReplicationCursor {
             }
             acking = true;
             target = wanted;
+            epoch = ackEpoch;
         }
         CompletableFuture<Void> ack;
         if (consumer != null) {
@@ -127,7 +135,7 @@ final class PulsarCursor implements ReplicationCursor {
             ack = acknowledgeWithoutReading(target);
         }
         ack.orTimeout(storage.settings().operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .whenComplete((v, error) -> acknowledged(target, error));
+                .whenComplete((v, error) -> acknowledged(target, error, epoch));
     }
 
     /** A consumer that takes no entries (no permits), only to acknowledge while no read is open. */
@@ -150,9 +158,12 @@ final class PulsarCursor implements ReplicationCursor {
                 });
     }
 
-    private void acknowledged(SourcePosition target, @Nullable Throwable error) {
+    private void acknowledged(SourcePosition target, @Nullable Throwable error, long epoch) {
         List<Waiter> settled = new ArrayList<>();
         synchronized (lock) {
+            if (epoch != ackEpoch) {
+                return; // given up on at a reconnect and sent again: the one sent since settles the waiters
+            }
             acking = false;
             long now = System.nanoTime();
             if (error == null) {
@@ -307,6 +318,19 @@ final class PulsarCursor implements ReplicationCursor {
         public void reconnected() {
             held.clear();
             lastReceived = lastEmitted;
+            boolean resend;
+            synchronized (lock) {
+                resend = acking && reading != null && reading == consumer;
+                if (resend) {
+                    ackEpoch++; // the acknowledgement in flight went over the old connection: never answered
+                    acking = false;
+                }
+            }
+            if (resend) {
+                // not from here: this is Pulsar's I/O thread, inside the consumer's reconnection
+                CompletableFuture.delayedExecutor(ACK_RETRY.toMillis(), TimeUnit.MILLISECONDS)
+                        .execute(PulsarCursor.this::kick);
+            }
         }
 
         private void drain() {
