@@ -103,7 +103,8 @@ public final class Verbatim implements Runnable {
                 + "${DEFAULT-VALUE}): the configuration's, then more like its first")
         int topics;
 
-        @Option(names = "--batch", defaultValue = "20", description = "messages per produce call (default ${DEFAULT-VALUE})")
+        @Option(names = "--batch", defaultValue = "20", description = "messages per produce call (default "
+                + "${DEFAULT-VALUE}); a call behind its rate takes what is due, up to 25 batches")
         int batch;
 
         @Option(names = "--keys", defaultValue = "1000", description = "distinct keys (default ${DEFAULT-VALUE})")
