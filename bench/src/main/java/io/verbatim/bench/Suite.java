@@ -95,6 +95,8 @@ public final class Suite {
                         "convergence", "round trip", "ms", Goal.atMost(3))));
         all.add(Entry.bench((sizes, log) -> DelegationBench.ratios(sizes.raftSeconds(), log), false,
                 DelegationBench.P7_EGRESS, DelegationBench.P7_LATENCY));
+        all.add(Entry.bench((sizes, log) -> RaftBench.baseline(sizes.raftSeconds(), log), false,
+                RaftBench.P7_BASELINE));
         all.add(Entry.missing(Row.Status.NOT_MEASURED, "no benchmark yet", new Row.Spec("P8",
                 "a backlog 100× the heap replicated under -Xmx64m", "backlog", "heap", "bytes",
                 Goal.words("completes, heap bounded"))));
@@ -113,8 +115,8 @@ public final class Suite {
                 prints one table and writes it as JSON.
                   --rounds N     timed rounds per measure (default 5; 3 with --quick)
                   --warmup N     warm-up rounds per measure, not counted (default 1)
-                  --only IDS     only these measures, comma-separated: P1 selects P1 and P1/pulsar,
-                                 P4/100ms only that one (--list shows the ids)
+                  --only IDS     only these measures, comma-separated: P4 selects every P4/..., P4/100ms
+                                 only that one (--list shows the ids)
                   --pulsar       also the measures on a Pulsar broker (starts one as a child process);
                                  naming a Pulsar measure in --only runs it too
                   --json PATH    where to write the JSON (default %s)
@@ -210,7 +212,7 @@ public final class Suite {
         if (options.list()) {
             for (Entry e : catalog()) {
                 for (Row.Spec s : e.specs()) {
-                    System.out.printf(Locale.ROOT, "%-13s %-9s %s%s%n", s.id(), s.goal().text(), s.measure(),
+                    System.out.printf(Locale.ROOT, "%-15s %-10s %s%s%n", s.id(), s.goal().text(), s.measure(),
                             e.factory() == null ? " (" + e.status().text() + ")" : e.pulsar() ? " (--pulsar)" : "");
                 }
             }
