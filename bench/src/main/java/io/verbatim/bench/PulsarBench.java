@@ -223,6 +223,11 @@ public final class PulsarBench {
             Segment segment = source.layout().segments().values().iterator().next();
             String from = east.segmentTopic(TOPIC, segment);
             String to = "persistent://public/bench-west-" + n + "/copy";
+            // the namespace creates no topic on first use (PulsarStorage turns that off): made here, untimed
+            try (var admin = org.apache.pulsar.client.admin.PulsarAdmin.builder().serviceHttpUrl(broker.webUrl())
+                    .build()) {
+                admin.topics().createNonPartitionedTopic(to);
+            }
             try (PulsarClient client = PulsarClient.builder().serviceUrl(broker.serviceUrl()).build();
                  Consumer<byte[]> consumer = client.newConsumer(Schema.BYTES).topic(from).subscriptionName("copy")
                          .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).receiverQueueSize(1000)
