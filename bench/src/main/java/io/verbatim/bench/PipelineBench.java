@@ -54,13 +54,16 @@ public final class PipelineBench {
     public static void main(String[] args) {
         int entries = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        String started = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        long t0 = System.nanoTime();
         List<Row> rows = new ArrayList<>();
         rows.addAll(Suite.measure((sizes, log) -> ratios(entries, log), List.of(P1, P2), new Suite.Sizes(false), rounds,
                 1, System.out, ""));
         rows.addAll(Suite.measure((sizes, log) -> roundTrip(entries, log), List.of(P4_RTT), new Suite.Sizes(false),
                 rounds, 1, System.out, ""));
         System.out.println();
-        System.out.print(new Report(Machine.current(), rounds, 1, false, "", 0, rows).table());
+        double elapsed = (System.nanoTime() - t0) / 1e9;
+        System.out.print(new Report(Machine.current(), rounds, 1, false, started, elapsed, rows).table());
         System.exit(0);
     }
 

@@ -70,10 +70,13 @@ public final class PulsarBench {
     public static void main(String[] args) throws Exception {
         int entries = args.length > 0 ? Integer.parseInt(args[0]) : 300;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        String started = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        long t0 = System.nanoTime();
         List<Row> rows = Suite.measure((sizes, log) -> ratios(entries, log), List.of(P1, P2), new Suite.Sizes(false),
                 rounds, 1, System.out, "");
         System.out.println();
-        System.out.print(new Report(Machine.current(), rounds, 1, false, "", 0, rows).table());
+        double elapsed = (System.nanoTime() - t0) / 1e9;
+        System.out.print(new Report(Machine.current(), rounds, 1, false, started, elapsed, rows).table());
         System.exit(0);
     }
 
