@@ -11,6 +11,7 @@ import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.metastore.storage.MemoryRaftStorage;
 import io.verbatim.metastore.transport.NettyRaftTransport;
 import io.verbatim.metastore.transport.RaftTransportMetrics;
+import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -150,6 +151,78 @@ public final class DelegationBench {
         }
     }
 
+    /** P7's egress ratio as the suite measures it: shipped delegation (cap 5) ÷ direct, 32 in flight. */
+    static final Row.Spec P7_EGRESS = new Row.Spec("P7/egress", "leader egress per committed entry, 3 voters + 12"
+            + " listeners, TCP loopback, 32 in flight: delegated (default cap 5) ÷ direct", "delegated", "direct",
+            "B/entry", Goal.atMost(EGRESS_GOAL));
+    /** P7's latency ratio: commit latency p50 of the same rounds. */
+    static final Row.Spec P7_LATENCY = new Row.Spec("P7/latency", "commit latency p50, same groups and rounds:"
+            + " delegated (default cap 5) ÷ direct", "delegated", "direct", "ms", Goal.atMost(LATENCY_GOAL));
+
+    /**
+     * P7 for the suite: a direct group and a cap 5 group (the shipped default), each round driving both in
+     * turn (the order alternating) for {@code seconds} with 32 in flight. A round in which a delegation was
+     * not in force throughout, or the leader changed, is noted (its figures are kept).
+     */
+    static Bench ratios(double seconds, PrintStream log) {
+        Duration length = Duration.ofMillis((long) (seconds * 1000));
+        List<Arm> arms = new ArrayList<>();
+        try {
+            arms.add(new Arm("direct", 0, group(c -> c)));
+            arms.add(new Arm("cap 5", 5, group(c -> c.withDelegationEnabled(true))));
+            for (Arm arm : arms) {
+                arm.group.awaitListenersCaughtUp();
+                arm.leader = arm.group.awaitLeader().status().memberId();
+                if (arm.cap > 0) {
+                    delegate(arm);
+                }
+                log.printf("  %s: leader %s, %s%n", arm.name, arm.leader, arm.delegations.isEmpty()
+                        ? "every listener fed by the leader" : "delegations " + describe(arm));
+            }
+        } catch (RuntimeException e) {
+            arms.forEach(a -> a.group.close());
+            throw e;
+        }
+        return new Bench() {
+            @Override
+            public List<Row.Spec> specs() {
+                return List.of(P7_EGRESS, P7_LATENCY);
+            }
+
+            @Override
+            public List<Row.Sample> round(int round) {
+                Sample[] s = new Sample[2];
+                for (int k = 0; k < 2; k++) {
+                    int which = Math.floorMod(round + k, 2);
+                    s[which] = sample(arms.get(which), IN_FLIGHT, length);
+                    log.printf(Locale.ROOT, "  %-6s: %s; latency p50 %.2f ms%n", arms.get(which).name, s[which].egress(),
+                            s[which].latencyP50());
+                }
+                Arm cap5 = arms.get(1);
+                List<String> notes = new ArrayList<>();
+                if (s[1].delegatedAtStart() < cap5.delegations.size() || s[1].delegatedAtEnd() < cap5.delegations.size()
+                        || !s[1].revocations().isEmpty()) {
+                    notes.add("cap 5: " + s[1].delegatedAtStart() + " of " + cap5.delegations.size()
+                            + " delegations in force at the start, " + s[1].delegatedAtEnd() + " at the end"
+                            + (s[1].revocations().isEmpty() ? "" : ", revoked " + s[1].revocations()));
+                }
+                for (int i = 0; i < 2; i++) {
+                    if (s[i].egress().leaderChanged()) {
+                        notes.add(arms.get(i).name + ": the leader changed");
+                    }
+                }
+                String note = String.join("; ", notes);
+                return List.of(new Row.Sample(s[1].egress().perEntry(), s[0].egress().perEntry(), note),
+                        new Row.Sample(s[1].latencyP50(), s[0].latencyP50(), note));
+            }
+
+            @Override
+            public void close() {
+                arms.forEach(a -> a.group.close());
+            }
+        };
+    }
+
     public static void main(String[] args) throws Exception {
         List<String> numbers = new ArrayList<>();
         String out = "bench/target/p7.json";
@@ -228,12 +301,12 @@ public final class DelegationBench {
             extra.forEach(a -> a.group.close());
         }
 
-        List<Row> table = table(arms, fallbacks);
+        List<Line> table = table(arms, fallbacks);
         System.out.println();
         System.out.printf(Locale.ROOT, "| P7, %d voters + %d listeners, TCP loopback (%s), %d rounds of %.1f s | numerator |"
                 + " denominator | ratio [per-round min–max] | goal | |%n", VOTERS, LISTENERS, machine, rounds, seconds);
         System.out.println("| --- | --- | --- | --- | --- | --- |");
-        for (Row r : table) {
+        for (Line r : table) {
             System.out.println(r.markdown());
         }
         double elapsed = (System.nanoTime() - started) / 1e9;
@@ -615,7 +688,7 @@ public final class DelegationBench {
     }
 
     /** One line of the ratio table. */
-    record Row(String measure, String unit, double numerator, double denominator, double ratio, double ratioMin,
+    record Line(String measure, String unit, double numerator, double denominator, double ratio, double ratioMin,
             double ratioMax, String goal, @Nullable Boolean met) {
         String verdict() {
             return met == null ? "—" : met ? "met" : "missed";
@@ -642,7 +715,7 @@ public final class DelegationBench {
     }
 
     /** A delegated ÷ direct row: medians of the rounds, and the spread of the per-round ratios. */
-    private static Row ratio(String measure, String unit, List<Sample> num, List<Sample> den, ToDoubleFunction<Sample> f,
+    private static Line ratio(String measure, String unit, List<Sample> num, List<Sample> den, ToDoubleFunction<Sample> f,
             double goal, boolean hasGoal) {
         double n = median(num, f);
         double d = median(den, f);
@@ -652,17 +725,17 @@ public final class DelegationBench {
         }
         Arrays.sort(per);
         double r = n / d;
-        return new Row(measure, unit, n, d, r, per[0], per[per.length - 1],
+        return new Line(measure, unit, n, d, r, per[0], per[per.length - 1],
                 hasGoal ? String.format(Locale.ROOT, "≤ %.2f", goal) : "—", hasGoal ? r <= goal : null);
     }
 
-    private static Row value(String measure, String unit, double v, String goal, @Nullable Boolean met) {
-        return new Row(measure, unit, v, Double.NaN, Double.NaN, Double.NaN, Double.NaN, goal, met);
+    private static Line value(String measure, String unit, double v, String goal, @Nullable Boolean met) {
+        return new Line(measure, unit, v, Double.NaN, Double.NaN, Double.NaN, Double.NaN, goal, met);
     }
 
-    private static List<Row> table(List<Arm> arms, List<Fallback> fallbacks) {
+    private static List<Line> table(List<Arm> arms, List<Fallback> fallbacks) {
         Arm direct = arms.get(0);
-        List<Row> rows = new ArrayList<>();
+        List<Line> rows = new ArrayList<>();
         for (int mode : List.of(IN_FLIGHT, 1)) {
             String load = mode + " in flight";
             for (Arm arm : arms.subList(1, arms.size())) {
@@ -728,14 +801,14 @@ public final class DelegationBench {
                     f.afterRevocation().p99(), "—", null));
             long minApplied = f.appliedAsEntries().entrySet().stream()
                     .mapToLong(e -> e.getValue() + f.bySnapshot().getOrDefault(e.getKey(), 0L)).min().orElse(0);
-            rows.add(new Row(who + "commands applied by the listener that applied fewest (entries + snapshot)"
+            rows.add(new Line(who + "commands applied by the listener that applied fewest (entries + snapshot)"
                     + " ÷ committed", "", minApplied, f.committed(), minApplied / (double) f.committed(), Double.NaN,
                     Double.NaN, "= 1", f.countsEqual() && minApplied == f.committed()));
         }
         return rows;
     }
 
-    private static String json(List<Row> rows, String machine, int rounds, double seconds, double elapsed) {
+    private static String json(List<Line> rows, String machine, int rounds, double seconds, double elapsed) {
         StringBuilder b = new StringBuilder();
         b.append("{\n  \"bench\": \"DelegationBench\",\n  \"issue\": \"13 P7\",\n");
         b.append("  \"machine\": ").append(quote(machine)).append(",\n");
@@ -744,7 +817,7 @@ public final class DelegationBench {
                 rounds, seconds, elapsed));
         b.append("  \"rows\": [\n");
         for (int i = 0; i < rows.size(); i++) {
-            Row r = rows.get(i);
+            Line r = rows.get(i);
             b.append("    {\"measure\": ").append(quote(r.measure())).append(", \"unit\": ").append(quote(r.unit()))
                     .append(", \"numerator\": ").append(number(r.numerator()))
                     .append(", \"denominator\": ").append(number(r.denominator()))

@@ -13,73 +13,125 @@ import io.verbatim.pipeline.StoredEntry;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.pipeline.memory.MemorySegmentLog;
 import io.verbatim.pipeline.memory.SendFaults;
+import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Whole-pipeline ratios, measured side by side in one run (ARCHITECTURE: benchmarks print ratios):
+ * Whole-pipeline ratios, measured side by side in each round (ARCHITECTURE: benchmarks print ratios):
  * P1 verbatim replication ÷ a raw read+append copy of the same bytes; P2 verbatim ÷ always re-batch;
- * P4 verbatim over a 100 ms round trip ÷ without, at the default window of 1000. The workload is
- * Pulsar entries of 100 × 1 KiB messages, LZ4, between two in-memory clusters.
+ * verbatim over a 100 ms round trip ÷ without, at the default window of 1000 (context for P4). The
+ * workload is Pulsar entries of 100 × 1 KiB messages, LZ4, between two in-memory clusters. {@link Suite}
+ * runs them; this main runs only these, printing through the suite's table.
  *
  * <p>Run: {@code java -Xms4g -Xmx4g -XX:+UseParallelGC -cp bench/target/benchmarks.jar
  * io.verbatim.bench.PipelineBench [entries] [rounds]} (a fixed heap keeps GC from deciding the ratios).
  */
 public final class PipelineBench {
     private static final Layout ONE = Layout.initial(1, 4, 0);
+    /** Twice the buckets of {@link #ONE}: every entry of one bucket of ONE straddles two. */
+    private static final Layout TWICE = ONE.apply(Mutation.split(0), 0, 0).layoutOrThrow();
 
     private PipelineBench() {
     }
 
+    /** P1 in memory: verbatim replication ÷ a raw read+append copy of the same stored bytes. */
+    static final Row.Spec P1 = new Row.Spec("P1", "fast-path replication ÷ raw read+append copy of the same bytes,"
+            + " in memory (100 × 1 KiB LZ4 per entry)", "verbatim", "raw copy", "entries/s", Goal.atLeast(0.90));
+    /** P2 in memory: verbatim ÷ always re-batch (the remote has twice the buckets: every entry straddles one). */
+    static final Row.Spec P2 = new Row.Spec("P2", "fast path ÷ always re-batch (MirrorMaker-style), LZ4,"
+            + " 100 × 1 KiB per entry, in memory", "verbatim", "always re-batch", "entries/s", Goal.atLeast(10));
+    /** Not P4 itself (no link rate here): what a 100 ms round trip costs at the default window, in memory. */
+    static final Row.Spec P4_RTT = new Row.Spec("P4/rtt-memory", "verbatim with a 100 ms round trip ÷ without,"
+            + " default window, in memory (context for P4, not its link-rate ratio)", "100 ms RTT", "no RTT",
+            "entries/s", Goal.none());
+
     public static void main(String[] args) {
         int entries = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-        Scheduler timer = Schedulers.newParallel("bench-timer", 1);
-        Scheduler cpu = Schedulers.newBoundedElastic(2, 10_000, "bench-cpu");
-        List<ByteBuffer> workload = workload(entries);
-        long bytes = workload.stream().mapToLong(ByteBuffer::remaining).sum();
-        System.out.printf(Locale.ROOT, "workload: %d entries of 100 x 1 KiB (LZ4), %.1f MB stored%n", entries,
-                bytes / 1e6);
-
-        System.out.println("warming up");
-        rawCopy(workload);
-        replicate(workload, ONE, Duration.ZERO, timer, cpu);
-        replicate(workload, ONE.apply(Mutation.split(0), 0, 0).layoutOrThrow(), Duration.ZERO, timer, cpu);
-        double[] raw = new double[rounds];
-        double[] verbatim = new double[rounds];
-        double[] rebatch = new double[rounds];
-        for (int i = 0; i < rounds; i++) {
-            raw[i] = rawCopy(workload);
-            verbatim[i] = replicate(workload, ONE, Duration.ZERO, timer, cpu);
-            rebatch[i] = replicate(workload, ONE.apply(Mutation.split(0), 0, 0).layoutOrThrow(), Duration.ZERO, timer,
-                    cpu);
-            System.out.printf(Locale.ROOT, "  round %d: raw %.0f, verbatim %.0f, always re-batch %.0f entries/s%n",
-                    i + 1, raw[i], verbatim[i], rebatch[i]);
-        }
-        double withRtt = replicate(workload, ONE, Duration.ofMillis(100), timer, cpu);
-        double noRtt = median(verbatim);
-
+        String started = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        long t0 = System.nanoTime();
+        List<Row> rows = new ArrayList<>();
+        rows.addAll(Suite.measure((sizes, log) -> ratios(entries, log), List.of(P1, P2), new Suite.Sizes(false), rounds,
+                1, System.out, ""));
+        rows.addAll(Suite.measure((sizes, log) -> roundTrip(entries, log), List.of(P4_RTT), new Suite.Sizes(false),
+                rounds, 1, System.out, ""));
         System.out.println();
-        System.out.println("| ratio | numerator (entries/s) | denominator (entries/s) | value |");
-        System.out.println("| --- | --- | --- | --- |");
-        row("P1 verbatim / raw read+append copy", noRtt, median(raw));
-        row("P2 verbatim / always re-batch", noRtt, median(rebatch));
-        row("P4 verbatim at 100 ms RTT / no RTT (window 1000)", withRtt, noRtt);
-        System.out.printf(Locale.ROOT, "%nverbatim: %.0f MB/s of stored entries (median of %d rounds)%n",
-                noRtt * bytes / entries / 1e6, rounds);
-        timer.dispose();
-        cpu.dispose();
+        double elapsed = (System.nanoTime() - t0) / 1e9;
+        System.out.print(new Report(Machine.current(), rounds, 1, false, started, elapsed, rows).table());
+        System.exit(0);
     }
 
-    private static void row(String name, double numerator, double denominator) {
-        System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %.3f |%n", name, numerator, denominator,
-                numerator / denominator);
+    /** P1 and P2: per round the raw copy, verbatim and always re-batch, in an order rotating by round. */
+    static Bench ratios(int entries, PrintStream log) {
+        return new InMemory(entries, log) {
+            @Override
+            public List<Row.Spec> specs() {
+                return List.of(P1, P2);
+            }
+
+            @Override
+            public List<Row.Sample> round(int round) {
+                double[] rate = new double[3]; // raw, verbatim, re-batch
+                for (int k = 0; k < 3; k++) {
+                    int which = Math.floorMod(round + k, 3);
+                    rate[which] = which == 0 ? rawCopy(workload)
+                            : replicate(workload, which == 1 ? ONE : TWICE, Duration.ZERO, timer, cpu);
+                }
+                log.printf(Locale.ROOT, "  raw %.0f, verbatim %.0f, always re-batch %.0f entries/s%n", rate[0], rate[1],
+                        rate[2]);
+                return List.of(Row.Sample.of(rate[1], rate[0]), Row.Sample.of(rate[1], rate[2]));
+            }
+        };
+    }
+
+    /** Verbatim over a 100 ms round trip and without, the order alternating by round. */
+    static Bench roundTrip(int entries, PrintStream log) {
+        return new InMemory(entries, log) {
+            @Override
+            public List<Row.Spec> specs() {
+                return List.of(P4_RTT);
+            }
+
+            @Override
+            public List<Row.Sample> round(int round) {
+                double[] rate = new double[2]; // with, without
+                for (int k = 0; k < 2; k++) {
+                    int which = Math.floorMod(round + k, 2);
+                    rate[which] = replicate(workload, ONE, which == 0 ? Duration.ofMillis(100) : Duration.ZERO, timer,
+                            cpu);
+                }
+                log.printf(Locale.ROOT, "  100 ms RTT %.0f, no RTT %.0f entries/s%n", rate[0], rate[1]);
+                return List.of(Row.Sample.of(rate[0], rate[1]));
+            }
+        };
+    }
+
+    /** The workload and the schedulers the in-memory benchmarks share. */
+    private abstract static class InMemory implements Bench {
+        final List<ByteBuffer> workload;
+        final PrintStream log;
+        final Scheduler timer = Schedulers.newParallel("bench-timer", 1);
+        final Scheduler cpu = Schedulers.newBoundedElastic(2, 10_000, "bench-cpu");
+
+        InMemory(int entries, PrintStream log) {
+            this.workload = workload(entries);
+            this.log = log;
+            long bytes = workload.stream().mapToLong(ByteBuffer::remaining).sum();
+            log.printf(Locale.ROOT, "  workload: %d entries of 100 x 1 KiB (LZ4), %.1f MB stored%n", entries,
+                    bytes / 1e6);
+        }
+
+        @Override
+        public void close() {
+            timer.dispose();
+            cpu.dispose();
+        }
     }
 
     private static List<ByteBuffer> workload(int entries) {
@@ -144,11 +196,5 @@ public final class PipelineBench {
             cluster.log(0).append(entry.duplicate());
         }
         return cluster;
-    }
-
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
     }
 }

@@ -13,11 +13,11 @@ import io.verbatim.pulsar.PulsarRemote;
 import io.verbatim.pulsar.PulsarSegments;
 import io.verbatim.pulsar.PulsarStorage;
 import io.verbatim.pulsar.broker.PulsarProcess;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -46,7 +46,8 @@ import reactor.core.scheduler.Schedulers;
  * </ul>
  *
  * <p>Run from the repository's root after {@code mvn -B -q package -DskipTests}: {@code java -Xmx2g -cp
- * bench/target/benchmarks.jar io.verbatim.bench.PulsarBench [entries] [rounds]}.
+ * bench/target/benchmarks.jar io.verbatim.bench.PulsarBench [entries] [rounds]}, or in the suite: {@code
+ * ./verbatim bench --pulsar}.
  */
 public final class PulsarBench {
     private static final String TOPIC = "persistent://public/default/orders";
@@ -59,64 +60,76 @@ public final class PulsarBench {
     private PulsarBench() {
     }
 
+    /** P1 on Pulsar: verbatim ÷ a plain consume-and-produce copy through the same client. */
+    static final Row.Spec P1 = new Row.Spec("P1/pulsar", "fast-path replication ÷ plain consume-and-produce copy,"
+            + " on a Pulsar broker (100 × 1 KiB LZ4 per entry)", "verbatim", "plain copy", "MB/s", Goal.atLeast(0.90));
+    /** P2 on Pulsar: verbatim ÷ always re-batch (a destination with twice the buckets). */
+    static final Row.Spec P2 = new Row.Spec("P2/pulsar", "fast path ÷ always re-batch, on a Pulsar broker", "verbatim",
+            "always re-batch", "MB/s", Goal.atLeast(10));
+
     public static void main(String[] args) throws Exception {
         int entries = args.length > 0 ? Integer.parseInt(args[0]) : 300;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        String started = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        long t0 = System.nanoTime();
+        List<Row> rows = Suite.measure((sizes, log) -> ratios(entries, log), List.of(P1, P2), new Suite.Sizes(false),
+                rounds, 1, System.out, "");
+        System.out.println();
+        double elapsed = (System.nanoTime() - t0) / 1e9;
+        System.out.print(new Report(Machine.current(), rounds, 1, false, started, elapsed, rows).table());
+        System.exit(0);
+    }
+
+    /**
+     * P1 and P2 on a broker it starts (a child process, stopped on close): each round loads {@code entries}
+     * into fresh namespaces and copies them the three ways, in an order rotating by round.
+     */
+    static Bench ratios(int entries, PrintStream log) throws Exception {
         if (System.getProperty("verbatim.pulsar.classpath") == null && System.getenv("VERBATIM_PULSAR_CLASSPATH") == null) {
             System.setProperty("verbatim.pulsar.classpath", "pulsar-standalone/target/standalone.classpath");
         }
         Path data = Files.createTempDirectory("verbatim-pulsar-bench");
-        System.out.printf(Locale.ROOT, "starting a broker on %s%n", data);
-        try (PulsarProcess broker = PulsarProcess.start(PulsarProcess.Options.of(data).withHeap("768m"))) {
-            System.out.printf(Locale.ROOT, "broker ready in %d ms; %d calls of %d x 1 KiB (LZ4) per round, %d rounds;"
-                    + " cursors hold up to %d messages ahead%n", broker.startMillis(), entries, MESSAGES_PER_ENTRY, rounds,
-                    RECEIVER_QUEUE);
-            Scheduler cpu = Schedulers.newBoundedElastic(2, 10_000, "bench-cpu");
-            double[] verbatim = new double[rounds];
-            double[] rebatch = new double[rounds];
-            double[] copy = new double[rounds];
-            long[] bytes = new long[1];
-            for (int r = -1; r < rounds; r++) { // round -1 warms up
-                Round round = new Round(broker, r + 1, cpu);
-                bytes[0] = round.load(r < 0 ? entries / 3 : entries);
-                double[] times = new double[3];
-                for (int k = 0; k < 3; k++) {
-                    int which = Math.floorMod(r + k, 3);
-                    times[which] = which == 0 ? round.replicate("west", round.west)
-                            : which == 1 ? round.replicate("westrb", round.westRebatch) : round.plainCopy();
-                }
-                round.close();
-                if (r >= 0) {
-                    verbatim[r] = bytes[0] / times[0];
-                    rebatch[r] = bytes[0] / times[1];
-                    copy[r] = bytes[0] / times[2];
-                    System.out.printf(Locale.ROOT, "round %d: verbatim %.1f MB/s, re-batch %.1f MB/s, copy %.1f MB/s%n",
-                            r + 1, verbatim[r] / 1e6, rebatch[r] / 1e6, copy[r] / 1e6);
+        log.printf(Locale.ROOT, "  starting a broker on %s%n", data);
+        PulsarProcess broker = PulsarProcess.start(PulsarProcess.Options.of(data).withHeap("768m"));
+        log.printf(Locale.ROOT, "  broker ready in %d ms; %d calls of %d x 1 KiB (LZ4) per round; cursors hold up to %d"
+                + " messages ahead%n", broker.startMillis(), entries, MESSAGES_PER_ENTRY, RECEIVER_QUEUE);
+        Scheduler cpu = Schedulers.newBoundedElastic(2, 10_000, "bench-cpu");
+        return new Bench() {
+            private int namespaces;
+
+            @Override
+            public List<Row.Spec> specs() {
+                return List.of(P1, P2);
+            }
+
+            @Override
+            public List<Row.Sample> round(int r) throws Exception {
+                Round round = new Round(broker, ++namespaces, cpu, log);
+                try {
+                    long bytes = round.load(entries);
+                    double[] times = new double[3];
+                    for (int k = 0; k < 3; k++) {
+                        int which = Math.floorMod(r + k, 3);
+                        times[which] = which == 0 ? round.replicate("west", round.west)
+                                : which == 1 ? round.replicate("westrb", round.westRebatch) : round.plainCopy();
+                    }
+                    double verbatim = bytes / times[0] / 1e6;
+                    double rebatch = bytes / times[1] / 1e6;
+                    double copy = bytes / times[2] / 1e6;
+                    log.printf(Locale.ROOT, "  verbatim %.1f MB/s, re-batch %.1f MB/s, copy %.1f MB/s%n", verbatim,
+                            rebatch, copy);
+                    return List.of(Row.Sample.of(verbatim, copy), Row.Sample.of(verbatim, rebatch));
+                } finally {
+                    round.close();
                 }
             }
-            System.out.println();
-            System.out.println("| measure | numerator (MB/s) | denominator (MB/s) | ratio (min / median / max) | goal |");
-            System.out.println("| --- | --- | --- | --- | --- |");
-            row("P1 verbatim / plain consume-and-produce copy", verbatim, copy, "≥ 0.90");
-            row("P2 verbatim / always re-batch", verbatim, rebatch, "≥ 10");
-            cpu.dispose();
-        }
-    }
 
-    private static void row(String name, double[] num, double[] den, String goal) {
-        double[] ratios = new double[num.length];
-        for (int i = 0; i < num.length; i++) {
-            ratios[i] = num[i] / den[i];
-        }
-        Arrays.sort(ratios);
-        System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %.2f / %.2f / %.2f | %s |%n", name, median(num) / 1e6,
-                median(den) / 1e6, ratios[0], ratios[ratios.length / 2], ratios[ratios.length - 1], goal);
-    }
-
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
+            @Override
+            public void close() {
+                cpu.dispose();
+                broker.close();
+            }
+        };
     }
 
     /** One round: a source cluster and its two destinations, as namespaces of the broker. */
@@ -130,10 +143,12 @@ public final class PulsarBench {
         final PulsarProcess broker;
         final Scheduler cpu;
         final int n;
+        final PrintStream log;
         int produced;
 
-        Round(PulsarProcess broker, int n, Scheduler cpu) {
+        Round(PulsarProcess broker, int n, Scheduler cpu, PrintStream log) {
             this.broker = broker;
+            this.log = log;
             this.n = n;
             this.cpu = cpu;
             east = storage("public/bench-east-" + n);
@@ -201,7 +216,7 @@ public final class PulsarBench {
             double seconds = (System.nanoTime() - start) / 1e9;
             link.stop();
             remote.dispose();
-            System.out.printf(Locale.ROOT, "  %s: %.2f s (%d entries verbatim, %d re-batched)%n", remoteName, seconds,
+            log.printf(Locale.ROOT, "  %s: %.2f s (%d entries verbatim, %d re-batched)%n", remoteName, seconds,
                     metrics.verbatimEntries(), metrics.rebatchedEntries());
             return seconds;
         }
@@ -211,6 +226,11 @@ public final class PulsarBench {
             Segment segment = source.layout().segments().values().iterator().next();
             String from = east.segmentTopic(TOPIC, segment);
             String to = "persistent://public/bench-west-" + n + "/copy";
+            // the namespace creates no topic on first use (PulsarStorage turns that off): made here, untimed
+            try (var admin = org.apache.pulsar.client.admin.PulsarAdmin.builder().serviceHttpUrl(broker.webUrl())
+                    .build()) {
+                admin.topics().createNonPartitionedTopic(to);
+            }
             try (PulsarClient client = PulsarClient.builder().serviceUrl(broker.serviceUrl()).build();
                  Consumer<byte[]> consumer = client.newConsumer(Schema.BYTES).topic(from).subscriptionName("copy")
                          .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).receiverQueueSize(1000)
@@ -234,7 +254,7 @@ public final class PulsarBench {
                 producer.flush();
                 CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
                 double seconds = (System.nanoTime() - start) / 1e9;
-                System.out.printf(Locale.ROOT, "  copy: %.2f s (%d messages)%n", seconds, copied);
+                log.printf(Locale.ROOT, "  copy: %.2f s (%d messages)%n", seconds, copied);
                 return seconds;
             }
         }

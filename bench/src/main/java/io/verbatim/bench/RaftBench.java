@@ -9,6 +9,7 @@ import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.metastore.storage.SegmentedRaftStorage;
 import io.verbatim.metastore.transport.MemoryNetwork;
 import io.verbatim.metastore.transport.NettyRaftTransport;
+import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,6 +59,44 @@ public final class RaftBench {
     /** The shipped config, heartbeats every {@link #HEARTBEAT_TICKS}. */
     private static RaftConfig tune(RaftConfig config) {
         return config.withHeartbeatTicks(HEARTBEAT_TICKS);
+    }
+
+    /** Context for P7: what the leader sends per committed entry without delegation, against the back of an envelope. */
+    static final Row.Spec P7_BASELINE = new Row.Spec("P7/baseline", "leader egress per committed entry, 3 voters + 12"
+            + " listeners, MemoryNetwork, 32 in flight, no delegation ÷ the expected (V-1+L)·S (context for P7)",
+            "measured", "(V-1+L)·S", "B/entry", Goal.none());
+
+    /** {@link #P7_BASELINE}: one group, one egress window of {@code seconds} per round. */
+    static Bench baseline(double seconds, PrintStream log) {
+        Duration length = Duration.ofMillis((long) (seconds * 1000));
+        double expected = (VOTERS - 1 + LISTENERS) * (double) COMMAND_BYTES;
+        RaftGroup wide = RaftGroup.memory(VOTERS, LISTENERS, RaftBench::tune);
+        try {
+            log.printf("  listener group: %d voters + %d listeners, MemoryNetwork, leader %s%n", VOTERS, LISTENERS,
+                    wide.awaitLeader().status().memberId());
+            wide.awaitListenersCaughtUp();
+        } catch (RuntimeException e) {
+            wide.close();
+            throw e;
+        }
+        return new Bench() {
+            @Override
+            public List<Row.Spec> specs() {
+                return List.of(P7_BASELINE);
+            }
+
+            @Override
+            public List<Row.Sample> round(int round) {
+                Egress e = wide.egress(IN_FLIGHT, length);
+                log.println("  " + e);
+                return List.of(new Row.Sample(e.perEntry(), expected, e.leaderChanged() ? "the leader changed" : ""));
+            }
+
+            @Override
+            public void close() {
+                wide.close();
+            }
+        };
     }
 
     public static void main(String[] args) throws Exception {

@@ -6,6 +6,7 @@ import io.verbatim.model.entry.Message;
 import io.verbatim.runtime.ClusterNode;
 import io.verbatim.runtime.EmbeddedRuntime;
 import io.verbatim.runtime.Producer;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,14 +50,46 @@ public final class WindowBench {
         System.exit(0);
     }
 
+    /** Context for P4: the runtime over WebSockets at an 80 ms round trip ÷ at none, the shipped window. */
+    static final Row.Spec P4_RUNTIME = new Row.Spec("P4/rtt-runtime", "replication through the embedded runtime"
+            + " (WebSockets on loopback) at 80 ms RTT ÷ at 0 ms, default window (context for P4, not its link-rate"
+            + " ratio)", "80 ms RTT", "0 ms", "entries/s", Goal.none());
+
+    /** {@link #P4_RUNTIME}: per round a runtime at 80 ms and one at 0 ms, the order alternating. */
+    static Bench ratios(int entries, PrintStream log) {
+        return new Bench() {
+            @Override
+            public List<Row.Spec> specs() {
+                return List.of(P4_RUNTIME);
+            }
+
+            @Override
+            public List<Row.Sample> round(int round) {
+                double[] rate = new double[2]; // 80 ms, 0 ms
+                for (int k = 0; k < 2; k++) {
+                    int which = Math.floorMod(round + k, 2);
+                    rate[which] = run(0, which == 0 ? 80 : 0, entries);
+                }
+                log.printf(Locale.ROOT, "  80 ms %,.0f, 0 ms %,.0f entries/s (%,d entries)%n", rate[0], rate[1], entries);
+                return List.of(Row.Sample.of(rate[0], rate[1]));
+            }
+
+            @Override
+            public void close() {
+                // each round's runtimes are closed by the round
+            }
+        };
+    }
+
+    /** Entries/s from a backlog of {@code entries} until the remote holds it; {@code window} 0: the default. */
     private static double run(int window, long rttMs, int entries) {
         VerbatimConfig config = VerbatimConfig.parse("""
                 clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
                 topics: [{name: t, initialSegments: 1, bucketBudget: 1}]
-                replication: {startAt: earliest, maxInFlight: %d}
+                replication: {startAt: earliest%s}
                 security: {adminToken: bench}
                 network: {rtt: %dms}
-                """.formatted(window, rttMs));
+                """.formatted(window > 0 ? ", maxInFlight: " + window : "", rttMs));
         try (EmbeddedRuntime runtime = EmbeddedRuntime.start(config)) {
             ClusterNode a = runtime.cluster("a");
             Producer producer = a.producer("t", Compression.LZ4);
