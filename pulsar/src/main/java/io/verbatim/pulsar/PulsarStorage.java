@@ -188,6 +188,10 @@ public final class PulsarStorage implements AutoCloseable {
         return cause(e) instanceof PulsarAdminException.ConflictException;
     }
 
+    static boolean isNotFound(Throwable e) {
+        return cause(e) instanceof PulsarAdminException.NotFoundException;
+    }
+
     /**
      * What a call asking {@code what} of the broker at {@code url} reports when it fails with {@code e}: an error
      * naming the URL that, when the broker refused the credentials (HTTP 401, the binary protocol's authentication
@@ -310,6 +314,9 @@ public final class PulsarStorage implements AutoCloseable {
         // A reload clears the fence and keeps the termination.
         return Mono.fromFuture(() -> admin.topics().terminateTopicAsync(name)).then()
                 .then(Mono.defer(() -> Mono.fromFuture(() -> admin.topics().unloadAsync(name))))
+                // gone already (garbage collection on a node ahead of this one deleted it): nothing can write to it,
+                // as the broker makes no topic on demand in this namespace
+                .onErrorResume(PulsarStorage::isNotFound, e -> Mono.empty())
                 .onErrorMap(e -> failure("terminate segment topic " + name, settings.adminUrl(), e));
     }
 
@@ -321,7 +328,7 @@ public final class PulsarStorage implements AutoCloseable {
     public Mono<Void> deleteSegment(String topic, Segment segment) {
         String name = segmentTopic(topic, segment);
         return Mono.fromFuture(() -> admin.topics().deleteAsync(name, true))
-                .onErrorResume(e -> cause(e) instanceof PulsarAdminException.NotFoundException, e -> Mono.empty())
+                .onErrorResume(PulsarStorage::isNotFound, e -> Mono.empty())
                 .onErrorMap(e -> failure("delete segment topic " + name, settings.adminUrl(), e));
     }
 
