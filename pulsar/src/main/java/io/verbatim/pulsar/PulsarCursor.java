@@ -309,6 +309,15 @@ final class PulsarCursor implements ReplicationCursor {
             drain();
         }
 
+        @Override
+        public void failed(Throwable error) {
+            if (!cancelled) {
+                close(); // its consumer is closed already: what reads again opens a new one
+                sink.error(new PulsarStorageException("the broker refused the consumer of " + topic + " as "
+                        + subscription + " for good", PulsarStorage.cause(error)));
+            }
+        }
+
         /**
          * Over a new connection the broker sends again from the mark-delete position: what is held from the
          * old one is dropped (it comes again, with permits of the new connection), and only what went

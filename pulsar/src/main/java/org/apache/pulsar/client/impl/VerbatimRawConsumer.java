@@ -49,6 +49,13 @@ public final class VerbatimRawConsumer extends ConsumerImpl<byte[]> {
          * held from the old connection are void.
          */
         void reconnected();
+
+        /**
+         * Pulsar closed the consumer for an error it does not retry (the topic deleted, say): nothing more comes
+         * through it.
+         */
+        default void failed(Throwable error) {
+        }
     }
 
     /**
@@ -132,6 +139,12 @@ public final class VerbatimRawConsumer extends ConsumerImpl<byte[]> {
     protected void consumerIsReconnectedToBroker(ClientCnx cnx, int currentQueueSize) {
         super.consumerIsReconnectedToBroker(cnx, currentQueueSize);
         receiver().reconnected();
+    }
+
+    @Override
+    protected void closeWhenReceivedUnrecoverableError(Throwable error, ClientCnx cnx) {
+        super.closeWhenReceivedUnrecoverableError(error, cnx);
+        receiver().failed(error); // Pulsar closes the consumer quietly: the read would wait for ever
     }
 
     @Override
