@@ -166,7 +166,11 @@ public final class PulsarProducer implements AutoCloseable {
     }
 
     private static boolean isSealed(Throwable e) {
-        return PulsarStorage.cause(e) instanceof PulsarClientException.TopicTerminatedException;
+        Throwable c = PulsarStorage.cause(e);
+        // or gone: on a node behind the others, a segment their garbage collection deleted (the broker makes none
+        // on demand here); the newer layout routes elsewhere
+        return c instanceof PulsarClientException.TopicTerminatedException
+                || c instanceof PulsarClientException.TopicDoesNotExistException;
     }
 
     @Override
