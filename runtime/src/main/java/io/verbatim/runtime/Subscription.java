@@ -189,14 +189,20 @@ public final class Subscription implements Disposable {
             // Made once, shared by the reader and by each child's wait: a child asks whether this segment is
             // drained for the subscription only once its cursor exists (a gate may count a missing cursor as
             // nothing to read).
+            // Tried again while the segment is in the layout: one deleted by garbage collection meanwhile (on Pulsar
+            // its topic is gone, and the broker makes none on demand) ends it, as nothing to read.
             Mono<ReplicationCursor> cursor = log.cursor(name, StartAt.EARLIEST)
-                    .retryWhen(retrying("cannot open its cursor on", s))
+                    .retryWhen(retrying("cannot open its cursor on", s).filter(e -> held(s.id())))
                     .cache();
             cursors.put(s.id(), cursor);
             // made now, before its parents drain: from here on it holds what the subscription has not read (in
             // memory at once, on Pulsar once the broker answers)
-            Disposable opening = cursor.subscribe(c -> { }, e -> LOG.error("{}: subscription {} cannot open its "
-                    + "cursor on segment {}: {}", storage.topic(), name, s.descriptor(), e.toString()));
+            Disposable opening = cursor.subscribe(c -> { }, e -> {
+                if (held(s.id())) {
+                    LOG.error("{}: subscription {} cannot open its cursor on segment {}: {}", storage.topic(), name,
+                            s.descriptor(), e.toString());
+                }
+            });
             running.add(opening);
             SegmentReader reader = new SegmentReader(s, opening);
             readers.put(s.id(), reader);
@@ -205,7 +211,8 @@ public final class Subscription implements Disposable {
             // Every ancestor's cursor first, not only the parents': a gate asked about a parent looks at its
             // ancestors too, and may count a cursor not made yet as nothing left to read.
             Flux.fromIterable(ancestors(layout, s))
-                    .flatMap(a -> cursors.getOrDefault(a, Mono.empty()))
+                    .flatMap(a -> cursors.getOrDefault(a, Mono.empty())
+                            .onErrorResume(e -> !held(a), e -> Mono.empty())) // deleted: drained before it went
                     .thenMany(Flux.fromIterable(s.parentIds()))
                     .flatMap(p -> storage.drainGate().drained(p, name))
                     .then(cursor)
@@ -214,14 +221,19 @@ public final class Subscription implements Disposable {
                         // a read that fails (on Pulsar: the consumer cut off, the topic unloaded) is read again from
                         // the durable position, not given up: what was handed over and not yet acknowledged may come
                         // again (at least once, as a Pulsar consumer's redelivery)
-                        return Flux.defer(c::read).retryWhen(retrying("reads again", s));
+                        return Flux.defer(c::read).retryWhen(retrying("reads again", s).filter(e -> held(s.id())));
                     })
                     .subscribe(reader);
         }
     }
 
+    /** Whether segment {@code id} is in the layout the storage holds (not deleted by garbage collection). */
+    private boolean held(long id) {
+        return storage.layout().segment(id).isPresent();
+    }
+
     /** Backoff from 100 ms to 10 s on the dispatch scheduler, a WARN at each failure. */
-    private reactor.util.retry.Retry retrying(String what, Segment s) {
+    private reactor.util.retry.RetryBackoffSpec retrying(String what, Segment s) {
         return reactor.util.retry.Retry.backoff(Long.MAX_VALUE, java.time.Duration.ofMillis(100))
                 .maxBackoff(java.time.Duration.ofSeconds(10)).scheduler(dispatch)
                 .doBeforeRetry(r -> LOG.warn("{}: subscription {} {} segment {} (attempt {}): {}", storage.topic(), name,
@@ -368,6 +380,9 @@ public final class Subscription implements Disposable {
 
         @Override
         protected void hookOnError(Throwable e) {
+            if (!held(segment.id())) {
+                return; // deleted by garbage collection under the read: every cursor had drained it
+            }
             LOG.error("{}: subscription {} stopped reading segment {}: {}", storage.topic(), name,
                     segment.descriptor(), e.toString());
         }
