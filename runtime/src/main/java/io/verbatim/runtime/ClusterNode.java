@@ -275,7 +275,10 @@ public final class ClusterNode implements AutoCloseable {
                     : inMemory(t.name(), held, image);
             topics.put(t.name(), storage);
             load.put(t.name(), new LoadTracker());
-            running.add(store.watch(t.name()).concatMap(storage::adopt).subscribe());
+            // each layout handed over as it comes (adopt takes them in this order, and skips one a newer one
+            // makes moot); the watch outlives a layout that cannot be taken
+            running.add(store.watch(t.name()).flatMap(storage::adopt).subscribe(taken -> { },
+                    e -> LOG.error("{}: the layout watch of {} stopped: {}", name(), t.name(), e.toString())));
             registry.gauge("verbatim.topic.active.segments", Tags.of("topic", t.name()), storage,
                     s -> s.layout().activeSegments().size());
             storage.memory().ifPresent(m -> m.pinnedSegmentsMetric(config.replication().messageTtl().toMillis())

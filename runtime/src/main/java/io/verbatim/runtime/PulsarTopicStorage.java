@@ -7,7 +7,9 @@ import io.verbatim.model.Segment;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.DrainGate;
+import io.verbatim.pipeline.ReplicationCursor;
 import io.verbatim.pipeline.SourceSegmentLog;
+import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.pulsar.PulsarProducer;
 import io.verbatim.pulsar.PulsarSegments;
@@ -64,9 +66,13 @@ final class PulsarTopicStorage implements TopicStorage {
     private final Map<Long, Map<String, Long>> backlogs = new ConcurrentHashMap<>();
     /** sealed root segment id → whether the broker last said it is drained, for garbage collection. */
     private final Map<Long, PulsarGc.Answer> gcAnswers = new ConcurrentHashMap<>();
+    /** segment id → its cursor openings under way and when the last one finished. */
+    private final Map<Long, PulsarGc.Opens> opens = new ConcurrentHashMap<>();
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private final Disposable polling;
     private Mono<Boolean> lastAdoption = Mono.just(false);
+    /** The newest epoch given to {@link #adopt}: an older one still queued is skipped. */
+    private volatile long newestQueued = -1;
     private long polls;
 
     private PulsarTopicStorage(String cluster, PulsarStorage storage, PulsarSegments segments, Backoff backoff,
@@ -108,6 +114,7 @@ final class PulsarTopicStorage implements TopicStorage {
         Layout layout = segments.layout();
         backlogs.keySet().removeIf(id -> layout.segment(id).isEmpty());
         gcAnswers.keySet().removeIf(id -> layout.segment(id).map(s -> !s.isSealed() || !s.isRoot()).orElse(true));
+        opens.keySet().removeIf(id -> layout.segment(id).isEmpty());
         // a sealed segment every subscription drained stays so: asked again only every 20th poll (a subscription
         // opened later starts there with a backlog), so sealed segments do not add up to a load on the broker;
         // but a sealed root, which garbage collection may delete, at every poll: its answer must be fresh
@@ -161,7 +168,31 @@ final class PulsarTopicStorage implements TopicStorage {
 
     @Override
     public SourceSegmentLog log(long segmentId) {
-        return segments.log(segmentId);
+        return watched(segments.log(segmentId));
+    }
+
+    /**
+     * {@code log}, its cursor openings counted: garbage collection takes only an answer asked after every
+     * opening on the segment finished, which the broker's stats then show (a subscription made just before the
+     * answer it missed could otherwise lose the rest of the segment).
+     */
+    private SourceSegmentLog watched(SourceSegmentLog log) {
+        long id = log.segmentId();
+        return new SourceSegmentLog() {
+            @Override
+            public long segmentId() {
+                return id;
+            }
+
+            @Override
+            public Mono<ReplicationCursor> cursor(String name, StartAt startAt) {
+                return Mono.defer(() -> {
+                    opens.compute(id, (k, o) -> (o == null ? PulsarGc.Opens.NONE : o).started());
+                    return log.cursor(name, startAt).doFinally(signal -> opens.compute(id,
+                            (k, o) -> (o == null ? PulsarGc.Opens.NONE : o).done(timer.now(TimeUnit.MILLISECONDS))));
+                });
+            }
+        };
     }
 
     @Override
@@ -184,14 +215,27 @@ final class PulsarTopicStorage implements TopicStorage {
     @Override
     public synchronized Mono<Boolean> adopt(Layout next) {
         Mono<Boolean> previous = lastAdoption;
+        newestQueued = Math.max(newestQueued, next.epoch());
         Mono<Boolean> adoption = previous.onErrorResume(e -> Mono.just(false))
-                .then(Mono.defer(() -> segments.adopt(next)))
+                // A newer layout queued behind this one makes it moot: taking it would make again, and take writes
+                // into, a segment the newer one has pruned (and another node deleted); the newer one's materialising
+                // covers what this one changes.
+                .then(Mono.defer(() -> next.epoch() < newestQueued ? Mono.just(false) : segments.adopt(next)))
                 .retryWhen(retry("take layout epoch " + next.epoch() + " of " + segments.topic(), cluster, backoff, timer))
                 .takeUntilOther(closed.asMono())
                 .defaultIfEmpty(false)
+                // what retrying cannot fix is logged and the next layout taken: the watch feeding this goes on
+                .onErrorResume(e -> {
+                    LOG.error("{}: cannot take layout epoch {} of {}, going on with the next one: {}", cluster,
+                            next.epoch(), segments.topic(), String.valueOf(e.getMessage()));
+                    return Mono.just(false);
+                })
                 .cache();
         lastAdoption = adoption;
-        return adoption;
+        // a caller of a skipped one is answered once a layout at least as new is held, as if it were taken
+        return adoption.flatMap(taken -> taken || segments.layout().epoch() >= next.epoch() ? Mono.just(taken)
+                : segments.layouts().filter(l -> l.epoch() >= next.epoch()).next().map(l -> false)
+                        .takeUntilOther(closed.asMono()).defaultIfEmpty(false));
     }
 
     @Override
@@ -201,7 +245,7 @@ final class PulsarTopicStorage implements TopicStorage {
 
     @Override
     public Optional<SourceSegmentLog> findLog(long segmentId) {
-        return segments.layout().segment(segmentId).map(s -> segments.log(segmentId));
+        return segments.layout().segment(segmentId).map(s -> watched(segments.log(segmentId)));
     }
 
     @Override
@@ -217,7 +261,7 @@ final class PulsarTopicStorage implements TopicStorage {
      */
     @Override
     public List<Long> prunable(long messageTtlMs) {
-        return PulsarGc.prunable(segments.layout(), gcAnswers, timer.now(TimeUnit.MILLISECONDS),
+        return PulsarGc.prunable(segments.layout(), gcAnswers, opens, timer.now(TimeUnit.MILLISECONDS),
                 GC_ANSWER_AGE.toMillis());
     }
 

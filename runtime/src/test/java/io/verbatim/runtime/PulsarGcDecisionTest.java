@@ -22,7 +22,7 @@ class PulsarGcDecisionTest {
     void aSealedRootAnsweredDrainedAfterItsSealIsPrunable() {
         Layout l = twoSplits();
         assertThat(l.segment(0).orElseThrow().isSealed()).isTrue();
-        assertThat(PulsarGc.prunable(l, Map.of(0L, new PulsarGc.Answer(1000, true, true)), 1500, AGE))
+        assertThat(PulsarGc.prunable(l, Map.of(0L, new PulsarGc.Answer(1000, true, true)), Map.of(), 1500, AGE))
                 .containsExactly(0L);
     }
 
@@ -30,29 +30,43 @@ class PulsarGcDecisionTest {
     void aSealedSegmentWithParentsLeftIsNotPrunableEvenDrained() {
         Layout l = twoSplits();
         assertThat(l.segment(2).orElseThrow().parentIds()).containsExactly(0L);
-        assertThat(PulsarGc.prunable(l, Map.of(2L, new PulsarGc.Answer(1000, true, true)), 1500, AGE)).isEmpty();
+        assertThat(PulsarGc.prunable(l, Map.of(2L, new PulsarGc.Answer(1000, true, true)), Map.of(), 1500, AGE)).isEmpty();
     }
 
     @Test
     void backlogAnAnswerAskedBeforeTheSealOrAStaleOneKeepIt() {
         Layout l = twoSplits();
-        assertThat(PulsarGc.prunable(l, Map.of(0L, new PulsarGc.Answer(1000, true, false)), 1500, AGE))
+        assertThat(PulsarGc.prunable(l, Map.of(0L, new PulsarGc.Answer(1000, true, false)), Map.of(), 1500, AGE))
                 .as("a subscription holds backlog").isEmpty();
-        assertThat(PulsarGc.prunable(l, Map.of(0L, new PulsarGc.Answer(1000, false, true)), 1500, AGE))
+        assertThat(PulsarGc.prunable(l, Map.of(0L, new PulsarGc.Answer(1000, false, true)), Map.of(), 1500, AGE))
                 .as("asked before its topic was terminated").isEmpty();
-        assertThat(PulsarGc.prunable(l, Map.of(0L, new PulsarGc.Answer(1000, true, true)), 1000 + AGE + 1, AGE))
+        assertThat(PulsarGc.prunable(l, Map.of(0L, new PulsarGc.Answer(1000, true, true)), Map.of(), 1000 + AGE + 1, AGE))
                 .as("too old: the broker may have been away since").isEmpty();
-        assertThat(PulsarGc.prunable(l, Map.of(), 1500, AGE)).as("never answered").isEmpty();
+        assertThat(PulsarGc.prunable(l, Map.of(), Map.of(), 1500, AGE)).as("never answered").isEmpty();
     }
 
     @Test
     void anActiveSegmentOrOneNoLongerInTheLayoutIsNeverPrunable() {
         Layout l = twoSplits();
         assertThat(PulsarGc.prunable(l, Map.of(1L, new PulsarGc.Answer(1000, true, true),
-                7L, new PulsarGc.Answer(1000, true, true)), 1500, AGE)).isEmpty();
+                7L, new PulsarGc.Answer(1000, true, true)), Map.of(), 1500, AGE)).isEmpty();
         Layout pruned = l.apply(Mutation.prune(0), l.epoch(), 3).layoutOrThrow();
         assertThat(pruned.segment(2).orElseThrow().isRoot()).isTrue();
         assertThat(PulsarGc.prunable(pruned, Map.of(0L, new PulsarGc.Answer(1000, true, true),
-                2L, new PulsarGc.Answer(1000, true, true)), 1500, AGE)).containsExactly(2L);
+                2L, new PulsarGc.Answer(1000, true, true)), Map.of(), 1500, AGE)).containsExactly(2L);
+    }
+
+    @Test
+    void anAnswerAskedBeforeACursorOpeningFinishedDecidesNothing() {
+        Layout l = twoSplits();
+        Map<Long, PulsarGc.Answer> drained = Map.of(0L, new PulsarGc.Answer(1000, true, true));
+        PulsarGc.Opens underWay = PulsarGc.Opens.NONE.started();
+        assertThat(PulsarGc.prunable(l, drained, Map.of(0L, underWay), 1500, AGE)).as("an opening under way").isEmpty();
+        assertThat(PulsarGc.prunable(l, drained, Map.of(0L, underWay.done(1000)), 1500, AGE))
+                .as("finished as the answer was asked").isEmpty();
+        assertThat(PulsarGc.prunable(l, drained, Map.of(0L, underWay.done(999)), 1500, AGE))
+                .as("finished before the answer").containsExactly(0L);
+        assertThat(PulsarGc.prunable(l, drained, Map.of(0L, underWay.started().done(900)), 1500, AGE))
+                .as("one of two still under way").isEmpty();
     }
 }
