@@ -61,7 +61,41 @@ public final class ExchangeBench {
         System.exit(0);
     }
 
+    /** Probe pushes before the measured rounds: enough for the JIT to compile the path at its last tier. */
+    private static final int WARM_UP_PUSHES = 5000;
+    /** Rounds of a whole P6 run on clusters of its own, first, not measured: the split and its folds warmed too. */
+    private static final int WARM_UP_ROUNDS = 60;
+
     private static void p6(int rounds) {
+        // 300 pushes left the round trip's code at the JIT's profiling tier, about twice as slow: a whole run
+        // first (pushes, then splits and their convergence), on clusters thrown away, then the measured one.
+        p6Run(WARM_UP_PUSHES, WARM_UP_ROUNDS);
+        P6Run run = p6Run(300, rounds);
+        double[] rtt = run.rtt();
+        double[] converge = run.converge();
+        double[] bareCpu = new double[rounds];
+        double[] bare = bareRoundTrips(rounds, run.bodyBytes(), run.answerBytes(), bareCpu);
+        double medianRtt = median(rtt);
+        double medianConverge = median(converge);
+        System.out.println("| figure | value |");
+        System.out.println("| --- | --- |");
+        System.out.printf(Locale.ROOT, "| one exchange round trip (loopback, quiet, median of %d) | %.2f ms (min %.2f, max %.2f) |%n",
+                rounds, medianRtt, min(rtt), max(rtt));
+        System.out.printf(Locale.ROOT, "|   CPU of all Java threads per round trip (median) | %.3f ms |%n", median(run.rttCpu()));
+        System.out.printf(Locale.ROOT, "| bare Reactor Netty POST of as many bytes, after as long idle (median) | %.2f ms (min %.2f, max %.2f) |%n",
+                median(bare), min(bare), max(bare));
+        System.out.printf(Locale.ROOT, "|   CPU of all Java threads per bare POST (median) | %.3f ms |%n", median(bareCpu));
+        System.out.printf(Locale.ROOT, "| convergence of 3 clusters after a split (median) | %.2f ms (min %.2f, max %.2f) |%n",
+                medianConverge, min(converge), max(converge));
+        System.out.printf(Locale.ROOT, "| P6 convergence / round trip | %.2f |%n", medianConverge / medianRtt);
+    }
+
+    /** One P6 run's figures, in milliseconds, and the sizes of its last call's body and answer. */
+    private record P6Run(double[] rtt, double[] rttCpu, double[] converge, int bodyBytes, int answerBytes) {
+    }
+
+    /** Three fresh clusters: {@code pushes} probe pushes, then {@code rounds} of a quiet round trip and a split. */
+    private static P6Run p6Run(int pushes, int rounds) {
         ExchangeConfig config = ExchangeConfig.defaults().withRetry(Duration.ofMillis(20), Duration.ofSeconds(1), 0.5);
         Map<String, InMemoryLayoutStore> stores = new LinkedHashMap<>();
         Map<String, Controller> controllers = new LinkedHashMap<>();
@@ -81,18 +115,29 @@ public final class ExchangeBench {
             urls.put(name, server.baseUrl());
         }
         List<Pusher> pushers = new ArrayList<>();
-        controllers.values().forEach(c -> pushers.add(new Pusher(c, new HttpTransport(urls, client(c.cluster())), config,
-                Schedulers.parallel()).start()));
+        List<InFlight> background = new ArrayList<>();
+        controllers.values().forEach(c -> {
+            InFlight transport = new InFlight(new HttpTransport(urls, client(c.cluster())));
+            background.add(transport);
+            pushers.add(new Pusher(c, transport, config, Schedulers.parallel()).start());
+        });
         Pusher probe = new Pusher(need(controllers.get("a")), new HttpTransport(urls, client("a")), config, Schedulers.parallel());
-        for (int i = 0; i < 50; i++) {
-            probe.pushUntilAcknowledged("b").block(); // warm-up
+        for (int i = 0; i < pushes; i++) {
+            probe.pushUntilAcknowledged("b").block();
         }
         double[] rtt = new double[rounds];
         double[] converge = new double[rounds];
+        double[] rttCpu = new double[rounds];
         for (int i = 0; i < rounds; i++) {
+            // One round trip on a quiet exchange: the calls that followed the previous split (every cluster
+            // tells the others of its new layout, and each answers) may still be out when the stores already
+            // hold the join; timed among them, the round trip measured the machine's load, not the exchange.
+            awaitQuiet(background);
+            Map<Long, Long> c0 = threadCpu();
             long t0 = System.nanoTime();
             probe.pushUntilAcknowledged("b").block();
             rtt[i] = (System.nanoTime() - t0) / 1e6;
+            rttCpu[i] = cpuSince(c0);
             Layout before = need(need(stores.get("a")).get("t").block());
             long widest = before.activeSegments().stream()
                     .max(java.util.Comparator.comparingInt(s -> s.range().size())).orElseThrow().id();
@@ -107,17 +152,12 @@ public final class ExchangeBench {
             }
             converge[i] = (System.nanoTime() - t1) / 1e6;
         }
+        // a call's body and an answer's, as large as the last round trip's (the answer: b's state and a result)
+        int bodyBytes = need(need(controllers.get("a")).stateFor("b").block()).getSerializedSize();
+        int answerBytes = need(need(controllers.get("b")).stateFor("a").block()).getSerializedSize() + 16;
         pushers.forEach(Pusher::dispose);
         servers.forEach(ExchangeServer::stop);
-        double medianRtt = median(rtt);
-        double medianConverge = median(converge);
-        System.out.println("| figure | value |");
-        System.out.println("| --- | --- |");
-        System.out.printf(Locale.ROOT, "| one exchange round trip (loopback, median of %d) | %.2f ms |%n", rounds,
-                medianRtt);
-        System.out.printf(Locale.ROOT, "| convergence of 3 clusters after a split (median) | %.2f ms |%n",
-                medianConverge);
-        System.out.printf(Locale.ROOT, "| P6 convergence / round trip | %.2f |%n", medianConverge / medianRtt);
+        return new P6Run(rtt, rttCpu, converge, bodyBytes, answerBytes);
     }
 
     /**
@@ -286,6 +326,13 @@ public final class ExchangeBench {
         }
     }
 
+    /** Milliseconds of CPU the Java threads spent since {@code before} (a {@link #threadCpu} snapshot). */
+    private static double cpuSince(Map<Long, Long> before) {
+        double[] sum = new double[1];
+        threadCpu().forEach((id, nanos) -> sum[0] += (nanos - before.getOrDefault(id, 0L)) / 1e6);
+        return sum[0];
+    }
+
     /** CPU time of every live Java thread, by id. */
     private static Map<Long, Long> threadCpu() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -364,6 +411,83 @@ public final class ExchangeBench {
             return parser.parseFrom(wire);
         } catch (com.google.protobuf.InvalidProtocolBufferException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * What the machine allows: {@code rounds} POSTs of {@code bodyBytes}, answered with {@code answerBytes}
+     * by a bare Reactor Netty server on loopback, each after 50 ms idle (as long as a measured exchange round
+     * trip waited for quiet at least). The exchange's own cost is what it takes more.
+     */
+    private static double[] bareRoundTrips(int rounds, int bodyBytes, int answerBytes, double[] cpu) {
+        byte[] body = new byte[bodyBytes];
+        byte[] answer = new byte[answerBytes];
+        reactor.netty.DisposableServer server = reactor.netty.http.server.HttpServer.create().host("127.0.0.1").port(0)
+                .handle((request, response) -> request.receive().aggregate().asByteArray()
+                        .flatMap(bytes -> response.status(200).sendByteArray(Mono.just(answer)).then()))
+                .bindNow();
+        reactor.netty.http.client.HttpClient client = reactor.netty.http.client.HttpClient.create();
+        String url = "http://127.0.0.1:" + server.port() + "/";
+        Runnable call = () -> client.post().uri(url).send((request, out) -> out.sendByteArray(Mono.just(body)))
+                .responseSingle((response, content) -> content.asByteArray()).block();
+        for (int i = 0; i < WARM_UP_PUSHES; i++) {
+            call.run(); // warmed as long as the exchange was
+        }
+        double[] out = new double[rounds];
+        for (int i = 0; i < rounds; i++) {
+            pause(50);
+            Map<Long, Long> c0 = threadCpu();
+            long t0 = System.nanoTime();
+            call.run();
+            out[i] = (System.nanoTime() - t0) / 1e6;
+            cpu[i] = cpuSince(c0);
+        }
+        server.disposeNow();
+        return out;
+    }
+
+    private static double min(double[] values) {
+        return Arrays.stream(values).min().orElse(Double.NaN);
+    }
+
+    private static double max(double[] values) {
+        return Arrays.stream(values).max().orElse(Double.NaN);
+    }
+
+    /** Until no call of {@code transports} is out, nor was started or finished, for 50 ms (at most 10 s). */
+    private static void awaitQuiet(List<InFlight> transports) {
+        long quietFor = Duration.ofMillis(50).toNanos();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            long now = System.nanoTime();
+            if (transports.stream().allMatch(t -> t.out.get() == 0 && now - t.lastNanos.get() >= quietFor)) {
+                return;
+            }
+            pause(5);
+        }
+        throw new IllegalStateException("the exchange did not fall quiet within 10 s");
+    }
+
+    /** A transport whose calls out are counted, with the time one last started or finished. */
+    private static final class InFlight implements ExchangeTransport {
+        final AtomicLong out = new AtomicLong();
+        final AtomicLong lastNanos = new AtomicLong(System.nanoTime());
+        private final ExchangeTransport delegate;
+
+        InFlight(ExchangeTransport delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public Mono<ExchangeResponse> send(String peer, ExchangeRequest request) {
+            return Mono.defer(() -> {
+                out.incrementAndGet();
+                lastNanos.set(System.nanoTime());
+                return delegate.send(peer, request).doFinally(signal -> {
+                    lastNanos.set(System.nanoTime());
+                    out.decrementAndGet();
+                });
+            });
         }
     }
 

@@ -12,7 +12,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
-import reactor.netty.ByteBufFlux;
 import reactor.netty.http.client.HttpClient;
 
 /**
@@ -98,7 +97,9 @@ public final class HttpTransport implements ExchangeTransport {
 
     private Mono<ExchangeResponse> post(String peer, String base, byte[] body) {
         return client.post().uri(base + ExchangeServer.EXCHANGE_PATH)
-                .send(ByteBufFlux.fromInbound(Mono.just(body)))
+                // the body whole, with its Content-Length: a Flux body goes chunked (headers, then the chunk,
+                // then the terminating chunk), more writes for the same bytes
+                .send((req, out) -> out.sendByteArray(Mono.just(body)))
                 .responseSingle((response, content) -> content.asByteArray().defaultIfEmpty(new byte[0]).flatMap(bytes -> {
                     int status = response.status().code();
                     if (status != 200) {
