@@ -90,6 +90,41 @@ public final class ExchangeBench {
         System.out.printf(Locale.ROOT, "| P6 convergence / round trip | %.2f |%n", medianConverge / medianRtt);
     }
 
+    /** P6 in the suite: convergence after a split ÷ one quiet exchange round trip, medians of a run's rounds. */
+    static final Row.Spec P6 = new Row.Spec("P6", "convergence after a split ÷ one exchange round trip, 3 clusters"
+            + " over HTTP on loopback", "convergence", "round trip", "ms", Goal.atMost(3));
+
+    /**
+     * P6 for {@link Suite}: a warm-up round is a whole run on clusters thrown away (the JIT's last tier for the
+     * pushes and the splits); each measured round is a run of {@code rounds} splits on fresh clusters.
+     */
+    static Bench p6Bench(int rounds, java.io.PrintStream log) {
+        return new Bench() {
+            @Override
+            public List<Row.Spec> specs() {
+                return List.of(P6);
+            }
+
+            @Override
+            public List<Row.Sample> round(int round) {
+                if (round < 0) {
+                    p6Run(WARM_UP_PUSHES, WARM_UP_ROUNDS);
+                }
+                P6Run run = p6Run(300, rounds);
+                double rtt = median(run.rtt());
+                double converge = median(run.converge());
+                log.printf(Locale.ROOT, "  round trip %.2f ms (min %.2f), convergence %.2f ms, CPU per round trip %.3f ms%n",
+                        rtt, min(run.rtt()), converge, median(run.rttCpu()));
+                return List.of(Row.Sample.of(converge, rtt));
+            }
+
+            @Override
+            public void close() {
+                // each run closes its servers
+            }
+        };
+    }
+
     /** One P6 run's figures, in milliseconds, and the sizes of its last call's body and answer. */
     private record P6Run(double[] rtt, double[] rttCpu, double[] converge, int bodyBytes, int answerBytes) {
     }

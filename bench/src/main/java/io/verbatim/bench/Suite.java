@@ -90,9 +90,8 @@ public final class Suite {
                         Goal.atLeast(0.95)),
                 new Row.Spec("P5/isolation", "fast path under slow-path saturation ÷ idle", "saturated", "idle",
                         "entries/s", Goal.atLeast(0.95))));
-        all.add(Entry.missing(Row.Status.NOT_WIRED, "ExchangeBench prints P6 only; it has no method answering"
-                + " the figures", new Row.Spec("P6", "convergence after a split ÷ one exchange round trip, 3 clusters",
-                        "convergence", "round trip", "ms", Goal.atMost(3))));
+        all.add(Entry.bench((sizes, log) -> ExchangeBench.p6Bench(sizes.quick() ? 5 : 20, log), false,
+                ExchangeBench.P6));
         all.add(Entry.bench((sizes, log) -> DelegationBench.ratios(sizes.raftSeconds(), log), false,
                 DelegationBench.P7_EGRESS, DelegationBench.P7_LATENCY));
         all.add(Entry.bench((sizes, log) -> RaftBench.baseline(sizes.raftSeconds(), log), false,
