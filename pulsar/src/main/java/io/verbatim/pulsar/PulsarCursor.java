@@ -146,10 +146,35 @@ final class PulsarCursor implements ReplicationCursor {
             previous = lastClose;
             lastClose = done;
         }
+        // reconnected under the acknowledgement (an unload): its receipt never comes, so it counts as failed and
+        // goes again at once, not after the operation timeout
+        CompletableFuture<Void> lost = new CompletableFuture<>();
+        VerbatimRawConsumer.Receiver receiver = new VerbatimRawConsumer.Receiver() {
+            @Override
+            public void entry(VerbatimRawConsumer from, long ledgerId, long entryId, byte[] bytes, int messages,
+                    Object connection) {
+            }
+
+            @Override
+            public void endOfTopic() {
+            }
+
+            /** Called at every subscribe, the first one too. */
+            private final AtomicInteger connects = new AtomicInteger();
+
+            @Override
+            public void reconnected() {
+                if (connects.incrementAndGet() == 1) {
+                    return;
+                }
+                lost.completeExceptionally(new IllegalStateException("the consumer acknowledging on " + topic
+                        + " as " + subscription + " reconnected before the broker answered"));
+            }
+        };
         return previous.exceptionally(e -> null)
                 .thenCompose(v -> VerbatimRawConsumer.subscribe(storage.client(), topic, subscription,
-                        SubscriptionInitialPosition.Latest, 0, NOTHING))
-                .thenCompose(c -> c.acknowledgeUpTo(target.ledgerId(), target.entryId())
+                        SubscriptionInitialPosition.Latest, 0, receiver))
+                .thenCompose(c -> c.acknowledgeUpTo(target.ledgerId(), target.entryId()).applyToEither(lost, x -> x)
                         .whenComplete((r, e) -> c.closeAsync().whenComplete((x, y) -> done.complete(null))))
                 .whenComplete((r, e) -> {
                     if (e != null) {
@@ -205,21 +230,6 @@ final class PulsarCursor implements ReplicationCursor {
 
     private record Waiter(SourcePosition upTo, MonoSink<Void> sink) {
     }
-
-    private static final VerbatimRawConsumer.Receiver NOTHING = new VerbatimRawConsumer.Receiver() {
-        @Override
-        public void entry(VerbatimRawConsumer from, long ledgerId, long entryId, byte[] bytes, int messages,
-                Object connection) {
-        }
-
-        @Override
-        public void endOfTopic() {
-        }
-
-        @Override
-        public void reconnected() {
-        }
-    };
 
     /** One entry the broker sent, held until demand takes it. */
     private record Held(SourcePosition position, byte[] bytes, int messages, VerbatimRawConsumer from,

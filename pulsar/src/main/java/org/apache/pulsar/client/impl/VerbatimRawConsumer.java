@@ -46,7 +46,7 @@ public final class VerbatimRawConsumer extends ConsumerImpl<byte[]> {
         /**
          * The consumer is subscribed again over a new connection: the broker sends again, from the
          * mark-delete position, whatever it sent before and was not acknowledged; the permits of entries still
-         * held from the old connection are void.
+         * held from the old connection are void. Pulsar calls it at the first subscribe too.
          */
         void reconnected();
 
