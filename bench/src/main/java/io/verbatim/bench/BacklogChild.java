@@ -8,10 +8,14 @@ import io.verbatim.pipeline.SegmentReplicator;
 import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.memory.SimulatedLink;
 import java.lang.management.GarbageCollectorMXBean;
+import com.sun.management.GcInfo;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import reactor.core.publisher.Mono;
@@ -24,10 +28,28 @@ import reactor.core.scheduler.Schedulers;
  * its window fills; prints one {@code P8 ...} line with what it replicated and the heap it took: the peak
  * used (sampled every 2 ms) and the peak live (the heap right after a full collection, about every 0.2 s).
  *
- * <p>Arguments: backlog bytes, window bytes, broker budget bytes, RTT in ms.
+ * <p>Arguments: backlog bytes, window bytes, broker budget bytes, RTT in ms, and optionally a window in
+ * entries (the default's otherwise; 1000 with a window of bytes at its maximum is the old, entry-counted one).
  */
 public final class BacklogChild {
     private BacklogChild() {
+    }
+
+    /** Heap bytes the last full collection left, from its own figures (not a later, racy reading). */
+    private static long liveAfterLastFullGc() {
+        Set<String> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
+                .filter(p -> p.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName).collect(Collectors.toSet());
+        long live = -1;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            if (gc instanceof com.sun.management.GarbageCollectorMXBean sun && !gc.getName().contains("Young")) {
+                GcInfo info = sun.getLastGcInfo();
+                if (info != null) {
+                    live = info.getMemoryUsageAfterGc().entrySet().stream().filter(e -> heapPools.contains(e.getKey()))
+                            .mapToLong(e -> e.getValue().getUsed()).sum();
+                }
+            }
+        }
+        return live;
     }
 
     public static void main(String[] args) throws Exception {
@@ -47,10 +69,9 @@ public final class BacklogChild {
                 peakUsed.accumulateAndGet(heap.getUsed(), Math::max);
                 peakInFlight.accumulateAndGet(budget.used(), Math::max);
                 if (i % 100 == 0) {
-                    // what is live: the heap right after a full collection, about every 0.2 s
+                    // what is live: the heap as a full collection left it, about every 0.2 s
                     System.gc();
-                    peakLive.accumulateAndGet(ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(),
-                            Math::max);
+                    peakLive.accumulateAndGet(liveAfterLastFullGc(), Math::max);
                 }
                 try {
                     Thread.sleep(2);
@@ -68,6 +89,9 @@ public final class BacklogChild {
         ReplicatorMetrics metrics = new ReplicatorMetrics();
         ReplicatorConfig config = ReplicatorConfig.defaults("source").withStartAt(StartAt.EARLIEST)
                 .withMaxInFlightBytes(window);
+        if (args.length > 4) {
+            config = config.withMaxInFlight(Integer.parseInt(args[4]));
+        }
         SegmentReplicator replicator = SegmentReplicator.builder().config(config).topic("persistent://public/default/p8")
                 .source(one.segment(0).orElseThrow(), Synthetic.log(template, count))
                 .drainGate((segment, cursor) -> Mono.empty())
