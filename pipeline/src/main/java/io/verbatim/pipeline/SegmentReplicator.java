@@ -42,9 +42,9 @@ import reactor.util.retry.Retry;
  * CPU scheduler after the slow-path budget granted a permit, one at a time. An entry is read into the
  * pass only once its bytes fit the window ({@link ReplicatorConfig#maxInFlightBytes()},
  * {@link ReplicatorConfig#maxInFlight()} entries, and the broker's {@link InFlightBudget}); they are given
- * back as it is acknowledged, or when the pass ends. A failure anywhere rewinds to the cursor and re-sends (the destination deduplicates on the source position). When the remote's layout
- * changes, nothing is sent under the new layout until everything sent under the old one is settled:
- * an entry re-routed after a failed send can then never arrive behind a later one, nor be taken for
+ * back as it is acknowledged, or when the pass ends. A failure anywhere rewinds to the cursor and re-sends
+ * (the destination deduplicates on the source position). When the remote's layout changes, nothing is
+ * sent under the new layout until everything sent under the old one is settled: an entry re-routed after a failed send can then never arrive behind a later one, nor be taken for
  * a duplicate of it.
  *
  * <p>It writes only while the {@link ExchangeGate}'s latest verdict on the remote is READY (R-C11),

@@ -12,9 +12,9 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One broker of a cluster: its slow-path budget, its bytes in flight (shared by all its replicators), its ingest endpoint (where peers' replicators write),
- * and the replication links of the segments it owns — those whose id modulo the cluster's broker count
- * is its index.
+ * One broker of a cluster: its slow-path budget, its bytes in flight (shared by all its replicators), its
+ * ingest endpoint (where peers' replicators write), and the replication links of the segments it owns —
+ * those whose id modulo the cluster's broker count is its index.
  */
 final class Broker {
     private final int index;
