@@ -45,6 +45,16 @@ public final class Suite {
         double raftSeconds() {
             return quick ? 0.3 : 2.0;
         }
+
+        /** P4's backlog per run: four bandwidth-delay products of 1 Gbit/s at 250 ms (steady state). */
+        long linkBytes() {
+            return quick ? 5_000_000 : 125_000_000;
+        }
+
+        /** P8's backlog: a hundred times the child's 64 MiB heap (ten times with --quick). */
+        long backlogBytes() {
+            return (quick ? 10 : 100) * BacklogBench.HEAP;
+        }
     }
 
     /** Makes a benchmark, given the sizes and where it may print its progress. */
@@ -73,12 +83,8 @@ public final class Suite {
         all.add(Entry.missing(Row.Status.NOT_MEASURED, "no benchmark yet", new Row.Spec("P3",
                 "slow path ÷ bare decompress + regroup + compress of the same entries", "slow path",
                 "bare decompress+regroup+compress", "entries/s", Goal.atLeast(0.70))));
-        for (int rtt : new int[] {10, 100, 250}) {
-            all.add(Entry.missing(Row.Status.NOT_MEASURED, "no simulated link of a given rate yet", new Row.Spec(
-                    "P4/" + rtt + "ms", "one replicator over a simulated 1 Gbit/s link, " + rtt
-                    + " ms RTT ÷ the link rate, default settings", "replicated", "link rate", "bytes/s",
-                    Goal.atLeast(0.90))));
-        }
+        all.add(Entry.bench((sizes, log) -> LinkBench.ratios(sizes.linkBytes(), log), false,
+                LinkBench.SPECS.toArray(Row.Spec[]::new)));
         all.add(Entry.bench((sizes, log) -> PipelineBench.roundTrip(sizes.pipelineEntries(), log), false,
                 PipelineBench.P4_RTT));
         all.add(Entry.bench((sizes, log) -> WindowBench.ratios(sizes.windowEntries(), log), false,
@@ -96,9 +102,7 @@ public final class Suite {
                 DelegationBench.P7_EGRESS, DelegationBench.P7_LATENCY));
         all.add(Entry.bench((sizes, log) -> RaftBench.baseline(sizes.raftSeconds(), log), false,
                 RaftBench.P7_BASELINE));
-        all.add(Entry.missing(Row.Status.NOT_MEASURED, "no benchmark yet", new Row.Spec("P8",
-                "a backlog 100× the heap replicated under -Xmx64m", "backlog", "heap", "bytes",
-                Goal.words("completes, heap bounded"))));
+        all.add(Entry.bench((sizes, log) -> BacklogBench.ratios(sizes.backlogBytes(), log), false, BacklogBench.P8));
         all.add(Entry.missing(Row.Status.NOT_WIRED, "ExchangeBench prints P9 only; it has no method answering"
                 + " the figures", new Row.Spec("P9", "anti-entropy round for 100,000 topics × 3 clusters: CPU per topic",
                         "CPU", "topics", "ms", Goal.words("measured; batched and chunked"))));

@@ -51,6 +51,13 @@ class SuiteTest {
     }
 
     @Test
+    void p4AndP8HaveBenchmarks() {
+        List<String> measured = Suite.catalog().stream().filter(e -> e.factory() != null)
+                .flatMap(e -> e.specs().stream()).map(Row.Spec::id).toList();
+        assertThat(measured).contains("P4/10ms", "P4/100ms", "P4/250ms", "P8");
+    }
+
+    @Test
     void aFailingBenchIsAFailedRowAndTheSuiteGoesOn() {
         Row.Spec spec = new Row.Spec("X", "x", "a", "b", "", Goal.atLeast(1));
         Suite.Factory factory = (sizes, log) -> new Bench() {

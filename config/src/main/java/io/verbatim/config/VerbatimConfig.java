@@ -422,12 +422,17 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         StartAt startAt = s.choice("startAt", d.startAt(), StartAt.class);
         Duration ttl = s.duration("messageTtl", d.messageTtl(), Duration.ZERO, ReplicatorConfig.MAX_MESSAGE_TTL);
         int window = s.integer("maxInFlight", d.maxInFlight(), 1, ReplicatorConfig.MAX_IN_FLIGHT);
+        long windowBytes = s.bytes("maxInFlightBytes", d.maxInFlightBytes(), 1,
+                ReplicatorConfig.MAX_IN_FLIGHT_BYTES);
+        long brokerBytes = s.bytes("brokerInFlightBytes", d.brokerInFlightBytes(), 1,
+                ReplicationConfig.MAX_BROKER_IN_FLIGHT_BYTES);
         Duration sendTimeout = s.duration("sendTimeout", d.sendTimeout(), MS, ReplicatorConfig.MAX_TIMEOUT);
         Backoff retry = backoff(s.section("retry"), d.retry());
         PartsCodec parts = s.choice("partsCodec", d.partsCodec(), PartsCodec.class);
         Duration sealWait = s.duration("sealWait", d.sealWait(), MS, ReplicatorConfig.MAX_TIMEOUT);
         s.done();
-        return build(s, () -> new ReplicationConfig(startAt, ttl, window, sendTimeout, retry, parts, sealWait));
+        return build(s, () -> new ReplicationConfig(startAt, ttl, window, windowBytes, brokerBytes, sendTimeout,
+                retry, parts, sealWait));
     }
 
     private static ExchangeConfig exchange(Section s) {

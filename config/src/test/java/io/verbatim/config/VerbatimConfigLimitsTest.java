@@ -111,7 +111,8 @@ class VerbatimConfigLimitsTest {
         VerbatimConfig c = VerbatimConfig.parse(file("""
                 clusters: [{name: %s}, {name: b}]
                 topics: [{name: 'persistent://%s/d/t', bucketBudget: 32768}]
-                replication: {messageTtl: 3650d, sendTimeout: 1h, sealWait: PT1H, retry: {initial: 1ms, max: 1h}}
+                replication: {messageTtl: 3650d, sendTimeout: 1h, sealWait: PT1H, retry: {initial: 1ms, max: 1h},
+                  maxInFlightBytes: 16GiB, brokerInFlightBytes: 64GiB}
                 exchange: {antiEntropyInterval: 1d, requestTimeout: 1h, maxBodyBytes: 256MiB}
                 slowPath: {bytesPerSecond: 1000GB, burstBytes: 1000000000000, codecWeights: {ZLIB: 1000, LZ4: 0.001}}
                 network: {rtt: 1m}
@@ -122,6 +123,8 @@ class VerbatimConfigLimitsTest {
         assertThat(c.topics().get(0).name()).hasSize(255);
         assertThat(c.replication().messageTtl()).isEqualTo(Duration.ofDays(3650));
         assertThat(c.replication().sendTimeout()).isEqualTo(Duration.ofHours(1));
+        assertThat(c.replication().forCluster("b").maxInFlightBytes()).isEqualTo(16L << 30);
+        assertThat(c.replication().brokerInFlightBytes()).isEqualTo(64L << 30);
         assertThat(c.exchange().maxBodyBytes()).isEqualTo(256 << 20);
         assertThat(c.slowPath().bytesPerSecond()).isEqualTo(1_000_000_000_000L);
         assertThat(c.rtt()).isEqualTo(Duration.ofMinutes(1));

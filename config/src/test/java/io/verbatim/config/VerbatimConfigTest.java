@@ -55,6 +55,9 @@ class VerbatimConfigTest {
         assertThat(c.replication().messageTtl()).isZero();
         assertThat(c.replication().retry().initial()).isEqualTo(Duration.ofMillis(50));
         assertThat(c.replication().partsCodec()).isEqualTo(PartsCodec.SOURCE);
+        assertThat(c.replication().maxInFlightBytes()).isEqualTo(64L << 20);
+        assertThat(c.replication().brokerInFlightBytes()).isEqualTo(512L << 20);
+        assertThat(c.replication().forCluster("us-east").maxInFlightBytes()).isEqualTo(64L << 20);
         assertThat(c.replication().forCluster("us-east").localCluster()).isEqualTo("us-east");
         assertThat(c.exchange().antiEntropyInterval()).isEqualTo(Duration.ofSeconds(2));
         assertThat(c.exchange().maxBodyBytes()).isEqualTo(4 << 20);
@@ -90,6 +93,11 @@ class VerbatimConfigTest {
         "replication: {sendTimeout: soon}|replication.sendTimeout: 'soon' is not a duration|250ms, 30s",
         "replication: {startAt: yesterday}|replication.startAt: 'yesterday' is not one of|earliest, latest",
         "replication: {maxInFlight: 0}|replication.maxInFlight: 0 is out of range|[1, 1000000]",
+        "replication: {maxInFlightBytes: 0}|replication.maxInFlightBytes: 0 is out of range|size within [1, 17179869184]",
+        "replication: {maxInFlightBytes: lots}|replication.maxInFlightBytes: 'lots' is not a size|512KiB",
+        "replication: {maxInFlightBytes: 17GiB}|replication.maxInFlightBytes: '17GiB' is out of range|[1, 17179869184]",
+        "replication: {brokerInFlightBytes: 0}|replication.brokerInFlightBytes: 0 is out of range|[1, 68719476736]",
+        "replication: {brokerInFlightBytes: 1.5}|replication.brokerInFlightBytes: 1.5 is not a whole number|bytes",
         "replication: {retry: {initial: 5s, max: 1s}}|replication.retry.max: 1s is below replication.retry.initial 5s|at least the first",
         "replication: {retry: {initial: 2m}}|replication.retry.max: 1m (the default) is below replication.retry.initial 2m|at least",
         "replication: {sendTimout: 5s}|replication.sendTimout: is not a known key|sendTimeout",

@@ -40,6 +40,7 @@ public final class ReplicationLink {
     private final Predicate<Segment> owned;
     private final ReplicatorConfig config;
     private final SlowPathBudget budget;
+    private final InFlightBudget inFlightBudget;
     private final ExchangeGate exchangeGate;
     private final Scheduler timer;
     private final Scheduler cpu;
@@ -57,6 +58,7 @@ public final class ReplicationLink {
         this.owned = Objects.requireNonNull(b.owned, "owned");
         this.config = Objects.requireNonNull(b.config, "config");
         this.budget = Objects.requireNonNull(b.budget, "slow-path budget");
+        this.inFlightBudget = Objects.requireNonNull(b.inFlightBudget, "in-flight budget");
         this.exchangeGate = Objects.requireNonNull(b.exchangeGate, "exchange gate");
         this.timer = Objects.requireNonNull(b.timer, "timer scheduler");
         this.cpu = Objects.requireNonNull(b.cpu, "cpu scheduler");
@@ -180,6 +182,7 @@ public final class ReplicationLink {
                 .remote(remote)
                 .exchangeGate(exchangeGate)
                 .budget(budget)
+                .inFlightBudget(inFlightBudget)
                 .timer(timer)
                 .cpu(cpu)
                 .metrics(metrics)
@@ -279,6 +282,7 @@ public final class ReplicationLink {
         private Predicate<Segment> owned = s -> true;
         private @Nullable ReplicatorConfig config;
         private SlowPathBudget budget = SlowPathBudget.unlimited();
+        private InFlightBudget inFlightBudget = InFlightBudget.unlimited();
         private ExchangeGate exchangeGate = ExchangeGate.alwaysReady();
         private @Nullable Scheduler timer;
         private @Nullable Scheduler cpu;
@@ -318,6 +322,12 @@ public final class ReplicationLink {
         }
 
         /** Default: the remote is always ready. */
+        /** The broker's bytes in flight, shared with its other links; default: unlimited. */
+        public Builder inFlightBudget(InFlightBudget value) {
+            inFlightBudget = value;
+            return this;
+        }
+
         public Builder exchangeGate(ExchangeGate value) {
             exchangeGate = value;
             return this;

@@ -8,8 +8,13 @@ import java.time.Duration;
  * named with its value.
  *
  * @param localCluster this cluster's name: stamped as {@code replicated_from} and in producer names
- * @param maxInFlight entries sent and not yet acknowledged by the remote (Pulsar's
- *        {@code replicationProducerQueueSize}, 1000)
+ * @param maxInFlight entries read and not yet acknowledged by the remote; by default no bound of its own
+ *        (the byte window binds first: it charges each entry {@link InFlightBudget#ENTRY_OVERHEAD_BYTES} beyond
+ *        its bytes). Pulsar's {@code replicationProducerQueueSize} of 1000 entries let 1000 entries of 1 KiB
+ *        have 10 MB/s over a 100 ms round trip: a window counted in entries is sized for no link at all.
+ * @param maxInFlightBytes bytes of entries read and not yet acknowledged by the remote; an entry larger than
+ *        the window goes alone. Default {@link #DEFAULT_MAX_IN_FLIGHT_BYTES}: twice the bandwidth-delay
+ *        product of 1 Gbit/s over a 250 ms round trip
  * @param sendTimeout how long one send may take before the replicator rewinds and re-sends
  * @param retry the backoff between attempts (rewinds, and restarts of a failed replicator)
  * @param startAt where a new replication cursor starts
@@ -20,6 +25,7 @@ import java.time.Duration;
 public record ReplicatorConfig(
         String localCluster,
         int maxInFlight,
+        long maxInFlightBytes,
         Duration sendTimeout,
         Backoff retry,
         StartAt startAt,
@@ -27,9 +33,16 @@ public record ReplicatorConfig(
         PartsCodec partsCodec,
         Duration sealWait) {
 
-    public static final int DEFAULT_MAX_IN_FLIGHT = 1000;
-    /** Entries in flight per replicator at most: each may be megabytes. */
+    /** Entries in flight per replicator at most; also the default (no bound beyond the byte window's). */
     public static final int MAX_IN_FLIGHT = 1_000_000;
+    public static final int DEFAULT_MAX_IN_FLIGHT = MAX_IN_FLIGHT;
+    /**
+     * 64 MiB: 1 Gbit/s × 250 ms is 31.25 MB in flight; twice that keeps the link busy while receipts and
+     * cursor acknowledgements lag behind the wire.
+     */
+    public static final long DEFAULT_MAX_IN_FLIGHT_BYTES = 64L << 20;
+    /** The largest window: 16 GiB. */
+    public static final long MAX_IN_FLIGHT_BYTES = 16L << 30;
     /** The longest send timeout and seal wait: beyond an hour a remote is down, not slow. */
     public static final Duration MAX_TIMEOUT = Duration.ofHours(1);
     /** Ten years: the longest message TTL (publish time plus TTL stays far inside a long of milliseconds). */
@@ -41,6 +54,10 @@ public record ReplicatorConfig(
         }
         if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT) {
             throw new IllegalArgumentException("maxInFlight " + maxInFlight + " must be within 1.." + MAX_IN_FLIGHT);
+        }
+        if (maxInFlightBytes < 1 || maxInFlightBytes > MAX_IN_FLIGHT_BYTES) {
+            throw new IllegalArgumentException("maxInFlightBytes " + maxInFlightBytes + " must be within 1.."
+                    + MAX_IN_FLIGHT_BYTES);
         }
         requirePositive("sendTimeout", sendTimeout);
         requirePositive("sealWait", sealWait);
@@ -58,40 +75,50 @@ public record ReplicatorConfig(
 
     /** The defaults, for the cluster {@code localCluster}. */
     public static ReplicatorConfig defaults(String localCluster) {
-        return new ReplicatorConfig(localCluster, DEFAULT_MAX_IN_FLIGHT, Duration.ofSeconds(30),
+        return new ReplicatorConfig(localCluster, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT_BYTES,
+                Duration.ofSeconds(30),
                 new Backoff(Duration.ofMillis(100), Duration.ofMinutes(1), 0.5), StartAt.LATEST, Duration.ZERO,
                 PartsCodec.SOURCE, Duration.ofSeconds(30));
     }
 
     public ReplicatorConfig withLocalCluster(String value) {
-        return new ReplicatorConfig(value, maxInFlight, sendTimeout, retry,
+        return new ReplicatorConfig(value, maxInFlight, maxInFlightBytes, sendTimeout, retry,
                 startAt, messageTtl, partsCodec, sealWait);
     }
 
     public ReplicatorConfig withMaxInFlight(int value) {
-        return new ReplicatorConfig(localCluster, value, sendTimeout, retry,
+        return new ReplicatorConfig(localCluster, value, maxInFlightBytes, sendTimeout, retry,
                 startAt, messageTtl, partsCodec, sealWait);
     }
 
+    public ReplicatorConfig withMaxInFlightBytes(long value) {
+        return new ReplicatorConfig(localCluster, maxInFlight, value, sendTimeout, retry, startAt, messageTtl,
+                partsCodec, sealWait);
+    }
+
     public ReplicatorConfig withStartAt(StartAt value) {
-        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, retry, value, messageTtl, partsCodec, sealWait);
+        return new ReplicatorConfig(localCluster, maxInFlight, maxInFlightBytes, sendTimeout, retry, value, messageTtl,
+                partsCodec, sealWait);
     }
 
     public ReplicatorConfig withMessageTtl(Duration value) {
-        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, retry, startAt, value, partsCodec, sealWait);
+        return new ReplicatorConfig(localCluster, maxInFlight, maxInFlightBytes, sendTimeout, retry, startAt, value,
+                partsCodec, sealWait);
     }
 
     public ReplicatorConfig withPartsCodec(PartsCodec value) {
-        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, retry, startAt, messageTtl, value, sealWait);
+        return new ReplicatorConfig(localCluster, maxInFlight, maxInFlightBytes, sendTimeout, retry, startAt,
+                messageTtl, value, sealWait);
     }
 
     public ReplicatorConfig withRetry(Duration min, Duration max, double jitter) {
-        return new ReplicatorConfig(localCluster, maxInFlight, sendTimeout, new Backoff(min, max, jitter), startAt,
+        return new ReplicatorConfig(localCluster, maxInFlight, maxInFlightBytes, sendTimeout,
+                new Backoff(min, max, jitter), startAt,
                 messageTtl, partsCodec, sealWait);
     }
 
     public ReplicatorConfig withSendTimeout(Duration value) {
-        return new ReplicatorConfig(localCluster, maxInFlight, value, retry,
+        return new ReplicatorConfig(localCluster, maxInFlight, maxInFlightBytes, value, retry,
                 startAt, messageTtl, partsCodec, sealWait);
     }
 

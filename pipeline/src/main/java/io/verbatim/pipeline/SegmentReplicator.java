@@ -39,11 +39,12 @@ import reactor.util.retry.Retry;
  * layout, to the remote's segments, with the cursor acknowledged in cursor order.
  *
  * <p>Entries that fit go verbatim: re-stamped, never decompressed. The others are re-batched on the
- * CPU scheduler after the slow-path budget granted a permit, one at a time. Up to
- * {@link ReplicatorConfig#maxInFlight()} entries are in flight; a failure anywhere rewinds to the
- * cursor and re-sends (the destination deduplicates on the source position). When the remote's layout
- * changes, nothing is sent under the new layout until everything sent under the old one is settled:
- * an entry re-routed after a failed send can then never arrive behind a later one, nor be taken for
+ * CPU scheduler after the slow-path budget granted a permit, one at a time. An entry is read into the
+ * pass only once its bytes fit the window ({@link ReplicatorConfig#maxInFlightBytes()},
+ * {@link ReplicatorConfig#maxInFlight()} entries, and the broker's {@link InFlightBudget}); they are given
+ * back as it is acknowledged, or when the pass ends. A failure anywhere rewinds to the cursor and re-sends
+ * (the destination deduplicates on the source position). When the remote's layout changes, nothing is
+ * sent under the new layout until everything sent under the old one is settled: an entry re-routed after a failed send can then never arrive behind a later one, nor be taken for
  * a duplicate of it.
  *
  * <p>It writes only while the {@link ExchangeGate}'s latest verdict on the remote is READY (R-C11),
@@ -78,6 +79,7 @@ public final class SegmentReplicator {
     private final RemoteCluster remote;
     private final ExchangeGate exchangeGate;
     private final SlowPathBudget budget;
+    private final InFlightBudget inFlightBudget;
     private final Scheduler timer;
     private final Scheduler cpu;
     private final ReplicatorMetrics metrics;
@@ -103,6 +105,7 @@ public final class SegmentReplicator {
         this.drainGate = Objects.requireNonNull(b.drainGate, "drain gate");
         this.exchangeGate = Objects.requireNonNull(b.exchangeGate, "exchange gate");
         this.budget = Objects.requireNonNull(b.budget, "slow-path budget");
+        this.inFlightBudget = Objects.requireNonNull(b.inFlightBudget, "in-flight budget");
         this.timer = Objects.requireNonNull(b.timer, "timer scheduler");
         this.cpu = Objects.requireNonNull(b.cpu, "cpu scheduler");
         this.metrics = Objects.requireNonNull(b.metrics, "metrics");
@@ -213,18 +216,26 @@ public final class SegmentReplicator {
     private Flux<Unit> attempt(ReplicationCursor cursor) {
         Sessions sessions = new Sessions(remote, producerName);
         InFlight inFlight = new InFlight();
+        InFlightBudget.Window window = inFlightBudget.window(config.maxInFlightBytes(), config.maxInFlight());
         long[] plannedEpoch = {-1};
         // Once a send failed the pass is over (it rewinds to the cursor); a unit still arriving from the
         // cursor's thread is then not sent, so no error of it lands after the pass ended (dropped errors).
         AtomicBoolean over = new AtomicBoolean();
+        // The window bounds what is in flight, in bytes and entries: it is taken before an entry is prepared,
+        // one entry at a time in cursor order, and given back oldest first as entries are acknowledged (in
+        // cursor order too), or all at once when the pass ends. Hence no bound on the sends' concurrency here.
         return cursor.read()
-                .concatMap(stored -> prepare(stored, inFlight, plannedEpoch), 0)
+                .concatMap(stored -> window.acquire(stored.bytes().remaining())
+                        .then(Mono.defer(() -> prepare(stored, inFlight, plannedEpoch))), 0)
                 .flatMapSequential(unit -> over.get() ? Mono.<Unit>never() : send(unit, sessions, inFlight)
-                        .doOnError(e -> over.set(true)), config.maxInFlight(), 1)
-                .concatMap(unit -> cursor.acknowledge(unit.position()).then(Mono.fromCallable(() -> acknowledged(unit))),
-                        0)
+                        .doOnError(e -> over.set(true)), Integer.MAX_VALUE, 1)
+                .concatMap(unit -> cursor.acknowledge(unit.position()).then(Mono.fromCallable(() -> {
+                    window.releaseOldest();
+                    return acknowledged(unit);
+                })), 0)
                 .doFinally(s -> {
                     over.set(true);
+                    window.close();
                     sessions.closeAll();
                 });
     }
@@ -400,6 +411,7 @@ public final class SegmentReplicator {
         private @Nullable RemoteCluster remote;
         private ExchangeGate exchangeGate = ExchangeGate.alwaysReady();
         private SlowPathBudget budget = SlowPathBudget.unlimited();
+        private InFlightBudget inFlightBudget = InFlightBudget.unlimited();
         private @Nullable Scheduler timer;
         private @Nullable Scheduler cpu;
         private ReplicatorMetrics metrics = new ReplicatorMetrics();
@@ -443,6 +455,12 @@ public final class SegmentReplicator {
         /** Default: unlimited. */
         public Builder budget(SlowPathBudget value) {
             budget = value;
+            return this;
+        }
+
+        /** The broker's bytes in flight, shared with its other replicators; default: unlimited. */
+        public Builder inFlightBudget(InFlightBudget value) {
+            inFlightBudget = value;
             return this;
         }
 

@@ -21,6 +21,9 @@ final class Fixture {
     ReplicatorConfig config = ReplicatorConfig.defaults("a").withRetry(Duration.ofMillis(10), Duration.ofSeconds(1), 0)
             .withStartAt(StartAt.EARLIEST);
     SlowPathBudget budget = SlowPathBudget.unlimited();
+    InFlightBudget inFlightBudget = InFlightBudget.unlimited();
+    /** What stands between the replicator and {@code b} (default: nothing). */
+    java.util.function.UnaryOperator<RemoteCluster> network = r -> r;
     ExchangeGate exchangeGate = ExchangeGate.alwaysReady();
     Scheduler cpu = clock;
     final ReplicatorMetrics metrics = new ReplicatorMetrics();
@@ -37,8 +40,8 @@ final class Fixture {
     SegmentReplicator replicator(long segmentId) {
         Segment s = a.layout().segment(segmentId).orElseThrow();
         return SegmentReplicator.builder().config(config).topic(a.topic()).source(s, a.log(segmentId))
-                .drainGate(a.drainGate()).remote(b.asRemote()).exchangeGate(exchangeGate).budget(budget).timer(clock)
-                .cpu(cpu).metrics(metrics).build();
+                .drainGate(a.drainGate()).remote(network.apply(b.asRemote())).exchangeGate(exchangeGate).budget(budget)
+                .inFlightBudget(inFlightBudget).timer(clock).cpu(cpu).metrics(metrics).build();
     }
 
     /** {@code count} messages with keys {@code key-0..key-(keys-1)} and payload {@code a/<n>}. */

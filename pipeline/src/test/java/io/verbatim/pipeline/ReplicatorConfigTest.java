@@ -24,4 +24,17 @@ class ReplicatorConfigTest {
         assertThatThrownBy(() -> DEFAULTS.withMaxInFlight(1_000_001))
                 .hasMessage("maxInFlight 1000001 must be within 1..1000000");
     }
+
+    @Test
+    void theDefaultWindowIsInBytesAndCoversAWanBandwidthDelayProduct() {
+        // 1 Gbit/s over 250 ms: 31.25 MB in flight
+        assertThat(DEFAULTS.maxInFlightBytes()).isGreaterThanOrEqualTo(125_000_000L / 4);
+        // no entry count binds first: even entries of nothing are charged their overhead
+        assertThat((long) DEFAULTS.maxInFlight() * InFlightBudget.ENTRY_OVERHEAD_BYTES)
+                .isGreaterThan(DEFAULTS.maxInFlightBytes());
+        assertThatThrownBy(() -> DEFAULTS.withMaxInFlightBytes(0))
+                .hasMessage("maxInFlightBytes 0 must be within 1..17179869184");
+        assertThatThrownBy(() -> DEFAULTS.withMaxInFlightBytes(ReplicatorConfig.MAX_IN_FLIGHT_BYTES + 1))
+                .hasMessageStartingWith("maxInFlightBytes 17179869185 must be within");
+    }
 }

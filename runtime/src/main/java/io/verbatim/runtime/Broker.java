@@ -2,6 +2,7 @@ package io.verbatim.runtime;
 
 import io.verbatim.budget.BrokerBudget;
 import io.verbatim.model.Segment;
+import io.verbatim.pipeline.InFlightBudget;
 import io.verbatim.pipeline.ReplicationLink;
 import io.verbatim.pipeline.ReplicatorStatus;
 import java.util.List;
@@ -11,23 +12,25 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One broker of a cluster: its slow-path budget, its ingest endpoint (where peers' replicators write),
- * and the replication links of the segments it owns — those whose id modulo the cluster's broker count
- * is its index.
+ * One broker of a cluster: its slow-path budget, its bytes in flight (shared by all its replicators), its
+ * ingest endpoint (where peers' replicators write), and the replication links of the segments it owns —
+ * those whose id modulo the cluster's broker count is its index.
  */
 final class Broker {
     private final int index;
     private final int brokers;
     private final BrokerBudget budget;
+    private final InFlightBudget inFlight;
     private final IngestServer ingest;
     private final List<ReplicationLink> links = new CopyOnWriteArrayList<>();
     private @Nullable String host;
     private int port;
 
-    Broker(int index, int brokers, BrokerBudget budget, IngestServer ingest) {
+    Broker(int index, int brokers, BrokerBudget budget, InFlightBudget inFlight, IngestServer ingest) {
         this.index = index;
         this.brokers = brokers;
         this.budget = budget;
+        this.inFlight = inFlight;
         this.ingest = ingest;
     }
 
@@ -47,9 +50,9 @@ final class Broker {
         return Math.floorMod(s.id(), (long) brokers) == index;
     }
 
-    /** Starts a link of one topic toward one remote for the segments this broker owns, on its budget. */
+    /** Starts a link of one topic toward one remote for the segments this broker owns, on its budgets. */
     void replicate(Supplier<ReplicationLink.Builder> link) {
-        links.add(link.get().owned(this::owns).budget(budget).build().start());
+        links.add(link.get().owned(this::owns).budget(budget).inFlightBudget(inFlight).build().start());
     }
 
     /** Stops every link at once; the cursors keep what was acknowledged. */

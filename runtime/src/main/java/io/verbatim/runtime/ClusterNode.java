@@ -28,6 +28,7 @@ import io.verbatim.net.Role;
 import io.verbatim.net.Tls;
 import io.verbatim.pipeline.ExchangeGate;
 import io.verbatim.pipeline.PipelineMetricsBinder;
+import io.verbatim.pipeline.InFlightBudget;
 import io.verbatim.pipeline.ReplicationLink;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.ReplicatorMetrics;
@@ -292,7 +293,9 @@ public final class ClusterNode implements AutoCloseable {
             IngestServer ingest = new IngestServer(name(), i, t -> Optional.ofNullable(topics.get(t)), this::brokerUrls,
                     net, Set.copyOf(peers()),
                     registry, (topic, segment, messages, bytes) -> load(topic).produced(segment, messages, bytes));
-            Broker broker = new Broker(i, self.brokers(), budget, ingest);
+            // one in-flight budget per broker: the replicators of all its topics and remotes share it
+            Broker broker = new Broker(i, self.brokers(), budget,
+                    InFlightBudget.of(config.replication().brokerInFlightBytes()), ingest);
             brokers.add(broker); // before it binds: a failed start stops what did start
             int port = addresses.brokerPorts().get(i);
             bind(key() + ".brokerPorts[" + i + "]", addresses.bindAddress(), port, () -> {
