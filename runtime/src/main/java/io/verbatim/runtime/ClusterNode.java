@@ -75,6 +75,8 @@ import reactor.util.Loggers;
  */
 public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = Loggers.getLogger(ClusterNode.class);
+    /** Bytes in flight on one broker's replicators (its {@link InFlightBudget}). */
+    static final String IN_FLIGHT_BYTES = "verbatim.replication.inflight.bytes";
     /** Sealed segments garbage collection deleted, per topic. */
     public static final String PRUNED = GarbageCollector.PRUNED;
 
@@ -294,8 +296,13 @@ public final class ClusterNode implements AutoCloseable {
                     net, Set.copyOf(peers()),
                     registry, (topic, segment, messages, bytes) -> load(topic).produced(segment, messages, bytes));
             // one in-flight budget per broker: the replicators of all its topics and remotes share it
-            Broker broker = new Broker(i, self.brokers(), budget,
-                    InFlightBudget.of(config.replication().brokerInFlightBytes()), ingest);
+            InFlightBudget inFlight = InFlightBudget.of(config.replication().brokerInFlightBytes());
+            io.micrometer.core.instrument.Gauge.builder(IN_FLIGHT_BYTES, inFlight, InFlightBudget::used)
+                    .tags(Tags.of("broker", Integer.toString(i))).baseUnit("bytes")
+                    .description("bytes of entries the broker's replicators read and the remotes have not acknowledged"
+                            + " (each entry with 1 KiB of bookkeeping), out of replication.brokerInFlightBytes")
+                    .strongReference(true).register(registry);
+            Broker broker = new Broker(i, self.brokers(), budget, inFlight, ingest);
             brokers.add(broker); // before it binds: a failed start stops what did start
             int port = addresses.brokerPorts().get(i);
             bind(key() + ".brokerPorts[" + i + "]", addresses.bindAddress(), port, () -> {

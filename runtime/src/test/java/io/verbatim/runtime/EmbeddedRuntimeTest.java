@@ -239,6 +239,7 @@ class EmbeddedRuntimeTest {
                 .containsPattern("verbatim_replication_entries_total\\{[^}]*path=\"verbatim\"[^}]*remote_cluster=\"b\"")
                 .contains("verbatim_exchange_diverged_ranges{cluster=\"a\"}")
                 .contains("verbatim_budget_utilization{broker=\"0\",cluster=\"a\"}")
+                .contains("verbatim_replication_inflight_bytes{broker=\"0\",cluster=\"a\"}")
                 .contains("verbatim_topic_active_segments{cluster=\"a\",topic=\"t\"} 2.0")
                 .contains("verbatim_ingest_entries_total")
                 .contains("verbatim_subscription_queue_depth_entries{cluster=\"a\",consumer=\"0\",subscription=\"stalled\","
