@@ -203,6 +203,74 @@ public final class ExchangeBench {
      * sender's part (state, encoding, parsing the answer, folding it) and the receiver's (parsing,
      * folding every topic, the answer).
      */
+    /** P9 in the suite: CPU of one anti-entropy round between two converged controllers over HTTP, per topic. */
+    static final Row.Spec P9 = new Row.Spec("P9", "anti-entropy round between two converged controllers over HTTP:"
+            + " CPU of all Java threads per topic (ms)", "CPU ms", "topics", "",
+            Goal.words("measured; batched and chunked"));
+
+    /**
+     * P9 for {@link Suite}: two controllers with {@code topics} topics (30 % laid out differently) converge once;
+     * each round is then one anti-entropy push a → b, its CPU of all Java threads over the topics, with its calls
+     * and largest body in the round's note (the push is chunked to the body limit).
+     */
+    static Bench p9Bench(int topics, java.io.PrintStream log) {
+        return new Bench() {
+            private @Nullable Controller a;
+            private @Nullable Counting toB;
+            private final List<ExchangeServer> servers = new ArrayList<>();
+
+            @Override
+            public List<Row.Spec> specs() {
+                return List.of(P9);
+            }
+
+            @Override
+            public List<Row.Sample> round(int round) {
+                if (a == null) {
+                    Fleet fleet = new Fleet(topics);
+                    InMemoryLayoutStore storeA = new InMemoryLayoutStore();
+                    InMemoryLayoutStore storeB = new InMemoryLayoutStore();
+                    fleet.fill(storeA, true);
+                    fleet.fill(storeB, false);
+                    ExchangeConfig config = ExchangeConfig.defaults();
+                    Controller ca = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, storeA, Schedulers.parallel());
+                    Controller cb = new Controller("b", Set.of("a"), Caps.PULSAR_DEFAULTS, storeB, Schedulers.parallel());
+                    servers.add(new ExchangeServer(ca, config, NET, Controller.BacklogSource.NONE).start(0));
+                    servers.add(new ExchangeServer(cb, config, NET, Controller.BacklogSource.NONE).start(0));
+                    Map<String, String> urls = Map.of("a", servers.get(0).baseUrl(), "b", servers.get(1).baseUrl());
+                    Counting ab = new Counting(new HttpTransport(urls, client("a")));
+                    Counting ba = new Counting(new HttpTransport(urls, client("b")));
+                    long t0 = System.nanoTime();
+                    List<Pusher> pushers = List.of(new Pusher(ca, ab, config, Schedulers.parallel()).start(),
+                            new Pusher(cb, ba, config, Schedulers.parallel()).start());
+                    awaitJoin(fleet, storeA, storeB);
+                    pushers.forEach(Pusher::dispose);
+                    pause();
+                    log.printf(Locale.ROOT, "  %,d topics converged in %.0f ms%n", topics, (System.nanoTime() - t0) / 1e6);
+                    a = ca;
+                    toB = ab;
+                }
+                Counting transport = Objects.requireNonNull(toB);
+                Pusher probe = new Pusher(Objects.requireNonNull(a), transport, ExchangeConfig.defaults(),
+                        Schedulers.parallel());
+                transport.reset();
+                Map<Long, Long> before = threadCpu();
+                probe.pushUntilAcknowledged("b").block();
+                double[] cpu = {0};
+                threadCpu().forEach((id, nanos) -> cpu[0] += (nanos - before.getOrDefault(id, 0L)) / 1e6);
+                String note = String.format(Locale.ROOT, "%d calls, largest %.0f KB, %.1f µs per topic",
+                        transport.calls.get(), transport.largest.get() / 1e3, cpu[0] * 1000 / topics);
+                log.println("  " + note);
+                return List.of(new Row.Sample(cpu[0], topics, note));
+            }
+
+            @Override
+            public void close() {
+                servers.forEach(ExchangeServer::stop);
+            }
+        };
+    }
+
     private static void p9(int topics) {
         Fleet fleet = new Fleet(topics);
         InMemoryLayoutStore storeA = new InMemoryLayoutStore();

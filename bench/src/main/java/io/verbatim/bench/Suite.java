@@ -103,9 +103,8 @@ public final class Suite {
         all.add(Entry.bench((sizes, log) -> RaftBench.baseline(sizes.raftSeconds(), log), false,
                 RaftBench.P7_BASELINE));
         all.add(Entry.bench((sizes, log) -> BacklogBench.ratios(sizes.backlogBytes(), log), false, BacklogBench.P8));
-        all.add(Entry.missing(Row.Status.NOT_WIRED, "ExchangeBench prints P9 only; it has no method answering"
-                + " the figures", new Row.Spec("P9", "anti-entropy round for 100,000 topics × 3 clusters: CPU per topic",
-                        "CPU", "topics", "ms", Goal.words("measured; batched and chunked"))));
+        all.add(Entry.bench((sizes, log) -> ExchangeBench.p9Bench(sizes.quick() ? 2000 : 100_000, log), false,
+                ExchangeBench.P9));
         return all;
     }
 
