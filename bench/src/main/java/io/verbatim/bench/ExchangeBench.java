@@ -215,9 +215,7 @@ public final class ExchangeBench {
      */
     static Bench p9Bench(int topics, java.io.PrintStream log) {
         return new Bench() {
-            private @Nullable Controller a;
-            private @Nullable Counting toB;
-            private final List<ExchangeServer> servers = new ArrayList<>();
+            private @Nullable P9Pair pair;
 
             @Override
             public List<Row.Spec> specs() {
@@ -226,33 +224,16 @@ public final class ExchangeBench {
 
             @Override
             public List<Row.Sample> round(int round) {
-                if (a == null) {
-                    Fleet fleet = new Fleet(topics);
-                    InMemoryLayoutStore storeA = new InMemoryLayoutStore();
-                    InMemoryLayoutStore storeB = new InMemoryLayoutStore();
-                    fleet.fill(storeA, true);
-                    fleet.fill(storeB, false);
-                    ExchangeConfig config = ExchangeConfig.defaults();
-                    Controller ca = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, storeA, Schedulers.parallel());
-                    Controller cb = new Controller("b", Set.of("a"), Caps.PULSAR_DEFAULTS, storeB, Schedulers.parallel());
-                    servers.add(new ExchangeServer(ca, config, NET, Controller.BacklogSource.NONE).start(0));
-                    servers.add(new ExchangeServer(cb, config, NET, Controller.BacklogSource.NONE).start(0));
-                    Map<String, String> urls = Map.of("a", servers.get(0).baseUrl(), "b", servers.get(1).baseUrl());
-                    Counting ab = new Counting(new HttpTransport(urls, client("a")));
-                    Counting ba = new Counting(new HttpTransport(urls, client("b")));
+                if (pair == null) {
                     long t0 = System.nanoTime();
-                    List<Pusher> pushers = List.of(new Pusher(ca, ab, config, Schedulers.parallel()).start(),
-                            new Pusher(cb, ba, config, Schedulers.parallel()).start());
-                    awaitJoin(fleet, storeA, storeB);
-                    pushers.forEach(Pusher::dispose);
-                    pause();
+                    P9Pair started = P9Pair.converged(topics);
+                    pause(); // calls still out when the pushers were disposed finish
                     log.printf(Locale.ROOT, "  %,d topics converged in %.0f ms%n", topics, (System.nanoTime() - t0) / 1e6);
-                    a = ca;
-                    toB = ab;
+                    pair = started;
                 }
-                Counting transport = Objects.requireNonNull(toB);
-                Pusher probe = new Pusher(Objects.requireNonNull(a), transport, ExchangeConfig.defaults(),
-                        Schedulers.parallel());
+                P9Pair p = pair;
+                Counting transport = p.toB();
+                Pusher probe = new Pusher(p.a(), transport, p.config(), Schedulers.parallel());
                 transport.reset();
                 Map<Long, Long> before = threadCpu();
                 probe.pushUntilAcknowledged("b").block();
@@ -266,34 +247,53 @@ public final class ExchangeBench {
 
             @Override
             public void close() {
-                servers.forEach(ExchangeServer::stop);
+                if (pair != null) {
+                    pair.stop();
+                }
             }
         };
     }
 
-    private static void p9(int topics) {
-        Fleet fleet = new Fleet(topics);
-        InMemoryLayoutStore storeA = new InMemoryLayoutStore();
-        InMemoryLayoutStore storeB = new InMemoryLayoutStore();
-        fleet.fill(storeA, true);
-        fleet.fill(storeB, false);
-        ExchangeConfig config = ExchangeConfig.defaults();
-        Controller a = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, storeA, Schedulers.parallel());
-        Controller b = new Controller("b", Set.of("a"), Caps.PULSAR_DEFAULTS, storeB, Schedulers.parallel());
-        ExchangeServer serverA = new ExchangeServer(a, config, NET,
-                Controller.BacklogSource.NONE).start(0);
-        ExchangeServer serverB = new ExchangeServer(b, config, NET,
-                Controller.BacklogSource.NONE).start(0);
-        Map<String, String> urls = Map.of("a", serverA.baseUrl(), "b", serverB.baseUrl());
-        Counting toB = new Counting(new HttpTransport(urls, client("a")));
-        Counting toA = new Counting(new HttpTransport(urls, client("b")));
+    /** P9's two controllers over HTTP, {@code topics} topics each (30 % laid out differently), once converged. */
+    private record P9Pair(Controller a, Controller b, ExchangeServer serverA, ExchangeServer serverB, Counting toB,
+            Counting toA, ExchangeConfig config, double convergeMillis) {
+        static P9Pair converged(int topics) {
+            Fleet fleet = new Fleet(topics);
+            InMemoryLayoutStore storeA = new InMemoryLayoutStore();
+            InMemoryLayoutStore storeB = new InMemoryLayoutStore();
+            fleet.fill(storeA, true);
+            fleet.fill(storeB, false);
+            ExchangeConfig config = ExchangeConfig.defaults();
+            Controller a = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, storeA, Schedulers.parallel());
+            Controller b = new Controller("b", Set.of("a"), Caps.PULSAR_DEFAULTS, storeB, Schedulers.parallel());
+            ExchangeServer serverA = new ExchangeServer(a, config, NET, Controller.BacklogSource.NONE).start(0);
+            ExchangeServer serverB = new ExchangeServer(b, config, NET, Controller.BacklogSource.NONE).start(0);
+            Map<String, String> urls = Map.of("a", serverA.baseUrl(), "b", serverB.baseUrl());
+            Counting toB = new Counting(new HttpTransport(urls, client("a")));
+            Counting toA = new Counting(new HttpTransport(urls, client("b")));
+            long t0 = System.nanoTime();
+            List<Pusher> pushers = List.of(new Pusher(a, toB, config, Schedulers.parallel()).start(),
+                    new Pusher(b, toA, config, Schedulers.parallel()).start());
+            awaitJoin(fleet, storeA, storeB);
+            double convergeMillis = (System.nanoTime() - t0) / 1e6;
+            pushers.forEach(Pusher::dispose);
+            return new P9Pair(a, b, serverA, serverB, toB, toA, config, convergeMillis);
+        }
 
-        long t0 = System.nanoTime();
-        List<Pusher> pushers = List.of(new Pusher(a, toB, config, Schedulers.parallel()).start(),
-                new Pusher(b, toA, config, Schedulers.parallel()).start());
-        awaitJoin(fleet, storeA, storeB);
-        double convergeMillis = (System.nanoTime() - t0) / 1e6;
-        pushers.forEach(Pusher::dispose);
+        void stop() {
+            serverA.stop();
+            serverB.stop();
+        }
+    }
+
+    private static void p9(int topics) {
+        P9Pair pair = P9Pair.converged(topics);
+        Controller a = pair.a();
+        Controller b = pair.b();
+        Counting toB = pair.toB();
+        Counting toA = pair.toA();
+        ExchangeConfig config = pair.config();
+        double convergeMillis = pair.convergeMillis();
         long convergeCalls = toB.calls.get() + toA.calls.get();
         long convergeBytes = toB.sent.get() + toA.sent.get() + toB.answered.get() + toA.answered.get();
         pause(); // calls still out when the pushers were disposed finish
@@ -320,8 +320,7 @@ public final class ExchangeBench {
             }
         }
         InProcess split = inProcess(a, b, measured, warmUp);
-        serverA.stop();
-        serverB.stop();
+        pair.stop();
 
         System.out.println();
         System.out.printf(Locale.ROOT, "| P9: %,d topics, two controllers over HTTP (maxBodyBytes %d KiB) | value |%n",
