@@ -4,6 +4,9 @@ import io.verbatim.pipeline.ReplicationCursor;
 import io.verbatim.pipeline.SourceSegmentLog;
 import io.verbatim.pipeline.StartAt;
 import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.client.api.SubscriptionInitialPosition;
+import org.apache.pulsar.client.impl.VerbatimRawConsumer;
 import reactor.core.publisher.Mono;
 
 /**
@@ -33,11 +36,46 @@ final class PulsarSegmentLog implements SourceSegmentLog {
     @Override
     public Mono<ReplicationCursor> cursor(String name, StartAt startAt) {
         String subscription = SegmentTopics.subscription(name);
-        MessageId at = startAt == StartAt.EARLIEST ? MessageId.earliest : MessageId.latest;
-        return Mono.fromFuture(() -> storage.admin().topics().createSubscriptionAsync(topic, subscription, at))
-                .onErrorResume(PulsarStorage::isConflict, e -> Mono.empty()) // it exists: it keeps its position
+        Mono<Void> create = startAt == StartAt.EARLIEST ? createAtEarliest(subscription)
+                : Mono.fromFuture(() -> storage.admin().topics()
+                        .createSubscriptionAsync(topic, subscription, MessageId.latest))
+                        .onErrorResume(PulsarStorage::isConflict, e -> Mono.empty()); // it keeps its position
+        return create
                 .onErrorMap(e -> !(e instanceof PulsarStorageException),
-                        e -> new PulsarStorageException("cannot open cursor " + subscription + " on " + topic, e))
+                        e -> new PulsarStorageException("cannot open cursor " + subscription + " on " + topic,
+                                PulsarStorage.cause(e)))
                 .thenReturn(new PulsarCursor(storage, topic, subscription));
     }
+
+    /**
+     * Creates the subscription at the first entry, if it does not exist, by subscribing a consumer that asks for
+     * nothing and closing it. Not through the admin API: that creates a subscription at the last entry and then
+     * moves it back, and when the move fails (a broker just restarted cannot persist the position yet) the
+     * subscription stays at the last entry; asked again, the admin API answers "exists", and a replicator would
+     * start after everything written so far. A consumer's subscription is created at its initial position in one
+     * step, or not at all. One that exists keeps its position; one held by a reader exists.
+     */
+    private Mono<Void> createAtEarliest(String subscription) {
+        return Mono.fromFuture(() -> VerbatimRawConsumer.subscribe(storage.client(), topic, subscription,
+                        SubscriptionInitialPosition.Earliest, 0, NOTHING))
+                .flatMap(c -> Mono.fromFuture(c::closeAsync))
+                .onErrorResume(e -> PulsarStorage.cause(e) instanceof PulsarClientException.ConsumerBusyException,
+                        e -> Mono.empty());
+    }
+
+    /** A receiver for a consumer that is given no permits: nothing comes to it. */
+    private static final VerbatimRawConsumer.Receiver NOTHING = new VerbatimRawConsumer.Receiver() {
+        @Override
+        public void entry(VerbatimRawConsumer from, long ledgerId, long entryId, byte[] bytes, int messages,
+                Object connection) {
+        }
+
+        @Override
+        public void endOfTopic() {
+        }
+
+        @Override
+        public void reconnected() {
+        }
+    };
 }
