@@ -165,6 +165,28 @@ public final class InFlightBudget {
             });
         }
 
+        /**
+         * Takes an entry of {@code bytes} stored bytes now if {@link #acquire} would grant it at once, without
+         * building a {@code Mono} (the fast path's common case); false if it must wait, or the window is closed.
+         */
+        boolean tryAcquire(long bytes) {
+            long charged = charge(bytes);
+            synchronized (InFlightBudget.this) {
+                if (closed || pending != null) {
+                    return false;
+                }
+                boolean alone = held == 0;
+                if (!alone && (held + charged > maxBytes || leases.size() >= maxEntries
+                        || used > limit - charged || !waiting.isEmpty())) {
+                    return false;
+                }
+                held += charged;
+                leases.addLast(charged);
+                used += charged;
+                return true;
+            }
+        }
+
         private void cancel(Pending p) {
             List<MonoSink<Void>> grants;
             synchronized (InFlightBudget.this) {

@@ -217,6 +217,7 @@ public final class SegmentReplicator {
         Sessions sessions = new Sessions(remote, producerName);
         InFlight inFlight = new InFlight();
         InFlightBudget.Window window = inFlightBudget.window(config.maxInFlightBytes(), config.maxInFlight());
+        SendWatch watch = new SendWatch(timer, config.sendTimeout());
         long[] plannedEpoch = {-1};
         // Once a send failed the pass is over (it rewinds to the cursor); a unit still arriving from the
         // cursor's thread is then not sent, so no error of it lands after the pass ended (dropped errors).
@@ -225,16 +226,25 @@ public final class SegmentReplicator {
         // one entry at a time in cursor order, and given back oldest first as entries are acknowledged (in
         // cursor order too), or all at once when the pass ends. Hence no bound on the sends' concurrency here.
         return cursor.read()
-                .concatMap(stored -> window.acquire(stored.bytes().remaining())
-                        .then(Mono.defer(() -> prepare(stored, inFlight, plannedEpoch))), 0)
-                .flatMapSequential(unit -> over.get() ? Mono.<Unit>never() : send(unit, sessions, inFlight)
-                        .doOnError(e -> over.set(true)), Integer.MAX_VALUE, 1)
+                .concatMap(stored -> {
+                    long bytes = stored.bytes().remaining();
+                    return window.tryAcquire(bytes) ? prepare(stored, inFlight, plannedEpoch)
+                            : window.acquire(bytes).then(Mono.defer(() -> prepare(stored, inFlight, plannedEpoch)));
+                }, 0)
+                .flatMapSequential(unit -> over.get() ? Mono.<Unit>never() : send(unit, sessions, inFlight, watch, over),
+                        Integer.MAX_VALUE, 1)
                 .concatMap(unit -> cursor.acknowledge(unit.position()).then(Mono.fromCallable(() -> {
                     window.releaseOldest();
                     return acknowledged(unit);
                 })), 0)
+                .doOnTerminate(watch::close) // its expired() completes too, and the merge with it
+                .mergeWith(watch.expired().doOnError(e -> {
+                    over.set(true);
+                    metrics.sendFailures.increment();
+                }).then(Mono.empty()))
                 .doFinally(s -> {
                     over.set(true);
+                    watch.close();
                     window.close();
                     sessions.closeAll();
                 });
@@ -310,7 +320,8 @@ public final class SegmentReplicator {
         if (fit instanceof Fit.Verbatim verbatim) {
             SourcePosition position = stored.position();
             Entry stamped = entry.restamp(new ReplicationStamp(config.localCluster(), position));
-            unit = Mono.just(new Unit(position, Unit.Path.VERBATIM,
+            inFlight.begin(); // here, not in an operator: the fast path builds as few as it can per entry
+            return Mono.just(new Unit(position, Unit.Path.VERBATIM,
                     List.of(new Unit.Outgoing(verbatim.destination().id(), stamped, position)),
                     stored.bytes().remaining(), layout.epoch()));
         } else if (((Fit.Rebatch) fit).reason() == Fit.Reason.ENCRYPTED_BATCH) {
@@ -367,38 +378,74 @@ public final class SegmentReplicator {
     }
 
     /** Sends every part of a unit not already taken; the unit comes back once all are acknowledged. */
-    private Mono<Unit> send(Unit unit, Sessions sessions, InFlight inFlight) {
+    private Mono<Unit> send(Unit unit, Sessions sessions, InFlight inFlight, SendWatch watch, AtomicBoolean over) {
         if (unit.sends().isEmpty()) {
             return Mono.just(unit);
         }
         if (unit.path() == Unit.Path.VERBATIM) {
-            // The fast path: one send, no part bookkeeping, no inner Flux.
-            return sendOne(unit.sends().get(0), sessions).thenReturn(unit).doFinally(s -> inFlight.end());
+            return sendVerbatim(unit, sessions, inFlight, watch, over);
         }
         SentParts taken = sentParts.compute(unit.position(), (p, old) -> old != null && old.epoch == unit.epoch() ? old
                 : new SentParts(unit.epoch()));
         return Flux.fromIterable(unit.sends())
                 .filter(o -> !taken.contains(o.position().part()))
-                .flatMap(o -> sendOne(o, sessions).doOnNext(receipt -> taken.add(o.position().part())),
+                .flatMap(o -> sendOne(o, sessions, watch).doOnNext(receipt -> taken.add(o.position().part())),
                         unit.sends().size())
                 .then(Mono.just(unit))
-                .doFinally(s -> inFlight.end());
+                .doFinally(s -> inFlight.end())
+                .doOnError(e -> over.set(true));
     }
 
-    private Mono<ProducerSession.Receipt> sendOne(Unit.Outgoing o, Sessions sessions) {
-        return sessions.to(o.segmentId()).send(o.entry(), o.position())
-                // Through the timeout as a value: a send on a broken session fails as it is subscribed, and
-                // when the pass was just cancelled (another send failed first) that failure is then dropped
-                // quietly rather than logged by Reactor as an error nobody received.
-                .materialize()
-                .timeout(config.sendTimeout(), timer)
-                .<ProducerSession.Receipt>dematerialize()
-                .doOnNext(receipt -> {
-                    if (receipt == ProducerSession.Receipt.DUPLICATE) {
-                        metrics.duplicateReceipts.increment();
-                    }
-                })
-                .doOnError(e -> metrics.sendFailures.increment());
+    /**
+     * The fast path's send: one send, no part bookkeeping, and as few operators as it takes, since they are most of
+     * what the fast path costs per entry besides the destination's copy. Its answer comes as a value
+     * ({@link #sendOne} says why) and is settled in one place.
+     */
+    private Mono<Unit> sendVerbatim(Unit unit, Sessions sessions, InFlight inFlight, SendWatch watch,
+            AtomicBoolean over) {
+        Unit.Outgoing o = unit.sends().get(0);
+        return Mono.defer(() -> {
+            SendWatch.Send timed = watch.start();
+            return sessions.to(o.segmentId()).send(o.entry(), o.position()).materialize()
+                    .handle((signal, sink) -> {
+                        timed.finish();
+                        inFlight.end();
+                        if (signal.isOnNext()) {
+                            if (signal.get() == ProducerSession.Receipt.DUPLICATE) {
+                                metrics.duplicateReceipts.increment();
+                            }
+                            sink.next(unit);
+                        } else if (signal.isOnError()) {
+                            metrics.sendFailures.increment();
+                            over.set(true);
+                            sink.error(Objects.requireNonNull(signal.getThrowable()));
+                        } else {
+                            sink.error(new IllegalStateException("a send to segment " + o.segmentId()
+                                    + " completed without a receipt"));
+                        }
+                    });
+        });
+    }
+
+    /** One send of the slow path, timed by the pass's {@link SendWatch} (which fails the pass if it hangs). */
+    private Mono<ProducerSession.Receipt> sendOne(Unit.Outgoing o, Sessions sessions, SendWatch watch) {
+        return Mono.defer(() -> {
+            SendWatch.Send timed = watch.start();
+            return sessions.to(o.segmentId()).send(o.entry(), o.position())
+                    // As a value: a send on a broken session fails as it is subscribed, and when the pass was just
+                    // cancelled (another send failed first) that failure is then dropped quietly rather than logged
+                    // by Reactor as an error nobody received.
+                    .materialize()
+                    .doOnNext(signal -> {
+                        timed.finish();
+                        if (signal.isOnError()) {
+                            metrics.sendFailures.increment();
+                        } else if (signal.get() == ProducerSession.Receipt.DUPLICATE) {
+                            metrics.duplicateReceipts.increment();
+                        }
+                    })
+                    .dematerialize();
+        });
     }
 
     /** Builds a {@link SegmentReplicator}; every collaborator is required unless said otherwise. */

@@ -133,4 +133,32 @@ class InFlightBudgetTest {
         take(w, 10);
         assertThatThrownBy(() -> w.acquire(10).block()).isInstanceOf(IllegalStateException.class);
     }
+
+    /** The fast path's synchronous take grants exactly what an acquisition would grant at once, and no more. */
+    @Test
+    void tryAcquireTakesOnlyWhatAcquireWouldGrantAtOnceAndNeverJumpsTheBrokersQueue() {
+        InFlightBudget broker = InFlightBudget.of(2 * (100 + O));
+        InFlightBudget.Window a = broker.window(1L << 30, 1000);
+        InFlightBudget.Window b = broker.window(1L << 30, 1000);
+        assertThat(a.tryAcquire(100)).isTrue();
+        assertThat(a.tryAcquire(100)).isTrue();
+        assertThat(a.tryAcquire(100)).as("the broker's budget is used up").isFalse();
+        assertThat(b.tryAcquire(1 << 20)).as("a window holding nothing always gets one entry").isTrue();
+        AtomicBoolean queued = take(a, 100); // a waits in the broker's queue
+        assertThat(queued).isFalse();
+        b.releaseOldest();
+        assertThat(queued).as("the budget is still a's own").isFalse();
+        a.releaseOldest();
+        assertThat(queued).as("granted by its own release").isTrue();
+        InFlightBudget.Window c = broker.window(1L << 30, 1000);
+        assertThat(c.tryAcquire(10)).isTrue();
+        AtomicBoolean behind = take(a, 10);
+        assertThat(behind).isFalse();
+        assertThat(c.tryAcquire(1)).as("not ahead of a window waiting in the queue").isFalse();
+        a.close();
+        b.close();
+        c.close();
+        assertThat(broker.used()).isZero();
+        assertThat(a.tryAcquire(1)).as("a closed window takes nothing").isFalse();
+    }
 }

@@ -37,6 +37,11 @@ final class MemoryProducerSession implements ProducerSession {
                 seq = nextSequence++;
             }
             SendFault fault = cluster.currentFaults().onSend(segmentId, producerName, position);
+            if (fault instanceof SendFault.None) {
+                // Stored and answered as it is subscribed: no connection can drop in between.
+                return Mono.fromCallable(() -> cluster.ingest(segmentId, producerName, sessionId, seq, position, entry))
+                        .doOnError(e -> broken = true);
+            }
             // A receipt still under way when the connection drops never arrives.
             return deliver(fault, seq, entry, position)
                     .or(connectionLost.asMono().then(Mono.error(() -> unavailable("connection lost"))))
