@@ -57,7 +57,7 @@ public final class PipelineBench {
         String started = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
         long t0 = System.nanoTime();
         List<Row> rows = new ArrayList<>();
-        rows.addAll(Suite.measure((sizes, log) -> ratios(entries, log), List.of(P1, P2), new Suite.Sizes(false), rounds,
+        rows.addAll(Suite.measure((sizes, log) -> ratios(entries, 1.0, log), List.of(P1, P2), new Suite.Sizes(false), rounds,
                 1, System.out, ""));
         rows.addAll(Suite.measure((sizes, log) -> roundTrip(entries, log), List.of(P4_RTT), new Suite.Sizes(false),
                 rounds, 1, System.out, ""));
@@ -67,8 +67,12 @@ public final class PipelineBench {
         System.exit(0);
     }
 
-    /** P1 and P2: per round the raw copy, verbatim and always re-batch, in an order rotating by round. */
-    static Bench ratios(int entries, PrintStream log) {
+    /**
+     * P1 and P2: per round the raw copy, verbatim and always re-batch, in an order rotating by round, each side run
+     * again on fresh logs until its runs took {@code minSeconds} together (one run of the raw copy lasts a few
+     * milliseconds: too short to time against whatever else the machine does).
+     */
+    static Bench ratios(int entries, double minSeconds, PrintStream log) {
         return new InMemory(entries, log) {
             @Override
             public List<Row.Spec> specs() {
@@ -80,8 +84,8 @@ public final class PipelineBench {
                 double[] rate = new double[3]; // raw, verbatim, re-batch
                 for (int k = 0; k < 3; k++) {
                     int which = Math.floorMod(round + k, 3);
-                    rate[which] = which == 0 ? rawCopy(workload)
-                            : replicate(workload, which == 1 ? ONE : TWICE, Duration.ZERO, timer, cpu);
+                    rate[which] = sustained(workload.size(), minSeconds, which == 0 ? () -> rawCopy(workload)
+                            : () -> replicate(workload, which == 1 ? ONE : TWICE, Duration.ZERO, timer, cpu));
                 }
                 log.printf(Locale.ROOT, "  raw %.0f, verbatim %.0f, always re-batch %.0f entries/s%n", rate[0], rate[1],
                         rate[2]);
@@ -110,6 +114,17 @@ public final class PipelineBench {
                 return List.of(Row.Sample.of(rate[0], rate[1]));
             }
         };
+    }
+
+    /** The rate of {@code run} (entries/s of one run of {@code entries}) over runs that took {@code minSeconds}. */
+    private static double sustained(int entries, double minSeconds, java.util.function.DoubleSupplier run) {
+        double seconds = 0;
+        long done = 0;
+        do {
+            seconds += entries / run.getAsDouble();
+            done += entries;
+        } while (seconds < minSeconds);
+        return done / seconds;
     }
 
     /** The workload and the schedulers the in-memory benchmarks share. */
