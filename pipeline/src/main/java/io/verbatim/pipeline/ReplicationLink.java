@@ -152,9 +152,23 @@ public final class ReplicationLink {
 
     private void onLayout(Layout layout) {
         List<Runnable> launches = new ArrayList<>();
+        List<Disposable> stopping = new ArrayList<>();
         synchronized (this) {
             if (!started) {
                 return;
+            }
+            // A segment pruned under its replicator has nothing left to send: garbage collection prunes only what
+            // every cursor drained, or what the message TTL expired. Its replicator is stopped (it would wait for
+            // the exchange, its parents or a read of a deleted log for ever), and it counts as done.
+            for (Supervised s : segments.values()) {
+                if (!s.done && layout.segment(s.segment.id()).isEmpty()) {
+                    s.generation++; // what the stopped run signals from now on is ignored
+                    if (s.current != null) {
+                        stopping.add(s.current);
+                    }
+                    finish(s);
+                    LOG.debug("{}: its segment was pruned; stopped", s.replicator.id());
+                }
             }
             // A pruned segment whose replicator is done is forgotten: the map stays as large as the layout.
             segments.values().removeIf(s -> s.done && layout.segment(s.segment.id()).isEmpty());
@@ -168,6 +182,7 @@ public final class ReplicationLink {
                 }
             }
         }
+        stopping.forEach(Disposable::dispose);
         launches.forEach(Runnable::run);
     }
 

@@ -222,6 +222,43 @@ class ReplicationLinkTest {
         assertThat(link.failing()).isZero();
     }
 
+    /**
+     * A segment pruned while its replicator runs (its backlog expired past the message TTL while the remote did not
+     * answer the exchange): the replicator is stopped and counts as done, rather than waiting for ever on a segment
+     * that is gone; the children's replicators go on.
+     */
+    @Test
+    void aReplicatorWhoseSegmentIsPrunedUnderItIsStopped() {
+        Fixture f = new Fixture(ONE);
+        Duration ttl = Duration.ofMinutes(1);
+        f.config = f.config.withMessageTtl(ttl);
+        AtomicInteger runs = new AtomicInteger();
+        AtomicInteger cancelled = new AtomicInteger();
+        ExchangeGate silent = remote -> Flux.<ExchangeGate.Readiness>never()
+                .doOnSubscribe(x -> runs.incrementAndGet()).doOnCancel(cancelled::incrementAndGet);
+        ReplicationLink link = ReplicationLink.builder().local(f.a).remote(f.b.asRemote()).config(f.config)
+                .budget(f.budget).exchangeGate(silent).timer(f.clock).cpu(f.clock).random(new SplittableRandom(SEED))
+                .build();
+        f.produce(0, 10, 20, Compression.LZ4);
+        link.start();
+        advance(f, Duration.ofSeconds(1));
+        assertThat(link.status()).singleElement().satisfies(
+                s -> assertThat(s.state()).isEqualTo(SegmentReplicator.State.WAITING_FOR_EXCHANGE));
+        f.a.apply(Mutation.split(0)).layoutOrThrow();
+        f.a.log(0).seal();
+        advance(f, ttl.plusSeconds(1));
+        assertThat(f.a.prune(0, ttl.toMillis())).as("its backlog expired").isTrue();
+        advance(f, Duration.ofSeconds(1));
+
+        assertThat(link.status()).as("the pruned segment is forgotten, its children replicate")
+                .extracting(ReplicatorStatus::segment).doesNotContain(ONE.segment(0).orElseThrow().descriptor())
+                .hasSize(2);
+        assertThat(cancelled.get()).as("the pruned segment's replicator was stopped").isEqualTo(1);
+        assertThat(runs.get()).isEqualTo(3);
+        assertThat(link.failing()).isZero();
+        link.stop();
+    }
+
     private static ReplicationLink link(Fixture f, RemoteCluster remote, SplittableRandom random) {
         return ReplicationLink.builder().local(f.a).remote(remote).config(f.config).budget(f.budget).timer(f.clock)
                 .cpu(f.clock).random(random).build();
