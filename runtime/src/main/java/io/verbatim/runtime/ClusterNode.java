@@ -346,7 +346,8 @@ public final class ClusterNode implements AutoCloseable {
         String url = connections.own().settings().adminUrl();
         Mono<TopicStorage> open = connections.prepared(config.replication().retry(), timer)
                 .then(PulsarTopicStorage.open(name(), connections.own(), topic, peers(), held,
-                        config.replication().retry(), timer).map(TopicStorage.class::cast));
+                        config.replication().retry(), timer, config.storage().pruneSealed())
+                        .map(TopicStorage.class::cast));
         return open.timeout(PULSAR_START_WAIT, timer).onErrorMap(java.util.concurrent.TimeoutException.class,
                 e -> new IllegalStateException(key() + ".pulsar: cannot reach Pulsar at " + url + " within "
                         + PULSAR_START_WAIT.toSeconds() + " s (see the warnings above for each attempt's cause)", e))

@@ -62,6 +62,8 @@ final class PulsarTopicStorage implements TopicStorage {
     private final PulsarProducer producer;
     private final Scheduler timer;
     private final Backoff backoff;
+    /** Whether garbage collection runs ({@code storage.pruneSealed}): only then are sealed roots asked at every poll. */
+    private final boolean collects;
     /** segment id → subscription → entries after its mark-delete position, as the broker last said. */
     private final Map<Long, Map<String, Long>> backlogs = new ConcurrentHashMap<>();
     /** sealed root segment id → whether the broker last said it is drained, for garbage collection. */
@@ -76,8 +78,9 @@ final class PulsarTopicStorage implements TopicStorage {
     private long polls;
 
     private PulsarTopicStorage(String cluster, PulsarStorage storage, PulsarSegments segments, Backoff backoff,
-            Scheduler timer) {
+            Scheduler timer, boolean collects) {
         this.cluster = cluster;
+        this.collects = collects;
         this.storage = storage;
         this.segments = segments;
         this.backoff = backoff;
@@ -91,13 +94,14 @@ final class PulsarTopicStorage implements TopicStorage {
 
     /**
      * The topic's segments from {@code held} on: their topics and each peer's replication subscription made
-     * (retried with {@code backoff} while the broker cannot be reached).
+     * (retried with {@code backoff} while the broker cannot be reached). {@code collects}: garbage collection asks
+     * {@link #prunable}, which needs a fresh answer about every sealed root.
      */
     static Mono<PulsarTopicStorage> open(String cluster, PulsarStorage storage, String topic, List<String> peers,
-            Layout held, Backoff backoff, Scheduler timer) {
+            Layout held, Backoff backoff, Scheduler timer, boolean collects) {
         return PulsarSegments.open(storage, topic, peers, held, timer, BACKLOG_POLL)
                 .retryWhen(retry("open topic " + topic + " on " + storage.settings().adminUrl(), cluster, backoff, timer))
-                .map(s -> new PulsarTopicStorage(cluster, storage, s, backoff, timer));
+                .map(s -> new PulsarTopicStorage(cluster, storage, s, backoff, timer, collects));
     }
 
     /** Backoff forever on what retrying can fix, a WARN naming {@code what} and the cause at each failure. */
@@ -117,10 +121,10 @@ final class PulsarTopicStorage implements TopicStorage {
         opens.keySet().removeIf(id -> layout.segment(id).isEmpty());
         // a sealed segment every subscription drained stays so: asked again only every 20th poll (a subscription
         // opened later starts there with a backlog), so sealed segments do not add up to a load on the broker;
-        // but a sealed root, which garbage collection may delete, at every poll: its answer must be fresh
+        // but a sealed root, which garbage collection may delete, at every poll when it runs: its answer must be fresh
         boolean all = polls++ % 20 == 0;
         return Flux.fromIterable(layout.segments().values())
-                .filter(s -> all || !s.isSealed() || s.isRoot() || !drained(s.id()))
+                .filter(s -> all || !s.isSealed() || collects && s.isRoot() || !drained(s.id()))
                 .flatMap(s -> ask(s).onErrorResume(e -> Mono.empty()), 4) // asked again at the next poll
                 .then();
     }
@@ -135,7 +139,7 @@ final class PulsarTopicStorage implements TopicStorage {
             long askedAt = timer.now(TimeUnit.MILLISECONDS);
             return SegmentSubscriptions.stats(storage, segments.topic(), s)
                     .doOnNext(stats -> backlogs.put(s.id(), stats.backlogs()))
-                    .filter(stats -> s.isSealed() && s.isRoot())
+                    .filter(stats -> collects && s.isSealed() && s.isRoot())
                     // a consumer still attached (not told yet that the topic ended) would reconnect to the deleted
                     // topic, and Pulsar would make it anew: it keeps the segment until it closes
                     .flatMap(stats -> stats.consumers() == 0
