@@ -174,7 +174,8 @@ final class PulsarProducerSession implements ProducerSession {
         ((ProducerBuilderImpl<byte[]>) builder).getConf().setNonPartitionedTopicExpected(true);
         // bounded by the client's operation timeout; no deadline of ours, which would leave a producer created
         // after it connected, holding the producer name
-        builder.createAsync().whenComplete((p, error) -> created(p, error));
+        storage.closed(topic, producerName).thenCompose(v -> builder.createAsync())
+                .whenComplete((p, error) -> created(p, error));
     }
 
     private void created(@Nullable Producer<byte[]> created, @Nullable Throwable error) {
@@ -306,7 +307,9 @@ final class PulsarProducerSession implements ProducerSession {
     private void closeProducer() {
         Producer<byte[]> p = producer.getAndSet(null);
         if (p != null) {
-            CLOSER.schedule(() -> p.closeAsync());
+            CompletableFuture<Void> closed = new CompletableFuture<>();
+            storage.closing(topic, producerName, closed);
+            CLOSER.schedule(() -> p.closeAsync().whenComplete((v, e) -> closed.complete(null)));
         }
     }
 

@@ -337,6 +337,29 @@ public final class PulsarStorage implements AutoCloseable {
         return new PulsarSegmentLog(this, segment.id(), segmentTopic(topic, segment));
     }
 
+    /**
+     * Producers being closed, by topic and producer name: a session's producer is closed off Pulsar's I/O threads,
+     * and the next session of the same name waits for that close before it creates its own, or the broker would
+     * refuse it (ProducerBusy) and cost the replicator a backoff.
+     */
+    private final java.util.Map<String, java.util.concurrent.CompletableFuture<Void>> closing =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Notes that {@code name}'s producer on {@code topic} is closing, until {@code closed} completes. */
+    void closing(String topic, String name, java.util.concurrent.CompletableFuture<Void> closed) {
+        String key = topic + '\n' + name;
+        closing.put(key, closed);
+        closed.whenComplete((v, e) -> closing.remove(key, closed));
+    }
+
+    /** Completes once no producer named {@code name} on {@code topic} is being closed (at most the operation timeout). */
+    java.util.concurrent.CompletableFuture<Void> closed(String topic, String name) {
+        java.util.concurrent.CompletableFuture<Void> pending = closing.get(topic + '\n' + name);
+        return pending == null ? java.util.concurrent.CompletableFuture.completedFuture(null)
+                : pending.exceptionally(e -> null).completeOnTimeout(null,
+                        settings.operationTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
     /** An ordered send session into the segment's topic as {@code producerName}. */
     public ProducerSession session(String topic, Segment segment, String producerName) {
         return new PulsarProducerSession(this, segmentTopic(topic, segment), segment.id(), producerName);
