@@ -20,11 +20,24 @@ public final class Batch {
 
     /** The uncompressed batch payload of {@code messages}, in order. */
     public static ByteBuffer encode(List<Message> messages) {
+        return encode(messages, new byte[encodedSize(messages)]);
+    }
+
+    /** How many bytes {@link #encode} writes for {@code messages}. */
+    static int encodedSize(List<Message> messages) {
         int size = 0;
         for (Message m : messages) {
             size += 4 + m.metadata().getSerializedSize() + m.payload().remaining();
         }
-        ByteBuffer out = ByteBuffer.allocate(size);
+        return size;
+    }
+
+    /**
+     * The batch payload of {@code messages} written at the start of {@code into}, which holds at least
+     * {@link #encodedSize} bytes: a buffer over those bytes.
+     */
+    static ByteBuffer encode(List<Message> messages, byte[] into) {
+        ByteBuffer out = ByteBuffer.wrap(into, 0, encodedSize(messages)).slice();
         for (Message m : messages) {
             int mdSize = m.metadata().getSerializedSize();
             out.putInt(mdSize);

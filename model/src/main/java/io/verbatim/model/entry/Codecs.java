@@ -42,15 +42,18 @@ final class Codecs {
         return codec;
     }
 
-    /** The bytes of a buffer as an array slice, without copying when the buffer is a heap buffer. */
+    /**
+     * The bytes of a buffer as an array slice, without copying when the buffer is a writable heap buffer;
+     * else copied into {@code scratch} (a read-only view, as a stored entry's payload is, hides its array).
+     */
     record Slice(byte[] array, int offset, int length) {
-        static Slice of(ByteBuffer b) {
+        static Slice of(ByteBuffer b, Scratch scratch) {
             if (b.hasArray()) {
                 return new Slice(b.array(), b.arrayOffset() + b.position(), b.remaining());
             }
-            byte[] copy = new byte[b.remaining()];
-            b.duplicate().get(copy);
-            return new Slice(copy, 0, copy.length);
+            byte[] copy = scratch.atLeast(b.remaining());
+            b.duplicate().get(copy, 0, b.remaining());
+            return new Slice(copy, 0, b.remaining());
         }
     }
 
@@ -87,13 +90,19 @@ final class Codecs {
     }
 
     /**
-     * A codec over array slices: compress into a buffer of the worst-case size, decompress into exactly
-     * the declared size. The subclasses say only how to call their library.
+     * A codec over array slices: compress into a per-thread buffer of the worst-case size and copy out
+     * exactly the compressed bytes, decompress into exactly the declared size. The subclasses say only how
+     * to call their library.
      */
     abstract static class ArrayCodec implements Codec {
+        /** A read-only input's bytes, for the call. */
+        private static final Scratch INPUT = new Scratch();
+        /** The worst-case output of a compression, for the call. */
+        private static final Scratch OUTPUT = new Scratch();
+
         abstract int maxCompressedLength(int length);
 
-        /** Compresses {@code in} into {@code out}; returns the compressed length. */
+        /** Compresses {@code in} into {@code out} (which may be longer than needed); returns the compressed length. */
         abstract int compress(Slice in, byte[] out);
 
         /** Decompresses {@code in} into {@code out}; returns how many bytes it produced. */
@@ -101,16 +110,16 @@ final class Codecs {
 
         @Override
         public final ByteBuffer compress(ByteBuffer input) {
-            Slice in = Slice.of(input);
-            byte[] out = new byte[maxCompressedLength(in.length())];
-            return ByteBuffer.wrap(out, 0, compress(in, out)).slice();
+            Slice in = Slice.of(input, INPUT);
+            byte[] out = OUTPUT.atLeast(maxCompressedLength(in.length()));
+            return ByteBuffer.wrap(Arrays.copyOf(out, compress(in, out)));
         }
 
         @Override
         public final ByteBuffer decompress(ByteBuffer input, int uncompressedSize) {
             byte[] out = new byte[uncompressedSize];
             try {
-                return exactly(type(), out, decompress(Slice.of(input), out), uncompressedSize);
+                return exactly(type(), out, decompress(Slice.of(input, INPUT), out), uncompressedSize);
             } catch (EntryFormatException e) {
                 throw e;
             } catch (Exception e) {

@@ -12,6 +12,9 @@ import java.util.Optional;
 
 /** Building entries from messages as a PIP-486 producer does, and opening them again. */
 public final class Entries {
+    /** A batch before it is compressed: it lives only until {@link #batch} has compressed it. */
+    private static final Scratch UNCOMPRESSED = new Scratch();
+
     private Entries() {
     }
 
@@ -26,11 +29,26 @@ public final class Entries {
         if (messages.isEmpty()) {
             throw new IllegalArgumentException("a batch needs at least one message");
         }
-        ByteBuffer uncompressed = Batch.encode(messages);
         Stamp stamp = Stamp.of(messages.get(0).hashB());
         for (Message m : messages) {
             stamp = stamp.including(m.hashB());
         }
+        return batch(template, messages, codec, stamp);
+    }
+
+    /**
+     * {@link #batch(MessageMetadata, List, CompressionType)} for a caller that has the messages' stamp
+     * already (the slow path, which hashed every message to group it): the keys are not hashed again.
+     *
+     * @param stamp the smallest and largest {@code hashB} of {@code messages}
+     */
+    public static Entry batch(MessageMetadata template, List<Message> messages, CompressionType codec, Stamp stamp) {
+        if (messages.isEmpty()) {
+            throw new IllegalArgumentException("a batch needs at least one message");
+        }
+        // Uncompressed, the batch is the payload itself (the codec keeps a view of it): it needs its own array.
+        ByteBuffer uncompressed = codec == CompressionType.NONE ? Batch.encode(messages)
+                : Batch.encode(messages, UNCOMPRESSED.atLeast(Batch.encodedSize(messages)));
         MessageMetadata md = withoutStampProperty(template)
                 .setNumMessagesInBatch(messages.size())
                 .setCompression(codec)
