@@ -81,30 +81,34 @@ public final class Batch {
     }
 
     private static Message next(ByteBuffer in, int index, int count) {
-        String where = "batch message " + index + " of " + count;
         if (in.remaining() < 4) {
-            throw new EntryFormatException(Problem.TRUNCATED, where + ": " + in.remaining()
+            throw new EntryFormatException(Problem.TRUNCATED, where(index, count) + ": " + in.remaining()
                     + " bytes left where a 4-byte metadata size belongs");
         }
         int mdSize = in.getInt();
         if (mdSize < 0 || mdSize > in.remaining()) {
-            throw new EntryFormatException(Problem.TRUNCATED, where + ": metadata size " + mdSize + " but "
-                    + in.remaining() + " bytes left");
+            throw new EntryFormatException(Problem.TRUNCATED, where(index, count) + ": metadata size " + mdSize
+                    + " but " + in.remaining() + " bytes left");
         }
         SingleMessageMetadata md;
         try {
             md = SingleMessageMetadata.parseFrom(in.slice().limit(mdSize));
         } catch (InvalidProtocolBufferException e) {
-            throw new EntryFormatException(Problem.MALFORMED_METADATA, where + ": " + e.getMessage(), e);
+            throw new EntryFormatException(Problem.MALFORMED_METADATA, where(index, count) + ": " + e.getMessage(), e);
         }
         in.position(in.position() + mdSize);
         int payloadSize = md.getPayloadSize();
         if (payloadSize < 0 || payloadSize > in.remaining()) {
-            throw new EntryFormatException(Problem.TRUNCATED, where + ": payload_size " + payloadSize + " but "
-                    + in.remaining() + " bytes left");
+            throw new EntryFormatException(Problem.TRUNCATED, where(index, count) + ": payload_size " + payloadSize
+                    + " but " + in.remaining() + " bytes left");
         }
         ByteBuffer payload = in.slice().limit(payloadSize);
         in.position(in.position() + payloadSize);
         return new Message(md, payload);
+    }
+
+    /** Which message a problem is in; built only when there is one (decoding runs per message). */
+    private static String where(int index, int count) {
+        return "batch message " + index + " of " + count;
     }
 }
