@@ -3,6 +3,8 @@ package io.verbatim.bench;
 import io.verbatim.pipeline.StoredEntry;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +20,8 @@ import reactor.core.scheduler.Schedulers;
  * {@code SegmentReplicator} run end to end in memory to a remote with twice the buckets, so every entry
  * straddles two and is re-batched (P2's always-re-batch run); the bare loop is {@link BareRebatch}. Each
  * round checks that both stored the same bytes in the same destination logs, so neither side can skip
- * work. The workload is P2's: entries of 100 × 1 KiB keyed messages, LZ4.
+ * work, and notes what each side cost in CPU per entry (the slow path runs on two threads, the bare loop on
+ * one; entries/s is the measure). The workload is P2's: entries of 100 × 1 KiB keyed messages, LZ4.
  *
  * <p>Run: {@code java -Xms2g -Xmx2g -XX:+UseParallelGC -cp bench/target/benchmarks.jar
  * io.verbatim.bench.SlowPathBench [entries] [rounds]}, or through {@link Suite} with {@code --only P3}.
@@ -61,16 +64,21 @@ public final class SlowPathBench {
             public List<Row.Sample> round(int round) {
                 double slow = 0;
                 double bare = 0;
+                long slowCpu = 0;
+                long bareCpu = 0;
                 Map<Long, List<ByteBuffer>> slowLogs = Map.of();
                 Map<Long, List<ByteBuffer>> bareLogs = Map.of();
                 for (int k = 0; k < 2; k++) {
+                    long cpu0 = cpuNanos();
                     if (Math.floorMod(round + k, 2) == 0) {
                         MemoryCluster remote = new MemoryCluster("remote", PipelineBench.TWICE, timer);
                         slow = PipelineBench.replicate(workload, remote, Duration.ZERO, timer, cpu);
+                        slowCpu = cpuNanos() - cpu0;
                         slowLogs = logs(remote);
                     } else {
                         bareLogs = new TreeMap<>();
                         bare = bare(stored, bareLogs);
+                        bareCpu = cpuNanos() - cpu0;
                     }
                 }
                 if (!slowLogs.equals(bareLogs)) {
@@ -78,10 +86,12 @@ public final class SlowPathBench {
                             + summary(slowLogs) + " against " + summary(bareLogs));
                 }
                 long bytes = stored.stream().mapToLong(e -> e.bytes().remaining()).sum();
-                log.printf(Locale.ROOT, "  slow path %.0f, bare %.0f entries/s (%.0f, %.0f MB/s stored); %s%n", slow,
-                        bare, slow * bytes / stored.size() / 1e6, bare * bytes / stored.size() / 1e6,
+                String cpuNote = String.format(Locale.ROOT, "CPU %.0f vs %.0f us per entry", slowCpu / 1e3 / stored.size(),
+                        bareCpu / 1e3 / stored.size());
+                log.printf(Locale.ROOT, "  slow path %.0f, bare %.0f entries/s (%.0f, %.0f MB/s stored), %s; %s%n", slow,
+                        bare, slow * bytes / stored.size() / 1e6, bare * bytes / stored.size() / 1e6, cpuNote,
                         summary(bareLogs));
-                return List.of(Row.Sample.of(slow, bare));
+                return List.of(new Row.Sample(slow, bare, cpuNote));
             }
         };
     }
@@ -101,6 +111,19 @@ public final class SlowPathBench {
             }
         }
         return stored.size() / ((System.nanoTime() - start) / 1e9);
+    }
+
+    /**
+     * CPU time so far of this JVM's live threads (the GC's not included): what a side cost in CPU, beside
+     * its entries/s, which a busy machine's other processes move more.
+     */
+    private static long cpuNanos() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (long id : threads.getAllThreadIds()) {
+            sum += Math.max(0, threads.getThreadCpuTime(id));
+        }
+        return sum;
     }
 
     /** What {@code cluster} stores, by segment: the segments that hold something. */
