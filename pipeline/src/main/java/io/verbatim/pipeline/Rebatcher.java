@@ -32,7 +32,17 @@ final class Rebatcher {
 
     static List<Part> plan(Entry entry, HashRange source, Layout destination, PartsCodec partsCodec,
             EntryLimits limits) {
-        List<Message> messages = Entries.messages(entry, limits);
+        if (entry.isBatch()) {
+            // Decompressed into a per-thread buffer, not a new array: every part copies its messages (a batch
+            // is encoded anew, even uncompressed), so none views the buffer once this returns.
+            return Entries.withBatchMessages(entry, limits, messages -> parts(entry, messages, source, destination,
+                    partsCodec));
+        }
+        return parts(entry, Entries.messages(entry, limits), source, destination, partsCodec);
+    }
+
+    private static List<Part> parts(Entry entry, List<Message> messages, HashRange source, Layout destination,
+            PartsCodec partsCodec) {
         Map<Long, Group> groups = new TreeMap<>();
         for (Message m : messages) {
             Optional<KeyHash> routing = m.routingHash();

@@ -105,8 +105,8 @@ final class Codecs {
         /** Compresses {@code in} into {@code out} (which may be longer than needed); returns the compressed length. */
         abstract int compress(Slice in, byte[] out);
 
-        /** Decompresses {@code in} into {@code out}; returns how many bytes it produced. */
-        abstract int decompress(Slice in, byte[] out) throws Exception;
+        /** Decompresses {@code in} into at most the first {@code length} bytes of {@code out}; returns how many. */
+        abstract int decompress(Slice in, byte[] out, int length) throws Exception;
 
         @Override
         public final ByteBuffer compress(ByteBuffer input) {
@@ -117,9 +117,20 @@ final class Codecs {
 
         @Override
         public final ByteBuffer decompress(ByteBuffer input, int uncompressedSize) {
-            byte[] out = new byte[uncompressedSize];
+            return decompress(input, uncompressedSize, new byte[uncompressedSize]);
+        }
+
+        /**
+         * {@link #decompress(ByteBuffer, int)} into the start of {@code out} (at least that long, as a
+         * caller's scratch is): a buffer over exactly those bytes.
+         */
+        final ByteBuffer decompress(ByteBuffer input, int uncompressedSize, byte[] out) {
             try {
-                return exactly(type(), out, decompress(Slice.of(input, INPUT), out), uncompressedSize);
+                int produced = decompress(Slice.of(input, INPUT), out, uncompressedSize);
+                if (produced != uncompressedSize) {
+                    throw corrupt(type(), uncompressedSize, "got " + produced);
+                }
+                return ByteBuffer.wrap(out, 0, uncompressedSize).slice();
             } catch (EntryFormatException e) {
                 throw e;
             } catch (Exception e) {
@@ -150,8 +161,8 @@ final class Codecs {
         }
 
         @Override
-        int decompress(Slice in, byte[] out) {
-            return decompressor.decompress(in.array(), in.offset(), in.length(), out, 0, out.length);
+        int decompress(Slice in, byte[] out, int length) {
+            return decompressor.decompress(in.array(), in.offset(), in.length(), out, 0, length);
         }
     }
 
@@ -230,8 +241,8 @@ final class Codecs {
         }
 
         @Override
-        int decompress(Slice in, byte[] out) {
-            return (int) Zstd.decompressByteArray(out, 0, out.length, in.array(), in.offset(), in.length());
+        int decompress(Slice in, byte[] out, int length) {
+            return (int) Zstd.decompressByteArray(out, 0, length, in.array(), in.offset(), in.length());
         }
     }
 
@@ -255,12 +266,12 @@ final class Codecs {
         }
 
         @Override
-        int decompress(Slice in, byte[] out) {
+        int decompress(Slice in, byte[] out, int length) {
             long declared = SnappyDecompressor.getUncompressedLength(in.array(), in.offset());
-            if (declared != out.length) {
-                throw corrupt(type(), out.length, "the Snappy preamble declares " + declared);
+            if (declared != length) {
+                throw corrupt(type(), length, "the Snappy preamble declares " + declared);
             }
-            return decompressor.decompress(in.array(), in.offset(), in.length(), out, 0, out.length);
+            return decompressor.decompress(in.array(), in.offset(), in.length(), out, 0, length);
         }
     }
 }

@@ -42,6 +42,26 @@ class EntriesScratchTest {
                 .isEqualTo(Entries.batch(TEMPLATE, messages, codec).toByteArray());
     }
 
+    /** The scoped messages are the entry's messages; nested calls and every codec included. */
+    @ParameterizedTest
+    @EnumSource(CompressionType.class)
+    void scopedBatchMessagesAreTheMessages(CompressionType codec) {
+        Random r = new Random(20 + codec.getNumber());
+        Entry outer = Entries.batch(TEMPLATE, messages(r, 40), codec);
+        Entry inner = Entries.batch(TEMPLATE, messages(r, 60), codec);
+        List<java.nio.ByteBuffer> expectedOuter = payloads(Entries.messages(outer));
+        List<java.nio.ByteBuffer> expectedInner = payloads(Entries.messages(inner));
+        int total = Entries.withBatchMessages(outer, EntryLimits.DEFAULT, outerMessages -> {
+            int n = Entries.withBatchMessages(inner, EntryLimits.DEFAULT, innerMessages -> {
+                assertThat(payloads(innerMessages)).isEqualTo(expectedInner);
+                return innerMessages.size();
+            });
+            assertThat(payloads(outerMessages)).as("not overwritten by the nested call").isEqualTo(expectedOuter);
+            return n + outerMessages.size();
+        });
+        assertThat(total).isEqualTo(100);
+    }
+
     private static List<Message> messages(Random r, int count) {
         List<Message> out = new ArrayList<>();
         for (int i = 0; i < count; i++) {
