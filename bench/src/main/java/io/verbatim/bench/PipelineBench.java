@@ -33,9 +33,9 @@ import reactor.core.scheduler.Schedulers;
  * io.verbatim.bench.PipelineBench [entries] [rounds]} (a fixed heap keeps GC from deciding the ratios).
  */
 public final class PipelineBench {
-    private static final Layout ONE = Layout.initial(1, 4, 0);
+    static final Layout ONE = Layout.initial(1, 4, 0);
     /** Twice the buckets of {@link #ONE}: every entry of one bucket of ONE straddles two. */
-    private static final Layout TWICE = ONE.apply(Mutation.split(0), 0, 0).layoutOrThrow();
+    static final Layout TWICE = ONE.apply(Mutation.split(0), 0, 0).layoutOrThrow();
 
     private PipelineBench() {
     }
@@ -128,7 +128,7 @@ public final class PipelineBench {
     }
 
     /** The workload and the schedulers the in-memory benchmarks share. */
-    private abstract static class InMemory implements Bench {
+    abstract static class InMemory implements Bench {
         final List<ByteBuffer> workload;
         final PrintStream log;
         final Scheduler timer = Schedulers.newParallel("bench-timer", 1);
@@ -149,7 +149,8 @@ public final class PipelineBench {
         }
     }
 
-    private static List<ByteBuffer> workload(int entries) {
+    /** {@code entries} stored entries of 100 × 1 KiB keyed messages, LZ4, each of one bucket of {@link #ONE}. */
+    static List<ByteBuffer> workload(int entries) {
         List<ByteBuffer> stored = new ArrayList<>(entries);
         var messages = Workloads.messages(7, 100, 1024);
         // One bucket's keys per entry, as a PIP-486 producer batches; N = 4 at both ends.
@@ -182,8 +183,13 @@ public final class PipelineBench {
     /** Entries per second through a {@link SegmentReplicator} to a remote with {@code remoteLayout}. */
     private static double replicate(List<ByteBuffer> workload, Layout remoteLayout, Duration rtt, Scheduler timer,
             Scheduler cpu) {
+        return replicate(workload, new MemoryCluster("remote", remoteLayout, timer), rtt, timer, cpu);
+    }
+
+    /** Entries per second through a {@link SegmentReplicator} to {@code remote}, which keeps what it stored. */
+    static double replicate(List<ByteBuffer> workload, MemoryCluster remote, Duration rtt, Scheduler timer,
+            Scheduler cpu) {
         MemoryCluster source = load(workload, timer);
-        MemoryCluster remote = new MemoryCluster("remote", remoteLayout, timer);
         if (!rtt.isZero()) {
             remote.faults(SendFaults.roundTrip(rtt));
         }
@@ -205,7 +211,8 @@ public final class PipelineBench {
         return workload.size() / seconds;
     }
 
-    private static MemoryCluster load(List<ByteBuffer> workload, Scheduler scheduler) {
+    /** A source cluster whose segment 0 stores {@code workload}, replicating to "remote" from the start. */
+    static MemoryCluster load(List<ByteBuffer> workload, Scheduler scheduler) {
         MemoryCluster cluster = new MemoryCluster("source", ONE, scheduler).replicateTo("remote", StartAt.EARLIEST);
         for (ByteBuffer entry : workload) {
             cluster.log(0).append(entry.duplicate());

@@ -81,9 +81,8 @@ public final class Suite {
                 PipelineBench.P1, PipelineBench.P2));
         all.add(Entry.bench((sizes, log) -> PulsarBench.ratios(sizes.pulsarEntries(), log), true,
                 PulsarBench.P1, PulsarBench.P2));
-        all.add(Entry.missing(Row.Status.NOT_MEASURED, "no benchmark yet", new Row.Spec("P3",
-                "slow path ÷ bare decompress + regroup + compress of the same entries", "slow path",
-                "bare decompress+regroup+compress", "entries/s", Goal.atLeast(0.70))));
+        all.add(Entry.bench((sizes, log) -> SlowPathBench.ratios(sizes.pipelineEntries(), log), false,
+                SlowPathBench.P3));
         all.add(Entry.bench((sizes, log) -> LinkBench.ratios(sizes.linkBytes(), log), false,
                 LinkBench.SPECS.toArray(Row.Spec[]::new)));
         all.add(Entry.bench((sizes, log) -> PipelineBench.roundTrip(sizes.pipelineEntries(), log), false,

@@ -58,6 +58,13 @@ class SuiteTest {
     }
 
     @Test
+    void p3HasABenchmark() {
+        List<String> measured = Suite.catalog().stream().filter(e -> e.factory() != null)
+                .flatMap(e -> e.specs().stream()).map(Row.Spec::id).toList();
+        assertThat(measured).contains("P3");
+    }
+
+    @Test
     void aFailingBenchIsAFailedRowAndTheSuiteGoesOn() {
         Row.Spec spec = new Row.Spec("X", "x", "a", "b", "", Goal.atLeast(1));
         Suite.Factory factory = (sizes, log) -> new Bench() {

@@ -4,6 +4,7 @@ import io.verbatim.model.HashRange;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
+import io.verbatim.model.Stamp;
 import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.EntryLimits;
@@ -13,6 +14,7 @@ import io.verbatim.model.proto.MessageMetadata;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -30,19 +32,31 @@ final class Rebatcher {
 
     static List<Part> plan(Entry entry, HashRange source, Layout destination, PartsCodec partsCodec,
             EntryLimits limits) {
-        List<Message> messages = Entries.messages(entry, limits);
+        if (entry.isBatch()) {
+            // Decompressed into a per-thread buffer, not a new array: every part copies its messages (a batch
+            // is encoded anew, even uncompressed), so none views the buffer once this returns.
+            return Entries.withBatchMessages(entry, limits, messages -> parts(entry, messages, source, destination,
+                    partsCodec));
+        }
+        return parts(entry, Entries.messages(entry, limits), source, destination, partsCodec);
+    }
+
+    private static List<Part> parts(Entry entry, List<Message> messages, HashRange source, Layout destination,
+            PartsCodec partsCodec) {
         Map<Long, Group> groups = new TreeMap<>();
         for (Message m : messages) {
-            Segment d = destination.activeSegmentFor(m.routingHash().map(KeyHash::segmentHash).orElse(source.start()));
-            int bucket = d.buckets().bucketOf(m.hashB());
+            Optional<KeyHash> routing = m.routingHash();
+            Segment d = destination.activeSegmentFor(routing.map(KeyHash::segmentHash).orElse(source.start()));
+            int hashB = m.hashB(routing);
+            int bucket = d.buckets().bucketOf(hashB);
             long order = (long) d.range().start() << 32 | bucket;
-            groups.computeIfAbsent(order, k -> new Group(d)).messages.add(m);
+            groups.computeIfAbsent(order, k -> new Group(d, hashB)).add(m, hashB);
         }
         MessageMetadata template = templateOf(entry.metadata());
         CompressionType codec = partsCodec == PartsCodec.NONE ? CompressionType.NONE : entry.metadata().getCompression();
         List<Part> parts = new ArrayList<>(groups.size());
         for (Group g : groups.values()) {
-            Entry part = entry.isBatch() ? Entries.batch(template, g.messages, codec)
+            Entry part = entry.isBatch() ? Entries.batch(template, g.messages, codec, g.stamp)
                     : Entries.single(template, g.messages.get(0).payload(), codec);
             parts.add(new Part(g.destination, part, parts.size()));
         }
@@ -58,9 +72,18 @@ final class Rebatcher {
     private static final class Group {
         final Segment destination;
         final List<Message> messages = new ArrayList<>();
+        /** The messages' smallest and largest hashB. */
+        Stamp stamp;
 
-        Group(Segment destination) {
+        /** A group for a first message of {@code hashB}, which {@link #add} then adds. */
+        Group(Segment destination, int hashB) {
             this.destination = destination;
+            this.stamp = Stamp.of(hashB);
+        }
+
+        void add(Message m, int hashB) {
+            messages.add(m);
+            stamp = stamp.including(hashB);
         }
     }
 

@@ -62,4 +62,43 @@ class RebatcherTest {
             }
         }
     }
+
+    /** The slow path decompresses into a per-thread buffer: parts of earlier plans must not change. */
+    @Test
+    void partsOutliveLaterPlansWithEitherPartsCodecAndForSingles() {
+        Random r = new Random(12);
+        Layout destination = Layout.initial(1, 4, 0).apply(Mutation.split(0), 0, 0).layoutOrThrow();
+        for (PartsCodec partsCodec : PartsCodec.values()) {
+            List<byte[]> firstBytes = null;
+            List<Rebatcher.Part> first = null;
+            for (int trial = 0; trial < 20; trial++) {
+                Entry entry;
+                if (trial % 3 == 2) {
+                    byte[] payload = new byte[1 + r.nextInt(5000)];
+                    r.nextBytes(payload);
+                    entry = Entries.single(TEMPLATE.toBuilder().setPartitionKey("k" + trial).build(),
+                            java.nio.ByteBuffer.wrap(payload), CompressionType.LZ4);
+                } else {
+                    List<Message> messages = new ArrayList<>();
+                    for (int i = 0; i < 1 + r.nextInt(60); i++) {
+                        byte[] payload = new byte[r.nextInt(3000)];
+                        r.nextBytes(payload);
+                        messages.add(Message.of("k" + r.nextInt(50), payload));
+                    }
+                    entry = Entries.batch(TEMPLATE, messages, CompressionType.LZ4);
+                }
+                List<Rebatcher.Part> parts = Rebatcher.plan(entry, HashRange.FULL, destination, partsCodec,
+                        EntryLimits.DEFAULT);
+                if (first == null) {
+                    first = parts;
+                    firstBytes = parts.stream().map(p -> p.entry().toByteArray()).toList();
+                }
+            }
+            assertThat(first.stream().map(p -> p.entry().toByteArray()).toList())
+                    .as("%s: the first entry's parts", partsCodec).containsExactlyElementsOf(firstBytes);
+            for (Rebatcher.Part p : first) {
+                assertThat(Entries.messages(Entry.parse(java.nio.ByteBuffer.wrap(p.entry().toByteArray())))).isNotEmpty();
+            }
+        }
+    }
 }

@@ -20,11 +20,24 @@ public final class Batch {
 
     /** The uncompressed batch payload of {@code messages}, in order. */
     public static ByteBuffer encode(List<Message> messages) {
+        return encode(messages, new byte[encodedSize(messages)]);
+    }
+
+    /** How many bytes {@link #encode} writes for {@code messages}. */
+    static int encodedSize(List<Message> messages) {
         int size = 0;
         for (Message m : messages) {
             size += 4 + m.metadata().getSerializedSize() + m.payload().remaining();
         }
-        ByteBuffer out = ByteBuffer.allocate(size);
+        return size;
+    }
+
+    /**
+     * The batch payload of {@code messages} written at the start of {@code into}, which holds at least
+     * {@link #encodedSize} bytes: a buffer over those bytes.
+     */
+    static ByteBuffer encode(List<Message> messages, byte[] into) {
+        ByteBuffer out = ByteBuffer.wrap(into, 0, encodedSize(messages)).slice();
         for (Message m : messages) {
             int mdSize = m.metadata().getSerializedSize();
             out.putInt(mdSize);
@@ -68,30 +81,34 @@ public final class Batch {
     }
 
     private static Message next(ByteBuffer in, int index, int count) {
-        String where = "batch message " + index + " of " + count;
         if (in.remaining() < 4) {
-            throw new EntryFormatException(Problem.TRUNCATED, where + ": " + in.remaining()
+            throw new EntryFormatException(Problem.TRUNCATED, where(index, count) + ": " + in.remaining()
                     + " bytes left where a 4-byte metadata size belongs");
         }
         int mdSize = in.getInt();
         if (mdSize < 0 || mdSize > in.remaining()) {
-            throw new EntryFormatException(Problem.TRUNCATED, where + ": metadata size " + mdSize + " but "
-                    + in.remaining() + " bytes left");
+            throw new EntryFormatException(Problem.TRUNCATED, where(index, count) + ": metadata size " + mdSize
+                    + " but " + in.remaining() + " bytes left");
         }
         SingleMessageMetadata md;
         try {
             md = SingleMessageMetadata.parseFrom(in.slice().limit(mdSize));
         } catch (InvalidProtocolBufferException e) {
-            throw new EntryFormatException(Problem.MALFORMED_METADATA, where + ": " + e.getMessage(), e);
+            throw new EntryFormatException(Problem.MALFORMED_METADATA, where(index, count) + ": " + e.getMessage(), e);
         }
         in.position(in.position() + mdSize);
         int payloadSize = md.getPayloadSize();
         if (payloadSize < 0 || payloadSize > in.remaining()) {
-            throw new EntryFormatException(Problem.TRUNCATED, where + ": payload_size " + payloadSize + " but "
-                    + in.remaining() + " bytes left");
+            throw new EntryFormatException(Problem.TRUNCATED, where(index, count) + ": payload_size " + payloadSize
+                    + " but " + in.remaining() + " bytes left");
         }
         ByteBuffer payload = in.slice().limit(payloadSize);
         in.position(in.position() + payloadSize);
         return new Message(md, payload);
+    }
+
+    /** Which message a problem is in; built only when there is one (decoding runs per message). */
+    private static String where(int index, int count) {
+        return "batch message " + index + " of " + count;
     }
 }

@@ -42,15 +42,18 @@ final class Codecs {
         return codec;
     }
 
-    /** The bytes of a buffer as an array slice, without copying when the buffer is a heap buffer. */
+    /**
+     * The bytes of a buffer as an array slice, without copying when the buffer is a writable heap buffer;
+     * else copied into {@code scratch} (a read-only view, as a stored entry's payload is, hides its array).
+     */
     record Slice(byte[] array, int offset, int length) {
-        static Slice of(ByteBuffer b) {
+        static Slice of(ByteBuffer b, Scratch scratch) {
             if (b.hasArray()) {
                 return new Slice(b.array(), b.arrayOffset() + b.position(), b.remaining());
             }
-            byte[] copy = new byte[b.remaining()];
-            b.duplicate().get(copy);
-            return new Slice(copy, 0, copy.length);
+            byte[] copy = scratch.atLeast(b.remaining());
+            b.duplicate().get(copy, 0, b.remaining());
+            return new Slice(copy, 0, b.remaining());
         }
     }
 
@@ -87,30 +90,47 @@ final class Codecs {
     }
 
     /**
-     * A codec over array slices: compress into a buffer of the worst-case size, decompress into exactly
-     * the declared size. The subclasses say only how to call their library.
+     * A codec over array slices: compress into a per-thread buffer of the worst-case size and copy out
+     * exactly the compressed bytes, decompress into exactly the declared size. The subclasses say only how
+     * to call their library.
      */
     abstract static class ArrayCodec implements Codec {
+        /** A read-only input's bytes, for the call. */
+        private static final Scratch INPUT = new Scratch();
+        /** The worst-case output of a compression, for the call. */
+        private static final Scratch OUTPUT = new Scratch();
+
         abstract int maxCompressedLength(int length);
 
-        /** Compresses {@code in} into {@code out}; returns the compressed length. */
+        /** Compresses {@code in} into {@code out} (which may be longer than needed); returns the compressed length. */
         abstract int compress(Slice in, byte[] out);
 
-        /** Decompresses {@code in} into {@code out}; returns how many bytes it produced. */
-        abstract int decompress(Slice in, byte[] out) throws Exception;
+        /** Decompresses {@code in} into at most the first {@code length} bytes of {@code out}; returns how many. */
+        abstract int decompress(Slice in, byte[] out, int length) throws Exception;
 
         @Override
         public final ByteBuffer compress(ByteBuffer input) {
-            Slice in = Slice.of(input);
-            byte[] out = new byte[maxCompressedLength(in.length())];
-            return ByteBuffer.wrap(out, 0, compress(in, out)).slice();
+            Slice in = Slice.of(input, INPUT);
+            byte[] out = OUTPUT.atLeast(maxCompressedLength(in.length()));
+            return ByteBuffer.wrap(Arrays.copyOf(out, compress(in, out)));
         }
 
         @Override
         public final ByteBuffer decompress(ByteBuffer input, int uncompressedSize) {
-            byte[] out = new byte[uncompressedSize];
+            return decompress(input, uncompressedSize, new byte[uncompressedSize]);
+        }
+
+        /**
+         * {@link #decompress(ByteBuffer, int)} into the start of {@code out} (at least that long, as a
+         * caller's scratch is): a buffer over exactly those bytes.
+         */
+        final ByteBuffer decompress(ByteBuffer input, int uncompressedSize, byte[] out) {
             try {
-                return exactly(type(), out, decompress(Slice.of(input), out), uncompressedSize);
+                int produced = decompress(Slice.of(input, INPUT), out, uncompressedSize);
+                if (produced != uncompressedSize) {
+                    throw corrupt(type(), uncompressedSize, "got " + produced);
+                }
+                return ByteBuffer.wrap(out, 0, uncompressedSize).slice();
             } catch (EntryFormatException e) {
                 throw e;
             } catch (Exception e) {
@@ -141,8 +161,8 @@ final class Codecs {
         }
 
         @Override
-        int decompress(Slice in, byte[] out) {
-            return decompressor.decompress(in.array(), in.offset(), in.length(), out, 0, out.length);
+        int decompress(Slice in, byte[] out, int length) {
+            return decompressor.decompress(in.array(), in.offset(), in.length(), out, 0, length);
         }
     }
 
@@ -221,8 +241,8 @@ final class Codecs {
         }
 
         @Override
-        int decompress(Slice in, byte[] out) {
-            return (int) Zstd.decompressByteArray(out, 0, out.length, in.array(), in.offset(), in.length());
+        int decompress(Slice in, byte[] out, int length) {
+            return (int) Zstd.decompressByteArray(out, 0, length, in.array(), in.offset(), in.length());
         }
     }
 
@@ -246,12 +266,12 @@ final class Codecs {
         }
 
         @Override
-        int decompress(Slice in, byte[] out) {
+        int decompress(Slice in, byte[] out, int length) {
             long declared = SnappyDecompressor.getUncompressedLength(in.array(), in.offset());
-            if (declared != out.length) {
-                throw corrupt(type(), out.length, "the Snappy preamble declares " + declared);
+            if (declared != length) {
+                throw corrupt(type(), length, "the Snappy preamble declares " + declared);
             }
-            return decompressor.decompress(in.array(), in.offset(), in.length(), out, 0, out.length);
+            return decompressor.decompress(in.array(), in.offset(), in.length(), out, 0, length);
         }
     }
 }

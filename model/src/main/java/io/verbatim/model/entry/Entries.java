@@ -9,9 +9,17 @@ import io.verbatim.model.proto.SingleMessageMetadata;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /** Building entries from messages as a PIP-486 producer does, and opening them again. */
 public final class Entries {
+    /** A batch before it is compressed: it lives only until {@link #batch} has compressed it. */
+    private static final Scratch UNCOMPRESSED = new Scratch();
+    /** A batch decompressed for {@link #withBatchMessages}: it lives only until the caller's function returns. */
+    private static final Scratch DECOMPRESSED = new Scratch();
+    /** Whether this thread is inside {@link #withBatchMessages} (a nested call gets its own array). */
+    private static final ThreadLocal<boolean[]> DECOMPRESSED_IN_USE = ThreadLocal.withInitial(() -> new boolean[1]);
+
     private Entries() {
     }
 
@@ -26,11 +34,26 @@ public final class Entries {
         if (messages.isEmpty()) {
             throw new IllegalArgumentException("a batch needs at least one message");
         }
-        ByteBuffer uncompressed = Batch.encode(messages);
         Stamp stamp = Stamp.of(messages.get(0).hashB());
         for (Message m : messages) {
             stamp = stamp.including(m.hashB());
         }
+        return batch(template, messages, codec, stamp);
+    }
+
+    /**
+     * {@link #batch(MessageMetadata, List, CompressionType)} for a caller that has the messages' stamp
+     * already (the slow path, which hashed every message to group it): the keys are not hashed again.
+     *
+     * @param stamp the smallest and largest {@code hashB} of {@code messages}
+     */
+    public static Entry batch(MessageMetadata template, List<Message> messages, CompressionType codec, Stamp stamp) {
+        if (messages.isEmpty()) {
+            throw new IllegalArgumentException("a batch needs at least one message");
+        }
+        // Uncompressed, the batch is the payload itself (the codec keeps a view of it): it needs its own array.
+        ByteBuffer uncompressed = codec == CompressionType.NONE ? Batch.encode(messages)
+                : Batch.encode(messages, UNCOMPRESSED.atLeast(Batch.encodedSize(messages)));
         MessageMetadata md = withoutStampProperty(template)
                 .setNumMessagesInBatch(messages.size())
                 .setCompression(codec)
@@ -73,15 +96,46 @@ public final class Entries {
 
     /** The decompressed payload, checked against the declared size and the limits. */
     public static ByteBuffer uncompressedPayload(Entry entry, EntryLimits limits) {
+        return Codec.of(entry.metadata().getCompression()).decompress(entry.payload(), uncompressedSize(entry, limits));
+    }
+
+    /** The declared uncompressed size, checked against the limits. */
+    private static int uncompressedSize(Entry entry, EntryLimits limits) {
         MessageMetadata md = entry.metadata();
-        ByteBuffer payload = entry.payload();
         int size = md.hasUncompressedSize() || md.getCompression() != CompressionType.NONE
-                ? md.getUncompressedSize() : payload.remaining();
+                ? md.getUncompressedSize() : entry.payload().remaining();
         if (size > limits.maxUncompressedBytes()) {
             throw new EntryFormatException(Problem.OVERSIZED_PAYLOAD, "uncompressed_size " + size
                     + " is above the limit of " + limits.maxUncompressedBytes() + " bytes");
         }
-        return Codec.of(md.getCompression()).decompress(payload, size);
+        return size;
+    }
+
+    /**
+     * Calls {@code use} with the messages of a batch entry decompressed into a per-thread buffer rather
+     * than a new array, for a caller done with them when {@code use} returns: the slow path, which
+     * re-batches and compresses them at once. The messages' payloads, and anything that views them, are
+     * invalid once {@code use} returns: what it answers must hold copies (a compressed entry does; an
+     * uncompressed one built from the payloads would not).
+     */
+    public static <T> T withBatchMessages(Entry entry, EntryLimits limits, Function<List<Message>, T> use) {
+        if (!entry.isBatch()) {
+            throw new IllegalArgumentException("not a batch: " + entry);
+        }
+        int size = uncompressedSize(entry, limits);
+        boolean[] inUse = DECOMPRESSED_IN_USE.get();
+        Codec codec = Codec.of(entry.metadata().getCompression());
+        if (inUse[0] || !(codec instanceof Codecs.ArrayCodec array)) {
+            return use.apply(Batch.decode(codec.decompress(entry.payload(), size),
+                    entry.metadata().getNumMessagesInBatch()));
+        }
+        inUse[0] = true;
+        try {
+            ByteBuffer uncompressed = array.decompress(entry.payload(), size, DECOMPRESSED.atLeast(size));
+            return use.apply(Batch.decode(uncompressed, entry.metadata().getNumMessagesInBatch()));
+        } finally {
+            inUse[0] = false;
+        }
     }
 
     /**

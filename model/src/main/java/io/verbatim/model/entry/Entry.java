@@ -218,11 +218,9 @@ public final class Entry {
 
     /** The entry's bytes, copied into one array. */
     public byte[] toByteArray() {
-        ByteBuffer out = ByteBuffer.allocate(encodedSize());
-        for (ByteBuffer b : buffers()) {
-            out.put(b);
-        }
-        return out.array();
+        byte[] out = new byte[encodedSize()];
+        ByteBuffer.wrap(out).putShort(MAGIC_CRC32C).putInt(checksum).put(header.duplicate()).put(payload.duplicate());
+        return out;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.verbatim.model.entry;
 
+import com.google.protobuf.ByteString;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.proto.SingleMessageMetadata;
 import java.nio.ByteBuffer;
@@ -49,14 +50,33 @@ public record Message(SingleMessageMetadata metadata, ByteBuffer payload) {
         return metadata.hasOrderingKey() ? Optional.of(metadata.getOrderingKey().toByteArray()) : Optional.empty();
     }
 
-    /** The hash its segment is chosen by (the routing key), or empty when unkeyed. */
+    /**
+     * The hash its segment is chosen by (the routing key), or empty when unkeyed. The key's UTF-8 bytes are
+     * hashed as they are in the metadata when they are valid UTF-8 (the same bytes {@code KeyHash.of} would
+     * hash), so a parsed key is not decoded into a string only to be encoded again.
+     */
     public Optional<KeyHash> routingHash() {
-        return key().map(KeyHash::of);
+        if (!metadata.hasPartitionKey() || metadata.getNullPartitionKey()) {
+            return Optional.empty();
+        }
+        ByteString utf8 = metadata.getPartitionKeyBytes();
+        return Optional.of(utf8.isValidUtf8() ? KeyHash.ofBytes(utf8.toByteArray()) : KeyHash.of(key().orElseThrow()));
     }
 
     /** The {@code hashB} its bucket is chosen by: ordering key first, then the key, else 0. */
     public int hashB() {
-        return KeyHash.hashBOf(KeyHash.ofMessage(key(), orderingKey()));
+        return hashB(routingHash());
+    }
+
+    /**
+     * {@link #hashB()} given this message's {@link #routingHash()}, for a caller that needs both: the key
+     * is not hashed twice.
+     */
+    public int hashB(Optional<KeyHash> routingHash) {
+        if (metadata.hasOrderingKey() && !metadata.getOrderingKey().isEmpty()) {
+            return KeyHash.ofBytes(metadata.getOrderingKey().toByteArray()).hashB();
+        }
+        return KeyHash.hashBOf(routingHash);
     }
 
     public byte[] payloadBytes() {
