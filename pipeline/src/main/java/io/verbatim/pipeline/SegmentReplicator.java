@@ -233,10 +233,11 @@ public final class SegmentReplicator {
                 }, 0)
                 .flatMapSequential(unit -> over.get() ? Mono.<Unit>never() : send(unit, sessions, inFlight, watch, over),
                         Integer.MAX_VALUE, 1)
-                .concatMap(unit -> cursor.acknowledge(unit.position()).then(Mono.fromCallable(() -> {
+                .concatMap(unit -> cursor.acknowledge(unit.position()).thenReturn(unit), 0)
+                .map(unit -> {
                     window.releaseOldest();
                     return acknowledged(unit);
-                })), 0)
+                })
                 .doOnTerminate(watch::close) // its expired() completes too, and the merge with it
                 .mergeWith(watch.expired().doOnError(e -> {
                     over.set(true);
