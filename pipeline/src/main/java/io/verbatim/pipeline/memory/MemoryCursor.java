@@ -24,6 +24,10 @@ public final class MemoryCursor implements ReplicationCursor {
         return markDelete;
     }
 
+    /**
+     * Entries in log order as demand allows. The reader emits only what was requested, so the sink keeps no queue
+     * ({@code IGNORE}): per entry, the buffering sink's queue and drain were a good part of what reading cost.
+     */
     @Override
     public Flux<StoredEntry> read() {
         return Flux.create(sink -> {
@@ -31,7 +35,7 @@ public final class MemoryCursor implements ReplicationCursor {
             Disposable watch = log.onChange(reader::drain);
             sink.onRequest(n -> reader.drain());
             sink.onDispose(watch);
-        });
+        }, FluxSink.OverflowStrategy.IGNORE);
     }
 
     @Override
