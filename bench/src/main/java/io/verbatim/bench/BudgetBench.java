@@ -27,7 +27,7 @@ import reactor.core.scheduler.Schedulers;
  *       their re-batched bytes/s ÷ the budget's, and Jain's index over each one's re-batched bytes/s;</li>
  *   <li>P5/isolation: fast-path replicators, one per core so that the fast path alone keeps the CPU busy and
  *       whatever the slow path takes shows, run on while the slow-path replicators are started and stopped:
- *       {@link #SLICES} slices idle and saturated in turn (ABBA ...), a window of each in all, so that a
+ *       slices idle and saturated in turn (ABBA ...), a window of each in all, so that a
  *       machine whose other load drifts weighs on both alike.</li>
  * </ul>
  * Entries are {@link #MESSAGES_PER_ENTRY} × 1 KiB, LZ4 (about 7 kB stored): the budget then grants some
@@ -60,10 +60,10 @@ final class BudgetBench implements Bench {
     /** The threads of the fast path (its replicators and its timer) and of the slow path (timer, re-batch). */
     private static final List<String> FAST_THREADS = List.of("p5-fast");
     private static final List<String> SLOW_THREADS = List.of("p5-timer", "p5-rebatch");
-    /** Isolation's slices per round, half idle and half saturated. */
-    private static final int SLICES = 16;
 
     private final double windowSeconds;
+    /** Isolation's slices per round, half idle and half saturated: four per second of window, at least 4. */
+    private final int slices;
     private final double leadSeconds;
     /** A pause between isolation's slices: a stopped slow path's last re-batch ends, a new one's grants begin. */
     private final double settleSeconds;
@@ -86,6 +86,7 @@ final class BudgetBench implements Bench {
 
     private BudgetBench(double windowSeconds, PrintStream log) {
         this.windowSeconds = windowSeconds;
+        this.slices = Math.max(4, 4 * (int) Math.round(windowSeconds));
         this.leadSeconds = Math.min(0.5, windowSeconds / 4);
         this.settleSeconds = Math.min(0.1, windowSeconds / 16);
         this.log = log;
@@ -188,7 +189,7 @@ final class BudgetBench implements Bench {
     }
 
     /**
-     * One run of the fast-path replicators, measured over {@link #SLICES} slices, idle and saturated in the
+     * One run of the fast-path replicators, measured over {@code slices} slices, idle and saturated in the
      * order ABBA ABBA ... (BAAB ... in odd rounds), a window of each in all. A saturated slice starts a fresh
      * budget and slow path, waits until its burst is spent, and stops it after; an idle slice starts a moment
      * after the slow path stopped.
@@ -203,7 +204,7 @@ final class BudgetBench implements Bench {
         try (ReplicatorGroup fastPath = new ReplicatorGroup("p5-fast", fastReplicators, ReplicatorGroup.ONE,
                 template, SlowPathBudget.unlimited(), fastTimer, cpu, fast)) {
             sleep(leadSeconds);
-            for (int slice = 0; slice < SLICES; slice++) {
+            for (int slice = 0; slice < slices; slice++) {
                 int saturated = Math.floorMod((slice + 1) / 2 + round, 2);
                 ReplicatorGroup slow = saturated == 1 ? slowPath(new BrokerBudget(CONFIG, timer)) : null;
                 try {
@@ -217,7 +218,7 @@ final class BudgetBench implements Bench {
                     long fastCpu0 = ThreadCpu.nanos(FAST_THREADS);
                     long slowCpu0 = ThreadCpu.nanos(SLOW_THREADS);
                     long t0 = System.nanoTime();
-                    sleep(windowSeconds / (SLICES / 2));
+                    sleep(windowSeconds / (slices / 2));
                     long fast1 = fastPath.verbatimEntries();
                     long slow1 = slow == null ? 0 : slow.rebatchedBytesTotal();
                     fastCpu[saturated] += ThreadCpu.nanos(FAST_THREADS) - fastCpu0;
