@@ -51,10 +51,11 @@ class SuiteTest {
     }
 
     @Test
-    void p4AndP8HaveBenchmarks() {
+    void p4P5AndP8HaveBenchmarks() {
         List<String> measured = Suite.catalog().stream().filter(e -> e.factory() != null)
                 .flatMap(e -> e.specs().stream()).map(Row.Spec::id).toList();
-        assertThat(measured).contains("P4/10ms", "P4/100ms", "P4/250ms", "P8");
+        assertThat(measured).contains("P4/10ms", "P4/100ms", "P4/250ms", "P5/budget", "P5/fairness", "P5/isolation",
+                "P8");
     }
 
     @Test

@@ -30,8 +30,14 @@ import reactor.core.scheduler.Scheduler;
  * <p>A request costing more than the bucket holds still passes: it waits until the bucket is full,
  * then takes its whole cost, leaving the bucket in debt; the debt delays whoever comes next, so the
  * long-run rate still holds.
+ *
+ * <p>A wait for tokens lasts at least {@link #COALESCE} (less if the bucket would fill sooner), so that at
+ * a low rate of small requests one wake-up grants several of them rather than each its own.
  */
 public final class BrokerBudget implements SlowPathBudget {
+    /** How long a wait for tokens lasts at least, so that one wake-up grants several requests. */
+    static final Duration COALESCE = Duration.ofMillis(10);
+
     private final BudgetConfig config;
     private final Scheduler scheduler;
     private final Bucket bucket;
@@ -42,6 +48,8 @@ public final class BrokerBudget implements SlowPathBudget {
     private int slotsInUse;
     private @Nullable Disposable wakeUp;
     private long wakeUpAtNanos;
+    /** The shortest wait for tokens: see {@link #coalesceNanos(BudgetConfig)}. */
+    private final long coalesceNanos;
 
     public BrokerBudget(BudgetConfig config, Scheduler scheduler) {
         this.config = config;
@@ -64,6 +72,19 @@ public final class BrokerBudget implements SlowPathBudget {
                 .withCustomTimePrecision(clock)
                 .build();
         this.metrics = new BudgetMetrics(config, scheduler);
+        this.coalesceNanos = coalesceNanos(config);
+    }
+
+    /**
+     * The shortest wait for tokens: {@link #COALESCE}, or less when the bucket fills sooner (tokens that
+     * would overflow it are lost). Woken for the exact tokens the head needs, a budget of small entries
+     * wakes its scheduler's thread once per grant (hundreds of times a second at a few MB/s of 7 kB entries),
+     * each a context switch on the cores the fast path runs on; waiting a little longer grants several at
+     * once (P5: a third of the slow path's context switches, a quarter less of its CPU).
+     */
+    static long coalesceNanos(BudgetConfig config) {
+        long fill = (long) (config.burstBytes() * 1e9 / config.bytesPerSecond());
+        return Math.min(COALESCE.toNanos(), fill / 2);
     }
 
     public BudgetConfig config() {
@@ -156,7 +177,8 @@ public final class BrokerBudget implements SlowPathBudget {
         return 0;
     }
 
-    private void scheduleWakeUp(long waitNanos) {
+    private void scheduleWakeUp(long neededNanos) {
+        long waitNanos = Math.max(neededNanos, coalesceNanos);
         long at = scheduler.now(TimeUnit.NANOSECONDS) + waitNanos;
         if (wakeUp != null && !wakeUp.isDisposed() && wakeUpAtNanos <= at) {
             return;

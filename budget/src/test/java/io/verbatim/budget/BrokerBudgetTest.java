@@ -79,6 +79,47 @@ class BrokerBudgetTest {
     }
 
     @Test
+    void smallRequestsAtALowRateAreGrantedInGroupsAndTheRateHolds() {
+        BrokerBudget budget = new BrokerBudget(BudgetConfig.of(1_000_000), clock); // 1 ms of tokens per request
+        java.util.Set<Long> instants = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        AtomicLong granted = new AtomicLong();
+        List<Disposable> replicators = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            String id = "r" + i;
+            replicators.add(Flux.range(0, Integer.MAX_VALUE)
+                    .concatMap(n -> budget.acquire(id, 1_000, Compression.LZ4).doOnNext(p -> {
+                        instants.add(clock.now(java.util.concurrent.TimeUnit.NANOSECONDS));
+                        granted.addAndGet(1_000);
+                        p.release();
+                    }))
+                    .subscribe());
+        }
+        clock.advanceTimeBy(Duration.ofSeconds(10));
+        replicators.forEach(Disposable::dispose);
+        double expected = 1_000_000 * 10.0 + 1_000_000;
+        assertThat(granted.get()).isBetween((long) (expected * 0.95), (long) (expected * 1.05));
+        assertThat(instants).as("a wake-up every %s, not one per request", BrokerBudget.COALESCE)
+                .hasSizeLessThanOrEqualTo((int) (10_000 / BrokerBudget.COALESCE.toMillis()) + 2);
+    }
+
+    @Test
+    void aBucketSmallerThanTheCoalescingWaitStillYieldsItsRate() {
+        BudgetConfig config = BudgetConfig.of(100_000).withBurstBytes(100); // fills in 1 ms
+        assertThat(BrokerBudget.coalesceNanos(config)).isEqualTo(500_000);
+        BrokerBudget budget = new BrokerBudget(config, clock);
+        AtomicLong granted = new AtomicLong();
+        Disposable r = Flux.range(0, Integer.MAX_VALUE)
+                .concatMap(n -> budget.acquire("r", 50, Compression.LZ4).doOnNext(p -> {
+                    granted.addAndGet(50);
+                    p.release();
+                }))
+                .subscribe();
+        clock.advanceTimeBy(Duration.ofSeconds(10));
+        r.dispose();
+        assertThat(granted.get()).isBetween(950_000L, 1_050_000L);
+    }
+
+    @Test
     void aReplicatorNeverHoldsTwoOperations() {
         BrokerBudget budget = new BrokerBudget(BudgetConfig.of(1_000), clock);
         SlowPathBudget.Permit held = budget.acquire("r", 10, Compression.NONE).block();
