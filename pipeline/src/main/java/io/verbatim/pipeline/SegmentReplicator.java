@@ -420,7 +420,8 @@ public final class SegmentReplicator {
                             metrics.sendFailures.increment();
                             over.set(true);
                             sink.error(Objects.requireNonNull(signal.getThrowable()));
-                        } else {
+                        } else { // a session broke its contract: a failed invariant, which the link restarts
+                            over.set(true);
                             sink.error(new IllegalStateException("a send to segment " + o.segmentId()
                                     + " completed without a receipt"));
                         }

@@ -56,6 +56,13 @@ final class PulsarProducerSession implements ProducerSession {
             new java.util.concurrent.atomic.AtomicReference<>();
     private final java.util.concurrent.atomic.AtomicBoolean creating = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile @Nullable Throwable creationFailure;
+    /** Set once the producer's creation ended, made or failed. */
+    private volatile boolean made;
+    /**
+     * Completes once this session holds no producer and none is being made for it: what the next session of its
+     * name on the topic waits for ({@link PulsarStorage#closed}).
+     */
+    private final CompletableFuture<Void> released = new CompletableFuture<>();
     /** Sends not yet handed to Pulsar, in call order; drained by one thread at a time ({@link #wip}). */
     private final Queue<Pending> outgoing = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicInteger wip = new java.util.concurrent.atomic.AtomicInteger();
@@ -182,8 +189,11 @@ final class PulsarProducerSession implements ProducerSession {
         if (created == null) {
             creationFailure = error != null ? error
                     : new RemoteException(Kind.UNAVAILABLE, segmentId, "no producer for " + topic);
+            made = true;
+            released.complete(null); // nothing to close
         } else {
             producer.set(created);
+            made = true;
             if (broken || disposed) {
                 closeProducer(); // broken while it was being made: whoever broke it found no producer to close
             }
@@ -307,9 +317,15 @@ final class PulsarProducerSession implements ProducerSession {
     private void closeProducer() {
         Producer<byte[]> p = producer.getAndSet(null);
         if (p != null) {
-            CompletableFuture<Void> closed = new CompletableFuture<>();
-            storage.closing(topic, producerName, closed);
-            CLOSER.schedule(() -> p.closeAsync().whenComplete((v, e) -> closed.complete(null)));
+            storage.closing(topic, producerName, released);
+            try {
+                CLOSER.schedule(() -> p.closeAsync().whenComplete((v, e) -> released.complete(null)));
+            } catch (RuntimeException e) { // the scheduler is shut down: the process is stopping
+                released.complete(null);
+                p.closeAsync();
+            }
+        } else if (creating.get() && !made) {
+            storage.closing(topic, producerName, released); // still being made: created() closes it, then releases
         }
     }
 

@@ -54,11 +54,14 @@ final class PulsarSegmentLog implements SourceSegmentLog {
      * subscription stays at the last entry; asked again, the admin API answers "exists", and a replicator would
      * start after everything written so far. A consumer's subscription is created at its initial position in one
      * step, or not at all. One that exists keeps its position; one held by a reader exists.
+     *
+     * <p>Subscribing and closing are one future that a cancel does not stop (bounded by the client's operation
+     * timeout): a consumer left subscribed would hold the exclusive subscription for good, and every read of it
+     * would be refused as busy.
      */
     private Mono<Void> createAtEarliest(String subscription) {
         return Mono.fromFuture(() -> VerbatimRawConsumer.subscribe(storage.client(), topic, subscription,
-                        SubscriptionInitialPosition.Earliest, 0, NOTHING))
-                .flatMap(c -> Mono.fromFuture(c::closeAsync))
+                        SubscriptionInitialPosition.Earliest, 0, NOTHING).thenCompose(c -> c.closeAsync()), true)
                 .onErrorResume(e -> PulsarStorage.cause(e) instanceof PulsarClientException.ConsumerBusyException,
                         e -> Mono.empty());
     }

@@ -352,13 +352,21 @@ public final class PulsarStorage implements AutoCloseable {
         closed.whenComplete((v, e) -> closing.remove(key, closed));
     }
 
-    /** Completes once no producer named {@code name} on {@code topic} is being closed (at most the operation timeout). */
+    /**
+     * Completes once no producer named {@code name} on {@code topic} is being closed or made for a broken session:
+     * at most {@link #PRODUCER_GONE_WAIT} (or the operation timeout, if shorter), well inside a send's timeout,
+     * which the first send's wait counts against.
+     */
     java.util.concurrent.CompletableFuture<Void> closed(String topic, String name) {
         java.util.concurrent.CompletableFuture<Void> pending = closing.get(topic + '\n' + name);
+        long waitMs = Math.min(PRODUCER_GONE_WAIT.toMillis(), settings.operationTimeout().toMillis());
         return pending == null ? java.util.concurrent.CompletableFuture.completedFuture(null)
-                : pending.exceptionally(e -> null).completeOnTimeout(null,
-                        settings.operationTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                : pending.exceptionally(e -> null).completeOnTimeout(null, waitMs,
+                        java.util.concurrent.TimeUnit.MILLISECONDS);
     }
+
+    /** The longest a new session waits for the last producer of its name to go. */
+    static final Duration PRODUCER_GONE_WAIT = Duration.ofSeconds(5);
 
     /** An ordered send session into the segment's topic as {@code producerName}. */
     public ProducerSession session(String topic, Segment segment, String producerName) {

@@ -31,6 +31,21 @@ class PulsarCursorTest extends ReplicationCursorContract {
         pulsar.close();
     }
 
+    /**
+     * A cursor opening cancelled while its subscription is being made (a replicator stopped as it started) leaves
+     * no consumer holding the exclusive subscription: the next opening reads it from its first entry.
+     */
+    @org.junit.jupiter.api.Test
+    void aCursorOpeningCancelledHalfwayLeavesNoConsumerOnTheSubscription() {
+        SourceSegmentLog log = newLog();
+        append(log, 3);
+        log.cursor("cancelled", io.verbatim.pipeline.StartAt.EARLIEST).subscribe().dispose();
+        var cursor = log.cursor("cancelled", io.verbatim.pipeline.StartAt.EARLIEST).block(Duration.ofSeconds(30));
+        var first = cursor.read().next().block(Duration.ofSeconds(30));
+        assertThat(first).as("read, not refused as busy").isNotNull();
+        assertThat(first.position().entryId()).isZero();
+    }
+
     @org.junit.jupiter.api.Test
     void aTopicUnloadedMidReadRepeatsAndLosesNothing() throws Exception {
         SourceSegmentLog log = newLog();
