@@ -7,8 +7,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
-import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.pipeline.memory.InterceptedRemote;
 import io.verbatim.pipeline.memory.MemoryCluster;
 import java.time.Duration;
 import java.util.List;
@@ -289,38 +289,7 @@ class ReplicationLinkTest {
     /** {@code remote}, each send going through {@code interceptor} (given the position and the real send). */
     private static RemoteCluster intercepted(RemoteCluster remote,
             BiFunction<SourcePosition, Mono<ProducerSession.Receipt>, Mono<ProducerSession.Receipt>> interceptor) {
-        return new RemoteCluster() {
-            @Override
-            public String name() {
-                return remote.name();
-            }
-
-            @Override
-            public Flux<Layout> layouts() {
-                return remote.layouts();
-            }
-
-            @Override
-            public ProducerSession open(long segmentId, String producerName) {
-                ProducerSession session = remote.open(segmentId, producerName);
-                return new ProducerSession() {
-                    @Override
-                    public Mono<Receipt> send(Entry entry, SourcePosition position) {
-                        return interceptor.apply(position, session.send(entry, position));
-                    }
-
-                    @Override
-                    public void dispose() {
-                        session.dispose();
-                    }
-
-                    @Override
-                    public boolean isDisposed() {
-                        return session.isDisposed();
-                    }
-                };
-            }
-        };
+        return InterceptedRemote.of(remote, (entry, position, send) -> interceptor.apply(position, send));
     }
 
     /** {@code delegate}, counting how often a cursor of segment 0 is opened. */

@@ -1,13 +1,8 @@
 package io.verbatim.pipeline.memory;
 
-import io.verbatim.model.Layout;
-import io.verbatim.model.entry.Entry;
-import io.verbatim.model.entry.SourcePosition;
-import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteCluster;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
@@ -58,44 +53,12 @@ public final class SimulatedLink {
 
     /** {@code remote}, reached over this link. */
     public RemoteCluster over(RemoteCluster remote) {
-        return new RemoteCluster() {
-            @Override
-            public String name() {
-                return remote.name();
-            }
-
-            @Override
-            public Flux<Layout> layouts() {
-                return remote.layouts();
-            }
-
-            @Override
-            public ProducerSession open(long segmentId, String producerName) {
-                ProducerSession session = remote.open(segmentId, producerName);
-                return new ProducerSession() {
-                    @Override
-                    public Mono<Receipt> send(Entry entry, SourcePosition position) {
-                        return Mono.defer(() -> {
-                            long at = receiptAt(scheduler.now(TimeUnit.NANOSECONDS), entry.encodedSize());
-                            return session.send(entry, position).flatMap(r -> {
-                                long wait = at - scheduler.now(TimeUnit.NANOSECONDS);
-                                return wait <= 0 ? Mono.just(r)
-                                        : Mono.delay(Duration.ofNanos(wait), scheduler).thenReturn(r);
-                            });
-                        });
-                    }
-
-                    @Override
-                    public void dispose() {
-                        session.dispose();
-                    }
-
-                    @Override
-                    public boolean isDisposed() {
-                        return session.isDisposed();
-                    }
-                };
-            }
-        };
+        return InterceptedRemote.of(remote, (entry, position, send) -> Mono.defer(() -> {
+            long at = receiptAt(scheduler.now(TimeUnit.NANOSECONDS), entry.encodedSize());
+            return send.flatMap(r -> {
+                long wait = at - scheduler.now(TimeUnit.NANOSECONDS);
+                return wait <= 0 ? Mono.just(r) : Mono.delay(Duration.ofNanos(wait), scheduler).thenReturn(r);
+            });
+        }));
     }
 }
