@@ -85,12 +85,13 @@ sealed interface Fault {
     record Latency(FaultProxy.Latency latency) implements Fault {
         @Override
         public String name() {
-            return "latency " + latency;
+            return String.format("latency %d+0..%d ms, loss %.1f %%", latency.base().toMillis(),
+                    latency.jitter().toMillis(), latency.loss() * 100);
         }
 
         @Override
         public String target() {
-            return "every link";
+            return String.format("every link, %.2f %% resets", latency.resets() * 100);
         }
     }
 

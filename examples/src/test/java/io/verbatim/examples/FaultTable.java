@@ -69,7 +69,7 @@ final class FaultTable {
         return List.copyOf(phases);
     }
 
-    private static final String ROW = "%3s  %-34s %-24s %-20s %11s %9s %9s %11s %8s %7s  %s%n";
+    private static final String ROW = "%3s  %-34s %-27s %-20s %11s %9s %9s %11s %8s %7s  %s%n";
 
     /** The table as text, a header and a row per (phase, direction). */
     synchronized String format() {
