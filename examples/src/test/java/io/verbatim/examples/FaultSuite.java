@@ -1,7 +1,5 @@
 package io.verbatim.examples;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.examples.FaultChecker.Report;
 import io.verbatim.examples.FaultChecker.Rule;
 import io.verbatim.examples.FaultChecker.Violation;
@@ -20,8 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -39,8 +35,6 @@ import java.util.concurrent.TimeUnit;
 final class FaultSuite implements AutoCloseable {
     static final String TOPIC = "persistent://public/default/orders";
     static final String ADMIN_TOKEN = "fault-suite-admin-token";
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Duration STATUS_TIMEOUT = Duration.ofSeconds(3);
     private static final Duration SPLIT_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(30);
 
@@ -83,6 +77,7 @@ final class FaultSuite implements AutoCloseable {
     private final ProduceLedger ledger;
     private final FaultTraffic traffic;
     private final FaultTable table;
+    private final DrainWatch drainWatch;
     private final List<Violation> processViolations = new ArrayList<>();
     private StoreView view;
     private int phases;
@@ -108,6 +103,7 @@ final class FaultSuite implements AutoCloseable {
         members.forEach(m -> adminPorts.put(m.name(), m.ports().get(0)));
         this.traffic = new FaultTraffic(nodes, adminPorts, clusters, TOPIC, ADMIN_TOKEN, ledger, settings.traffic(), seed);
         this.table = new FaultTable(title);
+        this.drainWatch = new DrainWatch(nodes, clusters, TOPIC);
     }
 
     /**
@@ -228,7 +224,7 @@ final class FaultSuite implements AutoCloseable {
                     c + " refuses produce calls", c + " did not acknowledge a produce call "
                             + "after the heal (waited " + PROBE_TIMEOUT.toSeconds() + " s): " + failure)));
         }
-        List<Drain> drains = awaitDrained(healedAt);
+        List<Drain> drains = drainWatch.await(healedAt, settings.drainDeadline());
         for (String c : clusters) {
             if (!nodes.process(c).isAlive()) {
                 processViolations.add(new Violation(Rule.PROCESS, "phase " + number + ": " + c + " exited",
@@ -236,7 +232,7 @@ final class FaultSuite implements AutoCloseable {
             }
         }
         StoreView.Snapshot snapshot = view.read(clusters);
-        Report report = FaultChecker.check(snapshot.messages(), ledger.produced(), layouts());
+        Report report = FaultChecker.check(snapshot.messages(), ledger.produced(), drainWatch.layouts());
         List<Violation> all = new ArrayList<>(report.violations());
         all.addAll(snapshot.placement());
         for (Drain d : drains) {
@@ -389,95 +385,6 @@ final class FaultSuite implements AutoCloseable {
     /** What the last split that was not applied came to. */
     String lastSplitProblem() {
         return lastSplitProblem;
-    }
-
-    // ---- draining ---------------------------------------------------------------------------------------
-
-    /** One node's status of the topic: its layout and its backlog toward each peer. */
-    private record Status(String layout, Map<String, Long> backlog) {
-    }
-
-    private Optional<Status> status(String cluster) {
-        try {
-            HttpResponse<String> r = nodes.call(cluster, "GET", "/admin/v2/scalable/status", null, STATUS_TIMEOUT);
-            if (r.statusCode() != 200) {
-                return Optional.empty();
-            }
-            JsonNode topic = JSON.readTree(r.body()).path("topics").path(TOPIC);
-            Map<String, Long> backlog = new LinkedHashMap<>();
-            topic.path("remotes").properties().forEach(remote -> {
-                long sum = 0;
-                for (JsonNode b : remote.getValue().path("replicationBacklog")) {
-                    sum += b.asLong();
-                }
-                backlog.put(remote.getKey(), sum);
-            });
-            return Optional.of(new Status(topic.path("layout").toString(), backlog));
-        } catch (IOException e) {
-            return Optional.empty();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.empty();
-        }
-    }
-
-    /**
-     * Polls every node's status until each direction's backlog is 0 and both its ends hold the same layout, or the
-     * deadline passes.
-     */
-    private List<Drain> awaitDrained(long healedAt) throws InterruptedException {
-        Map<String, OptionalLong> drained = new LinkedHashMap<>();
-        Map<String, String> last = new LinkedHashMap<>();
-        for (String from : clusters) {
-            for (String to : clusters) {
-                if (!from.equals(to)) {
-                    drained.put(from + ">" + to, OptionalLong.empty());
-                    last.put(from + ">" + to, "no status yet");
-                }
-            }
-        }
-        long deadline = healedAt + settings.drainDeadline().toNanos();
-        while (drained.values().stream().anyMatch(OptionalLong::isEmpty) && System.nanoTime() < deadline) {
-            Map<String, Optional<Status>> statuses = new LinkedHashMap<>();
-            clusters.forEach(c -> statuses.put(c, status(c)));
-            long now = System.nanoTime();
-            for (String from : clusters) {
-                for (String to : clusters) {
-                    String key = from + ">" + to;
-                    if (from.equals(to) || drained.get(key).isPresent()) {
-                        continue;
-                    }
-                    Optional<Status> a = statuses.get(from);
-                    Optional<Status> b = statuses.get(to);
-                    if (a.isEmpty() || b.isEmpty()) {
-                        last.put(key, (a.isEmpty() ? from : to) + " does not answer its status");
-                        continue;
-                    }
-                    long backlog = a.get().backlog().getOrDefault(to, -1L);
-                    boolean sameLayout = a.get().layout().equals(b.get().layout());
-                    if (backlog == 0 && sameLayout) {
-                        drained.put(key, OptionalLong.of(TimeUnit.NANOSECONDS.toMillis(now - healedAt)));
-                    } else {
-                        last.put(key, "backlog " + backlog + (sameLayout ? ", same layout" : ", layouts " + from + " "
-                                + a.get().layout() + " and " + to + " " + b.get().layout()));
-                    }
-                }
-            }
-            TimeUnit.MILLISECONDS.sleep(100);
-        }
-        List<Drain> out = new ArrayList<>();
-        drained.forEach((key, millis) -> {
-            String[] ends = key.split(">");
-            out.add(new Drain(ends[0], ends[1], millis, last.get(key)));
-        });
-        return out;
-    }
-
-    /** Every node's layout as its status describes it (cells and bucket counts). */
-    private Map<String, String> layouts() {
-        Map<String, String> out = new LinkedHashMap<>();
-        clusters.forEach(c -> out.put(c, status(c).map(Status::layout).orElse("(no status)")));
-        return out;
     }
 
     // ---- the end -----------------------------------------------------------------------------------------
