@@ -287,12 +287,15 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         NetworkLimits d = NetworkLimits.defaults();
         Duration idle = timeout(s, "idleTimeout", d.idleTimeout());
         Duration request = timeout(s, "requestTimeout", d.requestTimeout());
+        Duration firstRequest = timeout(s, "firstRequestTimeout", d.firstRequestTimeout());
         int connections = s.integer("maxConnectionsPerPort", d.maxConnectionsPerPort(), 1, NetworkLimits.MAX_CONNECTIONS);
+        int perAddress = s.integer("maxConnectionsPerAddress", d.maxConnectionsPerAddress(), 1,
+                NetworkLimits.MAX_CONNECTIONS);
         int headers = (int) s.bytes("maxHeaderBytes", d.maxHeaderBytes(), NetworkLimits.MIN_HEADER_BYTES,
                 NetworkLimits.MAX_HEADER_BYTES);
         int frames = (int) s.bytes("maxFrameBytes", d.maxFrameBytes(), NetworkLimits.MIN_FRAME_BYTES,
                 NetworkLimits.MAX_FRAME_BYTES);
-        return build(s, () -> new NetworkLimits(idle, request, connections, headers, frames));
+        return build(s, () -> new NetworkLimits(idle, request, firstRequest, connections, perAddress, headers, frames));
     }
 
     /** A timeout within [100ms, 1h]. */

@@ -200,11 +200,15 @@ class VerbatimConfigTest {
     @Test
     void networkLimitsAreReadWithinTheirRanges() {
         VerbatimConfig c = VerbatimConfig.parse(BASE + """
-                network: {idleTimeout: 5s, requestTimeout: 2s, maxConnectionsPerPort: 10, maxHeaderBytes: 4KiB,
-                          maxFrameBytes: 1MiB}
+                network: {idleTimeout: 5s, requestTimeout: 2s, firstRequestTimeout: 1s, maxConnectionsPerPort: 10,
+                          maxConnectionsPerAddress: 3, maxHeaderBytes: 4KiB, maxFrameBytes: 1MiB}
                 """);
-        assertThat(c.network()).isEqualTo(new NetworkLimits(Duration.ofSeconds(5), Duration.ofSeconds(2), 10, 4096,
-                1 << 20));
+        assertThat(c.network()).isEqualTo(new NetworkLimits(Duration.ofSeconds(5), Duration.ofSeconds(2),
+                Duration.ofSeconds(1), 10, 3, 4096, 1 << 20));
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "network: {firstRequestTimeout: 50ms}"))
+                .hasMessageContaining("network.firstRequestTimeout: '50ms' is too short (expected at least 100ms and at most 1h)");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "network: {maxConnectionsPerAddress: 0}"))
+                .hasMessageContaining("network.maxConnectionsPerAddress: 0 is out of range");
         assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "network: {idleTimeout: 10ms}"))
                 .hasMessageContaining("network.idleTimeout: '10ms' is too short (expected at least 100ms and at most 1h)");
         assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "network: {requestTimeout: 2h}"))
