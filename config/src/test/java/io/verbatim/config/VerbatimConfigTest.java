@@ -242,6 +242,23 @@ class VerbatimConfigTest {
                 + "privateKey: nowhere.key}}, {name: b, token: y}]").security().tls("a")).as("off: not checked").isEmpty();
     }
 
+    /** {@code tls.clientAuth: maybe} was accepted while TLS was off, and would have stopped every node once it was on. */
+    @Test
+    void tlsValuesAreCheckedWhetherOrNotTlsIsOn() {
+        for (String enabled : new String[] {"true", "false"}) {
+            assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {tls: {enabled: " + enabled
+                    + ", clientAuth: maybe}}")).isInstanceOf(ConfigException.class)
+                    .hasMessage("security.tls.clientAuth: 'maybe' is not one of [none, optional, require]");
+        }
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {tls: {certificateChain: [a, b]}}"))
+                .hasMessageContaining("security.tls.certificateChain: ").hasMessageContaining("is not a usable text");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {tls: {enabled: yes please}}"))
+                .hasMessageContaining("security.tls.enabled: ");
+        assertThat(VerbatimConfig.parse(BASE + "security: {tls: {clientAuth: OPTIONAL, trustedCertificates: ca.pem}}")
+                .security().tls("a")).as("off, and well formed").isEmpty();
+    }
+
+
     @Test
     void malformedOrMissingFilesSayWhere(@TempDir Path dir) throws Exception {
         assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [name: a\n  - b"))
