@@ -18,6 +18,9 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.util.AttributeKey;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -25,15 +28,19 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
 import reactor.netty.NettyPipeline;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The I/O around one connection's {@link RequestClock}: two handlers in its pipeline tell the clock what
  * happens (the first byte of a request, before the HTTP codec; a request's headers and end, an answer's
  * start and end, an upgrade, after it), a task on the port's timer fires at the clock's deadline, and an
  * expired connection is closed, with a {@code 408} first when part of a request came and no answer started.
- * Every event runs on the connection's event loop.
+ * On a WebSocket, a frame with an RSV bit set fails the connection (close 1002): no port negotiates an
+ * extension. Every event runs on the connection's event loop.
  */
 final class ConnectionGuard {
+    private static final Logger LOG = Loggers.getLogger(ConnectionGuard.class);
     private static final AttributeKey<ConnectionGuard> KEY = AttributeKey.valueOf("verbatim.connectionGuard");
     private static final byte[] TIMED_OUT = "the request did not arrive whole in time\n".getBytes(StandardCharsets.UTF_8);
 
@@ -168,10 +175,20 @@ final class ConnectionGuard {
         }
     }
 
-    /** After the HTTP codec: requests and answers. */
+    /** After the HTTP codec: requests and answers; after an upgrade, the WebSocket's frames. */
     private final class Messages extends ChannelDuplexHandler {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof WebSocketFrame frame && frame.rsv() != 0) {
+                // No port negotiates a WebSocket extension, so RFC 6455 (5.2) says fail the connection: the frame
+                // is not passed on, whatever it carries.
+                frame.release();
+                LOG.debug("{}: a WebSocket frame with RSV bits {} set, no extension negotiated: closed (1002)",
+                        port.name(), frame.rsv());
+                ctx.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.PROTOCOL_ERROR,
+                        "RSV bits set without a negotiated extension")).addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
             if (msg instanceof HttpRequest) {
                 clock.requestHeaders(now());
             }
