@@ -258,6 +258,23 @@ class VerbatimConfigTest {
                 .security().tls("a")).as("off, and well formed").isEmpty();
     }
 
+    /** A key given twice in {@code clusters[].delegations} is refused with its line, not taken at its last value. */
+    @Test
+    void aListenerGivenTwiceInTheYamlsDelegationsIsRefused() {
+        assertThatThrownBy(() -> VerbatimConfig.parse("""
+                clusters:
+                  - name: a
+                    token: x
+                    controllers: [{id: c1, adminPort: 8101, raftPort: 7101}, {id: c2, adminPort: 8102, raftPort: 7102},
+                                  {id: c3, adminPort: 8103, raftPort: 7103}]
+                    delegations:
+                      b0: c2
+                      b0: c3
+                  - {name: b, token: y}
+                metadataLog: {enabled: true}
+                """)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("clusters[0].delegations.b0: is given twice, again at line 8");
+    }
 
     @Test
     void malformedOrMissingFilesSayWhere(@TempDir Path dir) throws Exception {
