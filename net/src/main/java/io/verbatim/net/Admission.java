@@ -98,6 +98,11 @@ final class Admission<C> {
         return unauthenticated.size();
     }
 
+    /** The connections not yet authenticated, oldest first. */
+    synchronized java.util.List<C> unauthenticatedConnections() {
+        return java.util.List.copyOf(unauthenticated.keySet());
+    }
+
     synchronized int unauthenticatedFrom(String address) {
         return unauthenticatedByAddress.getOrDefault(address, 0);
     }

@@ -54,6 +54,7 @@ final class ConnectionGuard {
     private long generation;
     /** An answer's headers went out and its end did not yet. */
     private boolean answering;
+    private volatile boolean waiting = true;
 
     ConnectionGuard(Channel channel, NetServer.Port port, NetworkLimits limits, Scheduler timer, String address) {
         this.channel = channel;
@@ -106,8 +107,14 @@ final class ConnectionGuard {
         return timer.now(TimeUnit.NANOSECONDS);
     }
 
+    /** Whether it waits for a request (its last answer ended, nothing of a next one came); read by tests. */
+    boolean waiting() {
+        return waiting;
+    }
+
     /** A task at the clock's deadline, unless one is due no later already (it looks again when it fires). */
     private void schedule() {
+        waiting = clock.waiting();
         if (!(clock.due() instanceof RequestClock.Due.At at) || !channel.isOpen()) {
             return;
         }

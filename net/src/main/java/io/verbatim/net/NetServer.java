@@ -119,6 +119,11 @@ public final class NetServer {
             return admission.unauthenticated();
         }
 
+        /** Its connections not yet authenticated, oldest first (tests wait on what their guards say). */
+        List<ConnectionGuard> unauthenticatedConnections() {
+            return admission.unauthenticatedConnections();
+        }
+
         /** Everything refused since it started, every reason together. */
         public long refused() {
             long all = 0;

@@ -90,6 +90,11 @@ final class RequestClock {
         return authenticated;
     }
 
+    /** Whether it waits for a request: none is arriving nor being answered, and it is not a WebSocket. */
+    boolean waiting() {
+        return requestSince == NONE && unanswered == 0 && !upgraded;
+    }
+
     /** Whether part of a request arrived and not all of it. */
     boolean reading() {
         return requestSince != NONE;

@@ -156,6 +156,8 @@ class PortAdmissionTest {
         Peers.get(status, "/status", null);
         assertThat(Peers.answer(status)).startsWith("HTTP/1.1 200 ").endsWith("up");
         assertThat(port.unauthenticated()).isEqualTo(1);
+        // the answer's end passes the guard on the event loop, maybe after its bytes reached us
+        assertThat(Peers.await(() -> port.unauthenticatedConnections().get(0).waiting())).isTrue();
         time.advanceTimeBy(Duration.ofSeconds(5));
         assertThat(Peers.closed(status, Duration.ofSeconds(5))).as("its next call within the first-request timeout")
                 .isTrue();
