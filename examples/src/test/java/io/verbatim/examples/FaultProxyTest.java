@@ -175,13 +175,36 @@ class FaultProxyTest {
                 .isInstanceOf(SocketException.class);
         assertThatThrownBy(() -> callee.getInputStream().read()).as("the callee's side is reset")
                 .isInstanceOf(SocketException.class);
-        assertThatThrownBy(this::connect).isInstanceOf(ConnectException.class);
+        assertNewConnectionGoesNowhere();
         proxy.heal();
         Socket again = connect();
         Socket againCallee = calleeSide();
         again.getOutputStream().write(42);
         assertThat(againCallee.getInputStream().read()).isEqualTo(42);
         assertThat(proxy.counts().resets()).isEqualTo(1);
+    }
+
+    /**
+     * A connection made while the proxy refuses is refused, and reaches no callee. The kernel may complete a
+     * handshake on a closed listener for a moment (a process forked just then holds its descriptor until it closes
+     * it; seen once in CI): that connection is then reset or hears nothing, and still reaches no callee.
+     */
+    private void assertNewConnectionGoesNowhere() throws Exception {
+        Socket s = new Socket();
+        closing.add(s);
+        try {
+            s.connect(new InetSocketAddress("127.0.30.1", port), 2_000);
+        } catch (ConnectException refused) {
+            return;
+        }
+        s.setSoTimeout((int) QUIET.toMillis());
+        try {
+            assertThat(s.getInputStream().read()).as("a connection made while refusing hears nothing").isEqualTo(-1);
+        } catch (SocketTimeoutException | SocketException nothingOrReset) {
+            // as it should
+        }
+        assertThat(accepted.poll(QUIET.toMillis(), TimeUnit.MILLISECONDS)).as("no connection reached the callee")
+                .isNull();
     }
 
     @Test
