@@ -398,6 +398,7 @@ public final class ClusterNode implements AutoCloseable {
         group.ifPresent(g -> running.add(g.leaders().skip(1).publishOn(Schedulers.boundedElastic())
                 .subscribe(this::failover)));
         ReplicatorConfig replicator = config.replication().forCluster(name());
+        Heartbeat heartbeat = new Heartbeat(config.replication().pingInterval(), config.replication().pingTimeout());
         ExchangeGate gate = link.map(ControllerLink::gate).orElseGet(() -> exchangeGate(controller));
         for (var topic : topics.entrySet()) {
             for (String peer : peers()) {
@@ -408,7 +409,7 @@ public final class ClusterNode implements AutoCloseable {
                 ReplicatorMetrics counters = new ReplicatorMetrics();
                 replication.computeIfAbsent(topic.getKey(), t -> new ConcurrentHashMap<>()).put(peer, counters);
                 NetworkRemote network = new NetworkRemote(peer, topic.getKey(), address.brokerUrls(), client,
-                        config.rtt(), timer);
+                        config.rtt(), heartbeat, timer);
                 remotes.add(network);
                 io.verbatim.pipeline.RemoteCluster remote = network;
                 if (pulsar.isPresent()) {
