@@ -420,12 +420,15 @@ public final class ClusterNode implements AutoCloseable {
                     remote = onPulsar;
                 }
                 io.verbatim.pipeline.RemoteCluster into = remote;
+                List<ReplicationLink> links = new ArrayList<>();
                 for (Broker broker : brokers) {
-                    broker.replicate(() -> ReplicationLink.builder().local(topic.getValue()).remote(into)
-                            .config(replicator).exchangeGate(gate).timer(timer).cpu(cpu).metrics(counters));
+                    links.add(broker.replicate(() -> ReplicationLink.builder().local(topic.getValue()).remote(into)
+                            .config(replicator).exchangeGate(gate).timer(timer).cpu(cpu).metrics(counters)
+                            .stallAfter(config.replication().stallAfter())));
                 }
                 new PipelineMetricsBinder(counters, Tags.of("remote_cluster", peer, "topic", topic.getKey()),
-                        () -> backlog(topic.getKey(), peer).values().stream().mapToLong(Long::longValue).sum())
+                        () -> backlog(topic.getKey(), peer).values().stream().mapToLong(Long::longValue).sum(),
+                        () -> links.stream().flatMap(l -> l.status().stream()).toList())
                         .bindTo(registry);
             }
         }
@@ -712,7 +715,8 @@ public final class ClusterNode implements AutoCloseable {
     /**
      * The status of E11 (per topic and remote: converged and diverged ranges, lags, backlog, cap
      * mismatches, cold marks, recent changes; per peer the exchange's verdict) and of the replicators:
-     * how many, their restarts, and each one failing now with its last error.
+     * how many, their restarts, each one failing now with its last error, and each one stalled (backlog, and
+     * nothing acknowledged for {@code replication.stallAfter}) with for how long.
      */
     public Mono<NodeStatus> status() {
         return controller.status(this::backlog).map(s -> new NodeStatus(s, NodeStatus.Replicators.of(replicators()),

@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 
 /**
  * Two clusters as {@code verbatim node} runs them (one process each, here one JVM), every connection between
@@ -29,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * 127.0.0.1 and advertises an address of its own on loopback (127.0.0.2, 127.0.0.3) where the proxy listens on
  * the same ports. Both produce all along; the network between them drops everything silently for a while, then
  * heals, and each direction's time to drain is measured from the heal: until the other cluster stores every
- * message produced before it.
+ * message produced before it. Meanwhile status names the replicators that stand still.
  */
 class PartitionHealTest {
     private static final String T = "persistent://public/default/orders";
@@ -150,6 +151,16 @@ class PartitionHealTest {
         long segment = b.cluster().layout(T).activeSegments().get(0).id();
         b.cluster().controller().split(T, segment).block(Duration.ofSeconds(10));
         Thread.sleep(PARTITION.toMillis() / 2);
+        // Status shows what stands still: replicators rewinding across the partition are stalled, not failing.
+        NodeStatus during = a.cluster().status().block(Duration.ofSeconds(10));
+        assertThat(during.replicators().failing()).isEmpty();
+        assertThat(during.replicators().stalled()).isNotEmpty().allSatisfy(r -> {
+            assertThat(r.id()).endsWith("-->b");
+            assertThat(r.backlog()).isPositive();
+            assertThat(r.stalledFor().orElseThrow()).isGreaterThanOrEqualTo(config.replication().stallAfter());
+        });
+        assertThat(a.cluster().registry().scrape()).containsPattern(
+                "verbatim_replication_stalled\\{[^}]*remote_cluster=\"b\"[^}]*\\} [1-9]");
         long lastA = fromA.get();
         long lastB = fromB.get();
         long healed = System.nanoTime();
@@ -162,6 +173,10 @@ class PartitionHealTest {
         System.out.printf("after a silent partition of %d s: a->b drained %d ms after the heal, b->a %d ms "
                 + "(backoff at most %d ms)%n", PARTITION.toSeconds(), aToB / 1_000_000, bToA / 1_000_000,
                 backoff.toMillis());
+        for (Node n : nodes) {
+            assertThat(Flux.interval(Duration.ofMillis(50)).concatMap(t -> n.cluster().status())
+                    .filter(st -> st.replicators().stalled().isEmpty()).blockFirst(Duration.ofSeconds(30))).isNotNull();
+        }
         Duration bound = Duration.ofSeconds(2).plus(backoff);
         assertThat(Duration.ofNanos(aToB)).as("a->b").isLessThanOrEqualTo(bound);
         assertThat(Duration.ofNanos(bToA)).as("b->a").isLessThanOrEqualTo(bound);
