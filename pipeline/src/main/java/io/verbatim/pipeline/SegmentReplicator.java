@@ -282,7 +282,8 @@ public final class SegmentReplicator {
                     .timeout(config.sealWait(), Mono.empty(), timer)
                     .then(Mono.just(inARow));
         }
-        return Mono.delay(backoff(inARow), timer).thenReturn(inARow);
+        // The remote reached again (a partition healed) ends the wait: the backoff grew while it was away.
+        return Mono.delay(backoff(inARow), timer).or(remote.reachedAgain().next()).thenReturn(inARow);
     }
 
     private Duration backoff(long inARow) {

@@ -306,6 +306,51 @@ class ReplicationLinkTest {
         assertThat(registry.get(PipelineMetricsBinder.STALLED).gauge().value()).isZero();
     }
 
+    /**
+     * Issue 23: after a long partition a replicator's backoff has grown to its maximum (a minute by default), and
+     * it sat that out after the heal. The remote reached again ends the wait.
+     */
+    @Test
+    void aRemoteReachedAgainEndsABackoffThatGrewWhileItWasAway() {
+        Fixture f = new Fixture(ONE);
+        f.config = f.config.withRetry(Duration.ofMillis(100), Duration.ofMinutes(1), 0);
+        AtomicBoolean partitioned = new AtomicBoolean(true);
+        Sinks.Many<Long> reached = Sinks.many().multicast().directBestEffort();
+        RemoteCluster cut = intercepted(f.b.asRemote(), (position, send) -> partitioned.get()
+                ? Mono.error(new RemoteException(RemoteException.Kind.UNAVAILABLE, 0, "connection refused")) : send);
+        RemoteCluster remote = new RemoteCluster() {
+            @Override
+            public String name() {
+                return cut.name();
+            }
+
+            @Override
+            public Flux<Layout> layouts() {
+                return cut.layouts();
+            }
+
+            @Override
+            public ProducerSession open(long segmentId, String producerName) {
+                return cut.open(segmentId, producerName);
+            }
+
+            @Override
+            public Flux<Long> reachedAgain() {
+                return reached.asFlux();
+            }
+        };
+        ReplicationLink link = link(f, remote, new SplittableRandom(SEED)).start();
+        f.produce(0, 10, 10, Compression.NONE);
+        advance(f, Duration.ofMinutes(10));
+        assertThat(link.metrics().rewinds()).as("backed off to a minute").isBetween(10L, 20L);
+        assertThat(f.deliveredToB()).isEmpty();
+
+        partitioned.set(false);
+        reached.tryEmitNext(0L);
+        advance(f, Duration.ofMillis(1));
+        assertThat(f.deliveredToB()).as("at once, not a minute later").hasSize(10);
+    }
+
     /** A replicator idle for an hour that gets an entry it cannot send is stalled from that entry on, not the hour. */
     @Test
     void aReplicatorStallsFromTheWorkItCannotSendNotFromItsLastAcknowledgement() {

@@ -18,6 +18,7 @@ import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.http.client.WebsocketClientSpec;
@@ -45,6 +46,9 @@ final class NetworkRemote implements RemoteCluster {
     private final Flux<LayoutRecord> records;
     private final AtomicInteger attempts = new AtomicInteger();
     private final Disposable.Swap stream = Disposables.swap();
+    private final Sinks.Many<Long> reached = Sinks.many().multicast().directBestEffort();
+    /** The layout stream failed, and no layout came since. */
+    private volatile boolean unreached;
     private volatile @Nullable LayoutRecord latest;
 
     /**
@@ -93,8 +97,17 @@ final class NetworkRemote implements RemoteCluster {
                 })
                 // a dead connection (silent for the ping timeout, or never opened) fails the stream: it reconnects
                 .mergeWith(heartbeat.expired().then(Mono.<LayoutRecord>empty()))
-                .doOnError(e -> LOG.debug("the layout stream of {} from {} failed, reconnecting: {}", name, base,
-                        e.toString()))
+                .doOnNext(record -> {
+                    if (unreached) {
+                        unreached = false;
+                        reached.tryEmitNext(timer.now(java.util.concurrent.TimeUnit.MILLISECONDS));
+                    }
+                })
+                .doOnComplete(() -> unreached = true)
+                .doOnError(e -> {
+                    unreached = true;
+                    LOG.debug("the layout stream of {} from {} failed, reconnecting: {}", name, base, e.toString());
+                })
                 .doFinally(s -> heartbeat.dispose());
     }
 
@@ -108,6 +121,12 @@ final class NetworkRemote implements RemoteCluster {
         // Reconnects may repeat a layout: only newer ones go on.
         return records.map(LayoutCodec::fromProto).scan((held, next) -> next.epoch() > held.epoch() ? next : held)
                 .distinctUntilChanged(Layout::epoch);
+    }
+
+    /** Each time the layout stream brings a layout again after it failed: the remote is reachable again. */
+    @Override
+    public Flux<Long> reachedAgain() {
+        return reached.asFlux();
     }
 
     @Override

@@ -111,23 +111,35 @@ class PartitionHealTest {
         return p;
     }
 
+    /**
+     * With {@code config/samples/nodes.yaml}'s retries, backing off to 2 s. A machine that holds this JVM's threads
+     * still for a while (a shared one, loaded many times over) delays everything by as much: the bound allows the
+     * longest such pause measured while the clusters drained, nothing more.
+     */
     @Test
     void everyDirectionDrainsWithinTwoSecondsPlusTheBackoffAfterASilentPartitionHeals() throws Exception {
+        Duration[] drained = partitionAndHeal("{initial: 50ms, max: 2s, jitter: 0.5}");
+        Duration bound = Duration.ofSeconds(2).plus(Duration.ofSeconds(2)).plus(drained[2]);
+        assertThat(drained[0]).as("a->b").isLessThanOrEqualTo(bound);
+        assertThat(drained[1]).as("b->a").isLessThanOrEqualTo(bound);
+    }
+
+    /** The run of the class comment, {@code retry} the replicators'; each direction's time to drain. */
+    private Duration[] partitionAndHeal(String retry) throws Exception {
         int aAdmin = freePort();
         int aBroker = freePort();
         int bAdmin = freePort();
         int bBroker = freePort();
-        // As config/samples/nodes.yaml: a send timeout of 10 s, retries backing off to 2 s.
+        // As config/samples/nodes.yaml: a send timeout of 10 s.
         VerbatimConfig config = VerbatimConfig.parse("""
                 clusters:
                   - {name: a, token: a-token, bindAddress: 127.0.0.1, advertisedAddress: 127.0.0.3, adminPort: %d, brokerPorts: [%d]}
                   - {name: b, token: b-token, bindAddress: 127.0.0.1, advertisedAddress: 127.0.0.2, adminPort: %d, brokerPorts: [%d]}
                 topics: [{name: %s, initialSegments: 2, bucketBudget: 4}]
-                replication: {startAt: earliest, sendTimeout: 10s, retry: {initial: 50ms, max: 2s, jitter: 0.5}}
+                replication: {startAt: earliest, sendTimeout: 10s, retry: %s}
                 exchange: {antiEntropyInterval: 2s, requestTimeout: 5s, retry: {initial: 50ms, max: 2s, jitter: 0.5}}
                 storage: {deleteConsumed: true}
-                """.formatted(aAdmin, aBroker, bAdmin, bBroker, T));
-        Duration backoff = config.replication().retry().max();
+                """.formatted(aAdmin, aBroker, bAdmin, bBroker, T, retry));
         proxy("127.0.0.3", aAdmin);
         proxy("127.0.0.3", aBroker);
         proxy("127.0.0.2", bAdmin);
@@ -163,6 +175,7 @@ class PartitionHealTest {
                 "verbatim_replication_stalled\\{[^}]*remote_cluster=\"b\"[^}]*\\} [1-9]");
         long lastA = fromA.get();
         long lastB = fromB.get();
+        Pauses pauses = new Pauses();
         long healed = System.nanoTime();
         proxies.forEach(BlackholeProxy::heal);
 
@@ -170,16 +183,42 @@ class PartitionHealTest {
                 Duration.ofSeconds(90));
         long aToB = drained[0] - healed;
         long bToA = drained[1] - healed;
-        System.out.printf("after a silent partition of %d s: a->b drained %d ms after the heal, b->a %d ms "
-                + "(backoff at most %d ms)%n", PARTITION.toSeconds(), aToB / 1_000_000, bToA / 1_000_000,
-                backoff.toMillis());
+        Duration paused = pauses.stop();
+        System.out.printf("after a silent partition of %d s, retry %s: a->b drained %d ms after the heal, b->a %d ms "
+                + "(longest pause of a thread meanwhile: %d ms)%n", PARTITION.toSeconds(), retry, aToB / 1_000_000,
+                bToA / 1_000_000, paused.toMillis());
         for (Node n : nodes) {
-            assertThat(Flux.interval(Duration.ofMillis(50)).concatMap(t -> n.cluster().status())
+            assertThat(Flux.interval(Duration.ofMillis(50)).onBackpressureDrop().concatMap(t -> n.cluster().status())
                     .filter(st -> st.replicators().stalled().isEmpty()).blockFirst(Duration.ofSeconds(30))).isNotNull();
         }
-        Duration bound = Duration.ofSeconds(2).plus(backoff);
-        assertThat(Duration.ofNanos(aToB)).as("a->b").isLessThanOrEqualTo(bound);
-        assertThat(Duration.ofNanos(bToA)).as("b->a").isLessThanOrEqualTo(bound);
+        return new Duration[] {Duration.ofNanos(aToB), Duration.ofNanos(bToA), paused};
+    }
+
+    /** The longest a thread that sleeps 10 ms at a time overslept: how long the machine held this JVM still. */
+    private static final class Pauses {
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final AtomicLong longestNanos = new AtomicLong();
+        private final Thread thread = new Thread(() -> {
+            while (running.get()) {
+                long t0 = System.nanoTime();
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                longestNanos.accumulateAndGet(System.nanoTime() - t0 - 10_000_000, Math::max);
+            }
+        }, "pauses");
+
+        Pauses() {
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        Duration stop() {
+            running.set(false);
+            return Duration.ofNanos(Math.max(0, longestNanos.get()));
+        }
     }
 
     /** Waits until {@code arrivals} holds {@code origin}'s counters below {@code count}; when, in nanos. */
