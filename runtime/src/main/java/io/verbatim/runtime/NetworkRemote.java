@@ -95,7 +95,9 @@ final class NetworkRemote implements RemoteCluster {
                         }
                     });
                 })
-                // a dead connection (silent for the ping timeout, or never opened) fails the stream: it reconnects
+                // a closed connection ends the stream at once (the merge below waits for the heartbeat to end);
+                // a dead one (silent for the ping timeout, or never opened) fails it: either way it reconnects
+                .doOnTerminate(heartbeat::dispose)
                 .mergeWith(heartbeat.expired().then(Mono.<LayoutRecord>empty()))
                 .doOnNext(record -> {
                     if (unreached) {

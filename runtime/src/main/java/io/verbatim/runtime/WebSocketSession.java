@@ -67,7 +67,8 @@ final class WebSocketSession implements ProducerSession {
             heartbeat.heard(); // the opening was answered
             heartbeat.pingWith(() -> ping(out));
             return Mono.firstWithSignal(sending, receiving);
-        }).mergeWith(heartbeat.expired()).subscribe(v -> { }, e -> lost("connection failed: " + e.getMessage()),
+        }).doOnTerminate(heartbeat::dispose) // a closed connection ends now, not when the silence expires
+                .mergeWith(heartbeat.expired()).subscribe(v -> { }, e -> lost("connection failed: " + e.getMessage()),
                 () -> lost("connection closed"));
     }
 

@@ -95,6 +95,47 @@ class SessionLivenessTest {
         session.dispose();
     }
 
+    /**
+     * A connection the remote closes (its broker stopped) ends the session at once, not one ping timeout later:
+     * the heartbeat is a bound for a silent connection, not a delay added to a closed one.
+     */
+    @Test
+    void aSessionTheRemoteClosesFailsItsSendsAtOnceNotAfterThePingTimeout() {
+        NetworkRemote direct = new NetworkRemote("b", "t", List.of(server.baseUrl()), TestNet.client("a"),
+                Duration.ofMillis(400), new Heartbeat(Duration.ofSeconds(1), Duration.ofMinutes(1)),
+                Schedulers.parallel());
+        ProducerSession session = direct.open(0, "pulsar.repl.a.0");
+        assertThat(session.send(entry(0), SourcePosition.of(0, 0)).block(Duration.ofSeconds(5)))
+                .isEqualTo(ProducerSession.Receipt.PERSISTED);
+        var pending = session.send(entry(1), SourcePosition.of(0, 1)); // its receipt half a round trip away
+        long t0 = System.nanoTime();
+        Throwable failure = pending.<Throwable>map(r -> new AssertionError("answered " + r))
+                .onErrorResume(e -> reactor.core.publisher.Mono.just(e))
+                .doOnSubscribe(s -> server.stop()).block(Duration.ofSeconds(30));
+        long ms = millisSince(t0);
+        System.out.println("a session whose remote closed failed its send after " + ms + " ms (ping timeout 60 s)");
+        assertThat(failure).isInstanceOf(RemoteException.class).hasMessageNotContaining("heard nothing");
+        assertThat(((RemoteException) failure).kind()).isEqualTo(RemoteException.Kind.UNAVAILABLE);
+        session.dispose();
+        direct.close();
+    }
+
+    /** A layout stream the remote closes reconnects within its backoff, not one ping timeout later. */
+    @Test
+    void aLayoutStreamTheRemoteClosesReconnectsAtOnceNotAfterThePingTimeout() {
+        NetworkRemote direct = new NetworkRemote("b", "t", List.of(server.baseUrl()), TestNet.client("a"),
+                Duration.ZERO, new Heartbeat(Duration.ofSeconds(1), Duration.ofMinutes(1)), Schedulers.parallel());
+        assertThat(direct.layouts().blockFirst(Duration.ofSeconds(5))).isEqualTo(storage.layout());
+        int before = direct.connects();
+        long t0 = System.nanoTime();
+        server.stop();
+        reactor.core.publisher.Flux.interval(Duration.ofMillis(10)).filter(t -> direct.connects() > before)
+                .blockFirst(Duration.ofSeconds(30));
+        System.out.println("a layout stream whose remote closed tried again after " + millisSince(t0)
+                + " ms (ping timeout 60 s)");
+        direct.close();
+    }
+
     @Test
     void aLayoutStreamCutOffSilentlyReconnectsAndBringsTheLayoutMadeMeanwhile() {
         assertThat(remote.layouts().blockFirst(Duration.ofSeconds(5))).isEqualTo(storage.layout());
