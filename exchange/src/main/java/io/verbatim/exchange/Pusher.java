@@ -30,10 +30,11 @@ import reactor.util.retry.Retry;
  *
  * <p>A push is cut into calls under the peer's body limit (what its answers say it reads; the local
  * limit until it said; halved, and remembered, when a call is refused as too large; halved when a call gets
- * no answer within the request timeout, and doubled back by calls answered within half of it), each call retried
- * until the peer answers it: with exponential backoff when the peer is unreachable, busy or conflicting
- * (timeouts, 409, 429, 5xx), and at the anti-entropy cadence when retrying at once cannot help (a peer
- * without the endpoint, 404/501, is reported unsupported and probed again; other 4xx are reported).
+ * no answer within the request timeout, and doubled back by calls of at least half that limit answered
+ * within a quarter of it), each call retried until the peer answers it: with exponential backoff when the
+ * peer is unreachable, busy or conflicting (timeouts, 409, 429, 5xx), and at the anti-entropy cadence when
+ * retrying at once cannot help (a peer without the endpoint, 404/501, is reported unsupported and probed
+ * again; other 4xx are reported).
  * Topics an answer did not take (stale or failed at the peer) are sent again on their own, a few times
  * with backoff, so one topic never holds up the others. A topic state too large for the peer even alone
  * is reported and left out. Waiting is a
