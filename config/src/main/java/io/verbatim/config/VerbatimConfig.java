@@ -449,9 +449,19 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         Backoff retry = backoff(s.section("retry"), d.retry());
         PartsCodec parts = s.choice("partsCodec", d.partsCodec(), PartsCodec.class);
         Duration sealWait = s.duration("sealWait", d.sealWait(), MS, ReplicatorConfig.MAX_TIMEOUT);
+        Duration pingInterval = s.duration("pingInterval", d.pingInterval(), ReplicationConfig.MIN_PING,
+                ReplicatorConfig.MAX_TIMEOUT);
+        Duration pingTimeout = s.duration("pingTimeout", d.pingTimeout(), ReplicationConfig.MIN_PING,
+                ReplicatorConfig.MAX_TIMEOUT);
+        Duration stallAfter = s.duration("stallAfter", d.stallAfter(), MS, ReplicatorConfig.MAX_TIMEOUT);
         s.done();
+        if (pingTimeout.compareTo(pingInterval) <= 0) {
+            throw new ConfigException(s.key("pingTimeout"), Section.pretty(pingTimeout)
+                    + (s.has("pingTimeout") ? "" : " (the default)") + " is not above " + s.key("pingInterval") + " "
+                    + Section.pretty(pingInterval) + " (expected a silence longer than the time between pings)");
+        }
         return build(s, () -> new ReplicationConfig(startAt, ttl, window, windowBytes, brokerBytes, sendTimeout,
-                retry, parts, sealWait));
+                retry, parts, sealWait, pingInterval, pingTimeout, stallAfter));
     }
 
     private static ExchangeConfig exchange(Section s) {

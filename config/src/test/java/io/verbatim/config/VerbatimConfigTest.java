@@ -59,6 +59,9 @@ class VerbatimConfigTest {
         assertThat(c.replication().brokerInFlightBytes()).isEqualTo(512L << 20);
         assertThat(c.replication().forCluster("us-east").maxInFlightBytes()).isEqualTo(64L << 20);
         assertThat(c.replication().forCluster("us-east").localCluster()).isEqualTo("us-east");
+        assertThat(c.replication().pingInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(c.replication().pingTimeout()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(c.replication().stallAfter()).isEqualTo(Duration.ofSeconds(5));
         assertThat(c.exchange().antiEntropyInterval()).isEqualTo(Duration.ofSeconds(2));
         assertThat(c.exchange().maxBodyBytes()).isEqualTo(4 << 20);
         assertThat(c.slowPath().bytesPerSecond()).isEqualTo(50_000_000);
@@ -101,6 +104,11 @@ class VerbatimConfigTest {
         "replication: {retry: {initial: 5s, max: 1s}}|replication.retry.max: 1s is below replication.retry.initial 5s|at least the first",
         "replication: {retry: {initial: 2m}}|replication.retry.max: 1m (the default) is below replication.retry.initial 2m|at least",
         "replication: {sendTimout: 5s}|replication.sendTimout: is not a known key|sendTimeout",
+        "replication: {pingInterval: 1s, pingTimeout: 1s}|replication.pingTimeout: 1s is not above replication.pingInterval 1s|longer than the time between pings",
+        "replication: {pingInterval: 5s}|replication.pingTimeout: 3s (the default) is not above replication.pingInterval 5s|longer",
+        "replication: {pingInterval: 1ms}|replication.pingInterval: '1ms' is too short|at least 10ms",
+        "replication: {pingTimeout: 2h}|replication.pingTimeout: '2h' is too long|at most 1h",
+        "replication: {stallAfter: 0}|replication.stallAfter: 0 is too short|at least 1ms",
         "exchange: {antiEntropyInterval: 0}|exchange.antiEntropyInterval: 0 is too short|at least",
         "exchange: {maxBodyBytes: 12 parsecs}|exchange.maxBodyBytes: '12 parsecs' is not a size|50MB",
         "slowPath: {bytesPerSecond: 0}|slowPath.bytesPerSecond: 0 is out of range|size within",

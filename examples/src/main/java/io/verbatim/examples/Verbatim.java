@@ -521,8 +521,9 @@ public final class Verbatim implements Runnable {
     }
 
     @Command(name = "status", mixinStandardHelpOptions = true,
-            description = "A running node's status: per topic its layout, per remote the converged and diverged "
-                    + "ranges, the last state's age and the replication backlog.")
+            description = "A running node's status: its replicators (each failing or stalled one named), per topic "
+                    + "its layout, per remote the converged and diverged ranges, the last state's age and the "
+                    + "replication backlog.")
     static final class StatusCommand implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
@@ -559,6 +560,7 @@ public final class Verbatim implements Runnable {
             JsonNode status = new ObjectMapper().readTree(response.body());
             out.printf("cluster %s%s%n", status.path("cluster").asText(),
                     status.path("deferringOwnChanges").asBoolean() ? " (deferring its own changes)" : "");
+            printReplicators(out, status.path("replicators"));
             status.path("topics").fields().forEachRemaining(t -> {
                 JsonNode topic = t.getValue();
                 out.printf("topic %s  epoch %d  convergence lag %d ms%n  layout %s%n", t.getKey(),
@@ -577,6 +579,26 @@ public final class Verbatim implements Runnable {
                 });
             });
             return 0;
+        }
+
+        /** The replicators' summary, then each failing one and each stalled one (backlog, not moving). */
+        private static void printReplicators(PrintWriter out, JsonNode replicators) {
+            if (replicators.isMissingNode()) {
+                return; // a controller replica's status: no replicators there
+            }
+            out.printf(Locale.ROOT, "replicators %d  restarts %d  failing %d  stalled %d%n",
+                    replicators.path("total").asLong(), replicators.path("restarts").asLong(),
+                    replicators.path("failing").size(), replicators.path("stalled").size());
+            for (JsonNode f : replicators.path("failing")) {
+                out.printf(Locale.ROOT, "  failing %s  %s, %d failure(s) in a row: %s%n", f.path("id").asText(),
+                        f.path("state").asText(), f.path("consecutiveFailures").asLong(), f.path("lastError").asText());
+            }
+            for (JsonNode r : replicators.path("stalled")) {
+                out.printf(Locale.ROOT, "  stalled %s  %s for %.1f s, backlog %d%s%n", r.path("id").asText(),
+                        r.path("state").asText(), r.path("stalledForMillis").asLong() / 1000.0,
+                        r.path("backlog").asLong(), r.path("lastError").isTextual() ? ", last error: "
+                                + r.path("lastError").asText() : "");
+            }
         }
 
         private static String join(JsonNode array) {

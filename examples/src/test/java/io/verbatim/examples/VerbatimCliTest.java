@@ -150,6 +150,32 @@ class VerbatimCliTest {
         }
     }
 
+    /** Issue 23: a replicator that rewinds and reconnects without getting anything through is named, not hidden. */
+    @Test
+    void statusNamesAReplicatorStalledWithBacklogThatIsNotFailing() {
+        try (EmbeddedRuntime runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
+                clusters: [{name: east, token: east-token}, {name: west, token: west-token}]
+                topics: [{name: t, initialSegments: 1, bucketBudget: 1}]
+                replication: {sendTimeout: 200ms, stallAfter: 300ms, retry: {initial: 20ms, max: 100ms}}
+                exchange: {antiEntropyInterval: 500ms}
+                """))) {
+            runtime.cluster("west").stopIngest(); // west's brokers are gone; its controller still answers
+            runtime.cluster("east").producer("t", io.verbatim.model.Compression.NONE).sendNow(List.of(
+                    Message.of("k", "v".getBytes(StandardCharsets.UTF_8))));
+            Run r = Flux.interval(Duration.ofMillis(100))
+                    .map(tick -> run("status", runtime.cluster("east").adminUrl()))
+                    .filter(run -> run.out().contains("stalled 1")).blockFirst(Duration.ofSeconds(20));
+            assertThat(r.code()).as(r.err()).isZero();
+            assertThat(r.out()).contains("replicators 1  restarts 0  failing 0  stalled 1")
+                    .containsPattern("  stalled east:t/0000-ffff-0-->west  [A-Z_]+ for \\d+\\.\\d s, backlog 1");
+            runtime.cluster("west").restartIngest();
+            Run after = Flux.interval(Duration.ofMillis(100))
+                    .map(tick -> run("status", runtime.cluster("east").adminUrl()))
+                    .filter(run -> run.out().contains("stalled 0")).blockFirst(Duration.ofSeconds(20));
+            assertThat(after.out()).contains("stalled 0").doesNotContain("\n  stalled ");
+        }
+    }
+
     @Test
     void statusReadsARunningNode() {
         try (EmbeddedRuntime runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""

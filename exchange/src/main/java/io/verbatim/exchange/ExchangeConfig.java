@@ -45,6 +45,10 @@ public record ExchangeConfig(Duration antiEntropyInterval, Backoff retry, Durati
         return new ExchangeConfig(antiEntropyInterval, new Backoff(initial, max, jitter), requestTimeout, maxBodyBytes);
     }
 
+    public ExchangeConfig withRequestTimeout(Duration value) {
+        return new ExchangeConfig(antiEntropyInterval, retry, value, maxBodyBytes);
+    }
+
     public ExchangeConfig withMaxBodyBytes(int value) {
         return new ExchangeConfig(antiEntropyInterval, retry, requestTimeout, value);
     }

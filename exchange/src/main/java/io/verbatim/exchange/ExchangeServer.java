@@ -19,6 +19,8 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerRequest;
@@ -32,7 +34,7 @@ import reactor.netty.http.server.HttpServerRoutes;
  * needs no credential unless {@code security.openStatus} is false. A malformed, oversized or
  * inconsistent call gets a 4xx naming the problem and changes nothing; a body is counted as it streams,
  * so one over the limit is answered 413 (and its connection closed) once the limit is passed, never
- * read whole.
+ * read whole. A call is parsed, folded and answered off the I/O threads ({@link #foldOn}).
  */
 public final class ExchangeServer {
     public static final String EXCHANGE_PATH = "/admin/v2/scalable/exchange";
@@ -45,6 +47,7 @@ public final class ExchangeServer {
     private final Supplier<ControllerLeader> leader;
     private final Controller.BacklogSource backlog;
     private final AtomicLong refusedBodyBytes = new AtomicLong();
+    private volatile Scheduler folds = Schedulers.boundedElastic();
     private @Nullable DisposableServer server;
 
     /**
@@ -81,6 +84,16 @@ public final class ExchangeServer {
         this.net = net;
         this.leader = leader;
         this.backlog = backlog;
+    }
+
+    /**
+     * Where an arriving call is parsed, folded and answered (default {@link Schedulers#boundedElastic()}): never
+     * the I/O thread that read it, whose other connections would wait the whole fold (a call of 54,615 topics
+     * took longer than the request timeout). Before {@link #start}.
+     */
+    public ExchangeServer foldOn(Scheduler scheduler) {
+        folds = scheduler;
+        return this;
     }
 
     /** Binds to {@code 127.0.0.1:port} ({@code 0} picks a free port). */
@@ -151,7 +164,7 @@ public final class ExchangeServer {
         if (where instanceof ControllerLeader.Unknown unknown) {
             return text(response, 503, "no controller leader here now (" + unknown.why() + "); try again");
         }
-        return Bodies.read(request, config.maxBodyBytes()).flatMap(body -> {
+        return Bodies.read(request, config.maxBodyBytes()).publishOn(folds).flatMap(body -> {
             ExchangeRequest parsed;
             try {
                 parsed = ExchangeRequest.parseFrom(body);

@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
@@ -27,10 +29,12 @@ import reactor.util.retry.Retry;
  * push is out are gathered into the next push.
  *
  * <p>A push is cut into calls under the peer's body limit (what its answers say it reads; the local
- * limit until it said; halved, and remembered, when a call is refused as too large), each call retried
- * until the peer answers it: with exponential backoff when the peer is unreachable, busy or conflicting
- * (timeouts, 409, 429, 5xx), and at the anti-entropy cadence when retrying at once cannot help (a peer
- * without the endpoint, 404/501, is reported unsupported and probed again; other 4xx are reported).
+ * limit until it said; halved, and remembered, when a call is refused as too large; halved when a call gets
+ * no answer within the request timeout, and doubled back by calls of at least half that limit answered
+ * within a quarter of it), each call retried until the peer answers it: with exponential backoff when the
+ * peer is unreachable, busy or conflicting (timeouts, 409, 429, 5xx), and at the anti-entropy cadence when
+ * retrying at once cannot help (a peer without the endpoint, 404/501, is reported unsupported and probed
+ * again; other 4xx are reported).
  * Topics an answer did not take (stale or failed at the peer) are sent again on their own, a few times
  * with backoff, so one topic never holds up the others. A topic state too large for the peer even alone
  * is reported and left out. Waiting is a
@@ -47,9 +51,13 @@ public final class Pusher implements Disposable {
     private final RandomGenerator random;
     /** A peer's topics not taken are sent again this many times, backing off, before anti-entropy takes over. */
     private static final int RETRIES_OF_TOPICS = 6;
+    /** Calls are never cut below this after timeouts (a call carries one topic at least anyway). */
+    private static final int MIN_TIMED_OUT_LIMIT = 1024;
 
     private final Map<String, Integer> peerLimits = new ConcurrentHashMap<>();
     private final Map<String, Integer> refusedLimits = new ConcurrentHashMap<>();
+    /** Per peer, the limit its timeouts taught: halved by a call that timed out, doubled by one answered quickly. */
+    private final Map<String, Integer> timedOutLimits = new ConcurrentHashMap<>();
     private final Map<String, String> reported = new ConcurrentHashMap<>();
     private final List<Disposable> loops = new ArrayList<>();
 
@@ -147,8 +155,13 @@ public final class Pusher implements Disposable {
      * never more than a limit a 413 taught (something in front of the peer may read less than it says).
      */
     int limit(String peer) {
-        int said = peerLimits.getOrDefault(peer, Math.min(config.maxBodyBytes(), controller.maxBodyBytes()));
-        return Math.min(said, refusedLimits.getOrDefault(peer, Integer.MAX_VALUE));
+        return Math.min(Math.min(said(peer), refusedLimits.getOrDefault(peer, Integer.MAX_VALUE)),
+                timedOutLimits.getOrDefault(peer, Integer.MAX_VALUE));
+    }
+
+    /** What {@code peer} said it reads, else the local limit. */
+    private int said(String peer) {
+        return peerLimits.getOrDefault(peer, Math.min(config.maxBodyBytes(), controller.maxBodyBytes()));
     }
 
     /** Sends {@code call} (states read for the push), then, until the peer takes it, its topics' states afresh. */
@@ -177,15 +190,18 @@ public final class Pusher implements Disposable {
                 // The limit shrank, or the states grew, since the push was cut: cut this call again.
                 return Flux.fromIterable(cut(request, limit(peer))).concatMap(part -> untilTaken(peer, part)).then();
             }
+            long sentAtNanos = clock.now(TimeUnit.NANOSECONDS);
             return transport.send(peer, request).timeout(config.requestTimeout(), clock)
                     .doOnNext(answer -> {
                         if (answer.getMaxBodyBytes() > 0) {
                             peerLimits.put(peer, answer.getMaxBodyBytes());
                         }
+                        answered(peer, request.getSerializedSize(), clock.now(TimeUnit.NANOSECONDS) - sentAtNanos);
                     })
                     .flatMap(answer -> controller.onAnswer(peer, request, answer))
                     .onErrorResume(e -> e instanceof ExchangeException x && x.status() == 413,
-                            e -> tooLarge(peer, topics, request, e));
+                            e -> tooLarge(peer, topics, request, e))
+                    .doOnError(TimeoutException.class, e -> timedOut(peer, topics, request));
         }).doOnError(e -> {
             controller.failed(peer, e);
             LOG.debug("{}: call to {} failed: {}", controller.cluster(), peer, e.toString());
@@ -203,6 +219,39 @@ public final class Pusher implements Disposable {
         }
         refusedLimits.put(peer, Math.max(1024, Math.min(limit(peer), request.getSerializedSize()) / 2));
         return callOnce(peer, topics);
+    }
+
+    /**
+     * A call got no answer within the request timeout: the peer may be unreachable, or still folding a call too
+     * large to fold in time (it is cancelled and would be sent again whole, forever). The next calls are cut to
+     * half its size, as after a 413, so a large state gets through in calls the peer folds in time; the backoff
+     * still spaces the retries.
+     */
+    private void timedOut(String peer, List<String> topics, ExchangeRequest request) {
+        if (topics.size() < 2) {
+            return; // one topic cannot be cut: it is retried as it is
+        }
+        int halved = Math.max(MIN_TIMED_OUT_LIMIT, Math.min(limit(peer), request.getSerializedSize()) / 2);
+        Integer before = timedOutLimits.put(peer, halved);
+        if (before == null) {
+            LOG.info("{}: a call of {} topics ({} bytes) to {} got no answer within {}; cutting the next calls to {} "
+                    + "bytes until calls are answered quickly again", controller.cluster(), topics.size(),
+                    request.getSerializedSize(), peer, config.requestTimeout(), halved);
+        }
+    }
+
+    /**
+     * A call of {@code bytes} was answered after {@code nanos}. A limit a timeout taught doubles back toward what
+     * the peer reads (a partition's timeouts must not leave the calls small for good) once a call of at least half
+     * that limit is answered within a quarter of the request timeout: a call twice the limit would then take at
+     * most the timeout. A small call answered quickly says nothing of a large one.
+     */
+    private void answered(String peer, int bytes, long nanos) {
+        Integer taught = timedOutLimits.get(peer);
+        if (taught == null || bytes * 2L < taught || nanos * 4 > config.requestTimeout().toNanos()) {
+            return;
+        }
+        timedOutLimits.computeIfPresent(peer, (p, limit) -> limit >= said(p) / 2 ? null : limit * 2);
     }
 
     /** How long to wait before calling again after {@code failure}. */

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -93,6 +94,64 @@ class PusherTest {
         pusher.pushUntilAcknowledged("b").block();
         assertThat(sizes).as("the next push is cut to the peer's limit from the start").hasSizeGreaterThan(5)
                 .allMatch(size -> size <= 20_000);
+    }
+
+    /**
+     * Issue 23: a first call of 54,615 topics took longer to fold than the request timeout; it was cancelled and
+     * sent again whole, forever. A call that times out is cut as a 413 cuts it, until the calls fit the time.
+     */
+    @Test
+    void aCallThatTimesOutIsCutAsA413CutsItUntilEveryTopicGetsThrough() {
+        Controller a = controller("a", "b", 3000);
+        Controller b = controller("b", "a", 3000);
+        List<Integer> topicsPerCall = new CopyOnWriteArrayList<>();
+        // The peer folds a topic a millisecond: a call of more than 1000 topics passes the 1 s timeout.
+        ExchangeTransport slow = (peer, request) -> {
+            topicsPerCall.add(request.getTopicsCount());
+            return Mono.delay(Duration.ofMillis(request.getTopicsCount()), clock).then(b.receive(request));
+        };
+        AtomicBoolean done = new AtomicBoolean();
+        new Pusher(a, slow, config.withRequestTimeout(Duration.ofSeconds(1)), clock).pushUntilAcknowledged("b")
+                .subscribe(v -> { }, e -> { }, () -> done.set(true));
+        clock.advanceTimeBy(Duration.ofMinutes(2));
+        assertThat(done).as("every topic taken: %s", topicsPerCall).isTrue();
+        assertThat(b.peerStatesView()).hasSize(3000);
+        assertThat(topicsPerCall.get(0)).as("the first call carried every topic").isEqualTo(3000);
+        int timedOut = (int) a.metrics().failures("b");
+        assertThat(timedOut).as("timed out and cut, a few times: %s", topicsPerCall).isBetween(2, 4);
+        assertThat(topicsPerCall.subList(timedOut, topicsPerCall.size())).as("then calls the peer folds in time")
+                .allMatch(n -> n < 1000);
+    }
+
+    /** Timeouts of a partition must not leave the calls small for good: quick answers let them grow back. */
+    @Test
+    void theLimitATimeoutTaughtGrowsBackOnceCallsAreAnsweredQuickly() {
+        Controller a = controller("a", "b", 3000);
+        Controller b = controller("b", "a", 3000);
+        List<Integer> topicsPerCall = new CopyOnWriteArrayList<>();
+        AtomicBoolean partitioned = new AtomicBoolean(true);
+        ExchangeTransport link = (peer, request) -> {
+            topicsPerCall.add(request.getTopicsCount());
+            return partitioned.get() ? Mono.never() : b.receive(request);
+        };
+        Pusher pusher = new Pusher(a, link, config.withRequestTimeout(Duration.ofSeconds(1)), clock);
+        int full = pusher.limit("b");
+        pusher.pushUntilAcknowledged("b").subscribe();
+        clock.advanceTimeBy(Duration.ofSeconds(30));
+        assertThat(pusher.limit("b")).as("halved at every timeout").isLessThan(full / 8);
+        int healedAt = topicsPerCall.size();
+        partitioned.set(false);
+        clock.advanceTimeBy(Duration.ofSeconds(30));
+        assertThat(b.peerStatesView()).hasSize(3000);
+        List<Integer> after = topicsPerCall.subList(healedAt, topicsPerCall.size());
+        assertThat(after.get(0)).as("small at first: %s", after).isLessThan(30);
+        assertThat(after.stream().mapToInt(Integer::intValue).max().orElseThrow()).as("then doubling: %s", after)
+                .isGreaterThan(1000);
+        assertThat(pusher.limit("b")).as("doubled back past the whole state").isGreaterThan(
+                a.stateFor("b").block().getSerializedSize());
+        topicsPerCall.clear();
+        pusher.pushUntilAcknowledged("b").block();
+        assertThat(topicsPerCall).as("the next push goes whole again").containsExactly(3000);
     }
 
     @Test

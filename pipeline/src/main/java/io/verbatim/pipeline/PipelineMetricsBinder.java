@@ -5,14 +5,17 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.Collection;
+import java.util.List;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Shows a replicator's counters to Micrometer (R-F): replicated entries and bytes by path, parts,
- * skipped entries, send failures, rewinds and restarts, the replicators failing, and the cursor
- * backlog. Names are dotted constants; tags name the local cluster, the topic, the remote and the
+ * skipped entries, send failures, rewinds and restarts, the replicators failing, the replicators stalled
+ * and for how long, and the cursor backlog. Names are dotted constants; tags name the local cluster, the topic, the remote and the
  * source segment.
  */
 public final class PipelineMetricsBinder implements MeterBinder {
@@ -27,12 +30,17 @@ public final class PipelineMetricsBinder implements MeterBinder {
     public static final String RESTARTS = "verbatim.replication.restarts";
     /** Replicators that failed and have not made progress since. */
     public static final String FAILING = "verbatim.replication.failing";
+    /** Replicators with backlog that acknowledged nothing for the stall threshold ({@link ReplicatorStatus#stalled()}). */
+    public static final String STALLED = "verbatim.replication.stalled";
+    /** How long the longest-stalled of them has not moved, in seconds; 0 when none is stalled. */
+    public static final String STALLED_SECONDS = "verbatim.replication.stalled.seconds";
     /** Per source cluster and topic: sealed segments that replication backlog keeps from deletion. */
     public static final String SEALED_PINNED = "verbatim.replication.sealed.pinned";
 
     private final ReplicatorMetrics metrics;
     private final Tags tags;
     private final LongSupplier backlog;
+    private final Supplier<? extends Collection<ReplicatorStatus>> replicators;
 
     /**
      * @param backlog the replication cursor's backlog in entries (read when scraped)
@@ -48,9 +56,19 @@ public final class PipelineMetricsBinder implements MeterBinder {
      * {@code topic} instead of {@code segment}).
      */
     public PipelineMetricsBinder(ReplicatorMetrics metrics, Tags tags, LongSupplier backlog) {
+        this(metrics, tags, backlog, List::of);
+    }
+
+    /**
+     * @param replicators the status of the replicators {@code metrics} counts (read when scraped): which are
+     *        stalled, and for how long
+     */
+    public PipelineMetricsBinder(ReplicatorMetrics metrics, Tags tags, LongSupplier backlog,
+            Supplier<? extends Collection<ReplicatorStatus>> replicators) {
         this.metrics = metrics;
         this.tags = tags;
         this.backlog = backlog;
+        this.replicators = replicators;
     }
 
     @Override
@@ -68,6 +86,12 @@ public final class PipelineMetricsBinder implements MeterBinder {
         counter(registry, RESTARTS, null, null, ReplicatorMetrics::restarts);
         Gauge.builder(FAILING, metrics::failing).tags(tags)
                 .description("replicators that failed and have not made progress since").register(registry);
+        Gauge.builder(STALLED, () -> replicators.get().stream().filter(ReplicatorStatus::stalled).count()).tags(tags)
+                .description("replicators with backlog that acknowledged nothing for replication.stallAfter")
+                .register(registry);
+        Gauge.builder(STALLED_SECONDS, () -> replicators.get().stream().flatMap(r -> r.stalledFor().stream())
+                .mapToDouble(d -> d.toNanos() / 1e9).max().orElse(0)).tags(tags).baseUnit("seconds")
+                .description("how long the longest-stalled replicator has acknowledged nothing").register(registry);
         // A supplier gauge holds its function strongly (the object form keeps only a weak reference).
         Gauge.builder(BACKLOG, backlog::getAsLong).tags(tags).baseUnit("entries")
                 .description("entries of the source segment not yet replicated to the remote").register(registry);

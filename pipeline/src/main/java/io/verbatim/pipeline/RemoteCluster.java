@@ -17,4 +17,14 @@ public interface RemoteCluster {
      * destination refuses an entry whose predecessor in the session it has not taken.
      */
     ProducerSession open(long segmentId, String producerName);
+
+    /**
+     * A signal each time the remote answers again after it could not be reached (a lost connection to it
+     * reopened): a replicator backing off from a failed pass tries again at once, rather than sit out a backoff
+     * that grew while the remote was away (up to {@code replication.retry.max}, a minute by default). Default:
+     * none.
+     */
+    default Flux<Long> reachedAgain() {
+        return Flux.never();
+    }
 }

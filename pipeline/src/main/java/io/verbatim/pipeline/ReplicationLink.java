@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
@@ -29,11 +30,15 @@ import reactor.util.Loggers;
  * <p>It supervises: a replicator that ends with an error is restarted from its durable cursor after
  * {@link ReplicatorConfig#retry()} backoff, the attempt being its failures in a row, which reset once a
  * restarted replicator acknowledges an entry or completes. {@link #status()} shows each segment's
- * replicator, restarts and failures; {@link #stop()} stops every replicator at once and restarts none.
+ * replicator, restarts and failures, backlog, and whether it is stalled (backlog, and nothing acknowledged for
+ * {@link Builder#stallAfter}: a replicator that keeps rewinding across a partition is stalled, not failing);
+ * {@link #stop()} stops every replicator at once and restarts none.
  */
 public final class ReplicationLink {
     private static final Logger LOG = Loggers.getLogger(ReplicationLink.class);
     private static final Runnable NOTHING = () -> { };
+    /** A replicator with backlog that acknowledged nothing for 5 s is stalled. */
+    public static final Duration DEFAULT_STALL_AFTER = Duration.ofSeconds(5);
 
     private final LocalSegments local;
     private final RemoteCluster remote;
@@ -47,6 +52,7 @@ public final class ReplicationLink {
     private final ReplicatorMetrics metrics;
     private final RandomGenerator random;
     private final String cursorName;
+    private final long stallAfterNanos;
     /** By segment id; everything below is guarded by {@code this}. */
     private final Map<Long, Supervised> segments = new TreeMap<>();
     private boolean started;
@@ -65,6 +71,7 @@ public final class ReplicationLink {
         this.metrics = Objects.requireNonNull(b.metrics, "metrics");
         this.random = Objects.requireNonNull(b.random, "random");
         this.cursorName = ReplicatorConfig.cursorName(remote.name());
+        this.stallAfterNanos = b.stallAfter.toNanos();
     }
 
     public static Builder builder() {
@@ -132,17 +139,41 @@ public final class ReplicationLink {
     }
 
     /**
-     * Each supervised segment's replicator, by segment id (a stopped link shows the states its replicators
-     * were in when it stopped).
+     * Each supervised segment's replicator, by segment id, with its backlog and whether it is stalled (a stopped
+     * link shows the states its replicators were in when it stopped).
      */
-    public synchronized List<ReplicatorStatus> status() {
-        List<ReplicatorStatus> out = new ArrayList<>(segments.size());
-        for (Supervised s : segments.values()) {
-            SegmentReplicator.State state = s.done ? SegmentReplicator.State.DONE : s.replicator.state();
-            out.add(new ReplicatorStatus(s.replicator.id(), s.segment.descriptor(), state, s.restarts,
-                    s.consecutiveFailures, Optional.ofNullable(s.lastError)));
+    public List<ReplicatorStatus> status() {
+        List<ReplicatorStatus> out;
+        List<Supervised> running = new ArrayList<>();
+        synchronized (this) {
+            out = new ArrayList<>(segments.size());
+            for (Supervised s : segments.values()) {
+                SegmentReplicator.State state = s.done ? SegmentReplicator.State.DONE : s.replicator.state();
+                out.add(new ReplicatorStatus(s.replicator.id(), s.segment.descriptor(), state, s.restarts,
+                        s.consecutiveFailures, Optional.ofNullable(s.lastError)));
+                running.add(s);
+            }
+        }
+        // The backlog outside the lock: the storage may hold its own while it hands this link a layout.
+        long now = timer.now(TimeUnit.NANOSECONDS);
+        for (int i = 0; i < out.size(); i++) {
+            ReplicatorStatus r = out.get(i);
+            if (r.state() == SegmentReplicator.State.DONE) {
+                continue;
+            }
+            Supervised s = running.get(i);
+            long backlog = local.backlog(s.segment.id(), cursorName);
+            long stalled = s.progress.stalledNanos(now, backlog);
+            out.set(i, new ReplicatorStatus(r.id(), r.segment(), r.state(), r.restarts(), r.consecutiveFailures(),
+                    r.lastError(), backlog, stalled >= stallAfterNanos && stalled > 0
+                            ? Optional.of(Duration.ofNanos(stalled)) : Optional.empty()));
         }
         return out;
+    }
+
+    /** Replicators with backlog that acknowledged nothing for the stall threshold. */
+    public List<ReplicatorStatus> stalled() {
+        return status().stream().filter(ReplicatorStatus::stalled).toList();
     }
 
     /** Replicators that failed and have not made progress since. */
@@ -176,7 +207,8 @@ public final class ReplicationLink {
                 if (!owned.test(segment)) {
                     continue;
                 }
-                Supervised s = segments.computeIfAbsent(segment.id(), id -> new Supervised(segment));
+                Supervised s = segments.computeIfAbsent(segment.id(), id -> new Supervised(segment,
+                        new Progress(timer.now(TimeUnit.NANOSECONDS))));
                 if (!s.done && !s.active) {
                     launches.add(launch(s));
                 }
@@ -202,6 +234,7 @@ public final class ReplicationLink {
                 .cpu(cpu)
                 .metrics(metrics)
                 .random(random)
+                .progress(s.progress)
                 .build();
         if (local.layout().segment(s.segment.id()).isEmpty()) {
             finish(s); // pruned: nothing left to replicate
@@ -303,8 +336,22 @@ public final class ReplicationLink {
         private @Nullable Scheduler cpu;
         private ReplicatorMetrics metrics = new ReplicatorMetrics();
         private RandomGenerator random = new SplittableRandom();
+        private Duration stallAfter = DEFAULT_STALL_AFTER;
 
         private Builder() {
+        }
+
+        /**
+         * How long a replicator with backlog may acknowledge nothing before {@link #status()} shows it stalled;
+         * default {@link #DEFAULT_STALL_AFTER}.
+         */
+        public Builder stallAfter(Duration value) {
+            if (value == null || value.isNegative() || value.isZero() || value.compareTo(ReplicatorConfig.MAX_TIMEOUT) > 0) {
+                throw new IllegalArgumentException("stallAfter " + value + " must be a positive duration, at most "
+                        + ReplicatorConfig.MAX_TIMEOUT);
+            }
+            stallAfter = value;
+            return this;
         }
 
         /** The local topic whose segments replicate. */
@@ -381,6 +428,8 @@ public final class ReplicationLink {
     private static final class Supervised {
         /** The segment as the layout first showed it (its id, range and parents never change). */
         final Segment segment;
+        /** When its replication last moved, across restarts. */
+        final Progress progress;
         /** Bumped by every launch, end and stop: signals of an older run or timer are stale. */
         long generation;
         /** Set by {@link #launch}, which follows every creation under the same lock. */
@@ -395,8 +444,9 @@ public final class ReplicationLink {
         int consecutiveFailures;
         @Nullable String lastError;
 
-        Supervised(Segment segment) {
+        Supervised(Segment segment, Progress progress) {
             this.segment = segment;
+            this.progress = progress;
         }
     }
 

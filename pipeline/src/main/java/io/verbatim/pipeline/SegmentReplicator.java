@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
@@ -90,6 +91,8 @@ public final class SegmentReplicator {
     private final String producerName;
     private final AtomicReference<Layout> latest = new AtomicReference<>();
     private final AtomicReference<State> state = new AtomicReference<>(State.CREATED);
+    private final Progress progress;
+    private final LongSupplier nowNanos;
     /** Parts of partly sent slow-path entries that the remote already took, by entry and layout epoch. */
     private final Map<SourcePosition, SentParts> sentParts = new ConcurrentHashMap<>();
 
@@ -111,6 +114,8 @@ public final class SegmentReplicator {
         this.metrics = Objects.requireNonNull(b.metrics, "metrics");
         this.limits = b.limits;
         this.random = b.random;
+        this.nowNanos = () -> timer.now(TimeUnit.NANOSECONDS);
+        this.progress = b.progress != null ? b.progress : new Progress(nowNanos.getAsLong());
         this.id = config.localCluster() + ":" + topic + "/" + source.descriptor() + "-->" + remote.name();
         this.cursorName = ReplicatorConfig.cursorName(remote.name());
         this.producerName = ReplicatorConfig.producerName(config.localCluster(), source.id());
@@ -227,6 +232,7 @@ public final class SegmentReplicator {
         // cursor order too), or all at once when the pass ends. Hence no bound on the sends' concurrency here.
         return cursor.read()
                 .concatMap(stored -> {
+                    progress.read(stored.position(), nowNanos);
                     long bytes = stored.bytes().remaining();
                     return window.tryAcquire(bytes) ? prepare(stored, inFlight, plannedEpoch)
                             : window.acquire(bytes).then(Mono.defer(() -> prepare(stored, inFlight, plannedEpoch)));
@@ -252,6 +258,7 @@ public final class SegmentReplicator {
     }
 
     private Unit acknowledged(Unit unit) {
+        progress.acknowledged(unit.position(), nowNanos.getAsLong());
         sentParts.remove(unit.position());
         metrics.count(unit);
         state.set(State.REPLICATING);
@@ -275,7 +282,8 @@ public final class SegmentReplicator {
                     .timeout(config.sealWait(), Mono.empty(), timer)
                     .then(Mono.just(inARow));
         }
-        return Mono.delay(backoff(inARow), timer).thenReturn(inARow);
+        // The remote reached again (a partition healed) ends the wait: the backoff grew while it was away.
+        return Mono.delay(backoff(inARow), timer).or(remote.reachedAgain().next()).thenReturn(inARow);
     }
 
     private Duration backoff(long inARow) {
@@ -466,6 +474,7 @@ public final class SegmentReplicator {
         private ReplicatorMetrics metrics = new ReplicatorMetrics();
         private EntryLimits limits = EntryLimits.DEFAULT;
         private RandomGenerator random = new SplittableRandom();
+        private @Nullable Progress progress;
 
         public Builder config(ReplicatorConfig value) {
             config = value;
@@ -538,6 +547,12 @@ public final class SegmentReplicator {
         /** Where the backoff's jitter comes from (default: a fresh unseeded generator); seed it to replay. */
         public Builder random(RandomGenerator value) {
             random = value;
+            return this;
+        }
+
+        /** Where it tells when it moved (a link keeps one per segment across restarts); default: its own. */
+        Builder progress(Progress value) {
+            progress = value;
             return this;
         }
 

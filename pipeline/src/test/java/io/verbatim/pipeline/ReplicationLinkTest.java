@@ -259,6 +259,123 @@ class ReplicationLinkTest {
         link.stop();
     }
 
+    /**
+     * Issue 23: across a partition a replicator rewinds and reconnects again and again, sends time out and
+     * nothing is acknowledged, yet nothing ends it: it never counted as failing, and status showed 0 failing
+     * while it stood still. With backlog and nothing acknowledged for the stall threshold it is stalled, for as
+     * long as it has not moved; the first acknowledgement ends that.
+     */
+    @Test
+    void aReplicatorThatKeepsRewindingWithBacklogIsStalledNotFailingAndSaysForHowLong() {
+        Fixture f = new Fixture(ONE);
+        f.config = f.config.withSendTimeout(Duration.ofSeconds(1));
+        AtomicBoolean partitioned = new AtomicBoolean(true);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ReplicationLink link = ReplicationLink.builder().local(f.a)
+                .remote(intercepted(f.b.asRemote(), (position, send) -> partitioned.get() ? Mono.never() : send))
+                .config(f.config).timer(f.clock).cpu(f.clock).random(new SplittableRandom(SEED))
+                .stallAfter(Duration.ofSeconds(2)).build();
+        new PipelineMetricsBinder(link.metrics(), Tags.of("remote_cluster", "b"), () -> 0, link::status)
+                .bindTo(registry);
+        f.produce(0, 10, 10, Compression.NONE);
+        link.start();
+
+        advance(f, Duration.ofMillis(1999));
+        assertThat(link.status()).singleElement().satisfies(s -> {
+            assertThat(s.backlog()).isPositive();
+            assertThat(s.stalled()).as("not yet: below the threshold").isFalse();
+        });
+        advance(f, Duration.ofMillis(8001));
+        assertThat(link.metrics().rewinds()).as("timed out and rewound, again and again").isGreaterThan(3);
+        assertThat(link.status()).singleElement().satisfies(s -> {
+            assertThat(s.failing()).isFalse();
+            assertThat(s.stalledFor()).hasValue(Duration.ofSeconds(10));
+        });
+        assertThat(link.stalled()).hasSize(1);
+        assertThat(link.failing()).isZero();
+        assertThat(registry.get(PipelineMetricsBinder.STALLED).gauge().value()).isEqualTo(1);
+        assertThat(registry.get(PipelineMetricsBinder.STALLED_SECONDS).gauge().value()).isEqualTo(10.0);
+
+        partitioned.set(false);
+        advance(f, Duration.ofSeconds(2));
+        assertThat(f.deliveredToB()).hasSize(10);
+        assertThat(link.status()).singleElement().satisfies(s -> {
+            assertThat(s.backlog()).isZero();
+            assertThat(s.stalled()).isFalse();
+        });
+        assertThat(registry.get(PipelineMetricsBinder.STALLED).gauge().value()).isZero();
+    }
+
+    /**
+     * Issue 23: after a long partition a replicator's backoff has grown to its maximum (a minute by default), and
+     * it sat that out after the heal. The remote reached again ends the wait.
+     */
+    @Test
+    void aRemoteReachedAgainEndsABackoffThatGrewWhileItWasAway() {
+        Fixture f = new Fixture(ONE);
+        f.config = f.config.withRetry(Duration.ofMillis(100), Duration.ofMinutes(1), 0);
+        AtomicBoolean partitioned = new AtomicBoolean(true);
+        Sinks.Many<Long> reached = Sinks.many().multicast().directBestEffort();
+        RemoteCluster cut = intercepted(f.b.asRemote(), (position, send) -> partitioned.get()
+                ? Mono.error(new RemoteException(RemoteException.Kind.UNAVAILABLE, 0, "connection refused")) : send);
+        RemoteCluster remote = new RemoteCluster() {
+            @Override
+            public String name() {
+                return cut.name();
+            }
+
+            @Override
+            public Flux<Layout> layouts() {
+                return cut.layouts();
+            }
+
+            @Override
+            public ProducerSession open(long segmentId, String producerName) {
+                return cut.open(segmentId, producerName);
+            }
+
+            @Override
+            public Flux<Long> reachedAgain() {
+                return reached.asFlux();
+            }
+        };
+        ReplicationLink link = link(f, remote, new SplittableRandom(SEED)).start();
+        f.produce(0, 10, 10, Compression.NONE);
+        advance(f, Duration.ofMinutes(10));
+        assertThat(link.metrics().rewinds()).as("backed off to a minute").isBetween(10L, 20L);
+        assertThat(f.deliveredToB()).isEmpty();
+
+        partitioned.set(false);
+        reached.tryEmitNext(0L);
+        advance(f, Duration.ofMillis(1));
+        assertThat(f.deliveredToB()).as("at once, not a minute later").hasSize(10);
+    }
+
+    /** A replicator idle for an hour that gets an entry it cannot send is stalled from that entry on, not the hour. */
+    @Test
+    void aReplicatorStallsFromTheWorkItCannotSendNotFromItsLastAcknowledgement() {
+        Fixture f = new Fixture(ONE);
+        f.config = f.config.withSendTimeout(Duration.ofSeconds(1));
+        AtomicBoolean partitioned = new AtomicBoolean();
+        ReplicationLink link = ReplicationLink.builder().local(f.a)
+                .remote(intercepted(f.b.asRemote(), (position, send) -> partitioned.get() ? Mono.never() : send))
+                .config(f.config).timer(f.clock).cpu(f.clock).random(new SplittableRandom(SEED))
+                .stallAfter(Duration.ofSeconds(2)).build().start();
+        f.produce(0, 1, 1, Compression.NONE);
+        advance(f, Duration.ofSeconds(1));
+        assertThat(f.deliveredToB()).hasSize(1);
+        advance(f, Duration.ofHours(1));
+        assertThat(link.status()).singleElement().satisfies(s -> assertThat(s.stalled()).as("idle").isFalse());
+
+        partitioned.set(true);
+        f.produce(1, 1, 1, Compression.NONE);
+        advance(f, Duration.ofMillis(1999));
+        assertThat(link.stalled()).as("new work, not yet the threshold").isEmpty();
+        advance(f, Duration.ofMillis(1001));
+        assertThat(link.status()).singleElement().satisfies(s ->
+                assertThat(s.stalledFor()).hasValue(Duration.ofSeconds(3)));
+    }
+
     private static ReplicationLink link(Fixture f, RemoteCluster remote, SplittableRandom random) {
         return ReplicationLink.builder().local(f.a).remote(remote).config(f.config).budget(f.budget).timer(f.clock)
                 .cpu(f.clock).random(random).build();

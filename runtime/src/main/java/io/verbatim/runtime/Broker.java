@@ -51,8 +51,10 @@ final class Broker {
     }
 
     /** Starts a link of one topic toward one remote for the segments this broker owns, on its budgets. */
-    void replicate(Supplier<ReplicationLink.Builder> link) {
-        links.add(link.get().owned(this::owns).budget(budget).inFlightBudget(inFlight).build().start());
+    ReplicationLink replicate(Supplier<ReplicationLink.Builder> link) {
+        ReplicationLink started = link.get().owned(this::owns).budget(budget).inFlightBudget(inFlight).build().start();
+        links.add(started);
+        return started;
     }
 
     /** Stops every link at once; the cursors keep what was acknowledged. */

@@ -398,6 +398,7 @@ public final class ClusterNode implements AutoCloseable {
         group.ifPresent(g -> running.add(g.leaders().skip(1).publishOn(Schedulers.boundedElastic())
                 .subscribe(this::failover)));
         ReplicatorConfig replicator = config.replication().forCluster(name());
+        Heartbeat heartbeat = new Heartbeat(config.replication().pingInterval(), config.replication().pingTimeout());
         ExchangeGate gate = link.map(ControllerLink::gate).orElseGet(() -> exchangeGate(controller));
         for (var topic : topics.entrySet()) {
             for (String peer : peers()) {
@@ -408,7 +409,7 @@ public final class ClusterNode implements AutoCloseable {
                 ReplicatorMetrics counters = new ReplicatorMetrics();
                 replication.computeIfAbsent(topic.getKey(), t -> new ConcurrentHashMap<>()).put(peer, counters);
                 NetworkRemote network = new NetworkRemote(peer, topic.getKey(), address.brokerUrls(), client,
-                        config.rtt(), timer);
+                        config.rtt(), heartbeat, timer);
                 remotes.add(network);
                 io.verbatim.pipeline.RemoteCluster remote = network;
                 if (pulsar.isPresent()) {
@@ -419,12 +420,15 @@ public final class ClusterNode implements AutoCloseable {
                     remote = onPulsar;
                 }
                 io.verbatim.pipeline.RemoteCluster into = remote;
+                List<ReplicationLink> links = new ArrayList<>();
                 for (Broker broker : brokers) {
-                    broker.replicate(() -> ReplicationLink.builder().local(topic.getValue()).remote(into)
-                            .config(replicator).exchangeGate(gate).timer(timer).cpu(cpu).metrics(counters));
+                    links.add(broker.replicate(() -> ReplicationLink.builder().local(topic.getValue()).remote(into)
+                            .config(replicator).exchangeGate(gate).timer(timer).cpu(cpu).metrics(counters)
+                            .stallAfter(config.replication().stallAfter())));
                 }
                 new PipelineMetricsBinder(counters, Tags.of("remote_cluster", peer, "topic", topic.getKey()),
-                        () -> backlog(topic.getKey(), peer).values().stream().mapToLong(Long::longValue).sum())
+                        () -> backlog(topic.getKey(), peer).values().stream().mapToLong(Long::longValue).sum(),
+                        () -> links.stream().flatMap(l -> l.status().stream()).toList())
                         .bindTo(registry);
             }
         }
@@ -711,7 +715,8 @@ public final class ClusterNode implements AutoCloseable {
     /**
      * The status of E11 (per topic and remote: converged and diverged ranges, lags, backlog, cap
      * mismatches, cold marks, recent changes; per peer the exchange's verdict) and of the replicators:
-     * how many, their restarts, and each one failing now with its last error.
+     * how many, their restarts, each one failing now with its last error, and each one stalled (backlog, and
+     * nothing acknowledged for {@code replication.stallAfter}) with for how long.
      */
     public Mono<NodeStatus> status() {
         return controller.status(this::backlog).map(s -> new NodeStatus(s, NodeStatus.Replicators.of(replicators()),

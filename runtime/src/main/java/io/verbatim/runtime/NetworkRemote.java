@@ -18,9 +18,12 @@ import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.http.client.WebsocketClientSpec;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 import reactor.util.retry.Retry;
 
 /**
@@ -29,6 +32,8 @@ import reactor.util.retry.Retry;
  * to the broker that owns the destination segment.
  */
 final class NetworkRemote implements RemoteCluster {
+    private static final Logger LOG = Loggers.getLogger(NetworkRemote.class);
+    private static final Duration LAYOUTS_MAX_BACKOFF = Duration.ofSeconds(1);
     private final String name;
     private final String topic;
     private final List<String> seedUrls;
@@ -36,48 +41,76 @@ final class NetworkRemote implements RemoteCluster {
     private final NetworkLimits limits;
     private final int maxFrameBytes;
     private final Duration halfRtt;
+    private final Heartbeat beat;
     private final Scheduler timer;
     private final Flux<LayoutRecord> records;
     private final AtomicInteger attempts = new AtomicInteger();
     private final Disposable.Swap stream = Disposables.swap();
+    private final Sinks.Many<Long> reached = Sinks.many().multicast().directBestEffort();
+    /** The layout stream failed, and no layout came since. */
+    private volatile boolean unreached;
     private volatile @Nullable LayoutRecord latest;
 
     /**
      * @param seedUrls the remote's broker ingest URLs (any of them serves its layouts)
-     * @param net this cluster's credential and TLS, the frame limit and the ping cadence
+     * @param net this cluster's credential and TLS, the frame limit and the remote's idle timeout
      * @param rtt a simulated round trip added to every session's traffic (half each way), or zero
+     * @param beat how often sessions and the layout stream ping, and how long they may hear nothing before they
+     *        are dead (pinging at least every third of the idle timeout, after which the remote closes them)
      */
-    NetworkRemote(String name, String topic, List<String> seedUrls, NetClient net, Duration rtt, Scheduler timer) {
+    NetworkRemote(String name, String topic, List<String> seedUrls, NetClient net, Duration rtt, Heartbeat beat,
+            Scheduler timer) {
         this.name = name;
         this.topic = topic;
         this.seedUrls = List.copyOf(seedUrls);
         this.limits = net.limits();
         this.maxFrameBytes = limits.maxFrameBytes();
         this.halfRtt = rtt.dividedBy(2);
+        this.beat = beat.within(limits.idleTimeout());
         this.timer = timer;
         this.client = net.apply(HttpClient.create());
         this.records = Flux.defer(this::streamOnce)
                 .concatWith(Mono.error(() -> new IOException("layout stream of " + name + " ended")))
-                .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(50)).maxBackoff(Duration.ofSeconds(2))
-                        .scheduler(timer))
+                // Reconnects within a second: a replicator that met a remote split waits for this stream's next
+                // layout, so after a partition heals the stream must not sit out a long backoff. One stream per
+                // topic and remote: cheap. A stream that received a layout starts afresh when it fails.
+                .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(50)).maxBackoff(LAYOUTS_MAX_BACKOFF)
+                        .transientErrors(true).scheduler(timer))
                 .doOnNext(r -> latest = r)
                 .replay(1).autoConnect(1, stream::update);
     }
 
     private Flux<LayoutRecord> streamOnce() {
         String base = seedUrls.get(Math.floorMod(attempts.getAndIncrement(), seedUrls.size()));
+        HeartbeatWatch heartbeat = new HeartbeatWatch(beat, timer, "the layout stream of " + name);
         return client.websocket(spec()).uri(base + IngestServer.LAYOUTS_PATH + "?topic=" + encode(topic))
                 .handle((in, out) -> {
-                    Flux<LayoutRecord> layouts = WebSocketSession.binaryFrames(in, limits).map(bytes -> {
+                    heartbeat.heard(); // the opening was answered
+                    heartbeat.pingWith(() -> WebSocketSession.ping(out));
+                    return WebSocketSession.binaryFrames(in, limits, heartbeat).map(bytes -> {
                         try {
                             return LayoutRecord.parseFrom(bytes);
                         } catch (InvalidProtocolBufferException e) {
                             throw new IllegalStateException(name + " sent a layout that does not parse: " + e.getMessage(), e);
                         }
                     });
-                    return layouts.takeUntilOther(WebSocketSession.pinging(out, limits, timer).onErrorComplete()
-                            .then(Mono.just(0)));
-                });
+                })
+                // a closed connection ends the stream at once (the merge below waits for the heartbeat to end);
+                // a dead one (silent for the ping timeout, or never opened) fails it: either way it reconnects
+                .doOnTerminate(heartbeat::dispose)
+                .mergeWith(heartbeat.expired().then(Mono.<LayoutRecord>empty()))
+                .doOnNext(record -> {
+                    if (unreached) {
+                        unreached = false;
+                        reached.tryEmitNext(timer.now(java.util.concurrent.TimeUnit.MILLISECONDS));
+                    }
+                })
+                .doOnComplete(() -> unreached = true)
+                .doOnError(e -> {
+                    unreached = true;
+                    LOG.debug("the layout stream of {} from {} failed, reconnecting: {}", name, base, e.toString());
+                })
+                .doFinally(s -> heartbeat.dispose());
     }
 
     @Override
@@ -92,6 +125,12 @@ final class NetworkRemote implements RemoteCluster {
                 .distinctUntilChanged(Layout::epoch);
     }
 
+    /** Each time the layout stream brings a layout again after it failed: the remote is reachable again. */
+    @Override
+    public Flux<Long> reachedAgain() {
+        return reached.asFlux();
+    }
+
     @Override
     public ProducerSession open(long segmentId, String producerName) {
         LayoutRecord known = latest;
@@ -99,7 +138,7 @@ final class NetworkRemote implements RemoteCluster {
         String owner = brokers.get((int) Math.floorMod(segmentId, (long) brokers.size()));
         String uri = owner + IngestServer.SESSION_PATH + "?topic=" + encode(topic) + "&segment=" + segmentId
                 + "&producer=" + encode(producerName);
-        return new WebSocketSession(client, spec(), limits, uri, segmentId, halfRtt, timer);
+        return new WebSocketSession(client, spec(), limits, uri, segmentId, halfRtt, beat, timer);
     }
 
     /** How many times the layout stream connected (or tried to). */

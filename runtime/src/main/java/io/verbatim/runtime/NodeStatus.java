@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A node's status: its controller's side of the exchange ({@link ClusterStatus}) and its replicators,
- * how many, their restarts, and each one failing now; its metadata log's members; and, where a member here
+ * how many, their restarts, and each one failing or stalled now; its metadata log's members; and, where a member here
  * leads the log, who feeds each listener (listener delegation). In JSON the cluster status's fields come
  * first, with {@code replicators}, {@code metadataLog} and {@code listenerFeeds} beside them.
  */
@@ -87,18 +87,23 @@ public record NodeStatus(@JsonUnwrapped ClusterStatus exchange, Replicators repl
      *
      * @param restarts how often their links restarted them after a failure
      * @param failing each one that failed and has not made progress since
+     * @param stalled each one with backlog that acknowledged nothing for {@code replication.stallAfter}: one that
+     *        rewinds and reconnects across a partition stands still without failing
      */
-    @JsonPropertyOrder({"total", "restarts", "failing"})
-    public record Replicators(int total, long restarts, @JsonIgnore List<ReplicatorStatus> failing) {
+    @JsonPropertyOrder({"total", "restarts", "failing", "stalled"})
+    public record Replicators(int total, long restarts, @JsonIgnore List<ReplicatorStatus> failing,
+            @JsonIgnore List<ReplicatorStatus> stalled) {
 
         public Replicators {
             failing = List.copyOf(failing);
+            stalled = List.copyOf(stalled);
         }
 
         /** The summary of {@code all}. */
         public static Replicators of(List<ReplicatorStatus> all) {
             return new Replicators(all.size(), all.stream().mapToLong(ReplicatorStatus::restarts).sum(),
-                    all.stream().filter(ReplicatorStatus::failing).toList());
+                    all.stream().filter(ReplicatorStatus::failing).toList(),
+                    all.stream().filter(ReplicatorStatus::stalled).toList());
         }
 
         @JsonProperty("failing")
@@ -106,9 +111,26 @@ public record NodeStatus(@JsonUnwrapped ClusterStatus exchange, Replicators repl
             return failing.stream().map(f -> new Failing(f.id(), f.state().name(), f.consecutiveFailures(),
                     f.restarts(), f.lastError().orElse(null))).toList();
         }
+
+        @JsonProperty("stalled")
+        List<Stalled> stalledJson() {
+            return stalled.stream().map(s -> new Stalled(s.id(), s.state().name(),
+                    s.stalledFor().map(java.time.Duration::toMillis).orElse(0L), s.backlog(), s.consecutiveFailures(),
+                    s.lastError().orElse(null))).toList();
+        }
     }
 
     /** A failing replicator as the JSON shows it (no segment: its id names it). */
     record Failing(String id, String state, int consecutiveFailures, long restarts, @Nullable String lastError) {
+    }
+
+    /**
+     * A stalled replicator as the JSON shows it.
+     *
+     * @param stalledForMillis how long it has acknowledged nothing while it had backlog
+     * @param backlog the entries waiting
+     */
+    record Stalled(String id, String state, long stalledForMillis, long backlog, int consecutiveFailures,
+            @Nullable String lastError) {
     }
 }

@@ -40,14 +40,21 @@ final class WebSocketSession implements ProducerSession {
     private final long segmentId;
     private final Sinks.Many<IngestSend> outbound = Sinks.many().unicast().onBackpressureBuffer();
     private final Map<Long, Sinks.One<Receipt>> pending = new ConcurrentHashMap<>();
+    private final HeartbeatWatch heartbeat;
     private final Disposable connection;
     private long nextSequence;
     private volatile boolean broken;
+    private volatile String brokenBecause = "an earlier send failed";
     private volatile boolean disposed;
 
+    /**
+     * @param beat how often it pings, and how long it may hear nothing (opening included) before it is dead
+     * @param timer the clock of the heartbeat and of the simulated round trip
+     */
     WebSocketSession(HttpClient client, WebsocketClientSpec spec, NetworkLimits limits, String uri, long segmentId,
-            Duration halfRtt, Scheduler timer) {
+            Duration halfRtt, Heartbeat beat, Scheduler timer) {
         this.segmentId = segmentId;
+        this.heartbeat = new HeartbeatWatch(beat, timer, "the session to remote segment " + segmentId);
         this.connection = client.websocket(spec).uri(uri).handle((in, out) -> {
             // The simulated wire holds everything sent within the last half round trip: the delay stage must
             // not wait for the socket's demand (Reactor Netty asks for 128 frames at a time), or the link
@@ -55,30 +62,29 @@ final class WebSocketSession implements ProducerSession {
             Flux<IngestSend> sends = halfRtt.isZero() ? outbound.asFlux()
                     : outbound.asFlux().delaySequence(halfRtt, timer).onBackpressureBuffer();
             Mono<Void> sending = out.send(sends.map(s -> Unpooled.wrappedBuffer(s.toByteArray()))).then();
-            Flux<byte[]> replies = binaryFrames(in, limits);
+            Flux<byte[]> replies = binaryFrames(in, limits, heartbeat);
             Mono<Void> receiving = (halfRtt.isZero() ? replies : replies.delaySequence(halfRtt, timer))
                     .doOnNext(this::onReply).then();
-            return Mono.firstWithSignal(sending, receiving, pinging(out, limits, timer));
-        }).subscribe(v -> { }, e -> lost("connection failed: " + e.getMessage()), () -> lost("connection closed"));
+            heartbeat.heard(); // the opening was answered
+            heartbeat.pingWith(() -> ping(out));
+            return Mono.firstWithSignal(sending, receiving);
+        }).doOnTerminate(heartbeat::dispose) // a closed connection ends now, not when the silence expires
+                .mergeWith(heartbeat.expired()).subscribe(v -> { }, e -> lost("connection failed: " + e.getMessage()),
+                () -> lost("connection closed"));
     }
 
     /**
-     * The binary frames {@code in} receives, as bytes (pongs left out); a connection that hears nothing,
-     * not even a pong, for the idle timeout is half-open and closed.
+     * The binary frames {@code in} receives, as bytes (pongs left out); every frame, pongs included, tells
+     * {@code heartbeat} the connection lives.
      */
-    static Flux<byte[]> binaryFrames(WebsocketInbound in, NetworkLimits limits) {
-        in.withConnection(c -> c.onReadIdle(limits.idleTimeout().toMillis(), c::dispose));
-        return in.aggregateFrames(limits.maxFrameBytes()).receiveFrames()
+    static Flux<byte[]> binaryFrames(WebsocketInbound in, NetworkLimits limits, HeartbeatWatch heartbeat) {
+        return in.aggregateFrames(limits.maxFrameBytes()).receiveFrames().doOnNext(f -> heartbeat.heard())
                 .filter(f -> f instanceof BinaryWebSocketFrame).map(f -> ByteBufUtil.getBytes(f.content()));
     }
 
-    /**
-     * A ping every {@link NetworkLimits#pingInterval()}, until the connection goes: the broker closes a
-     * session that is silent for its idle timeout (half-open), so a quiet healthy one must not be.
-     */
-    static Mono<Void> pinging(WebsocketOutbound out, NetworkLimits limits, Scheduler timer) {
-        return Flux.interval(limits.pingInterval(), timer).onBackpressureDrop()
-                .concatMap(t -> out.sendObject(new PingWebSocketFrame()).then(), 1).then();
+    /** One ping, fire and forget: a connection that cannot take it is closing, which the session hears anyway. */
+    static void ping(WebsocketOutbound out) {
+        out.sendObject(new PingWebSocketFrame()).then().subscribe(v -> { }, e -> { });
     }
 
     @Override
@@ -87,7 +93,7 @@ final class WebSocketSession implements ProducerSession {
             Sinks.One<Receipt> reply = Sinks.one();
             synchronized (this) {
                 if (broken || disposed) {
-                    return Mono.error(new RemoteException(Kind.SESSION_BROKEN, segmentId, "an earlier send failed"));
+                    return Mono.error(new RemoteException(Kind.SESSION_BROKEN, segmentId, brokenBecause));
                 }
                 long seq = nextSequence++;
                 pending.put(seq, reply);
@@ -144,7 +150,11 @@ final class WebSocketSession implements ProducerSession {
     }
 
     private synchronized void lost(String why) {
+        if (!broken) {
+            brokenBecause = why;
+        }
         broken = true;
+        heartbeat.dispose();
         for (Long seq : pending.keySet()) {
             Sinks.One<Receipt> waiting = pending.remove(seq);
             if (waiting != null) {
@@ -157,6 +167,7 @@ final class WebSocketSession implements ProducerSession {
     public void dispose() {
         disposed = true;
         outbound.tryEmitComplete();
+        heartbeat.dispose();
         connection.dispose();
         lost("session closed");
     }

@@ -37,7 +37,8 @@ class GrafanaDashboardTest {
             "verbatim_exchange_convergence_lag_seconds", "verbatim_exchange_calls_total", "verbatim_budget_utilization",
             "verbatim_budget_throttled_seconds_total", "verbatim_replication_sealed_pinned",
             "verbatim_replication_backlog_entries", "verbatim_ingest_entries_total", "verbatim_replication_restarts_total",
-            "verbatim_replication_failing", "verbatim_subscription_queue_depth_entries",
+            "verbatim_replication_failing", "verbatim_replication_stalled", "verbatim_replication_stalled_seconds",
+            "verbatim_subscription_queue_depth_entries",
             "verbatim_subscription_backlog_entries", "jvm_memory_used_bytes", "jvm_gc_pause_seconds_count",
             "process_cpu_usage", "verbatim_raft_commit_index", "verbatim_raft_listener_lag",
             "verbatim_raft_listener_source", "verbatim_raft_listener_revocations_total");

@@ -40,7 +40,7 @@ class IngestIdleTest {
     private final IngestServer server = new IngestServer("b", 0, t -> t.equals("t") ? Optional.<TopicStorage>of(new MemoryTopicStorage(storage)) : Optional.empty(), List::of, net,
             Set.of("a"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE).start(0);
     private final NetworkRemote remote = new NetworkRemote("b", "t", List.of(server.baseUrl()),
-            new NetClient(TestNet.token("a"), LIMITS), Duration.ZERO, Schedulers.parallel());
+            new NetClient(TestNet.token("a"), LIMITS), Duration.ZERO, Heartbeat.DEFAULT, Schedulers.parallel());
 
     @AfterEach
     void stop() {

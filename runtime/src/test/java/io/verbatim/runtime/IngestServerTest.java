@@ -192,7 +192,7 @@ class IngestServerTest {
     @Test
     void theClientSessionCarriesReceiptsAndRefusalsAsThePipelineExpects() {
         NetworkRemote remote = new NetworkRemote("b", TOPIC, List.of(server.baseUrl()), TestNet.client("a"),
-                Duration.ZERO, Schedulers.parallel());
+                Duration.ZERO, Heartbeat.DEFAULT, Schedulers.parallel());
         StepVerifier.create(remote.layouts().take(1)).assertNext(l -> assertThat(l).isEqualTo(storage.layout()))
                 .verifyComplete();
         ProducerSession session = remote.open(0, "pulsar.repl.a.0");
@@ -215,7 +215,7 @@ class IngestServerTest {
     @Test
     void aLostConnectionFailsEverySendUnderWay() {
         NetworkRemote remote = new NetworkRemote("b", TOPIC, List.of(server.baseUrl()), TestNet.client("a"),
-                Duration.ofMillis(400), Schedulers.parallel());
+                Duration.ofMillis(400), Heartbeat.DEFAULT, Schedulers.parallel());
         ProducerSession session = remote.open(0, "pulsar.repl.a.0");
         var pending = session.send(entry("k", 0), SourcePosition.of(0, 0));
         StepVerifier.create(pending).then(server::stop)

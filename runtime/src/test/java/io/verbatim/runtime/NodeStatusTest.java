@@ -11,29 +11,37 @@ import io.verbatim.pipeline.SegmentReplicator;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.raft.RaftStatus;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** A node's status with a failing replicator: the JSON's fields (the live page draws its table from them). */
+/** A node's status with a failing and a stalled replicator: the JSON's fields (the live page draws its table from them). */
 class NodeStatusTest {
     private static final ReplicatorStatus OK = new ReplicatorStatus("a/t/0000-7fff-0->b", "0000-7fff-0",
             SegmentReplicator.State.REPLICATING, 1, 0, Optional.of("java.io.IOException: once"));
     private static final ReplicatorStatus FAILING = new ReplicatorStatus("a/t/8000-ffff-1->b", "8000-ffff-1",
             SegmentReplicator.State.FAILED, 2, 3,
             Optional.of("java.lang.IllegalStateException: b refused <it>"));
+    /** Rewinding across a partition: not failing, but standing still with backlog. */
+    private static final ReplicatorStatus STALLED = new ReplicatorStatus("a/t/0000-7fff-0->c", "0000-7fff-0",
+            SegmentReplicator.State.BACKING_OFF, 0, 0, Optional.empty(), 42, Optional.of(Duration.ofMillis(12_345)));
     private static final NodeStatus STATUS = new NodeStatus(new ClusterStatus("a", new Caps(4, 8), false, Map.of(),
-            Map.of()), NodeStatus.Replicators.of(List.of(OK, FAILING)));
+            Map.of()), NodeStatus.Replicators.of(List.of(OK, FAILING, STALLED)));
 
     @Test
-    void aFailingReplicatorIsNamedWithItsStateFailuresRestartsAndLastError() throws Exception {
+    void failingAndStalledReplicatorsAreNamedWithStateFailuresRestartsStallAndLastError() throws Exception {
         assertThat(new ObjectMapper().writeValueAsString(STATUS)).isEqualTo("{\"cluster\":\"a\","
                 + "\"caps\":{\"maxSegments\":4,\"maxEntryBucketsPerSegment\":8},\"deferringOwnChanges\":false,"
-                + "\"peers\":{},\"topics\":{},\"replicators\":{\"total\":2,\"restarts\":3,\"failing\":[{"
+                + "\"peers\":{},\"topics\":{},\"replicators\":{\"total\":3,\"restarts\":3,\"failing\":[{"
                 + "\"id\":\"a/t/8000-ffff-1->b\",\"state\":\"FAILED\",\"consecutiveFailures\":3,\"restarts\":2,"
-                + "\"lastError\":\"java.lang.IllegalStateException: b refused <it>\"}]},\"metadataLog\":[],\"listenerFeeds\":[]}");
+                + "\"lastError\":\"java.lang.IllegalStateException: b refused <it>\"}],\"stalled\":[{"
+                + "\"id\":\"a/t/0000-7fff-0->c\",\"state\":\"BACKING_OFF\",\"stalledForMillis\":12345,"
+                + "\"backlog\":42,\"consecutiveFailures\":0,\"lastError\":null}]},\"metadataLog\":[],"
+                + "\"listenerFeeds\":[]}");
         assertThat(STATUS.replicators().failing()).containsExactly(FAILING);
+        assertThat(STATUS.replicators().stalled()).containsExactly(STALLED);
     }
 
     @Test

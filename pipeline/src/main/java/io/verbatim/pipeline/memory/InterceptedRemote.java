@@ -37,6 +37,11 @@ public final class InterceptedRemote {
             }
 
             @Override
+            public Flux<Long> reachedAgain() {
+                return remote.reachedAgain();
+            }
+
+            @Override
             public ProducerSession open(long segmentId, String producerName) {
                 ProducerSession session = remote.open(segmentId, producerName);
                 return new ProducerSession() {
