@@ -337,7 +337,8 @@ public final class RaftNode {
 
     /**
      * Proposes {@code data} for the state machine. Only a leader accepts, and not during a leadership
-     * transfer. Accepted means appended, not committed: see {@link Proposal.Accepted}.
+     * transfer; a command too large for the transport to send in one append is refused
+     * ({@link Proposal.TooLarge}). Accepted means appended, not committed: see {@link Proposal.Accepted}.
      */
     public Proposal propose(ByteString data) {
         if (role != RaftPeerRole.LEADER) {
@@ -346,9 +347,26 @@ public final class RaftNode {
         if (!transferTarget.isEmpty()) {
             return new Proposal.Refused("leadership transfer to " + transferTarget + " in progress");
         }
-        long index = appendOwn(LogEntryProto.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1)
-                .setStateMachineLogEntry(StateMachineLogEntryProto.newBuilder().setLogData(data)).build());
-        return new Proposal.Accepted(term, index);
+        LogEntryProto entry = LogEntryProto.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1)
+                .setStateMachineLogEntry(StateMachineLogEntryProto.newBuilder().setLogData(data)).build();
+        Optional<Proposal> tooLarge = tooLarge(entry, data.size(), membership);
+        if (tooLarge.isPresent()) {
+            return tooLarge.get();
+        }
+        return new Proposal.Accepted(term, appendOwn(entry));
+    }
+
+    /**
+     * Refused if the largest append carrying {@code entry} alone (under {@code after}, the configuration in
+     * force once it is appended) is above the transport's largest message: it could never be sent.
+     */
+    private Optional<Proposal> tooLarge(LogEntryProto entry, long commandBytes, Membership after) {
+        if (config.maxMessageBytes() == RaftConfig.UNLIMITED_MESSAGE_BYTES) {
+            return Optional.empty();
+        }
+        long bytes = AppendSize.of(entry, config.groupId(), after, id);
+        return bytes > config.maxMessageBytes()
+                ? Optional.of(new Proposal.TooLarge(commandBytes, bytes, config.maxMessageBytes())) : Optional.empty();
     }
 
     /**
@@ -399,9 +417,13 @@ public final class RaftNode {
                 }
             }
         }
-        long index = appendOwn(LogEntryProto.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1)
-                .setConfigurationEntry(next).build());
-        return new Proposal.Accepted(term, index);
+        LogEntryProto entry = LogEntryProto.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1)
+                .setConfigurationEntry(next).build();
+        Optional<Proposal> tooLarge = tooLarge(entry, next.getSerializedSize(), after);
+        if (tooLarge.isPresent()) {
+            return tooLarge.get();
+        }
+        return new Proposal.Accepted(term, appendOwn(entry));
     }
 
     /**

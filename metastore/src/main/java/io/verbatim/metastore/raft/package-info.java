@@ -29,6 +29,10 @@
  *   rejection answering a request sent before the member's current state began (before the probe
  *   restarted or the window opened) is stale and ignored, so one lost append makes the entries from it
  *   on go once more, not once per rejection in flight.</li>
+ *   <li><b>Size.</b> A proposal or configuration whose entry would make an append above
+ *   {@code RaftConfig.maxMessageBytes} (the transport's largest message), every other field of the append
+ *   at its largest, is refused ({@code Proposal.TooLarge}): it could never be sent, by the leader or a
+ *   delegate, and nothing would commit behind it.</li>
  *   <li><b>Commit.</b> By the quorum of voters only, and only for an entry of the leader's term (§5.4.2);
  *   a new leader appends a no-op at once. A follower or listener commits at most
  *   {@code min(leaderCommit, previous.index + entries)} (the leader caps it too), and refuses an append

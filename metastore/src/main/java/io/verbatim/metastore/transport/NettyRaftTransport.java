@@ -234,6 +234,12 @@ public final class NettyRaftTransport implements RaftTransport {
         return out;
     }
 
+    /** The largest frame less its header: what one message may take ({@link Builder#maxFrameBytes}). */
+    @Override
+    public int maxMessageBytes() {
+        return settings.maxFrameBytes() - Frames.HEADER_BYTES;
+    }
+
     /** The port the server listens on (the one the system chose when bound to port 0). */
     public int port() {
         return ((InetSocketAddress) server.address()).getPort();
