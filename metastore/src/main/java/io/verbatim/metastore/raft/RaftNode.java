@@ -833,7 +833,8 @@ public final class RaftNode {
     }
 
     private void replyAppend(AppendEntriesReplyProto.Builder reply) {
-        send(RaftMessageProto.newBuilder().setAppendEntriesReply(reply.setFollowerCommit(log.committed())).build());
+        send(RaftMessageProto.newBuilder().setAppendEntriesReply(reply.setFollowerCommit(log.committed())
+                .setVoter(membership.isVoter(id))).build());
     }
 
     private void onInstallSnapshot(InstallSnapshotRequestProto s) {
@@ -978,6 +979,10 @@ public final class RaftNode {
         if (p.match > matchBefore) {
             p.matchTick = ticks;
             onListenerMatchAdvanced(p);
+        }
+        if (membership.isListener(from) && r.getVoter() != p.ownVoter) {
+            p.ownVoter = r.getVoter(); // it refuses delegates while it takes itself for a voter: fed directly
+            refreshDelegations(true);
         }
         if (role == RaftPeerRole.LEADER && progress.containsKey(from)) {
             sendAppend(p, false);
@@ -1313,20 +1318,22 @@ public final class RaftNode {
         if (f == null || f.equals(id) || !membership.isVoter(f) || !progress.containsKey(f)) {
             return null;
         }
-        return awaitsDemotion(listener) ? null : f;
+        return takesItselfForAVoter(listener) ? null : f;
     }
 
     /**
-     * Whether {@code listener} is a voter demoted by a configuration entry it is not known to hold: it still
-     * takes itself for a voter and refuses its delegate, which could never bring it that entry; so the
-     * leader feeds it directly until its match reaches the entry, and delegates it from then on.
+     * Whether {@code listener} may take itself for a voter, and so refuse its delegate, which could never
+     * bring it what it lacks: it said so in its last reply (its log holds an older term's entry promoting
+     * it, say, from a leader deposed before the promotion reached anyone else), or it is not known to hold
+     * the entry that made it a listener after it was a voter (a demotion, or its removal and return as a
+     * listener). The leader feeds it directly until neither holds, and delegates it from then on.
      */
-    private boolean awaitsDemotion(String listener) {
+    private boolean takesItselfForAVoter(String listener) {
         Progress p = progress.get(listener);
-        return p != null && p.match < log.latestConfigurationIndex() && p.match < log.demotedAt(listener);
+        return p != null && (p.ownVoter || p.match < log.becameListenerAt(listener));
     }
 
-    /** A listener's match advanced: if it was fed directly only until it held its demotion, delegate it now. */
+    /** A listener's match advanced: if it was fed directly only until it held what makes it one, delegate it now. */
     private void onListenerMatchAdvanced(Progress p) {
         if (role == RaftPeerRole.LEADER && config.delegationEnabled() && p.delegatedTo.isEmpty() && !p.revoked
                 && membership.isListener(p.id) && membership.delegations().containsKey(p.id)) {
