@@ -1,6 +1,7 @@
 package io.verbatim.bench;
 
 import com.google.protobuf.ByteString;
+import io.verbatim.metastore.identity.MemberKeys;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
 import io.verbatim.metastore.proto.RaftMessageProto;
 import io.verbatim.metastore.proto.RaftPeerProto;
@@ -17,7 +18,7 @@ import io.verbatim.metastore.transport.MemoryRaftTransport;
 import io.verbatim.metastore.transport.NettyRaftTransport;
 import io.verbatim.metastore.transport.RaftTransport;
 import io.verbatim.metastore.transport.RaftTransportMetrics;
-import io.verbatim.net.Token;
+import io.verbatim.net.SigningKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -97,8 +98,15 @@ final class RaftGroup implements AutoCloseable {
         RaftGroup g = new RaftGroup(voters, listeners);
         Map<String, NettyRaftTransport> transports = new LinkedHashMap<>();
         for (String m : g.members()) {
-            transports.put(m, NettyRaftTransport.builder(m, GROUP, Token.clear("raft-bench-secret"))
-                    .bind("127.0.0.1", 0).ioThreads(ioThreads).start());
+            // each member its own secret; every member knows the others' verifying keys
+            MemberKeys keys = MemberKeys.of(m, key(m));
+            for (String v : g.voters) {
+                keys = keys.withVoter(v, key(v).verifying());
+            }
+            for (String l : g.listeners) {
+                keys = keys.withListener(l, key(l).verifying());
+            }
+            transports.put(m, NettyRaftTransport.builder(GROUP, keys).bind("127.0.0.1", 0).ioThreads(ioThreads).start());
         }
         Map<String, String> addresses = new LinkedHashMap<>();
         transports.forEach((m, t) -> addresses.put(m, "127.0.0.1:" + t.port()));
@@ -109,6 +117,10 @@ final class RaftGroup implements AutoCloseable {
                     options);
         }
         return g;
+    }
+
+    private static SigningKey key(String member) {
+        return SigningKey.fromSecret("raft-bench-secret-of-" + member);
     }
 
     /** Voters on loopback TCP, each with a disk log in a directory of its own under {@code root}. */

@@ -13,7 +13,10 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 
-/** Reads {@code security} and each cluster's {@code token}, {@code certificateName} and {@code tls}. */
+/**
+ * Reads {@code security} and each cluster's {@code token}, {@code certificateName}, {@code tls} and its metadata
+ * log's member secrets ({@link MemberSecrets}).
+ */
 final class Security {
     private Security() {
     }
@@ -29,9 +32,7 @@ final class Security {
         Token token = token(s, "token", env, true, "the cluster's broker credential: the token itself, env:NAME, "
                 + "or sha256:<64 hex> on a node of another cluster").orElseThrow();
         Optional<String> certificateName = s.optionalString("certificateName");
-        Optional<Token> controllerSecret = token(s, "controllerSecret", env, false, "the secret the cluster's own "
-                + "processes share when its controller replicas run apart: the secret itself or env:NAME");
-        return new SecurityConfig.ClusterCredentials(s.key("token"), token, certificateName, controllerSecret);
+        return new SecurityConfig.ClusterCredentials(s.key("token"), token, certificateName, MemberSecrets.read(s, env));
     }
 
     static Optional<OwnFiles> ownTls(Section s) {
@@ -62,19 +63,12 @@ final class Security {
                             + credentials.get(i).key() + " (expected a token of its own per cluster)");
                 }
             }
-            for (int i = 0; i < credentials.size(); i++) {
-                Optional<Token> secret = credentials.get(j).controllerSecret();
-                if (secret.isPresent() && (secret.get().sameAs(credentials.get(i).token())
-                        || admin.isPresent() && admin.get().sameAs(secret.get()))) {
-                    throw new ConfigException(credentials.get(j).controllerSecretKey(), "is the same as a token "
-                            + "(expected a secret of its own: a token is presented to peers)");
-                }
-            }
             if (admin.isPresent() && admin.get().sameAs(credentials.get(j).token())) {
                 throw new ConfigException(s.key("adminToken"), "is the same token as " + credentials.get(j).key()
                         + " (expected the admin's own token)");
             }
         }
+        MemberSecrets.apart(credentials, admin);
         Map<String, SecurityConfig.ClusterCredentials> byCluster = new LinkedHashMap<>();
         for (int i = 0; i < clusters.size(); i++) {
             byCluster.put(clusters.get(i).name(), credentials.get(i));

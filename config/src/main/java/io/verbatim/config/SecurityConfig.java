@@ -10,8 +10,9 @@ import java.util.Optional;
 /**
  * Who may call a node and how its ports are secured: each cluster's broker credential
  * ({@code clusters[].token}, its certificate name under mutual TLS), the admin token, whether status
- * needs a credential, and each cluster's TLS ({@code security.tls}, a cluster's own certificate and key
- * from {@code clusters[].tls}).
+ * needs a credential, each cluster's TLS ({@code security.tls}, a cluster's own certificate and key
+ * from {@code clusters[].tls}), and the credentials of each cluster's metadata log's members when its
+ * controller replicas run apart ({@link #members}).
  *
  * @param clusters each cluster's credentials, by cluster name, in file order
  * @param adminToken the admin role's token ({@code security.adminToken}), or empty: no layout
@@ -25,16 +26,22 @@ public record SecurityConfig(Map<String, ClusterCredentials> clusters, Optional<
     /**
      * @param key where the token was given ({@code clusters[1].token}), for errors
      * @param certificateName the CN of the cluster's client certificate under mutual TLS, if given
+     * @param members the credentials given of its metadata log's members when its controller replicas run apart
+     *        (each replica's {@code controllers[].secret}, the brokers' {@code brokersSecret}), by member id
      */
     public record ClusterCredentials(String key, Token token, Optional<String> certificateName,
-            Optional<Token> controllerSecret) {
-        public ClusterCredentials(String key, Token token, Optional<String> certificateName) {
-            this(key, token, certificateName, Optional.empty());
+            Map<String, MemberCredential> members) {
+        public ClusterCredentials {
+            members = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(members));
         }
 
-        /** Where the controller secret is given, for errors. */
-        public String controllerSecretKey() {
-            return key.replaceAll("token$", "controllerSecret");
+        public ClusterCredentials(String key, Token token, Optional<String> certificateName) {
+            this(key, token, certificateName, Map.of());
+        }
+
+        /** Where a key of the cluster's own entry is given ({@code clusters[1].brokersSecret}), for errors. */
+        String keyOf(String name) {
+            return key.replaceAll("token$", name);
         }
     }
 
@@ -70,28 +77,48 @@ public record SecurityConfig(Map<String, ClusterCredentials> clusters, Optional<
     }
 
     /**
-     * The secret {@code cluster}'s own processes share when its controller replicas run as processes of their
-     * own ({@code clusters[].controllerSecret}): the metadata log's group secret and the brokers' credential
-     * on {@code /controller/report}. Never presented to a peer cluster. It must be given in clear.
+     * The credentials of the members of {@code cluster}'s metadata log, by member id, as a process that runs
+     * member {@code self} of it needs them: every controller replica's ({@code clusters[].controllers[].secret})
+     * and the brokers' process's ({@code clusters[].brokersSecret}), each a secret or a verifying key, and
+     * {@code self}'s own secret, with which it signs. Checked here, not at load: a node of another cluster
+     * needs none of them.
      *
-     * @throws ConfigException naming the key when it is missing or only its digest was given
+     * @throws ConfigException naming the key of a member not given, or of {@code self} given as a verifying key
+     * @throws IllegalArgumentException when the cluster names no controllers or {@code self} is not a member
      */
-    public String controllerSecret(String cluster) {
-        ClusterCredentials c = clusters.get(cluster);
-        if (c == null) {
-            throw new IllegalArgumentException("no cluster named '" + cluster + "' in the config");
+    public Map<String, MemberCredential> members(ClusterConfig cluster, String self) {
+        ClusterCredentials c = clusters.get(cluster.name());
+        if (c == null || !cluster.separateControllers()) {
+            throw new IllegalArgumentException("cluster " + cluster.name() + " names no controllers in the config: its "
+                    + "metadata log has no members of their own");
         }
-        Token secret = c.controllerSecret().orElseThrow(() -> new ConfigException(c.controllerSecretKey(),
-                "is required when the cluster names its controllers (a secret of its own processes, never sent to "
-                        + "peers: the metadata log's group secret and the brokers' report credential)"));
-        return secret.clear().orElseThrow(() -> new ConfigException(c.controllerSecretKey(), "is a digest, but every "
-                + "process of " + cluster + " presents it (expected the secret itself, or env:NAME)"));
+        Map<String, MemberCredential> out = new LinkedHashMap<>();
+        for (int r = 0; r < cluster.controllers().size(); r++) {
+            String id = cluster.controllers().get(r).id();
+            out.put(id, given(c, id, c.keyOf("controllers[" + r + "].secret"), cluster.name()));
+        }
+        out.put(ControllerReplica.BROKERS, given(c, ControllerReplica.BROKERS, c.keyOf("brokersSecret"),
+                cluster.name()));
+        MemberCredential own = out.get(self);
+        if (own == null) {
+            throw new IllegalArgumentException("cluster " + cluster.name() + " has no member '" + self + "' (it has "
+                    + out.keySet() + ")");
+        }
+        if (own.signing().isEmpty()) {
+            throw new ConfigException(own.key(), "is a verifying key, but this process runs member " + self + " of "
+                    + cluster.name() + ", which signs with its secret (expected the secret itself, or env:NAME)");
+        }
+        return out;
     }
 
-    /** Whether {@code presented} is {@code cluster}'s controller secret. */
-    public boolean isControllerSecret(String cluster, @org.jspecify.annotations.Nullable String presented) {
-        ClusterCredentials c = clusters.get(cluster);
-        return c != null && presented != null && c.controllerSecret().map(t -> t.matches(presented)).orElse(false);
+    private static MemberCredential given(ClusterCredentials c, String member, String key, String cluster) {
+        MemberCredential m = c.members().get(member);
+        if (m == null) {
+            throw new ConfigException(key, "is missing (expected " + MemberSecrets.forms() + ": each member of "
+                    + cluster + "'s metadata log proves who it is with a secret of its own, member " + member
+                    + " too)");
+        }
+        return m;
     }
 
     /** {@code cluster}'s TLS, when enabled. */

@@ -372,6 +372,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
             throw new ConfigException(s.key(s.has("adminPort") ? "raftPort" : "adminPort"),
                     "is required for a controller replica (the other processes dial it; 1..65535)");
         }
+        s.has("secret"); // read with the cluster's credentials (MemberSecrets)
         s.done();
         return build(s, () -> new ControllerReplica(id, bind, advertised, admin, raft));
     }

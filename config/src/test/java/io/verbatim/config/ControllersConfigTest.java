@@ -3,8 +3,11 @@ package io.verbatim.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.verbatim.net.SigningKey;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** A cluster's controller replicas named as processes of their own, and what is refused. */
 class ControllersConfigTest {
@@ -45,20 +48,87 @@ class ControllersConfigTest {
         assertThat(parse("").cluster("east").separateControllers()).isFalse();
     }
 
+    private static final String WITH_SECRETS = """
+                raftPort: 7100
+                brokersSecret: brokers-secret
+                controllers:
+                  - {id: c1, adminPort: 8101, raftPort: 7101, secret: c1-secret}
+                  - {id: c2, adminPort: 8102, raftPort: 7102, secret: env:C2_SECRET}
+                  - {id: c3, adminPort: 8103, raftPort: 7103, secret: %s}
+            """;
+
+    private static VerbatimConfig parse(String east, Map<String, String> env) {
+        return VerbatimConfig.parse("""
+                clusters:
+                  - name: east
+                    token: t-east
+                %s
+                  - name: west
+                    token: t-west
+                security: {adminToken: admin-token}
+                """.formatted(east), env::get);
+    }
+
+    /**
+     * Issue 23 (7): one group secret let any process of the cluster speak as any member. Each member now has
+     * its own: a secret where it runs, its verifying key elsewhere.
+     */
     @Test
-    void theControllerSecretIsTheClustersOwnNeverATokenAndNeededOnlyToRunItsMembers() {
+    void eachMemberHasASecretOfItsOwnOrElsewhereItsVerifyingKey() {
+        String c3Key = SigningKey.fromSecret("c3-secret").verifying().form();
+        VerbatimConfig c = parse(WITH_SECRETS.formatted(c3Key), Map.of("C2_SECRET", "c2-secret"));
+        ClusterConfig east = c.cluster("east");
+        Map<String, MemberCredential> atC1 = c.security().members(east, "c1");
+        assertThat(atC1.keySet()).containsExactly("c1", "c2", "c3", "brokers");
+        assertThat(atC1.get("c1").signing()).isPresent();
+        assertThat(atC1.get("c2").verifying()).isEqualTo(SigningKey.fromSecret("c2-secret").verifying());
+        assertThat(atC1.get("c3").signing()).as("given as a verifying key").isEmpty();
+        assertThat(atC1.get("c3").verifying().form()).isEqualTo(c3Key);
+        assertThat(atC1.get("brokers").key()).isEqualTo("clusters[0].brokersSecret");
+        assertThat(atC1.get("c1").toString()).doesNotContain("c1-secret").contains("ed25519:");
+        assertThatThrownBy(() -> c.security().members(east, "c3")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("clusters[0].controllers[2].secret: is a verifying key, but this process runs "
+                        + "member c3 of east");
+    }
+
+    @Test
+    void aMemberWithoutASecretIsRefusedWhereAMemberOfItsClusterRuns() {
         VerbatimConfig none = parse(THREE);
-        assertThatThrownBy(() -> none.security().controllerSecret("east")).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("clusters[0].controllerSecret").hasMessageContaining("never sent to peers");
-        VerbatimConfig given = parse("    controllerSecret: inner-east\n" + THREE);
-        assertThat(given.security().controllerSecret("east")).isEqualTo("inner-east");
-        assertThat(given.security().isControllerSecret("east", "inner-east")).isTrue();
-        assertThat(given.security().isControllerSecret("east", "t-east")).isFalse();
-        assertThat(given.security().isControllerSecret("west", "inner-east")).isFalse();
-        assertThatThrownBy(() -> parse("    controllerSecret: t-west\n" + THREE)).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("clusters[0].controllerSecret").hasMessageContaining("same as a token");
-        VerbatimConfig digest = parse("    controllerSecret: sha256:" + "ab".repeat(32) + "\n" + THREE);
-        assertThatThrownBy(() -> digest.security().controllerSecret("east")).hasMessageContaining("is a digest");
+        assertThatThrownBy(() -> none.security().members(none.cluster("east"), "c1")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("clusters[0].controllers[0].secret: is missing")
+                .hasMessageContaining("ed25519:<base64> elsewhere");
+        VerbatimConfig noBrokers = parse(WITH_SECRETS.replace("    brokersSecret: brokers-secret\n", "")
+                .formatted("c3-secret"), Map.of("C2_SECRET", "c2-secret"));
+        assertThatThrownBy(() -> noBrokers.security().members(noBrokers.cluster("east"), "c1"))
+                .hasMessageContaining("clusters[0].brokersSecret: is missing");
+    }
+
+    @Test
+    void theGroupSecretIsRefusedNamingWhatReplacedIt() {
+        assertThatThrownBy(() -> parse("    controllerSecret: inner-east\n" + THREE)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("clusters[0].controllerSecret: is replaced by a secret per member")
+                .hasMessageContaining("clusters[].controllers[].secret").hasMessageContaining("clusters[].brokersSecret");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "c1-secret|clusters[0].controllers[2].secret: is the same secret as clusters[0].controllers[0].secret",
+        "brokers-secret|clusters[0].brokersSecret: is the same secret as clusters[0].controllers[2].secret",
+        "t-west|clusters[0].controllers[2].secret: is the same as clusters[1].token",
+        "admin-token|clusters[0].controllers[2].secret: is the same as security.adminToken",
+        "sha256:abababababababababababababababababababababababababababababababab|is a digest",
+        "ed25519:AAAA|clusters[0].controllers[2].secret: 'ed25519:AAAA' is not a verifying key",
+        "env:UNSET|'env:UNSET' names an environment variable that is not set",
+    })
+    void aMemberSecretSharedWithAnotherMemberOrATokenOrUnusableIsRefused(String c3, String error) {
+        assertThatThrownBy(() -> parse(WITH_SECRETS.formatted(c3), Map.of("C2_SECRET", "c2-secret")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining(error);
+    }
+
+    @Test
+    void theBrokersSecretNeedsControllers() {
+        assertThatThrownBy(() -> parse("    brokersSecret: b\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("clusters[0].brokersSecret: is given, but the cluster names no controllers");
     }
 
     @Test

@@ -75,7 +75,6 @@ class DelegationsConfigTest {
                 clusters:
                   - name: east
                     token: t-east
-                    controllerSecret: inner-east
                     raftPort: 7100
                     delegations: {brokers: c2}
                     controllers:

@@ -35,13 +35,21 @@ class VerbatimConfigTest {
     @ParameterizedTest
     @ValueSource(strings = {"demo.yaml", "minimal.yaml", "autoscale.yaml", "nodes.yaml", "controllers.yaml", "pulsar.yaml"})
     void everySampleLoads(String name) {
-        VerbatimConfig c = VerbatimConfig.parse(Samples.text(name), Map.of("VERBATIM_EAST_TOKEN", "s3cret",
-                "VERBATIM_WEST_TOKEN", "s3cret2", "VERBATIM_TOKEN_US_EAST", "e", "VERBATIM_TOKEN_EU_WEST", "w",
-                "VERBATIM_TOKEN_AP_SOUTH", "s", "VERBATIM_ADMIN_TOKEN", "admin", "VERBATIM_CONTROLLER_SECRET_US_EAST", "inner",
-                "PULSAR_EAST_JWT", "eyJ.e.j")::get);
+        VerbatimConfig c = VerbatimConfig.parse(Samples.text(name), Map.ofEntries(
+                Map.entry("VERBATIM_EAST_TOKEN", "s3cret"), Map.entry("VERBATIM_WEST_TOKEN", "s3cret2"),
+                Map.entry("VERBATIM_TOKEN_US_EAST", "e"), Map.entry("VERBATIM_TOKEN_EU_WEST", "w"),
+                Map.entry("VERBATIM_TOKEN_AP_SOUTH", "s"), Map.entry("VERBATIM_ADMIN_TOKEN", "admin"),
+                Map.entry("VERBATIM_SECRET_US_EAST_C1", "c1"), Map.entry("VERBATIM_SECRET_US_EAST_C2", "c2"),
+                Map.entry("VERBATIM_SECRET_US_EAST_C3", "c3"), Map.entry("VERBATIM_SECRET_US_EAST_BROKERS", "b"),
+                Map.entry("PULSAR_EAST_JWT", "eyJ.e.j"))::get);
         assertThat(c.clusters()).hasSizeGreaterThanOrEqualTo(2);
         for (ClusterConfig cluster : c.clusters()) {
             assertThat(c.security().ownToken(cluster.name())).isNotBlank();
+            if (cluster.separateControllers()) {
+                for (String member : c.security().members(cluster, ControllerReplica.BROKERS).keySet()) {
+                    assertThat(c.security().members(cluster, member).get(member).signing()).isPresent();
+                }
+            }
         }
     }
 

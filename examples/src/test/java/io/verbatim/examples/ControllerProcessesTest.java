@@ -137,7 +137,7 @@ class ControllerProcessesTest {
         nodes.adminPort("east/brokers", eastAdmin);
         nodes.adminPort("west", westAdmin);
         StringBuilder y = new StringBuilder("clusters:\n");
-        y.append("  - name: east\n    token: east-token\n    controllerSecret: east-inner-secret\n    adminPort: ")
+        y.append("  - name: east\n    token: east-token\n    brokersSecret: east-brokers-secret\n    adminPort: ")
                 .append(eastAdmin)
                 .append("\n    brokerPorts: [").append(NodeProcesses.freePort()).append(", ").append(NodeProcesses.freePort()).append("]")
                 .append("\n    raftPort: ").append(NodeProcesses.freePort())
@@ -146,7 +146,7 @@ class ControllerProcessesTest {
             int admin = NodeProcesses.freePort();
             nodes.adminPort("east/" + r, admin);
             y.append("      - {id: ").append(r).append(", adminPort: ").append(admin).append(", raftPort: ")
-                    .append(NodeProcesses.freePort()).append("}\n");
+                    .append(NodeProcesses.freePort()).append(", secret: east-").append(r).append("-secret}\n");
         }
         y.append("  - name: west\n    token: west-token\n    adminPort: ").append(westAdmin)
                 .append("\n    brokerPorts: [").append(NodeProcesses.freePort()).append("]\n");

@@ -48,7 +48,8 @@ class NodeCommandTest {
         VerbatimCliTest.Run noSecret = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "a",
                 "--member", "c1", "--data-dir", dir.resolve("c1").toString());
         assertThat(noSecret.code()).isEqualTo(Verbatim.BAD_INPUT);
-        assertThat(noSecret.err()).contains("clusters[0].controllerSecret").contains("is required");
+        assertThat(noSecret.err()).contains("clusters[0].controllers[0].secret: is missing")
+                .contains("proves who it is with a secret of its own");
         VerbatimCliTest.Run notSplit = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "b",
                 "--member", "brokers");
         assertThat(notSplit.code()).isEqualTo(Verbatim.BAD_INPUT);

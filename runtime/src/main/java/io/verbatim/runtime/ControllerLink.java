@@ -6,11 +6,14 @@ import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ControllerReplica;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ControllerLeader;
+import io.verbatim.metastore.identity.MemberKeys;
+import io.verbatim.metastore.identity.SignedCall;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.raft.RaftStatus;
 import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.metastore.state.LayoutRegister;
 import io.verbatim.metastore.state.RaftLayoutStore;
+import io.verbatim.net.LogText;
 import io.verbatim.net.NetClient;
 import io.verbatim.pipeline.ExchangeGate;
 import io.verbatim.store.LayoutStore;
@@ -21,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -36,12 +40,15 @@ import reactor.util.Loggers;
  * The brokers' process's side of a cluster whose controller replicas run as processes of their own: the
  * metadata log's listener ({@value ControllerReplica#BROKERS}), from whose replica the brokers watch
  * layouts, and the report loop to the controller leader — every interval it sends the brokers' load, their
- * subscriptions' consumers and their prunable segments ({@link BrokerReport}), and takes back the
- * exchange's verdict on each peer, which gates the replicators (R-C11).
+ * subscriptions' consumers and their prunable segments ({@link BrokerReport}), signed with the brokers' own
+ * member key for the replica it goes to ({@link SignedCall}), and takes back the exchange's verdict on each
+ * peer, which gates the replicators (R-C11).
  */
 final class ControllerLink implements AutoCloseable {
     private static final Logger LOG = Loggers.getLogger(ControllerLink.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** A follower redirects to the leader; a leader deposed meanwhile may redirect once more. */
+    private static final int MAX_REDIRECTS = 2;
 
     private final VerbatimConfig config;
     private final ClusterConfig self;
@@ -52,6 +59,10 @@ final class ControllerLink implements AutoCloseable {
     private final RaftLayoutStore store;
     private final List<String> urls;
     private final HttpClient http;
+    /** The brokers' member's keys: it signs its reports with its own. */
+    private final MemberKeys keys;
+    /** The controller replicas' member ids, in the order of {@link #urls}. */
+    private final List<String> replicas;
     private final Map<String, Sinks.Many<Boolean>> verdicts = new ConcurrentHashMap<>();
     private final reactor.core.Disposable.Composite meters = reactor.core.Disposables.composite();
     private volatile int preferred;
@@ -81,21 +92,12 @@ final class ControllerLink implements AutoCloseable {
             throw e;
         }
         this.store = new RaftLayoutStore(server, register);
-        String authorization = "Bearer " + config.security().controllerSecret(cluster);
-        java.util.Set<String> replicas = new java.util.HashSet<>();
-        urls.forEach(u -> replicas.add(origin(u)));
-        this.http = client.apply(HttpClient.create())
-                // the secret goes to this cluster's own replicas only: a redirect anywhere else (another port, or
-                // from https to http) carries nothing, and is refused there
-                .followRedirect(true, redirected -> {
-                    if (replicas.contains(origin(redirected.resourceUrl()))) {
-                        redirected.header(HttpHeaderNames.AUTHORIZATION, authorization);
-                    } else {
-                        redirected.requestHeaders().remove(HttpHeaderNames.AUTHORIZATION);
-                    }
-                })
-                .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/json")
-                        .set(HttpHeaderNames.AUTHORIZATION, authorization));
+        this.keys = NetworkedMember.keys(config, self, ControllerReplica.BROKERS);
+        this.replicas = self.controllers().stream().map(ControllerReplica::id).toList();
+        // Redirects are followed by send() itself: each call is signed anew for the replica it goes to, and only
+        // to one of this cluster's own replicas.
+        this.http = client.apply(HttpClient.create()).followRedirect(false)
+                .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/json"));
         for (ClusterConfig c : config.clusters()) {
             if (!c.name().equals(cluster)) {
                 verdicts.put(c.name(), Sinks.many().replay().latest());
@@ -152,7 +154,7 @@ final class ControllerLink implements AutoCloseable {
                     List<BrokerReport> chunks = report.apply(nextWhole).chunks();
                     java.util.Set<BrokerReport> taken = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
                     return Flux.fromIterable(chunks)
-                            .concatMap(chunk -> send(chunk, 0).timeout(config.exchange().requestTimeout(), timer)
+                            .concatMap(chunk -> send(chunk, 0, timer).timeout(config.exchange().requestTimeout(), timer)
                                     .doOnNext(a -> taken.add(chunk)))
                             .last()
                             .doOnNext(a -> {
@@ -189,7 +191,7 @@ final class ControllerLink implements AutoCloseable {
     }
 
     /** To the replica that answered last; an unreachable one is passed over for the next, in turn. */
-    private Mono<BrokerReport.Answer> send(BrokerReport report, int tried) {
+    private Mono<BrokerReport.Answer> send(BrokerReport report, int tried, Scheduler clock) {
         int index = (preferred + tried) % urls.size();
         byte[] body;
         try {
@@ -197,20 +199,65 @@ final class ControllerLink implements AutoCloseable {
         } catch (IOException e) {
             return Mono.error(e);
         }
-        return http.post().uri(urls.get(index) + BrokerReport.PATH).send(ByteBufFlux.fromInbound(Mono.just(body)))
+        return post(index, body, MAX_REDIRECTS, clock)
+                .onErrorResume(e -> tried + 1 < urls.size(), e -> send(report, tried + 1, clock));
+    }
+
+    /**
+     * {@code body} to replica {@code index}, signed for it by the brokers' member ({@link SignedCall}: it proves
+     * who sends without a secret on the wire, good at that replica, now, once); a redirect is followed to a
+     * replica of this cluster only, signed anew for it.
+     */
+    private Mono<BrokerReport.Answer> post(int index, byte[] body, int redirects, Scheduler clock) {
+        String url = urls.get(index);
+        String authorization = SignedCall.authorization(self.name(), keys, replicas.get(index), "POST",
+                BrokerReport.PATH, body, clock.now(TimeUnit.MILLISECONDS));
+        return http.headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, authorization)).post()
+                .uri(url + BrokerReport.PATH).send(ByteBufFlux.fromInbound(Mono.just(body)))
                 .responseSingle((response, content) -> content.asByteArray().defaultIfEmpty(new byte[0]).flatMap(bytes -> {
-                    if (response.status().code() != 200) {
-                        return Mono.error(new IllegalStateException(urls.get(index) + " answered "
-                                + response.status().code() + ": " + new String(bytes, java.nio.charset.StandardCharsets.UTF_8)));
+                    int status = response.status().code();
+                    if ((status == 307 || status == 308) && redirects > 0) {
+                        return redirected(url, response.responseHeaders().get(HttpHeaderNames.LOCATION))
+                                .map(next -> post(next, body, redirects - 1, clock)).orElseGet(() -> Mono.error(
+                                        new IllegalStateException(url + " redirected the report to "
+                                                + LogText.escape(response.responseHeaders().get(HttpHeaderNames.LOCATION))
+                                                + ", not to " + BrokerReport.PATH + " of one of " + urls)));
+                    }
+                    if (status != 200) {
+                        return Mono.error(new IllegalStateException(url + " answered " + status + ": "
+                                + LogText.escape(new String(bytes, java.nio.charset.StandardCharsets.UTF_8))));
                     }
                     try {
-                        return Mono.just(JSON.readValue(bytes, BrokerReport.Answer.class));
+                        BrokerReport.Answer answer = JSON.readValue(bytes, BrokerReport.Answer.class);
+                        preferred = index;
+                        return Mono.just(answer);
                     } catch (IOException e) {
                         return Mono.error(e);
                     }
-                }))
-                .doOnNext(a -> preferred = index)
-                .onErrorResume(e -> tried + 1 < urls.size(), e -> send(report, tried + 1));
+                }));
+    }
+
+    /** The replica a redirect from {@code from} to {@code location} names: one of {@link #urls}, at the report's path. */
+    private Optional<Integer> redirected(String from, @org.jspecify.annotations.Nullable String location) {
+        if (location == null) {
+            return Optional.empty();
+        }
+        java.net.URI target;
+        try {
+            target = java.net.URI.create(from).resolve(location);
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+        if (!BrokerReport.PATH.equals(target.getPath()) || target.getRawQuery() != null) {
+            return Optional.empty();
+        }
+        String origin = origin(target.toString());
+        for (int i = 0; i < urls.size(); i++) {
+            if (origin(urls.get(i)).equals(origin)) {
+                return Optional.of(i);
+            }
+        }
+        return Optional.empty();
     }
 
     /** The listener as it reports itself. */

@@ -15,6 +15,7 @@ import io.verbatim.exchange.ExchangeServer;
 import io.verbatim.exchange.ExchangeTransport;
 import io.verbatim.exchange.HttpTransport;
 import io.verbatim.exchange.Pusher;
+import io.verbatim.metastore.identity.SignedCall;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.raft.RaftStatus;
 import io.verbatim.metastore.server.RaftServer;
@@ -38,6 +39,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
@@ -82,11 +84,15 @@ public final class ControllerReplicaNode implements AutoCloseable {
     private final Map<String, BrokerReport.Topic> reported = new ConcurrentHashMap<>();
     private final Map<String, List<Long>> prunable = new ConcurrentHashMap<>();
     private final AtomicLong takeovers = new AtomicLong();
+    /** The brokers' reports remembered against replay within {@link SignedCall#WINDOW}: about one a second. */
+    private static final int MAX_REPORTS_REMEMBERED = 10_000;
     /** A report older than this holds the policy back: the brokers report every second at least. */
     static final java.time.Duration STALE_REPORTS = java.time.Duration.ofSeconds(5);
     private volatile long lastReportMs = -1;
     private final Disposable.Composite running = Disposables.composite();
     private final PolicyLoop policy;
+    /** Checks the brokers' signed reports. */
+    private final SignedCall.Verifier reports;
     private @Nullable ExchangeServer admin;
     /** While this replica leads: the pushes, the policy, garbage collection. */
     private @Nullable Disposable leading;
@@ -114,6 +120,9 @@ public final class ControllerReplicaNode implements AutoCloseable {
         }
         this.server = member.server();
         this.member = member;
+        this.reports = new SignedCall.Verifier(cluster, replica.id(), Map.of(ControllerReplica.BROKERS,
+                NetworkedMember.keys(config, self, replica.id()).keyOf(ControllerReplica.BROKERS).orElseThrow()),
+                SignedCall.WINDOW, MAX_REPORTS_REMEMBERED);
         running.add(member.bindTo(registry, self));
         this.controller = new Controller(cluster, Set.copyOf(peers()), self.caps(), new ReplicaStore(), timer);
         this.policy = new PolicyLoop(cluster, config.autoScale(), controller, this::layout, this::loadOf,
@@ -347,30 +356,31 @@ public final class ControllerReplicaNode implements AutoCloseable {
                         .sendString(Mono.fromCallable(registry::scrape), StandardCharsets.UTF_8)));
     }
 
-    /** The brokers' report: taken by the leader only, from this cluster's own brokers only. */
+    /**
+     * The brokers' report: from this cluster's own brokers only, by their member's signature made for this
+     * replica ({@link SignedCall}: no secret on the wire, good here, now, once); taken by the leader only, a
+     * follower redirects it (the brokers sign it anew for the leader).
+     */
     private Mono<Void> report(HttpServerRequest request, HttpServerResponse response) {
-        // The brokers of this cluster, by the secret of its own processes: a peer holds the cluster's token (it is
-        // presented on every call to the peer), never this.
         String authorization = request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION);
-        String presented = authorization != null && authorization.startsWith("Bearer ")
-                ? authorization.substring("Bearer ".length()) : null;
-        if (presented == null) {
-            return text(response, 401, "the brokers' report needs " + self.name() + "'s controller secret "
-                    + "(Authorization: Bearer, clusters[].controllerSecret)");
-        }
-        if (!config.security().isControllerSecret(self.name(), presented)) {
-            return text(response, 403, "only " + self.name() + "'s brokers report to its controller: that is not its "
-                    + "controller secret");
-        }
-        NetServer.authenticated(request); // its connection is one of the cluster's own: never evicted for room
-        ControllerLeader where = leader();
-        if (where instanceof ControllerLeader.At at) {
-            return response.status(307).header(HttpHeaderNames.LOCATION, at.baseUrl() + BrokerReport.PATH).send();
-        }
-        if (where instanceof ControllerLeader.Unknown unknown) {
-            return text(response, 503, "no controller leader now (" + unknown.why() + "); try again");
+        SignedCall.Result.Refused early = reports.precheck(authorization, timer.now(TimeUnit.MILLISECONDS));
+        if (early != null) {
+            return text(response, early.status(), "the brokers' report of " + self.name() + ": " + early.why());
         }
         return Bodies.read(request, config.exchange().maxBodyBytes()).flatMap(body -> {
+            SignedCall.Result checked = reports.check(authorization, "POST", BrokerReport.PATH, body,
+                    timer.now(TimeUnit.MILLISECONDS));
+            if (checked instanceof SignedCall.Result.Refused refused) {
+                return text(response, refused.status(), "the brokers' report of " + self.name() + ": " + refused.why());
+            }
+            NetServer.authenticated(request); // its connection is one of the cluster's own: never evicted for room
+            ControllerLeader where = leader();
+            if (where instanceof ControllerLeader.At at) {
+                return response.status(307).header(HttpHeaderNames.LOCATION, at.baseUrl() + BrokerReport.PATH).send();
+            }
+            if (where instanceof ControllerLeader.Unknown unknown) {
+                return text(response, 503, "no controller leader now (" + unknown.why() + "); try again");
+            }
             BrokerReport parsed;
             try {
                 parsed = JSON.readValue(body, BrokerReport.class);

@@ -2,7 +2,9 @@ package io.verbatim.runtime;
 
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ControllerReplica;
+import io.verbatim.config.MemberCredential;
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.metastore.identity.MemberKeys;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
 import io.verbatim.metastore.proto.RaftPeerProto;
 import io.verbatim.metastore.raft.RaftConfig;
@@ -13,7 +15,6 @@ import io.verbatim.metastore.storage.RaftStorage;
 import io.verbatim.metastore.storage.SegmentedRaftStorage;
 import io.verbatim.metastore.storage.StorageOptions;
 import io.verbatim.metastore.transport.NettyRaftTransport;
-import io.verbatim.net.Token;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -25,10 +26,10 @@ import reactor.core.scheduler.Schedulers;
  * One member of a cluster's metadata log in this process, the others in theirs, over TCP: a controller
  * replica (a voter) or the brokers' process (the listener {@value ControllerReplica#BROKERS}). The group is
  * the cluster's controller replicas as voters and its brokers' process as the listener, the same in every
- * process (what the configuration names); the transport authenticates with the cluster's controller secret
- * ({@code clusters[].controllerSecret}: every member holds it, no peer cluster is ever sent it — unlike the
- * cluster's token, which its peers see on every call) and runs TLS with the cluster's certificate when
- * enabled.
+ * process (what the configuration names). Each member proves who it is with a key derived from a secret of its
+ * own ({@code clusters[].controllers[].secret}, {@code clusters[].brokersSecret}), and knows the others by
+ * their verifying keys ({@link MemberKeys}): no member can speak as another, and the brokers' listener never
+ * as a voter. The transport runs TLS with the cluster's certificate when enabled.
  */
 final class NetworkedMember {
     private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(NetworkedMember.class);
@@ -98,8 +99,12 @@ final class NetworkedMember {
         if (!member.equals(ControllerReplica.BROKERS)) {
             peers.put(ControllerReplica.BROKERS, brokersAddress(cluster));
         }
-        NettyRaftTransport.Builder transport = NettyRaftTransport.builder(member, cluster.name(),
-                Token.clear(config.security().controllerSecret(cluster.name())))
+        int index = config.clusters().indexOf(cluster);
+        evenVoters(index, cluster).ifPresent(LOG::warn);
+        MemberKeys keys = keys(config, cluster, member);
+        LOG.info("{}/{}: proves who it is on the metadata log with verifying key {} (what the other members' hosts "
+                + "may be given instead of its secret)", cluster.name(), member, keys.own().verifying());
+        NettyRaftTransport.Builder transport = NettyRaftTransport.builder(cluster.name(), keys)
                 .bind(bindHost, bindPort).peers(peers).limits(config.network())
                 // its inbound and timers on the member's own thread (where every step runs anyway), never on a
                 // shared scheduler other work of the process could hold up
@@ -130,6 +135,40 @@ final class NetworkedMember {
             storage.close();
             throw e;
         }
+    }
+
+    /**
+     * Member {@code member}'s keys: its own signing key, every controller replica's verifying key as a voter's,
+     * the brokers' as the listener's.
+     *
+     * @throws io.verbatim.config.ConfigException naming the key of a member's credential missing, or of
+     *     {@code member}'s own given as a verifying key
+     */
+    static MemberKeys keys(VerbatimConfig config, ClusterConfig cluster, String member) {
+        Map<String, MemberCredential> credentials = config.security().members(cluster, member);
+        MemberKeys keys = MemberKeys.of(member, of(credentials, member).signing().orElseThrow());
+        for (ControllerReplica c : cluster.controllers()) {
+            keys = keys.withVoter(c.id(), of(credentials, c.id()).verifying());
+        }
+        return keys.withListener(ControllerReplica.BROKERS, of(credentials, ControllerReplica.BROKERS).verifying());
+    }
+
+    private static MemberCredential of(Map<String, MemberCredential> credentials, String member) {
+        return java.util.Objects.requireNonNull(credentials.get(member), "every member's credential, checked");
+    }
+
+    /**
+     * A warning for a cluster whose controller replicas are even in number: a majority of {@code 2k} voters is
+     * {@code k + 1}, so they survive {@code k - 1} failures, no more than {@code 2k - 1} voters do.
+     */
+    static Optional<String> evenVoters(int index, ClusterConfig cluster) {
+        int n = cluster.controllers().size();
+        if (n == 0 || n % 2 == 1) {
+            return Optional.empty();
+        }
+        return Optional.of("clusters[" + index + "].controllers names " + n + " controller replicas: a majority of them is "
+                + (n / 2 + 1) + ", so the metadata log survives " + (n / 2 - 1) + " failure(s), no more than with "
+                + (n - 1) + " (" + (n + 1) + " would survive " + n / 2 + "); name an odd number");
     }
 
     /** A member's own thread. */

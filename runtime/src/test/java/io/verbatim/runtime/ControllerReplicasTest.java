@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ControllerLeader;
 import io.verbatim.exchange.ExchangeServer;
+import io.verbatim.metastore.identity.MemberKeys;
+import io.verbatim.metastore.identity.SignedCall;
 import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.net.SigningKey;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -79,14 +82,14 @@ class ControllerReplicasTest {
                 clusters:
                   - name: a
                     token: a-token
-                    controllerSecret: a-inner-secret
+                    brokersSecret: a-brokers-secret
                     adminPort: %d
                     brokerPorts: [%d]
                     raftPort: %d
                     controllers:
-                      - {id: c1, adminPort: %d, raftPort: %d}
-                      - {id: c2, adminPort: %d, raftPort: %d}
-                      - {id: c3, adminPort: %d, raftPort: %d}
+                      - {id: c1, adminPort: %d, raftPort: %d, secret: a-c1-secret}
+                      - {id: c2, adminPort: %d, raftPort: %d, secret: a-c2-secret}
+                      - {id: c3, adminPort: %d, raftPort: %d, secret: a-c3-secret}
                   - {name: b, token: b-token, adminPort: %d, brokerPorts: [%d]}
                 topics:
                   - {name: %s, initialSegments: 2}
@@ -115,12 +118,23 @@ class ControllerReplicasTest {
     }
 
     private HttpResponse<String> call(String method, String url, String token, String body) throws Exception {
+        return authorized(method, url, token == null ? null : "Bearer " + token, body);
+    }
+
+    private HttpResponse<String> authorized(String method, String url, String authorization, String body)
+            throws Exception {
         HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        if (token != null) {
-            r.header("Authorization", "Bearer " + token);
+        if (authorization != null) {
+            r.header("Authorization", authorization);
         }
         return http.send(r.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A report to {@code at}, signed with the key {@code secret} gives, as member {@code as}, for member {@code to}. */
+    private static String signed(String secret, String as, String to, String body) {
+        return SignedCall.authorization("a", MemberKeys.of(as, SigningKey.fromSecret(secret)), to, "POST",
+                BrokerReport.PATH, body.getBytes(StandardCharsets.UTF_8), System.currentTimeMillis());
     }
 
     @Test
@@ -152,22 +166,38 @@ class ControllerReplicasTest {
                 && open.get(1) instanceof ClusterNode b && b.layout(T).activeSegments().size() == 3)
                 .blockFirst(Duration.ofSeconds(30));
 
-        // The brokers' report: their own cluster's secret only (not even its token, which peers see), at the leader
-        // only; a bad body changes nothing.
+        // The brokers' report (issue 23, item 7: it carried the group's secret in clear): the brokers' member's
+        // signature, made for the replica it goes to, once; taken at the leader only; a bad body changes nothing.
         String report = "{\"topics\":{\"" + T + "\":{\"load\":{\"2\":[5,500,0,0]},\"consumers\":1,\"prunable\":[]}}}";
-        assertThat(call("POST", leader.adminUrl() + BrokerReport.PATH, "a-token", report).statusCode()).isEqualTo(403);
-        assertThat(call("POST", leader.adminUrl() + BrokerReport.PATH, null, report).statusCode()).isEqualTo(401);
-        HttpResponse<String> foreign = call("POST", leader.adminUrl() + BrokerReport.PATH, "b-token", report);
-        assertThat(foreign.statusCode()).isEqualTo(403);
-        assertThat(foreign.body()).contains("only a's brokers report").contains("not its controller secret");
-        assertThat(call("POST", follower.adminUrl() + BrokerReport.PATH, "a-inner-secret", report).statusCode()).isEqualTo(307);
-        HttpResponse<String> bad = call("POST", leader.adminUrl() + BrokerReport.PATH, "a-inner-secret",
-                "{\"topics\":{\"" + T + "\":{\"load\":{\"2\":[-1,0,0,0]},\"consumers\":1,\"prunable\":[]}}}");
+        String reportUrl = leader.adminUrl() + BrokerReport.PATH;
+        assertThat(call("POST", reportUrl, "a-token", report).statusCode()).isEqualTo(401);
+        assertThat(call("POST", reportUrl, null, report).statusCode()).isEqualTo(401);
+        HttpResponse<String> replicaAsBrokers = authorized("POST", reportUrl,
+                signed("a-c1-secret", "brokers", leader.member(), report), report);
+        assertThat(replicaAsBrokers.statusCode()).isEqualTo(403);
+        assertThat(replicaAsBrokers.body()).contains("the signature is not member brokers's over this request");
+        HttpResponse<String> replicaAsItself = authorized("POST", reportUrl,
+                signed("a-c1-secret", "c1", leader.member(), report), report);
+        assertThat(replicaAsItself.statusCode()).isEqualTo(403);
+        assertThat(replicaAsItself.body()).contains("member 'c1' may not make this call here");
+        HttpResponse<String> forAnother = authorized("POST", reportUrl,
+                signed("a-brokers-secret", "brokers", follower.member(), report), report);
+        assertThat(forAnother.statusCode()).isEqualTo(403);
+        assertThat(forAnother.body()).contains("signed for member '" + follower.member() + "'");
+        assertThat(authorized("POST", follower.adminUrl() + BrokerReport.PATH,
+                signed("a-brokers-secret", "brokers", follower.member(), report), report).statusCode()).isEqualTo(307);
+        String negative = "{\"topics\":{\"" + T + "\":{\"load\":{\"2\":[-1,0,0,0]},\"consumers\":1,\"prunable\":[]}}}";
+        HttpResponse<String> bad = authorized("POST", reportUrl, signed("a-brokers-secret", "brokers",
+                leader.member(), negative), negative);
         assertThat(bad.statusCode()).isEqualTo(400);
         assertThat(bad.body()).contains("negative");
-        HttpResponse<String> taken = call("POST", leader.adminUrl() + BrokerReport.PATH, "a-inner-secret", report);
+        String once = signed("a-brokers-secret", "brokers", leader.member(), report);
+        HttpResponse<String> taken = authorized("POST", reportUrl, once, report);
         assertThat(taken.statusCode()).as(taken.body()).isEqualTo(200);
         assertThat(taken.body()).contains("\"b\":true"); // b took part in the exchange: a's replicators may write
+        HttpResponse<String> replayed = authorized("POST", reportUrl, once, report);
+        assertThat(replayed.statusCode()).isEqualTo(403);
+        assertThat(replayed.body()).contains("a replay");
 
         // Every member's meters are scraped: its state, its transport, its storage on disk.
         String scrape = leader.registry().scrape();

@@ -43,6 +43,11 @@ final class Progress {
     long snapshotOffset;
 
     // Listener delegation, on the leader's progress of a listener.
+    /**
+     * As the listener said in its last reply (AppendEntries reply field 10): it is a voter of its own latest
+     * configuration, so it refuses delegates; the leader feeds it itself meanwhile.
+     */
+    boolean ownVoter;
     /** The follower feeding this listener now, "" when the leader feeds it (not delegated, or revoked). */
     String delegatedTo = "";
     /**

@@ -24,4 +24,20 @@ public sealed interface Proposal {
     /** This member leads but refuses the request now, for {@code reason} (which names the offending member). */
     record Refused(String reason) implements Proposal {
     }
+
+    /**
+     * Refused for good: the entry would make an append of {@code messageBytes}, above the largest message
+     * the transport sends ({@code maxMessageBytes}); appended, it could never reach a quorum, and nothing
+     * would commit behind it.
+     *
+     * @param commandBytes the command's (or configuration's) own size
+     */
+    record TooLarge(long commandBytes, long messageBytes, long maxMessageBytes) implements Proposal {
+        /** What was refused and why, naming the sizes and the limit. */
+        public String reason() {
+            return "a command of " + commandBytes + " bytes makes an append of " + messageBytes
+                    + " bytes, above the largest message the transport sends (" + maxMessageBytes
+                    + " bytes: its frame limit less the frame's header); it could never be sent";
+        }
+    }
 }

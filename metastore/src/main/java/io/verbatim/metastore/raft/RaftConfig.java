@@ -38,6 +38,10 @@ package io.verbatim.metastore.raft;
  *     committed entries only) is still sent entries, not the whole snapshot; 0 drops every entry the
  *     snapshot covers. The tail is kept in memory only: the storage drops what the snapshot covers, and a
  *     restarted member holds no tail until it compacts again
+ * @param maxMessageBytes the largest message the transport sends (its frame limit less the frame's header;
+ *     {@link Integer#MAX_VALUE} for none): a proposal or configuration whose entry would make an append
+ *     larger is refused ({@link Proposal.TooLarge}), since it could never be sent and nothing would commit
+ *     behind it. The driver sets it from its transport ({@code RaftTransport.maxMessageBytes()})
  */
 public record RaftConfig(
         String memberId,
@@ -54,7 +58,8 @@ public record RaftConfig(
         long followerLagThreshold,
         int reassignmentTicks,
         int revocationCooldownTicks,
-        long logTailEntries) {
+        long logTailEntries,
+        int maxMessageBytes) {
 
     /** Delegation's defaults: off, 5 listeners per follower, lag 100 entries, 100 ticks, cooldown 300 ticks. */
     public static final int DEFAULT_MAX_LISTENERS_PER_FOLLOWER = 5;
@@ -69,6 +74,20 @@ public record RaftConfig(
      * snapshot (a layout of 100,000 topics) is megabytes. etcd keeps 5,000 entries after a snapshot.
      */
     public static final long DEFAULT_LOG_TAIL_ENTRIES = 1_000;
+
+    /** No limit on a message's size (an in-memory transport). */
+    public static final int UNLIMITED_MESSAGE_BYTES = Integer.MAX_VALUE;
+
+    /** With no limit on a message's size ({@link #UNLIMITED_MESSAGE_BYTES}). */
+    public RaftConfig(String memberId, String groupId, int electionTicks, int heartbeatTicks,
+            long maxEntriesBytesPerAppend, int maxInflightAppends, boolean checkQuorum, boolean preVote,
+            int snapshotChunkBytes, boolean delegationEnabled, int maxListenersPerFollower,
+            long followerLagThreshold, int reassignmentTicks, int revocationCooldownTicks, long logTailEntries) {
+        this(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend, maxInflightAppends,
+                checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries,
+                UNLIMITED_MESSAGE_BYTES);
+    }
 
     /** With {@link #DEFAULT_LOG_TAIL_ENTRIES}. */
     public RaftConfig(String memberId, String groupId, int electionTicks, int heartbeatTicks,
@@ -127,6 +146,9 @@ public record RaftConfig(
         if (logTailEntries < 0) {
             throw new IllegalArgumentException("logTailEntries must be >= 0, was " + logTailEntries);
         }
+        if (maxMessageBytes < 1) {
+            throw new IllegalArgumentException("maxMessageBytes must be >= 1, was " + maxMessageBytes);
+        }
     }
 
     /** Defaults: 10 election ticks, 1 heartbeat tick, 1 MiB per append, 8 in flight, check-quorum and
@@ -138,50 +160,50 @@ public record RaftConfig(
     public RaftConfig withElectionTicks(int ticks) {
         return new RaftConfig(memberId, groupId, ticks, heartbeatTicks, maxEntriesBytesPerAppend, maxInflightAppends,
                 checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries, maxMessageBytes);
     }
 
     public RaftConfig withHeartbeatTicks(int ticks) {
         return new RaftConfig(memberId, groupId, electionTicks, ticks, maxEntriesBytesPerAppend, maxInflightAppends,
                 checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries, maxMessageBytes);
     }
 
     public RaftConfig withMaxEntriesBytesPerAppend(long bytes) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, bytes, maxInflightAppends,
                 checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries, maxMessageBytes);
     }
 
     public RaftConfig withMaxInflightAppends(int appends) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend, appends,
                 checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries, maxMessageBytes);
     }
 
     public RaftConfig withCheckQuorum(boolean on) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
                 maxInflightAppends, on, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries, maxMessageBytes);
     }
 
     public RaftConfig withPreVote(boolean on) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
                 maxInflightAppends, checkQuorum, on, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries, maxMessageBytes);
     }
 
     public RaftConfig withSnapshotChunkBytes(int bytes) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
                 maxInflightAppends, checkQuorum, preVote, bytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries, maxMessageBytes);
     }
 
     /** Listener delegation on or off, its knobs unchanged. */
     public RaftConfig withDelegationEnabled(boolean on) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
                 maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes, on, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries, maxMessageBytes);
     }
 
     /** Listener delegation's knobs (see the record's parameters). */
@@ -189,13 +211,20 @@ public record RaftConfig(
             int cooldown) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
                 maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes, on, listenersPerFollower, lagThreshold,
-                reassignment, cooldown, logTailEntries);
+                reassignment, cooldown, logTailEntries, maxMessageBytes);
     }
 
     /** The tail of entries a compaction keeps (see the record's parameters); 0 keeps none. */
     public RaftConfig withLogTailEntries(long entries) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
                 maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, entries);
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, entries, maxMessageBytes);
+    }
+
+    /** The largest message the transport sends (see the record's parameters). */
+    public RaftConfig withMaxMessageBytes(int bytes) {
+        return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
+                maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries, bytes);
     }
 }

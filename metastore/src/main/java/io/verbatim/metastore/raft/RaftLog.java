@@ -249,17 +249,23 @@ final class RaftLog {
 
     /**
      * The index of the configuration entry from which {@code id} has been a listener in every configuration
-     * since, if the configuration before that entry made {@code id} a voter (a demotion this log still
-     * holds); 0 if not: {@code id} is no listener, it joined as one, or the entry is compacted.
+     * since, if an earlier configuration this log holds made it a voter (it was demoted, or removed and
+     * added back as a listener): until it holds that entry, its own log may make it a voter. 0 if not:
+     * {@code id} is no listener, joined as one, or the entry or the voter before it is compacted.
      */
-    long demotedAt(String id) {
+    long becameListenerAt(String id) {
         long since = 0;
+        boolean listening = true;
         for (Map.Entry<Long, RaftConfigurationProto> e : configurations.descendingMap().entrySet()) {
             Membership m = Membership.of(e.getValue());
-            if (!m.isListener(id)) {
-                return m.isVoter(id) ? since : 0;
+            if (listening && m.isListener(id)) {
+                since = e.getKey();
+                continue;
             }
-            since = e.getKey();
+            listening = false;
+            if (m.isVoter(id)) {
+                return since;
+            }
         }
         return since > 0 && Membership.of(snapshotConfiguration).isVoter(id) ? since : 0;
     }

@@ -337,7 +337,8 @@ public final class RaftNode {
 
     /**
      * Proposes {@code data} for the state machine. Only a leader accepts, and not during a leadership
-     * transfer. Accepted means appended, not committed: see {@link Proposal.Accepted}.
+     * transfer; a command too large for the transport to send in one append is refused
+     * ({@link Proposal.TooLarge}). Accepted means appended, not committed: see {@link Proposal.Accepted}.
      */
     public Proposal propose(ByteString data) {
         if (role != RaftPeerRole.LEADER) {
@@ -346,9 +347,26 @@ public final class RaftNode {
         if (!transferTarget.isEmpty()) {
             return new Proposal.Refused("leadership transfer to " + transferTarget + " in progress");
         }
-        long index = appendOwn(LogEntryProto.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1)
-                .setStateMachineLogEntry(StateMachineLogEntryProto.newBuilder().setLogData(data)).build());
-        return new Proposal.Accepted(term, index);
+        LogEntryProto entry = LogEntryProto.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1)
+                .setStateMachineLogEntry(StateMachineLogEntryProto.newBuilder().setLogData(data)).build();
+        Optional<Proposal> tooLarge = tooLarge(entry, data.size(), membership);
+        if (tooLarge.isPresent()) {
+            return tooLarge.get();
+        }
+        return new Proposal.Accepted(term, appendOwn(entry));
+    }
+
+    /**
+     * Refused if the largest append carrying {@code entry} alone (under {@code after}, the configuration in
+     * force once it is appended) is above the transport's largest message: it could never be sent.
+     */
+    private Optional<Proposal> tooLarge(LogEntryProto entry, long commandBytes, Membership after) {
+        if (config.maxMessageBytes() == RaftConfig.UNLIMITED_MESSAGE_BYTES) {
+            return Optional.empty();
+        }
+        long bytes = AppendSize.of(entry, config.groupId(), after, id);
+        return bytes > config.maxMessageBytes()
+                ? Optional.of(new Proposal.TooLarge(commandBytes, bytes, config.maxMessageBytes())) : Optional.empty();
     }
 
     /**
@@ -399,9 +417,13 @@ public final class RaftNode {
                 }
             }
         }
-        long index = appendOwn(LogEntryProto.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1)
-                .setConfigurationEntry(next).build());
-        return new Proposal.Accepted(term, index);
+        LogEntryProto entry = LogEntryProto.newBuilder().setTerm(term).setIndex(log.lastIndex() + 1)
+                .setConfigurationEntry(next).build();
+        Optional<Proposal> tooLarge = tooLarge(entry, next.getSerializedSize(), after);
+        if (tooLarge.isPresent()) {
+            return tooLarge.get();
+        }
+        return new Proposal.Accepted(term, appendOwn(entry));
     }
 
     /**
@@ -811,7 +833,8 @@ public final class RaftNode {
     }
 
     private void replyAppend(AppendEntriesReplyProto.Builder reply) {
-        send(RaftMessageProto.newBuilder().setAppendEntriesReply(reply.setFollowerCommit(log.committed())).build());
+        send(RaftMessageProto.newBuilder().setAppendEntriesReply(reply.setFollowerCommit(log.committed())
+                .setVoter(membership.isVoter(id))).build());
     }
 
     private void onInstallSnapshot(InstallSnapshotRequestProto s) {
@@ -956,6 +979,10 @@ public final class RaftNode {
         if (p.match > matchBefore) {
             p.matchTick = ticks;
             onListenerMatchAdvanced(p);
+        }
+        if (membership.isListener(from) && r.getVoter() != p.ownVoter) {
+            p.ownVoter = r.getVoter(); // it refuses delegates while it takes itself for a voter: fed directly
+            refreshDelegations(true);
         }
         if (role == RaftPeerRole.LEADER && progress.containsKey(from)) {
             sendAppend(p, false);
@@ -1291,20 +1318,22 @@ public final class RaftNode {
         if (f == null || f.equals(id) || !membership.isVoter(f) || !progress.containsKey(f)) {
             return null;
         }
-        return awaitsDemotion(listener) ? null : f;
+        return takesItselfForAVoter(listener) ? null : f;
     }
 
     /**
-     * Whether {@code listener} is a voter demoted by a configuration entry it is not known to hold: it still
-     * takes itself for a voter and refuses its delegate, which could never bring it that entry; so the
-     * leader feeds it directly until its match reaches the entry, and delegates it from then on.
+     * Whether {@code listener} may take itself for a voter, and so refuse its delegate, which could never
+     * bring it what it lacks: it said so in its last reply (its log holds an older term's entry promoting
+     * it, say, from a leader deposed before the promotion reached anyone else), or it is not known to hold
+     * the entry that made it a listener after it was a voter (a demotion, or its removal and return as a
+     * listener). The leader feeds it directly until neither holds, and delegates it from then on.
      */
-    private boolean awaitsDemotion(String listener) {
+    private boolean takesItselfForAVoter(String listener) {
         Progress p = progress.get(listener);
-        return p != null && p.match < log.latestConfigurationIndex() && p.match < log.demotedAt(listener);
+        return p != null && (p.ownVoter || p.match < log.becameListenerAt(listener));
     }
 
-    /** A listener's match advanced: if it was fed directly only until it held its demotion, delegate it now. */
+    /** A listener's match advanced: if it was fed directly only until it held what makes it one, delegate it now. */
     private void onListenerMatchAdvanced(Progress p) {
         if (role == RaftPeerRole.LEADER && config.delegationEnabled() && p.delegatedTo.isEmpty() && !p.revoked
                 && membership.isListener(p.id) && membership.delegations().containsKey(p.id)) {

@@ -29,6 +29,10 @@
  *   rejection answering a request sent before the member's current state began (before the probe
  *   restarted or the window opened) is stale and ignored, so one lost append makes the entries from it
  *   on go once more, not once per rejection in flight.</li>
+ *   <li><b>Size.</b> A proposal or configuration whose entry would make an append above
+ *   {@code RaftConfig.maxMessageBytes} (the transport's largest message), every other field of the append
+ *   at its largest, is refused ({@code Proposal.TooLarge}): it could never be sent, by the leader or a
+ *   delegate, and nothing would commit behind it.</li>
  *   <li><b>Commit.</b> By the quorum of voters only, and only for an entry of the leader's term (§5.4.2);
  *   a new leader appends a no-op at once. A follower or listener commits at most
  *   {@code min(leaderCommit, previous.index + entries)} (the leader caps it too), and refuses an append
@@ -91,10 +95,14 @@
  *   listener an entry the leader had not yet appended when restoring it starts afresh (time alone, in a
  *   quiet spell, proves nothing). An admin's new assignment of a listener starts afresh at once: what the
  *   leader revoked, and its backoff, belonged to the old one. A revocation reaches a delegate being sent a
- *   snapshot too (an empty append at the snapshot's index if its match is compacted away). A voter
- *   demoted to listener is delegated only once its match reaches the entry demoting it (until it holds
- *   that entry it takes itself for a voter and refuses its delegate); the leader feeds it directly until
- *   then. A new leader starts from the admin's assignment. Delegation changes who sends, never what a listener may
+ *   snapshot too (an empty append at the snapshot's index if its match is compacted away). <i>A listener
+ *   that takes itself for a voter</i> refuses its delegate: a voter demoted, or removed and added back as a
+ *   listener, until it holds the entry that made it a listener; a listener holding an older term's entry
+ *   promoting it (its leader deposed before the promotion reached anyone else). Every append reply says
+ *   whether its sender is a voter of its own latest configuration (field 10); the leader delegates a
+ *   listener only while its last reply said no and its match reaches the entry that made it a listener
+ *   after it was a voter, and feeds it directly otherwise (not a revocation). A new leader starts from the
+ *   admin's assignment. Delegation changes who sends, never what a listener may
  *   hold or apply: listeners still never vote or count.</li>
  *   <li><b>Snapshots.</b> {@code compact(index, data)} lets the log drop entries the application's
  *   snapshot covers, all but a tail of {@code logTailEntries} at and before {@code index} (kept in memory,

@@ -107,8 +107,26 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
             appliedIndex = meta.getLastIncluded().getIndex();
             snapshotIndex = appliedIndex;
         });
-        this.node = RaftNode.start(config, recovered, storage.snapshotData(), initial, new SplittableRandom(seed));
+        this.node = RaftNode.start(withTransportLimit(config, transport), recovered, storage.snapshotData(), initial,
+                new SplittableRandom(seed));
         this.status = node.status();
+    }
+
+    /**
+     * {@code config} with the transport's largest message as its limit: a proposal that could never be sent
+     * is refused at once. Batches and snapshot chunks must fit too, with room for the rest of their message.
+     *
+     * @throws IllegalArgumentException naming both, when an append's entries or a snapshot chunk could
+     *     pass half the transport's largest message
+     */
+    static RaftConfig withTransportLimit(RaftConfig config, RaftTransport transport) {
+        int limit = Math.min(config.maxMessageBytes(), transport.maxMessageBytes());
+        if (config.maxEntriesBytesPerAppend() > limit / 2 || config.snapshotChunkBytes() > limit / 2) {
+            throw new IllegalArgumentException("member " + config.memberId() + ": maxEntriesBytesPerAppend "
+                    + config.maxEntriesBytesPerAppend() + " and snapshotChunkBytes " + config.snapshotChunkBytes()
+                    + " must be at most half the transport's largest message, " + limit + " bytes (its frame limit)");
+        }
+        return config.withMaxMessageBytes(limit);
     }
 
     /**
@@ -263,6 +281,8 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
                 proposals.computeIfAbsent(a.index(), i -> new ArrayList<>(1)).add(new Pending(a.term(), sink));
             } else if (p instanceof Proposal.NotLeader n) {
                 sink.error(new NotLeaderException(status.memberId(), n.leaderHint()));
+            } else if (p instanceof Proposal.TooLarge t) {
+                sink.error(new CommandTooLargeException(t.reason()));
             } else {
                 sink.error(new IllegalStateException(((Proposal.Refused) p).reason()));
             }
@@ -314,6 +334,8 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
                 proposals.computeIfAbsent(a.index(), i -> new ArrayList<>(1)).add(new Pending(a.term(), sink));
             } else if (p instanceof Proposal.NotLeader n) {
                 sink.error(new NotLeaderException(status.memberId(), n.leaderHint()));
+            } else if (p instanceof Proposal.TooLarge t) {
+                sink.error(new CommandTooLargeException(t.reason()));
             } else {
                 sink.error(new IllegalArgumentException(((Proposal.Refused) p).reason()));
             }

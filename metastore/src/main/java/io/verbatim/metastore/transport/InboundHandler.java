@@ -10,9 +10,11 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.verbatim.metastore.identity.MemberKeys;
 import io.verbatim.metastore.proto.RaftMessageProto;
 import io.verbatim.metastore.transport.RaftTransportMetrics.Drop;
 import io.verbatim.metastore.transport.RaftTransportMetrics.Refusal;
+import io.verbatim.net.LogText;
 import io.verbatim.net.NetServer;
 import java.io.IOException;
 import java.util.Objects;
@@ -24,22 +26,30 @@ import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
- * The server end of one inbound connection. The first frame must be a {@code HELLO} with the group's
- * secret, this server's group and a member that is one of its peers (under TLS with name checks, the
- * member the client certificate names), within the handshake timeout; otherwise the connection is closed,
- * the refusal counted and logged in one line (INFO for a real peer misconfigured, DEBUG for anything
- * else). After the {@code WELCOME}, each message must name that member as sender, this group, and this
- * member as addressee, or it is dropped and counted. An oversized or undecodable frame closes the
- * connection. Every exception ends here: none reaches Reactor Netty or the pipeline's tail.
+ * The server end of one inbound connection. The first frame must be a {@code HELLO} naming this server's
+ * group, this member, and a member that is one of its peers with a known verifying key (under TLS with name
+ * checks, the member the client certificate names); the server answers {@code WELCOME} with its own nonce
+ * and signature, and the client must then prove who it is with a {@code PROOF}, its signature over both
+ * nonces ({@link Handshake}), all within the handshake timeout; otherwise the connection is closed and the
+ * refusal counted, and logged at most once per source address per interval (INFO for a real peer
+ * misconfigured, DEBUG for anything else; what the peer sent escaped, {@link LogText}). After the proof,
+ * each message must name the proven member as sender, this group, and this member as addressee, and a
+ * member named a listener may send only what a listener sends; anything else is dropped and counted. An
+ * oversized or undecodable frame closes the connection. Every exception ends here: none reaches Reactor
+ * Netty or the pipeline's tail.
  */
 final class InboundHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = Loggers.getLogger(InboundHandler.class);
-    private enum State { AWAIT_HELLO, OPEN, REFUSED, FAILED }
+    private enum State { AWAIT_HELLO, AWAIT_PROOF, OPEN, REFUSED, FAILED }
 
     private final NettyRaftTransport transport;
     private final FrameDecoder decoder;
     private State state = State.AWAIT_HELLO;
+    /** The member the HELLO names, until it proves it is that member. */
+    private @Nullable String claimed;
+    /** The member proven: the sender of every message of this connection. */
     private @Nullable String peer;
+    private byte @Nullable [] clientTranscript;
     private @Nullable ScheduledFuture<?> timeout;
 
     InboundHandler(NettyRaftTransport transport, FrameDecoder decoder) {
@@ -63,6 +73,7 @@ final class InboundHandler extends ChannelInboundHandlerAdapter {
             }
             switch (state) {
                 case AWAIT_HELLO -> hello(ctx, frame);
+                case AWAIT_PROOF -> proof(ctx, frame);
                 case OPEN -> message(ctx, frame);
                 case REFUSED -> transport.metrics().drop(Drop.UNAUTHENTICATED);
                 case FAILED -> { } // after the frame that closed it, counted once
@@ -83,26 +94,68 @@ final class InboundHandler extends ChannelInboundHandlerAdapter {
         }
         Frames.Hello h;
         try {
-            h = Frames.readHandshake(frame, true);
+            h = Frames.readHello(frame);
         } catch (IllegalArgumentException e) {
             refuse(ctx, Refusal.BAD_HANDSHAKE, String.valueOf(e.getMessage()), false);
             return;
         }
-        // first, whatever else is wrong: constant time
-        boolean secret = transport.secret().matches(Objects.requireNonNull(h.secret(), "a HELLO's secret"));
-        String said = " (member " + h.member() + ", group " + h.group() + ")";
-        if (!secret) {
-            refuse(ctx, Refusal.BAD_SECRET, "a wrong secret" + said, true);
-        } else if (!h.group().equals(transport.group())) {
+        String said = " (member '" + LogText.escape(h.member()) + "', group '" + LogText.escape(h.group()) + "')";
+        if (!h.group().equals(transport.group())) {
             refuse(ctx, Refusal.WRONG_GROUP, "another group" + said, true);
         } else if (!transport.isPeer(h.member())) {
             refuse(ctx, Refusal.UNKNOWN_MEMBER, "a member that is not a peer" + said, true);
+        } else if (!h.server().equals(transport.member())) {
+            refuse(ctx, Refusal.BAD_HANDSHAKE, "a HELLO for member '" + LogText.escape(h.server()) + "'" + said, true);
         } else if (!certificateNames(ctx, h.member())) {
             refuse(ctx, Refusal.CERTIFICATE_MISMATCH, "a certificate naming "
-                    + NetServer.certificateName(Connection.from(ctx.channel())) + said, true);
+                    + NetServer.certificateName(Connection.from(ctx.channel())).map(LogText::escape) + said, true);
         } else {
-            open(ctx, h.member());
+            welcome(ctx, h);
         }
+    }
+
+    /** Proves this member to the client, and waits for the client's proof. */
+    private void welcome(ChannelHandlerContext ctx, Frames.Hello h) {
+        byte[] nonce = Handshake.nonce();
+        MemberKeys keys = transport.keys();
+        byte[] signature = keys.own().sign(Handshake.transcript(Handshake.Role.SERVER, transport.group(), h.member(),
+                transport.member(), h.nonce(), nonce));
+        claimed = h.member();
+        clientTranscript = Handshake.transcript(Handshake.Role.CLIENT, transport.group(), h.member(),
+                transport.member(), h.nonce(), nonce);
+        state = State.AWAIT_PROOF;
+        ByteBuf welcome = ctx.alloc().buffer(160);
+        Frames.writeWelcome(welcome, transport.member(), transport.group(), nonce, signature);
+        ctx.writeAndFlush(welcome, ctx.voidPromise());
+    }
+
+    private void proof(ChannelHandlerContext ctx, ByteBuf frame) {
+        String member = Objects.requireNonNull(claimed, "the member of a HELLO");
+        byte kind = frame.isReadable() ? frame.readByte() : 0;
+        if (kind != Frames.PROOF) {
+            if (kind == Frames.MESSAGE) {
+                transport.metrics().drop(Drop.UNAUTHENTICATED);
+            }
+            refuse(ctx, Refusal.BAD_HANDSHAKE, "member " + member + " sent a frame of kind " + kind
+                    + " where its PROOF was due", true);
+            return;
+        }
+        byte[] signature;
+        try {
+            signature = Frames.readProof(frame);
+        } catch (IllegalArgumentException e) {
+            refuse(ctx, Refusal.BAD_HANDSHAKE, String.valueOf(e.getMessage()), true);
+            return;
+        }
+        boolean proven = transport.keys().keyOf(member)
+                .map(k -> k.verifies(Objects.requireNonNull(clientTranscript, "the transcript of a HELLO"), signature))
+                .orElse(false);
+        if (!proven) {
+            refuse(ctx, Refusal.BAD_SIGNATURE, "a signature that is not member " + member + "'s (is its secret the "
+                    + "one whose verifying key this member holds?)", true);
+            return;
+        }
+        open(ctx, member);
     }
 
     private boolean certificateNames(ChannelHandlerContext ctx, String member) {
@@ -117,11 +170,9 @@ final class InboundHandler extends ChannelInboundHandlerAdapter {
         handshakeTimeout().cancel(false);
         state = State.OPEN;
         peer = member;
+        clientTranscript = null;
         decoder.open();
         transport.inboundOpened(member, ctx.channel());
-        ByteBuf welcome = ctx.alloc().buffer(64);
-        Frames.writeWelcome(welcome, transport.member(), transport.group());
-        ctx.writeAndFlush(welcome, ctx.voidPromise());
     }
 
     private void message(ChannelHandlerContext ctx, ByteBuf frame) {
@@ -151,21 +202,19 @@ final class InboundHandler extends ChannelInboundHandlerAdapter {
         return Objects.requireNonNull(timeout, "the handshake timeout");
     }
 
-    /** Closes the connection, counting {@code reason} once; {@code peerLike}: INFO, else DEBUG. */
+    /**
+     * Closes the connection, counting {@code reason} once; {@code peerLike}: INFO, else DEBUG, at most one
+     * line per source address per interval ({@link RefusalLog}).
+     */
     private void refuse(ChannelHandlerContext ctx, Refusal reason, String why, boolean peerLike) {
-        if (state != State.AWAIT_HELLO) {
+        if (state != State.AWAIT_HELLO && state != State.AWAIT_PROOF) {
             ctx.close();
             return;
         }
         state = State.REFUSED;
         handshakeTimeout().cancel(false);
         transport.metrics().refuse(reason);
-        String line = "member {}: refused the connection from {}: {}";
-        if (peerLike) {
-            LOG.info(line, transport.member(), ctx.channel().remoteAddress(), why);
-        } else {
-            LOG.debug(line, transport.member(), ctx.channel().remoteAddress(), why);
-        }
+        transport.logRefusal(ctx.channel().remoteAddress(), why, peerLike);
         ctx.close();
     }
 
@@ -197,8 +246,8 @@ final class InboundHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         boolean tooLong = cause instanceof TooLongFrameException;
         boolean tls = cause instanceof SSLException || cause.getCause() instanceof SSLException;
-        if (state == State.AWAIT_HELLO) {
-            refuse(ctx, tls ? Refusal.TLS : Refusal.BAD_HANDSHAKE, cause.toString(), false);
+        if (state == State.AWAIT_HELLO || state == State.AWAIT_PROOF) {
+            refuse(ctx, tls ? Refusal.TLS : Refusal.BAD_HANDSHAKE, LogText.escape(cause.toString()), false);
             return;
         }
         if (state == State.OPEN && !(cause instanceof IOException)) {

@@ -8,18 +8,20 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
+import io.verbatim.metastore.identity.MemberKeys;
 import io.verbatim.metastore.proto.RaftMessageProto;
 import io.verbatim.metastore.transport.RaftTransportMetrics.Drop;
 import io.verbatim.metastore.transport.RaftTransportMetrics.Refusal;
 import io.verbatim.model.Backoff;
 import io.verbatim.net.NetworkLimits;
 import io.verbatim.net.Tls;
-import io.verbatim.net.Token;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,24 +43,35 @@ import reactor.netty.tcp.TcpServer;
 /**
  * One member's Raft transport over TCP (Reactor Netty): a server for the messages addressed to it and one
  * outbound connection per peer for the messages it sends. Frames are length-prefixed; every connection
- * opens with a handshake naming the member and the group and presenting the group's shared secret, and
- * the server thereafter drops any message whose sender is not that member or whose group is not its own.
- * Optionally over mutual TLS ({@link Builder#tls}). See {@link Builder} for the limits and their defaults.
+ * opens with a handshake in which each side proves, by a signature with its own key over both sides' fresh
+ * nonces, that it is the member it names ({@link Frames}); no secret goes over the wire. The server thereafter
+ * drops any message whose sender is not the member proven, whose group is not its own, or, from a member
+ * its keys name a listener, any message only a voter sends. Optionally over mutual TLS ({@link Builder#tls}).
+ * See {@link Builder} for the limits and their defaults.
  *
  * <pre>{@code
- * NettyRaftTransport t = NettyRaftTransport.builder("a", "meta", Token.clear(secret))
+ * MemberKeys keys = MemberKeys.of("a", SigningKey.fromSecret(secretOfA))
+ *         .withVoter("b", VerifyingKey.parse("ed25519:...")).withVoter("c", VerifyingKey.parse("ed25519:..."));
+ * NettyRaftTransport t = NettyRaftTransport.builder("meta", keys)
  *         .bind("0.0.0.0", 7100)
  *         .peers(Map.of("b", "10.0.0.2:7100", "c", "10.0.0.3:7100"))
  *         .start();
  * }</pre>
+ *
+ * <p>Without TLS the connection itself is not protected: a party on the network path cannot pass for a
+ * member, but can read the messages and, by taking over an established TCP connection, inject some. Where
+ * the path is not trusted, run TLS.
  *
  * <p>Threads: the event loops only read, write and decode; {@link #inbound()} signals on the configured
  * scheduler, and backoff timers run on it. {@link #send} is thread-safe and never blocks.
  */
 public final class NettyRaftTransport implements RaftTransport {
     private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(NettyRaftTransport.class);
+    /** Refusals are logged at most once per source address per this interval. */
+    static final Duration REFUSAL_LOG_INTERVAL = Duration.ofSeconds(10);
     private final Settings settings;
-    private final String secretInClear;
+    private final RefusalLog refusalLog = new RefusalLog(REFUSAL_LOG_INTERVAL.toNanos(), 1024);
+    private volatile String lastRefusalLine = "";
     private final RaftTransportMetrics metrics;
     private final InboundSink sink;
     private final LoopResources loops;
@@ -69,7 +82,7 @@ public final class NettyRaftTransport implements RaftTransport {
     private final DisposableServer server;
 
     /** Settings resolved by the {@link Builder}. */
-    record Settings(String member, String group, Token secret, String host, int port, Map<String, String> peers,
+    record Settings(String member, String group, MemberKeys keys, String host, int port, Map<String, String> peers,
             @Nullable Tls tls, boolean certificateNameCheck, NetworkLimits limits, Duration handshakeTimeout,
             int maxFrameBytes, int maxQueuedMessages, long maxQueuedBytes, int inboundBuffer, Backoff reconnect,
             Scheduler scheduler, RandomGenerator random, int ioThreads) {
@@ -78,17 +91,16 @@ public final class NettyRaftTransport implements RaftTransport {
     /**
      * A member's transport, not started.
      *
-     * @param member this member's id (what it names itself in the handshake and as a message's sender)
      * @param group the Raft group id every message must carry
-     * @param secret the group's shared secret, in clear: a member both presents and verifies it
+     * @param keys this member's id ({@code keys.self()}: what it names itself in the handshake and as a
+     *     message's sender) and signing key, and every peer's verifying key, listeners named apart
      */
-    public static Builder builder(String member, String group, Token secret) {
-        return new Builder(member, group, secret);
+    public static Builder builder(String group, MemberKeys keys) {
+        return new Builder(group, keys);
     }
 
     private NettyRaftTransport(Settings s) {
         this.settings = s;
-        this.secretInClear = s.secret().clear().orElseThrow();
         this.metrics = new RaftTransportMetrics(s.member());
         this.sink = new InboundSink(s.inboundBuffer());
         this.loops = LoopResources.create("verbatim-raft-" + s.member(), 1, s.ioThreads(), true);
@@ -189,16 +201,21 @@ public final class NettyRaftTransport implements RaftTransport {
 
     /**
      * Sets the peers to {@code peers} (member id → {@code host:port}; this member's own id, if present, is
-     * left out): a new peer is dialled on its first message, a peer whose address changed is redialled at
-     * its new address, a peer no longer present is hung up on (its queue dropped) and its inbound
-     * connections closed. Only peers may connect.
+     * left out; each must have a verifying key in this member's keys): a new peer is dialled on its first
+     * message, a peer whose address changed is redialled at its new address, a peer no longer present is hung
+     * up on (its queue dropped) and its inbound connections closed. Only peers may connect.
      *
      * @throws IllegalArgumentException naming the member and the value, for an address not {@code host:port}
+     *     or a peer without a verifying key
      */
     public synchronized void updatePeers(Map<String, String> peers) {
         Map<String, InetSocketAddress> next = new LinkedHashMap<>();
         peers.forEach((member, address) -> {
             if (!member.equals(settings.member())) {
+                if (settings.keys().keyOf(member).isEmpty()) {
+                    throw new IllegalArgumentException("peer " + member + " at " + address + " has no verifying key "
+                            + "(expected one in this member's keys: " + settings.keys() + ")");
+                }
                 next.put(member, PeerAddress.parse(member, address));
             }
         });
@@ -232,6 +249,12 @@ public final class NettyRaftTransport implements RaftTransport {
         Map<String, String> out = new LinkedHashMap<>();
         links.forEach((m, l) -> out.put(m, l.address().getHostString() + ":" + l.address().getPort()));
         return out;
+    }
+
+    /** The largest frame less its header: what one message may take ({@link Builder#maxFrameBytes}). */
+    @Override
+    public int maxMessageBytes() {
+        return settings.maxFrameBytes() - Frames.HEADER_BYTES;
     }
 
     /** The port the server listens on (the one the system chose when bound to port 0). */
@@ -290,20 +313,48 @@ public final class NettyRaftTransport implements RaftTransport {
         return settings;
     }
 
-    Token secret() {
-        return settings.secret();
+    MemberKeys keys() {
+        return settings.keys();
     }
 
-    String secretInClear() {
-        return secretInClear;
+    /**
+     * A refused connection from {@code remote}, for the log: at most one line per source address per
+     * {@link #REFUSAL_LOG_INTERVAL}, naming how many were not logged; {@code peerLike}: INFO, else DEBUG.
+     */
+    void logRefusal(@Nullable SocketAddress remote, String why, boolean peerLike) {
+        String source = remote instanceof InetSocketAddress a ? a.getAddress().getHostAddress() : String.valueOf(remote);
+        OptionalLong unlogged = refusalLog.admit(source, settings.scheduler().now(TimeUnit.NANOSECONDS));
+        if (unlogged.isEmpty()) {
+            return;
+        }
+        String line = "member " + settings.member() + ": refused the connection from " + remote + ": " + why
+                + (unlogged.getAsLong() == 0 ? "" : " (and " + unlogged.getAsLong() + " more from " + source
+                        + " in the last " + REFUSAL_LOG_INTERVAL.toSeconds() + "s, not logged)");
+        lastRefusalLine = line;
+        if (peerLike) {
+            LOG.info("{}", line);
+        } else {
+            LOG.debug("{}", line);
+        }
+    }
+
+    /** The last refusal line logged, "" before any. */
+    String lastRefusalLine() {
+        return lastRefusalLine;
+    }
+
+    /** The refusal lines logged so far (the rest are counted in the metrics only). */
+    long refusalLines() {
+        return refusalLog.lines();
     }
 
     boolean checksCertificateNames() {
         return settings.tls() != null && settings.certificateNameCheck();
     }
 
+    /** A member with an address and a verifying key. */
     boolean isPeer(String member) {
-        return links.containsKey(member);
+        return links.containsKey(member) && settings.keys().keyOf(member).isPresent();
     }
 
     Duration backoff(long attempt) {
@@ -330,6 +381,8 @@ public final class NettyRaftTransport implements RaftTransport {
             metrics.drop(Drop.UNAUTHENTICATED); // no longer a peer: its connection is being closed
         } else if (!RaftMessages.from(message).equals(peer)) {
             metrics.drop(Drop.SPOOFED_SENDER);
+        } else if (settings.keys().isListener(peer) && !RaftMessages.listenerMaySend(message)) {
+            metrics.drop(Drop.LISTENER_AS_VOTER);
         } else if (!RaftMessages.group(message).equals(settings.group())) {
             metrics.drop(Drop.WRONG_GROUP);
         } else if (!RaftMessages.to(message).equals(settings.member())) {
@@ -370,7 +423,7 @@ public final class NettyRaftTransport implements RaftTransport {
     public static final class Builder {
         private final String member;
         private final String group;
-        private final Token secret;
+        private final MemberKeys keys;
         private @Nullable String host;
         private int port = -1;
         private Map<String, String> peers = Map.of();
@@ -387,14 +440,10 @@ public final class NettyRaftTransport implements RaftTransport {
         private RandomGenerator random = new SplittableRandom();
         private int ioThreads = 2;
 
-        private Builder(String member, String group, Token secret) {
-            this.member = require("member", member);
+        private Builder(String group, MemberKeys keys) {
             this.group = require("group", group);
-            if (secret == null || secret.clear().isEmpty()) {
-                throw new IllegalArgumentException("the secret of group " + group + " is " + secret
-                        + ": it must be given in clear, since member " + member + " presents it too");
-            }
-            this.secret = secret;
+            this.keys = java.util.Objects.requireNonNull(keys, "keys");
+            this.member = require("member", keys.self());
         }
 
         /** Where the server listens (required); port 0: one the system chooses ({@link #port()}). */
@@ -532,7 +581,7 @@ public final class NettyRaftTransport implements RaftTransport {
                 throw new IllegalArgumentException("maxQueuedBytes " + maxQueuedBytes + " is below maxFrameBytes "
                         + maxFrameBytes + ": the largest message could never be queued");
             }
-            return new NettyRaftTransport(new Settings(member, group, secret, host, port, peers, tls,
+            return new NettyRaftTransport(new Settings(member, group, keys, host, port, peers, tls,
                     certificateNameCheck, limits, handshakeTimeout, maxFrameBytes, maxQueuedMessages, maxQueuedBytes,
                     inboundBuffer, reconnect, scheduler, random, ioThreads));
         }

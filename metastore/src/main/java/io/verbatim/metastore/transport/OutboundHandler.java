@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.verbatim.net.LogText;
 import io.verbatim.net.NetServer;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -15,15 +16,17 @@ import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
- * The client end of one connection attempt to a peer: sends {@code HELLO} when the channel is active,
- * waits at most the handshake timeout for a {@code WELCOME} from the member it dialled (under TLS with
- * name checks, also the member its certificate names), then lets the {@link PeerLink} write. Nothing
+ * The client end of one connection attempt to a peer: sends {@code HELLO} with a fresh nonce when the
+ * channel is active, waits at most the handshake timeout for a {@code WELCOME} from the member it dialled,
+ * signed with that member's key over this attempt's nonce (under TLS with name checks, also from the member
+ * its certificate names), answers with its own {@code PROOF}, then lets the {@link PeerLink} write. Nothing
  * but the {@code WELCOME} is expected back; anything else closes the connection. Exceptions end here.
  */
 final class OutboundHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = Loggers.getLogger(OutboundHandler.class);
     private final PeerLink link;
     private final NettyRaftTransport transport;
+    private final byte[] nonce = Handshake.nonce();
     private volatile @Nullable Channel channel;
     private volatile boolean closed;
     private boolean welcomed;
@@ -50,8 +53,8 @@ final class OutboundHandler extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
-        ByteBuf hello = ctx.alloc().buffer(64);
-        Frames.writeHello(hello, transport.member(), transport.group(), transport.secretInClear());
+        ByteBuf hello = ctx.alloc().buffer(96);
+        Frames.writeHello(hello, transport.member(), transport.group(), link.peer(), nonce);
         ctx.writeAndFlush(hello, ctx.voidPromise());
         timeout = ctx.executor().schedule(() -> {
             LOG.debug("member {}: no WELCOME from {} at {} within {}", transport.member(), link.peer(),
@@ -73,12 +76,12 @@ final class OutboundHandler extends ChannelInboundHandlerAdapter {
     }
 
     private boolean welcome(ChannelHandlerContext ctx, ByteBuf frame) {
-        Frames.Hello w;
+        Frames.Welcome w;
         try {
             if (!frame.isReadable() || frame.readByte() != Frames.WELCOME) {
                 return false;
             }
-            w = Frames.readHandshake(frame, false);
+            w = Frames.readWelcome(frame);
         } catch (IllegalArgumentException e) {
             LOG.debug("member {}: {} at {} answered no WELCOME: {}", transport.member(), link.peer(),
                     ctx.channel().remoteAddress(), e.getMessage());
@@ -88,11 +91,23 @@ final class OutboundHandler extends ChannelInboundHandlerAdapter {
                 ? NetServer.certificateName(Connection.from(ctx.channel())).orElse(null) : null;
         if (!w.member().equals(link.peer()) || !w.group().equals(transport.group())
                 || certified != null && !certified.equals(link.peer())) {
-            LOG.info("member {}: {} answered as member {} of group {}{}, not as {} of {}", transport.member(),
-                    ctx.channel().remoteAddress(), w.member(), w.group(),
-                    certified == null ? "" : " (certificate " + certified + ")", link.peer(), transport.group());
+            LOG.info("member {}: {} answered as member '{}' of group '{}'{}, not as {} of {}", transport.member(),
+                    ctx.channel().remoteAddress(), LogText.escape(w.member()), LogText.escape(w.group()),
+                    certified == null ? "" : " (certificate '" + LogText.escape(certified) + "')", link.peer(),
+                    transport.group());
             return false;
         }
+        byte[] server = Handshake.transcript(Handshake.Role.SERVER, transport.group(), transport.member(), link.peer(),
+                nonce, w.nonce());
+        if (!transport.keys().keyOf(link.peer()).map(k -> k.verifies(server, w.signature())).orElse(false)) {
+            LOG.info("member {}: {} at {} did not prove it is {} (its signature is not made with the key this member "
+                    + "holds for it)", transport.member(), link.peer(), ctx.channel().remoteAddress(), link.peer());
+            return false;
+        }
+        ByteBuf proof = ctx.alloc().buffer(80);
+        Frames.writeProof(proof, transport.keys().own().sign(Handshake.transcript(Handshake.Role.CLIENT,
+                transport.group(), transport.member(), link.peer(), nonce, w.nonce())));
+        ctx.writeAndFlush(proof, ctx.voidPromise());
         welcomed = true;
         // scheduled in channelActive, which comes before any read
         Objects.requireNonNull(timeout, "the handshake timeout").cancel(false);

@@ -37,6 +37,20 @@ public final class RaftMessages {
         };
     }
 
+    /**
+     * Whether a listener may send {@code message}: its replies to appends and snapshot chunks, a vote
+     * refused, and a read forwarded to the leader. Never what only a voter sends: a vote asked or granted, an
+     * append or a snapshot chunk (a delegate that feeds listeners is a voter), a leadership hand-over, or a
+     * read's answer (the leader's).
+     */
+    static boolean listenerMaySend(RaftMessageProto message) {
+        return switch (message.getBodyCase()) {
+            case APPENDENTRIESREPLY, INSTALLSNAPSHOTREPLY, READINDEX -> true;
+            case REQUESTVOTEREPLY -> !message.getRequestVoteReply().getServerReply().getSuccess();
+            default -> false;
+        };
+    }
+
     private static RaftRpcRequestProto request(RaftMessageProto message) {
         return switch (message.getBodyCase()) {
             case APPENDENTRIES -> message.getAppendEntries().getServerRequest();

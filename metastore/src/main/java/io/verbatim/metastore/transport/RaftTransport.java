@@ -30,6 +30,14 @@ public interface RaftTransport extends AutoCloseable {
      */
     Flux<RaftMessageProto> inbound();
 
+    /**
+     * The largest message {@link #send} can carry, in serialized bytes ({@link Integer#MAX_VALUE}: no limit);
+     * a larger one is dropped ({@code oversized}). The driver refuses proposals that could not fit.
+     */
+    default int maxMessageBytes() {
+        return Integer.MAX_VALUE;
+    }
+
     /** Stops sending and receiving and releases what the transport holds; idempotent. */
     @Override
     void close();

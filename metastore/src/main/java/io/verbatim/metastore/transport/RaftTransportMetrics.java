@@ -34,6 +34,8 @@ public final class RaftTransportMetrics {
         UNAUTHENTICATED,
         /** Names as its sender another member than the one that sent it. */
         SPOOFED_SENDER,
+        /** From a member named a listener, a message only a voter sends (a vote, an append, a snapshot...). */
+        LISTENER_AS_VOTER,
         /** Of another Raft group. */
         WRONG_GROUP,
         /** Received, but addressed to another member. */
@@ -55,9 +57,9 @@ public final class RaftTransportMetrics {
 
     /** Why a server closed a connection before, or instead of, taking messages from it. */
     public enum Refusal {
-        /** The handshake's secret is not the group's. */
-        BAD_SECRET,
-        /** The handshake names a member that is not a peer. */
+        /** The client's signature is not the one of the member its handshake names. */
+        BAD_SIGNATURE,
+        /** The handshake names a member that is not a peer (or whose verifying key is not known). */
         UNKNOWN_MEMBER,
         /** The handshake names another group. */
         WRONG_GROUP,

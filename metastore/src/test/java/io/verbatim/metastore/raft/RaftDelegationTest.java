@@ -783,6 +783,88 @@ class RaftDelegationTest {
                         == AppendResult.NOT_LEADER);
     }
 
+    /** The NOT_LEADER answers {@code listener} sent {@code delegate} in {@code term} or later. */
+    private static long refusals(Harness h, String listener, String delegate, long term) {
+        return h.sent.stream().filter(m -> m.hasAppendEntriesReply() && Transcript.from(m).equals(listener)
+                && Transcript.to(m).equals(delegate) && m.getAppendEntriesReply().getTerm() >= term
+                && m.getAppendEntriesReply().getResult() == AppendResult.NOT_LEADER).count();
+    }
+
+    /**
+     * Issue 23 (11): a voter removed (it never received the entry removing it) and later added back as a
+     * delegated listener took itself for the voter its log said it was and refused its delegate until the
+     * stuck rule revoked (a revocation, about 5 s in the runtime). The leader feeds it directly until it
+     * holds the entry that made it a listener, and its delegate from then on.
+     */
+    @Test
+    void aVoterRemovedAndAddedBackAsADelegatedListenerIsFedWithoutAStall() {
+        Harness h = Harness.group(Harness.configuration(List.of("n1", "n2", "n3", "n4"), List.of("l1")), ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.isolated.add("n4");
+        assertThat(h.node("n1").setConfiguration(Harness.configuration(List.of("n1", "n2", "n3"), List.of("l1"))))
+                .isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.run(3);
+        h.isolated.clear();
+        assertThat(h.status("n4").configuration().getPeersCount()).as("n4 never heard it was removed").isEqualTo(4);
+        long term = h.status("n1").term();
+        assertThat(h.node("n1").setConfiguration(withDelegations(Harness.configuration(List.of("n1", "n2", "n3"),
+                List.of("l1", "n4")), "n4", "n2"))).isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.run(4);
+        assertThat(h.status("n4").role()).isEqualTo(RaftPeerRole.LISTENER);
+        assertThat(source(h, "n1", "n4").source()).isEqualTo("n2");
+        long direct = entryBytesTo(h, "n1", "n4");
+        h.propose("n1", "b");
+        h.run(3);
+        assertThat(h.appliedData("n4")).containsExactly("a", "b");
+        assertThat(entryBytesTo(h, "n1", "n4")).as("b came from n2").isEqualTo(direct);
+        assertThat(source(h, "n1", "n4").revocations()).isZero();
+        assertThat(refusals(h, "n4", "n2", term)).as("n4 never refused its delegate").isZero();
+    }
+
+    /**
+     * Issue 23 (11): a listener that holds its promotion by a leader deposed before the promotion reached
+     * anyone else still takes itself for a voter, and refused the delegate the new leader gave it until the
+     * stuck rule revoked. Its replies say it takes itself for a voter: the new leader feeds it directly (its
+     * entries replace the promotion) until they say otherwise, and delegates it from then on.
+     */
+    @Test
+    void aListenerHoldingADeposedLeadersPromotionIsFedWithoutAStall() {
+        Harness h = Harness.group(withDelegations(Harness.configuration(List.of("n1", "n2", "n3"), List.of("l1")),
+                "l1", "n3"), ON);
+        h.elect("n1");
+        h.propose("n1", "a");
+        h.run(2);
+        h.drop = m -> Transcript.from(m).equals("n1") && !Transcript.to(m).equals("l1");
+        assertThat(h.node("n1").setConfiguration(Harness.configuration(List.of("n1", "n2", "n3", "l1"), List.of())))
+                .isInstanceOf(Proposal.Accepted.class);
+        h.drive("n1");
+        h.deliver();
+        assertThat(h.status("l1").role()).as("l1 holds its promotion").isEqualTo(RaftPeerRole.FOLLOWER);
+        h.drop = m -> false;
+        h.isolated.add("n1");
+        h.isolated.add("l1");
+        for (int i = 0; i < 60 && h.status("n2").role() != RaftPeerRole.LEADER; i++) {
+            h.run(1);
+        }
+        assertThat(h.status("n2").role()).isEqualTo(RaftPeerRole.LEADER);
+        long term = h.status("n2").term();
+        h.isolated.remove("l1");
+        h.run(4);
+        assertThat(h.status("l1").role()).as("its promotion replaced").isEqualTo(RaftPeerRole.LISTENER);
+        assertThat(source(h, "n2", "l1").source()).isEqualTo("n3");
+        long direct = entryBytesTo(h, "n2", "l1");
+        h.propose("n2", "b");
+        h.run(3);
+        assertThat(h.appliedData("l1")).containsExactly("a", "b");
+        assertThat(entryBytesTo(h, "n2", "l1")).as("b came from n3").isEqualTo(direct);
+        assertThat(source(h, "n2", "l1").revocations()).isZero();
+        assertThat(refusals(h, "l1", "n3", term)).as("l1 never refused its delegate").isZero();
+    }
+
     /**
      * Review: a persistent cut between delegate and listener cycled revocation and restoration every
      * cooldown. The cooldown doubles on each revocation in a row (capped); a delegation that then stays

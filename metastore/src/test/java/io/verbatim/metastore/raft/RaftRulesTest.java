@@ -543,4 +543,42 @@ class RaftRulesTest {
         assertThat(c.heartbeatsSent()).isPositive();
         assertThat(c.messagesSent(RaftMessageProto.BodyCase.APPENDENTRIES)).isGreaterThan(c.heartbeatsSent());
     }
+
+    /**
+     * Issue 23 (10): a proposal larger than the transport's largest message was accepted, could never be sent,
+     * and nothing committed behind it. Across the boundary, every proposal is either refused naming its size
+     * and the limit, or sent in appends that fit and committed; the boundary is within 200 bytes of the
+     * limit (the estimate takes every field of an append at its largest).
+     */
+    @Test
+    void aProposalThatCouldNeverBeSentIsRefusedNamingItsSizeAndTheLimit() {
+        int limit = 4096;
+        Harness h = Harness.group(Harness.configuration(List.of("n1", "n2", "n3"), List.of("l1")),
+                c -> c.withMaxMessageBytes(limit));
+        h.elect("n1");
+        int largestAccepted = 0;
+        int refused = 0;
+        for (int size = limit - 300; size <= limit + 10; size += 7) {
+            long last = h.status("n1").lastIndex();
+            Proposal p = h.node("n1").propose(ByteString.copyFrom(new byte[size]));
+            if (p instanceof Proposal.TooLarge t) {
+                refused++;
+                assertThat(t.reason()).contains(size + " bytes").contains(limit + " bytes");
+                assertThat(t.commandBytes()).isEqualTo(size);
+                assertThat(t.messageBytes()).isGreaterThan(limit);
+                assertThat(h.status("n1").lastIndex()).as("nothing appended").isEqualTo(last);
+                continue;
+            }
+            assertThat(p).as("size " + size).isInstanceOf(Proposal.Accepted.class);
+            largestAccepted = size;
+            h.drive("n1");
+            h.run(3);
+            assertThat(h.status("l1").commitIndex()).as("committed and applied everywhere").isEqualTo(last + 1);
+        }
+        assertThat(h.sent).allSatisfy(m -> assertThat(m.getSerializedSize()).isLessThanOrEqualTo(limit));
+        assertThat(refused).isPositive();
+        assertThat(largestAccepted).isGreaterThan(limit - 200);
+        h.run(3);
+        assertThat(h.appliedData("l1")).hasSize((largestAccepted - (limit - 300)) / 7 + 1);
+    }
 }

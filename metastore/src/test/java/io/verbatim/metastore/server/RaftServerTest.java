@@ -162,4 +162,58 @@ class RaftServerTest {
         network.healAll();
         assertThat(store(first).watch("t").filter(l -> l.epoch() == 1).blockFirst(Duration.ofSeconds(10))).isEqualTo(two);
     }
+
+    /** A transport that sends at most {@code max} bytes per message, as TCP's frame limit does. */
+    private record Limited(io.verbatim.metastore.transport.RaftTransport inner, int max)
+            implements io.verbatim.metastore.transport.RaftTransport {
+        @Override
+        public void send(io.verbatim.metastore.proto.RaftMessageProto message) {
+            inner.send(message);
+        }
+
+        @Override
+        public Flux<io.verbatim.metastore.proto.RaftMessageProto> inbound() {
+            return inner.inbound();
+        }
+
+        @Override
+        public int maxMessageBytes() {
+            return max;
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+        }
+    }
+
+    /**
+     * Issue 23 (10): a command larger than the transport's largest message was accepted and never sent; the
+     * driver takes the transport's limit, so it fails at once naming its size and the limit, and the log
+     * goes on. A member whose appends or snapshot chunks could not fit does not start.
+     */
+    @Test
+    void aCommandTooLargeForTheTransportFailsAtOnceNamingItsSizeAndTheLimit() {
+        RaftConfigurationProto one = RaftConfigurationProto.newBuilder()
+                .addPeers(RaftPeerProto.newBuilder().setId("c1")).build();
+        RaftConfig config = new RaftConfig("c1", "g", 10, 2, 64 << 10, 8, true, true, 16 << 10);
+        Scheduler thread = threads.computeIfAbsent("c1", m -> Schedulers.newSingle("raft-c1"));
+        assertThatThrownBy(() -> RaftServer.start(config, one, new MemoryRaftStorage(),
+                new Limited(network.join("x"), 100 << 10), new LayoutRegister(), FAST, thread, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxEntriesBytesPerAppend 65536")
+                .hasMessageContaining("102400");
+        RaftServer server = RaftServer.start(config, one, new MemoryRaftStorage(), new Limited(network.join("c1"),
+                256 << 10), new LayoutRegister(), FAST, thread, 1);
+        servers.put("c1", server);
+        awaitLeader();
+        com.google.protobuf.ByteString large = com.google.protobuf.ByteString.copyFrom(new byte[300 << 10]);
+        assertThatThrownBy(() -> server.submit(large).block(Duration.ofSeconds(5)))
+                .isInstanceOf(CommandTooLargeException.class).hasMessageContaining((300 << 10) + " bytes")
+                .hasMessageContaining((256 << 10) + " bytes");
+        long last = server.status().lastIndex();
+        server.submit(com.google.protobuf.ByteString.copyFrom(new byte[200 << 10])).block(Duration.ofSeconds(5));
+        // the status is published after the answer
+        RaftStatus after = server.statuses().filter(st -> st.appliedIndex() > last).blockFirst(Duration.ofSeconds(5));
+        assertThat(after.lastIndex()).as("the refused command took no index").isEqualTo(last + 1);
+    }
 }

@@ -1,7 +1,9 @@
 package io.verbatim.metastore.transport;
 
+import io.verbatim.metastore.identity.MemberKeys;
 import io.verbatim.model.Backoff;
-import io.verbatim.net.Token;
+import io.verbatim.net.SigningKey;
+import io.verbatim.net.VerifyingKey;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,10 +12,14 @@ import java.util.function.UnaryOperator;
 
 /**
  * Members of one group over loopback: each binds port 0 the first time and its port again on a restart,
- * and every running member learns the others' addresses. Backoff is short so tests reconnect quickly.
+ * and every running member learns the others' addresses. Backoff is short so tests reconnect quickly. Each
+ * member has a secret of its own ({@link #secretOf}); every member knows the voters {@link #VOTERS} and the
+ * listeners {@link #LISTENERS} by their verifying keys.
  */
 final class NettyGroup implements AutoCloseable {
-    static final String SECRET = "the-group-secret";
+    static final List<String> VOTERS = List.of("a", "b", "c", "d", "e");
+    static final List<String> LISTENERS = List.of("l1", "l2");
+    private static final Map<String, SigningKey> SIGNING = new java.util.concurrent.ConcurrentHashMap<>();
     private final String group;
     private final List<String> members;
     private final Map<String, Integer> ports = new LinkedHashMap<>();
@@ -25,8 +31,38 @@ final class NettyGroup implements AutoCloseable {
     }
 
     static NettyRaftTransport.Builder builder(String member, String group) {
-        return NettyRaftTransport.builder(member, group, Token.clear(SECRET))
+        return NettyRaftTransport.builder(group, keys(member, signing(member)))
                 .reconnect(new Backoff(Duration.ofMillis(10), Duration.ofMillis(200), 0.5));
+    }
+
+    /** {@code member}'s own secret. */
+    static String secretOf(String member) {
+        return "the-secret-of-" + member;
+    }
+
+    /** The key {@code member}'s secret gives. */
+    static SigningKey signing(String member) {
+        return SIGNING.computeIfAbsent(member, m -> SigningKey.fromSecret(secretOf(m)));
+    }
+
+    static VerifyingKey verifying(String member) {
+        return signing(member).verifying();
+    }
+
+    /** {@code member} signing with {@code own}, knowing every voter and listener by its key. */
+    static MemberKeys keys(String member, SigningKey own) {
+        MemberKeys k = MemberKeys.of(member, own);
+        for (String v : VOTERS) {
+            if (!v.equals(member) || own.verifying().equals(verifying(v))) {
+                k = k.withVoter(v, verifying(v));
+            }
+        }
+        for (String l : LISTENERS) {
+            if (!l.equals(member) || own.verifying().equals(verifying(l))) {
+                k = k.withListener(l, verifying(l));
+            }
+        }
+        return k;
     }
 
     synchronized NettyRaftTransport start(String member, UnaryOperator<NettyRaftTransport.Builder> configure) {

@@ -42,8 +42,7 @@ class NettyRaftTransportFramingTest {
         NettyRaftTransport a = a();
         group.start("b").close();
         try (RawPeer raw = new RawPeer(a.port())) {
-            raw.hello("b", GROUP, NettyGroup.SECRET);
-            raw.welcome();
+            raw.handshake("b", GROUP, "a");
             raw.write(new byte[] {0, 0x10, 0, 0, Frames.MESSAGE}); // announces 1 MiB
             assertThat(raw.closedByServer()).isTrue();
         }
@@ -66,8 +65,7 @@ class NettyRaftTransportFramingTest {
         NettyRaftTransport a = a();
         group.start("b").close();
         try (RawPeer raw = new RawPeer(a.port())) {
-            raw.hello("b", GROUP, NettyGroup.SECRET);
-            raw.welcome();
+            raw.handshake("b", GROUP, "a");
             raw.write(new byte[] {0, 0, 0, 4, Frames.MESSAGE, (byte) 0xff, (byte) 0xff, (byte) 0xff});
             assertThat(raw.closedByServer()).isTrue();
         }

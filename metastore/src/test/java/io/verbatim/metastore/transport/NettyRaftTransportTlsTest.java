@@ -8,7 +8,6 @@ import io.verbatim.metastore.transport.Messages.Inbox;
 import io.verbatim.metastore.transport.RaftTransportMetrics.Refusal;
 import io.verbatim.net.TestCertificates;
 import io.verbatim.net.Tls;
-import io.verbatim.net.Token;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,7 +93,7 @@ class NettyRaftTransportTlsTest {
         Tls tls = new Tls(cert[0], cert[1], ca.caFile(), ClientAuth.REQUIRE);
         NettyRaftTransport a = start(NettyGroup.builder("a", GROUP).tls(tls).certificateNameCheck(false)
                 .peers(Map.of("b", "127.0.0.1:1")));
-        NettyRaftTransport b = start(NettyRaftTransport.builder("b", GROUP, Token.clear(NettyGroup.SECRET)).tls(tls)
+        NettyRaftTransport b = start(NettyGroup.builder("b", GROUP).tls(tls)
                 .certificateNameCheck(false).peers(at("a", a)));
         try (Inbox atA = new Inbox(a)) {
             Poll.until("a gets b's message", () -> atA.size() >= 1, () -> b.send(append("b", "a", GROUP, 1)));

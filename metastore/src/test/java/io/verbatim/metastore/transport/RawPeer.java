@@ -25,9 +25,24 @@ final class RawPeer implements AutoCloseable {
         in = socket.getInputStream();
     }
 
-    void hello(String member, String group, String secret) throws IOException {
+    private byte[] clientNonce = new byte[0];
+    private Frames.@org.jspecify.annotations.Nullable Welcome welcome;
+    private String member = "";
+    private String server = "";
+    private String group = "";
+
+    /** Sends a HELLO as {@code member} of {@code group} to {@code server}, with a fresh nonce. */
+    void hello(String member, String group, String server) throws IOException {
+        hello(member, group, server, Handshake.nonce());
+    }
+
+    void hello(String member, String group, String server, byte[] nonce) throws IOException {
+        this.member = member;
+        this.group = group;
+        this.server = server;
+        this.clientNonce = nonce;
         ByteBuf b = Unpooled.buffer();
-        Frames.writeHello(b, member, group, secret);
+        Frames.writeHello(b, member, group, server, nonce);
         write(ByteBufUtil.getBytes(b));
     }
 
@@ -40,8 +55,36 @@ final class RawPeer implements AutoCloseable {
         if (b.readByte() != Frames.WELCOME) {
             throw new IOException("not a WELCOME");
         }
-        Frames.Hello w = Frames.readHandshake(b, false);
+        Frames.Welcome w = Frames.readWelcome(b);
+        welcome = w;
         return new String[] {w.member(), w.group()};
+    }
+
+    /** Whether the WELCOME read is signed with {@code key} over this connection's nonces. */
+    boolean welcomeSignedBy(io.verbatim.net.VerifyingKey key) {
+        Frames.Welcome w = java.util.Objects.requireNonNull(welcome, "a WELCOME read");
+        return key.verifies(Handshake.transcript(Handshake.Role.SERVER, group, member, server, clientNonce, w.nonce()),
+                w.signature());
+    }
+
+    /** The client's signature over this connection's handshake, made with {@code key}. */
+    byte[] signature(io.verbatim.net.SigningKey key) {
+        Frames.Welcome w = java.util.Objects.requireNonNull(welcome, "a WELCOME read");
+        return key.sign(Handshake.transcript(Handshake.Role.CLIENT, group, member, server, clientNonce, w.nonce()));
+    }
+
+    /** Sends a PROOF carrying {@code signature}. */
+    void proof(byte[] signature) throws IOException {
+        ByteBuf b = Unpooled.buffer();
+        Frames.writeProof(b, signature);
+        write(ByteBufUtil.getBytes(b));
+    }
+
+    /** The whole handshake as {@code member} (with its key from {@link NettyGroup}) to {@code server}. */
+    void handshake(String member, String group, String server) throws IOException {
+        hello(member, group, server);
+        welcome();
+        proof(signature(NettyGroup.signing(member)));
     }
 
     void send(RaftMessageProto message) throws IOException {

@@ -40,8 +40,12 @@ import java.util.stream.Collectors;
  * configuration changes (also changes of the assignment alone, and invalid ones that must be refused),
  * and faults aimed at it: a delegate crashed, a delegate cut from the leader but not from its listeners,
  * leadership moved while delegated, a listener isolated while its delegate compacts (a snapshot through
- * the delegate). Two more properties: no member applies an entry no leader committed, and a listener's
- * log up to its commit index is a prefix of the committed log.
+ * the delegate), a delegate's slow path to its listener (its messages arrive after the term moved on), and
+ * one snapshot sent to a listener by its delegate and the leader at once. More properties: no member
+ * applies an entry no leader committed; a listener's log up to its commit index is a prefix of the
+ * committed log; a member refuses a delegated message below its term (NOT_LEADER in its own term, nothing
+ * taken). Each member writes its snapshot in bytes of its own (the same state; see {@link #encodeValue}),
+ * checked whole at every install, so chunks of two senders spliced into one snapshot fail.
  */
 final class RaftSimulation {
     static final int ELECTION_TICKS = 10;
@@ -65,6 +69,12 @@ final class RaftSimulation {
     private final RaftConfig template;
     private long now;
     private long steps;
+    /** Faults that finish a few ticks after they start, by tick. */
+    private final TreeMap<Long, List<Runnable>> later = new TreeMap<>();
+    /** Per receiver, the snapshot (term/index) and sender of the last chunk it was delivered. */
+    private final Map<String, String[]> lastChunk = new HashMap<>();
+    /** A delegated message below its receiver's term, being stepped: the receiver must refuse it. */
+    private RaftMessageProto refusalDue;
     private long clock;
     private String step = "start";
 
@@ -240,6 +250,10 @@ final class RaftSimulation {
         }
         for (now = 1; now <= FAULT_TICKS; now++) {
             injectFaults();
+            List<Runnable> due = later.remove(now);
+            if (due != null) {
+                due.forEach(Runnable::run);
+            }
             if (delegation) {
                 injectDelegationFaults();
             }
@@ -361,11 +375,107 @@ final class RaftSimulation {
                     continue;
                 }
                 step = "deliver " + f.message().getBodyCase() + " to " + f.to();
-                m.node.step(f.message());
-                drive(m);
+                noteChunk(f.to(), f.message());
+                if (delegatedBelowTerm(m, f.message())) {
+                    stepStaleDelegated(m, f.message());
+                } else {
+                    m.node.step(f.message());
+                    drive(m);
+                }
             }
         }
         expireClients();
+    }
+
+    /**
+     * Counts snapshot chunks of one snapshot (term and last entry) a member is sent by two senders in turn:
+     * what a receiver must never splice (their bytes differ, see {@link #encodeValue}).
+     */
+    private void noteChunk(String to, RaftMessageProto msg) {
+        if (!msg.hasInstallSnapshot()) {
+            return;
+        }
+        var c = msg.getInstallSnapshot();
+        String snapshot = c.getLeaderTerm() + "/" + c.getSnapshot().getLastIncluded().getIndex();
+        String sender = c.getServerRequest().getRequestorId();
+        String[] last = lastChunk.put(to, new String[] {snapshot, sender});
+        if (last != null && last[0].equals(snapshot) && !last[1].equals(sender)) {
+            count("snapshot.chunksFromTwoSenders");
+        }
+    }
+
+    /** A delegate's append or snapshot chunk (fromFollower) in an older term than {@code m}'s. */
+    private static boolean delegatedBelowTerm(Member m, RaftMessageProto msg) {
+        boolean delegated = msg.hasAppendEntries() ? msg.getAppendEntries().getFromFollower()
+                : msg.hasInstallSnapshot() && msg.getInstallSnapshot().getFromFollower();
+        long term = msg.hasAppendEntries() ? msg.getAppendEntries().getLeaderTerm()
+                : msg.hasInstallSnapshot() ? msg.getInstallSnapshot().getLeaderTerm() : 0;
+        return delegated && term < m.node.status().term();
+    }
+
+    /**
+     * A member refuses a delegated message below its term, listener or not: it takes nothing from it (no
+     * term, leader, role, entry or commit) and answers the sender NOT_LEADER in its own term.
+     */
+    private void stepStaleDelegated(Member m, RaftMessageProto msg) {
+        count("delegated.belowTerm");
+        RaftStatus before = m.node.status();
+        long lastTerm = m.node.termAt(before.lastIndex());
+        m.node.step(msg);
+        RaftStatus after = m.node.status();
+        if (after.term() != before.term() || !after.leader().equals(before.leader()) || after.role() != before.role()
+                || after.lastIndex() != before.lastIndex() || m.node.termAt(after.lastIndex()) != lastTerm
+                || after.commitIndex() != before.commitIndex()) {
+            throw violation("a member refuses a delegated message below its term: " + m.id + " (" + before.role()
+                    + " t" + before.term() + " l" + before.lastIndex() + " c" + before.commitIndex() + ") took "
+                    + brief(msg) + " and is " + after.role() + " t" + after.term() + " l" + after.lastIndex() + " c"
+                    + after.commitIndex() + " led by '" + after.leader() + "'");
+        }
+        refusalDue = msg;
+        drive(m);
+        if (refusalDue != null && m.node != null) {
+            throw violation("a member refuses a delegated message below its term: " + m.id + " sent no NOT_LEADER for "
+                    + brief(refusalDue));
+        }
+        refusalDue = null;
+    }
+
+    /** Whether {@code reply} from {@code m} answers {@link #refusalDue}: then it must refuse it, in m's term. */
+    private void checkRefusal(Member m, RaftMessageProto reply) {
+        RaftMessageProto due = refusalDue;
+        if (due == null) {
+            return;
+        }
+        var request = due.hasAppendEntries() ? due.getAppendEntries().getServerRequest()
+                : due.getInstallSnapshot().getServerRequest();
+        var header = reply.hasAppendEntriesReply() ? reply.getAppendEntriesReply().getServerReply()
+                : reply.hasInstallSnapshotReply() ? reply.getInstallSnapshotReply().getServerReply() : null;
+        if (header == null || !header.getRequestorId().equals(request.getRequestorId())
+                || header.getCallId() != request.getCallId()) {
+            return;
+        }
+        boolean refused = reply.hasAppendEntriesReply()
+                ? reply.getAppendEntriesReply().getResult() == io.verbatim.metastore.proto.AppendResult.NOT_LEADER
+                        && reply.getAppendEntriesReply().getTerm() == m.node.status().term()
+                : reply.getInstallSnapshotReply().getResult()
+                        == io.verbatim.metastore.proto.InstallSnapshotResult.SNAPSHOT_NOT_LEADER
+                        && reply.getInstallSnapshotReply().getTerm() == m.node.status().term();
+        if (!refused) {
+            throw violation("a member refuses a delegated message below its term: " + m.id + " answered "
+                    + brief(due) + " with " + reply);
+        }
+        refusalDue = null;
+    }
+
+    private static String brief(RaftMessageProto m) {
+        if (m.hasAppendEntries()) {
+            var a = m.getAppendEntries();
+            return "a delegated append from " + a.getServerRequest().getRequestorId() + " of term " + a.getLeaderTerm()
+                    + " (" + a.getEntriesCount() + " entries after " + a.getPreviousLog().getIndex() + ")";
+        }
+        var c = m.getInstallSnapshot();
+        return "a delegated snapshot chunk from " + c.getServerRequest().getRequestorId() + " of term "
+                + c.getLeaderTerm() + " at " + c.getSnapshot().getLastIncluded().getIndex();
     }
 
     /** The driver: persist, sync, send, apply, advance — with a crash possible between write and sync. */
@@ -389,6 +499,7 @@ final class RaftSimulation {
             m.storage.sync();
             r.hardState().ifPresent(hs -> onSyncedCommit(m, hs.getCommitIndex(), hs.getCurrentTerm()));
             for (RaftMessageProto msg : r.messages()) {
+                checkRefusal(m, msg);
                 checkVote(m, msg);
                 checkDelegated(m, msg);
                 net.send(now, m.id, to(msg), msg);
@@ -427,7 +538,7 @@ final class RaftSimulation {
         var recovered = m.storage.recover();
         m.node = RaftNode.start(m.config, recovered, m.storage.snapshotData(),
                 m.founder ? initial : RaftConfigurationProto.getDefaultInstance(), new SplittableRandom(random.nextLong()));
-        m.value = recovered.snapshot().isPresent() ? decodeValue(m.storage.snapshotData().get()) : 0;
+        m.value = recovered.snapshot().isPresent() ? decodeValue(m.id, m.storage.snapshotData().get()) : 0;
         m.applied = recovered.snapshot().map(s -> s.getLastIncluded().getIndex()).orElse(0L);
         m.syncedCommit = recovered.hardState().getCommitIndex();
         m.leaderTerm = -1;
@@ -674,7 +785,99 @@ final class RaftSimulation {
             }
         } else if (roll < 60 && !delegates.isEmpty()) {
             compact(members.get(delegates.get(drandom.nextInt(delegates.size()))));
+        } else if (roll < 70 && leader().isPresent()) {
+            // a delegate's slow path to its listener: its messages arrive after the term moved on (with a
+            // transfer at once, half the time), and must be refused there
+            RaftConfigurationProto cur = leader().get().node.status().configuration();
+            if (cur.getDelegationsCount() > 0) {
+                ListenerDelegationProto d = cur.getDelegations(drandom.nextInt(cur.getDelegationsCount()));
+                int ticks = 5 + drandom.nextInt(2 * ELECTION_TICKS);
+                step = "slow " + d.getFollower() + ">" + d.getListener() + " by " + ticks + " ticks";
+                net.slowOneWay(d.getFollower(), d.getListener(), ticks);
+                count("fault.delegateSlowed");
+                switch (drandom.nextInt(3)) {
+                    case 0 -> transfer();
+                    // the listener falls behind the delegate's and the leader's snapshot at one index: when the
+                    // leader revokes the slow delegation, both may be sending it chunks
+                    case 1 -> compactTogether(leader().get(), members.get(d.getFollower()));
+                    default -> {
+                    }
+                }
+            }
+        } else if (roll < 78 && !delegates.isEmpty() && leader().isPresent()) {
+            compactTogether(leader().get(), members.get(delegates.get(drandom.nextInt(delegates.size()))));
+        } else if (roll < 86 && leader().isPresent()) {
+            snapshotRace(leader().get());
         }
+    }
+
+    /**
+     * One snapshot sent to a listener by two senders at once: the listener falls behind (isolated a few
+     * ticks, while the leader appends entries past the compaction's tail); then the leader and its delegate
+     * compact at one index as the listener comes back, on a slow path from the delegate, and the leader hears
+     * the delegate no more while its own messages reach the delegate more than an election timeout late. The
+     * leader revokes the delegation and sends its snapshot, while the delegate, told late, sends its own. The
+     * two are the same state in different bytes: a receiver that spliced their chunks would install a
+     * snapshot of neither.
+     */
+    private void snapshotRace(Member leader) {
+        List<ListenerDelegationProto> ds = leader.node.status().configuration().getDelegationsList().stream()
+                .filter(x -> !x.getFollower().equals(leader.id)).toList();
+        if (ds.isEmpty()) {
+            return;
+        }
+        ListenerDelegationProto d = ds.get(drandom.nextInt(ds.size()));
+        step = "snapshot race: isolate " + d.getListener();
+        net.isolate(d.getListener(), all);
+        count("fault.snapshotRace");
+        int slow = 3 + drandom.nextInt(4);
+        int heard = ELECTION_TICKS + 5 + drandom.nextInt(ELECTION_TICKS);
+        // past the tail a compaction keeps (not with the default tail: a thousand entries), so it needs the snapshot
+        for (long i = 0; i < logTail + 2 && logTail < 100 && leader.node != null; i++) {
+            if (leader.node.propose(ByteString.copyFromUtf8("pad")) instanceof Proposal.Accepted) {
+                drive(leader);
+            }
+        }
+        later.computeIfAbsent(now + 5 + drandom.nextInt(6), t -> new ArrayList<>()).add(() -> {
+            Member delegate = members.get(d.getFollower());
+            if (leader.node == null || delegate.node == null || leader.node.status().role() != RaftPeerRole.LEADER) {
+                return;
+            }
+            step = "snapshot race: " + leader.id + " and " + delegate.id + " compact, " + d.getListener() + " back, "
+                    + leader.id + " hears " + delegate.id + " no more and reaches it " + heard + " ticks late";
+            if (compactTogether(leader, delegate)) {
+                count(members.get(d.getListener()).applied < leader.storage.snapshotIndex()
+                        ? "fault.snapshotRace.behind" : "fault.snapshotRace.caughtUp");
+            }
+            net.reconnect(d.getListener());
+            net.cutOneWay(delegate.id, leader.id);
+            net.slowOneWay(leader.id, delegate.id, heard);
+            net.slowOneWay(delegate.id, d.getListener(), slow);
+        });
+    }
+
+    /**
+     * The leader and a delegate compact at one index (the lower of their applied indexes): two snapshots of
+     * one index in different bytes, which a listener may be sent chunk by chunk by both at once.
+     */
+    private boolean compactTogether(Member leader, Member delegate) {
+        if (delegate.node == null || delegate == leader) {
+            return false;
+        }
+        long index = Math.min(leader.applied, delegate.applied);
+        for (Member m : List.of(leader, delegate)) {
+            if (index <= m.storage.snapshotIndex() || index <= m.node.status().firstIndex()
+                    || !valueAt.containsKey(index)) {
+                return false;
+            }
+        }
+        step = "compact " + leader.id + " and " + delegate.id + " at " + index;
+        for (Member m : List.of(leader, delegate)) {
+            ByteString data = encodeValue(m.id, index, valueAt.get(index));
+            m.storage.saveSnapshot(m.node.compact(index, data), data);
+        }
+        count("compact.together");
+        return true;
     }
 
     private void transfer() {
@@ -702,7 +905,7 @@ final class RaftSimulation {
             return;
         }
         step = "compact " + m.id + " at " + m.applied;
-        ByteString data = encodeValue(m.value);
+        ByteString data = encodeValue(m.id, m.applied, m.value);
         SnapshotMetaProto meta = m.node.compact(m.applied, data);
         m.storage.saveSnapshot(meta, data);
         count("compact");
@@ -726,12 +929,37 @@ final class RaftSimulation {
     // ---------------------------------------------------------------------------------------------
     // The state machine: a register of ints
 
-    private static ByteString encodeValue(int v) {
-        return ByteString.copyFromUtf8(Integer.toString(v));
+    /**
+     * The register's state as {@code member} writes its snapshot at {@code index}: the value, the writer, a
+     * padding whose length depends on both, and a checksum of the rest. Two members' snapshots at one index
+     * hold the same state in different bytes (and lengths, so most span a different number of chunks):
+     * chunks of two senders spliced into one fail the checksum.
+     */
+    static ByteString encodeValue(String member, long index, int v) {
+        String body = "v=" + v + ";by=" + member + ";pad=" + "#".repeat(padding(member, index)) + ";";
+        return ByteString.copyFromUtf8(body + "crc=" + crc(body));
     }
 
-    private static int decodeValue(ByteString b) {
-        return Integer.parseInt(b.toStringUtf8());
+    private static int padding(String member, long index) {
+        return 8 + Math.floorMod(member.hashCode() * 31 + Long.hashCode(index), 41);
+    }
+
+    private static long crc(String body) {
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(body.getBytes(StandardCharsets.UTF_8));
+        return crc.getValue();
+    }
+
+    /** The value a snapshot holds; a violation if its bytes are not one member's whole snapshot. */
+    private int decodeValue(String receiver, ByteString b) {
+        String text = b.toStringUtf8();
+        int at = text.lastIndexOf("crc=");
+        String body = at < 0 ? text : text.substring(0, at);
+        if (at < 0 || !body.startsWith("v=") || !text.substring(at + 4).equals(Long.toString(crc(body)))) {
+            throw violation("snapshot integrity: " + receiver + " holds a snapshot that is no member's whole snapshot "
+                    + "(chunks of two senders spliced?): '" + text + "'");
+        }
+        return Integer.parseInt(body.substring(2, body.indexOf(';')));
     }
 
     private void installSnapshot(Member m, Ready.Snapshot s) {
@@ -741,7 +969,7 @@ final class RaftSimulation {
         if (index < m.applied) {
             throw violation("snapshot install at " + index + " below applied " + m.applied + " on " + m.id);
         }
-        int value = decodeValue(s.data());
+        int value = decodeValue(m.id, s.data());
         Integer known = valueAt.get(index);
         if (known != null && known != value) {
             throw violation("state machine safety: " + m.id + " installs value " + value + " at " + index

@@ -20,6 +20,8 @@ final class SimNetwork {
     private final PriorityQueue<InFlight> queue = new PriorityQueue<>((a, b) -> a.at != b.at
             ? Long.compare(a.at, b.at) : Long.compare(a.seq, b.seq));
     private final Set<String> cut = new HashSet<>();
+    /** Links that hold every message this many ticks longer ("from>to"): a slow path, until healed. */
+    private final java.util.Map<String, Integer> slow = new java.util.HashMap<>();
     private long seq;
     double loss;
     double duplicate;
@@ -35,7 +37,8 @@ final class SimNetwork {
         }
         int copies = random.nextDouble() < duplicate ? 2 : 1;
         for (int i = 0; i < copies; i++) {
-            queue.add(new InFlight(now + (maxDelay == 0 ? 0 : random.nextInt(maxDelay + 1)), seq++, to, m));
+            queue.add(new InFlight(now + (maxDelay == 0 ? 0 : random.nextInt(maxDelay + 1))
+                    + slow.getOrDefault(from + ">" + to, 0), seq++, to, m));
         }
     }
 
@@ -74,7 +77,18 @@ final class SimNetwork {
         }
     }
 
+    /** Undoes every cut to or from {@code member}. */
+    void reconnect(String member) {
+        cut.removeIf(link -> link.startsWith(member + ">") || link.endsWith(">" + member));
+    }
+
+    /** Every message from {@code from} to {@code to} takes {@code ticks} more, until {@link #heal}. */
+    void slowOneWay(String from, String to, int ticks) {
+        slow.put(from + ">" + to, ticks);
+    }
+
     void heal() {
         cut.clear();
+        slow.clear();
     }
 }

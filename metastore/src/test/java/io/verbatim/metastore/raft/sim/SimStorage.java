@@ -102,6 +102,11 @@ final class SimStorage implements RaftStorage {
         snapshotData = data;
     }
 
+    /** The index of the snapshot held, 0 if none. */
+    long snapshotIndex() {
+        return snapshot.map(m -> m.getLastIncluded().getIndex()).orElse(0L);
+    }
+
     @Override
     public Optional<ByteString> snapshotData() {
         return snapshot.map(s -> snapshotData);
