@@ -193,8 +193,8 @@ class VerbatimCliTest {
             assertThat(run("admin", "rebucket", east, "t", "0", "8", "--token", "s").err()).contains("409")
                     .contains("SEGMENT_SEALED");
             assertThat(run("admin", "split", east, "t", "1", "--token", "wrong").err()).contains("403");
-            assertThat(run("admin", "split", east, "t", "1", "--token", "east-token").err()).as("a broker credential")
-                    .contains("403").contains("it needs the admin token");
+            assertThat(run("admin", "split", east, "t", "1", "--token", "east-token").err()).as("a cluster's secret")
+                    .contains("403").contains("the bearer token is not valid here");
             assertThat(run("admin", "coldmarks", east, "t", "--token", "s", "--ca", "/nonexistent/ca.pem").err())
                     .contains("--ca /nonexistent/ca.pem cannot be used: no such file");
             assertThat(run("admin", "split", east, "nope", "1", "--token", "s").err()).contains("404")

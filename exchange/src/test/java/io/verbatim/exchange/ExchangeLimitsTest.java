@@ -33,8 +33,7 @@ class ExchangeLimitsTest {
     ExchangeLimitsTest() {
         store.create("t", Layout.initial(1, 1, 0)).block();
         Controller c = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
-        NetServer net = new NetServer(new Authenticator(Map.of("a", Token.clear("a-secret"), "b", Token.clear("b-secret")), Optional.empty(), Map.of(), true), NetworkLimits.defaults());
-        server = new ExchangeServer(c, ExchangeConfig.defaults().withMaxBodyBytes(LIMIT), net,
+        server = new ExchangeServer(c, ExchangeConfig.defaults().withMaxBodyBytes(LIMIT), TestKeys.net("a"),
                 Controller.BacklogSource.NONE).start(0);
     }
 
@@ -53,7 +52,8 @@ class ExchangeLimitsTest {
             InputStream in = socket.getInputStream();
             CompletableFuture<String> answer = CompletableFuture.supplyAsync(() -> readAll(in));
             OutputStream out = socket.getOutputStream();
-            out.write(("POST " + ExchangeServer.EXCHANGE_PATH + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer b-secret\r\n"
+            out.write(("POST " + ExchangeServer.EXCHANGE_PATH + " HTTP/1.1\r\nHost: x\r\nAuthorization: "
+                    + TestKeys.signed("b", "a", ExchangeServer.EXCHANGE_PATH) + "\r\n"
                     + "Content-Type: application/x-protobuf\r\nTransfer-Encoding: chunked\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             byte[] chunk = new byte[64 * 1024];

@@ -13,8 +13,11 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerRequest;
@@ -40,9 +43,10 @@ public final class NetServer {
     private final Authenticator authenticator;
     private final NetworkLimits limits;
     private final @Nullable SslContext tls;
+    private final Scheduler clock;
     private final List<Port> ports = new CopyOnWriteArrayList<>();
 
-    /** A server of plain HTTP. */
+    /** A server of plain HTTP, checking signatures' times against the system clock. */
     public NetServer(Authenticator authenticator, NetworkLimits limits) {
         this(authenticator, limits, Optional.empty());
     }
@@ -54,9 +58,18 @@ public final class NetServer {
 
     /** @param tls what the ports serve, or empty for plain HTTP */
     public NetServer(Authenticator authenticator, NetworkLimits limits, Optional<SslContext> tls) {
+        this(authenticator, limits, tls, Schedulers.immediate());
+    }
+
+    /**
+     * @param tls what the ports serve, or empty for plain HTTP
+     * @param clock what a cluster's signature's time of issue is checked against (the node's one clock)
+     */
+    public NetServer(Authenticator authenticator, NetworkLimits limits, Optional<SslContext> tls, Scheduler clock) {
         this.authenticator = authenticator;
         this.limits = limits;
         this.tls = tls.orElse(null);
+        this.clock = clock;
     }
 
     /** One listening port's connections: open now, and refused over the limit since it started. */
@@ -182,7 +195,8 @@ public final class NetServer {
         String[] certificate = new String[1];
         request.withConnection(c -> certificate[0] = Certificates.clientName(c).orElse(null));
         Optional<String> authorization = Optional.ofNullable(request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION));
-        return authenticator.check(role, authorization, Optional.ofNullable(certificate[0]), what);
+        return authenticator.check(role, new Authenticator.Call(request.method().name(), request.uri(), authorization,
+                Optional.ofNullable(certificate[0])), clock.now(TimeUnit.MILLISECONDS), what);
     }
 
     /**

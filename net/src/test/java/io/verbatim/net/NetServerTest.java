@@ -22,7 +22,7 @@ import reactor.netty.http.server.HttpServer;
 class NetServerTest {
     private static final NetworkLimits LIMITS = NetworkLimits.defaults().withIdleTimeout(Duration.ofMillis(300))
             .withRequestTimeout(Duration.ofMillis(300)).withMaxConnectionsPerPort(3);
-    private final NetServer net = new NetServer(new Authenticator(Map.of("a", Token.clear("a")), Optional.empty(), Map.of(), true),
+    private final NetServer net = new NetServer(new Authenticator("a", Map.of("a", SigningKey.fromSecret("a").verifying()), Optional.empty(), Map.of(), true),
             LIMITS);
     private final DisposableServer server = net.apply(HttpServer.create().host("127.0.0.1").port(0), "test")
             .route(r -> r.get("/", (req, res) -> res.sendString(Mono.just("ok")))).bindNow();

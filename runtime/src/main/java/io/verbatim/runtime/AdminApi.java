@@ -26,7 +26,7 @@ import reactor.netty.http.server.HttpServerRoutes;
 
 /**
  * The manual layout operations of Pulsar's {@code /admin/v2/scalable} API on a node's admin port, for the
- * admin role ({@code security.adminToken}; a cluster's broker credential is refused with 403):
+ * admin role ({@code security.adminToken}; a cluster's signature is refused with 403):
  * <ul>
  * <li>{@code POST …/split?topic=T&segment=S};
  * <li>{@code POST …/rebucket?topic=T&segment=S&bucketCount=N} (N a power of two; a higher count applies at

@@ -154,7 +154,7 @@ public final class ClusterNode implements AutoCloseable {
     private final AdminOperations operations;
     /** Who may call this cluster's ports, their limits and TLS. */
     private final NetServer net;
-    /** How this cluster calls its peers: its own token, its TLS. */
+    /** How this cluster calls its peers: signed with its own key, over its TLS. */
     private final NetClient client;
     private @Nullable ExchangeServer admin;
     private @Nullable Pusher pusher;
@@ -236,8 +236,10 @@ public final class ClusterNode implements AutoCloseable {
         this.pulsar = config.storage().onPulsar() ? Optional.of(new PulsarConnections(config, name)) : Optional.empty();
         this.rates = new RateWindow(timer);
         Optional<Tls> tls = config.security().tls(name);
-        this.net = new NetServer(config.security().authenticator(), config.network(), tls.map(Tls::serverContext));
-        this.client = new NetClient(config.security().ownToken(name), config.network(), tls.map(Tls::clientContext));
+        this.net = new NetServer(config.security().authenticator(name), config.network(), tls.map(Tls::serverContext),
+                timer);
+        this.client = NetClient.of(name, config.security().signingKey(name), config.network(),
+                tls.map(Tls::clientContext), timer);
         registry.config().commonTags("cluster", name);
         this.policy = new PolicyLoop(name, config.autoScale(), controller, this::layout, load::get, this::consumers,
                 registry, timer);

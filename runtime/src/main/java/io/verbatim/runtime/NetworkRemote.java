@@ -26,7 +26,7 @@ import reactor.util.retry.Retry;
 /**
  * A remote cluster as one topic's replicators see it across the network: its layouts streamed from its
  * brokers' ingest endpoints (reconnecting with backoff, the last one kept), and ordered sessions opened
- * to the broker that owns the destination segment.
+ * to the broker that owns the destination segment. Every call is signed for the remote.
  */
 final class NetworkRemote implements RemoteCluster {
     private final String name;
@@ -44,7 +44,7 @@ final class NetworkRemote implements RemoteCluster {
 
     /**
      * @param seedUrls the remote's broker ingest URLs (any of them serves its layouts)
-     * @param net this cluster's credential and TLS, the frame limit and the ping cadence
+     * @param net this cluster's signing key and TLS, the frame limit and the ping cadence
      * @param rtt a simulated round trip added to every session's traffic (half each way), or zero
      */
     NetworkRemote(String name, String topic, List<String> seedUrls, NetClient net, Duration rtt, Scheduler timer) {
@@ -55,7 +55,7 @@ final class NetworkRemote implements RemoteCluster {
         this.maxFrameBytes = limits.maxFrameBytes();
         this.halfRtt = rtt.dividedBy(2);
         this.timer = timer;
-        this.client = net.apply(HttpClient.create());
+        this.client = net.signing(HttpClient.create(), name);
         this.records = Flux.defer(this::streamOnce)
                 .concatWith(Mono.error(() -> new IOException("layout stream of " + name + " ended")))
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(50)).maxBackoff(Duration.ofSeconds(2))

@@ -114,11 +114,12 @@ class ControllerReplicasTest {
                 .filter(Optional::isPresent).map(Optional::get).blockFirst(Duration.ofSeconds(30));
     }
 
+    /** @param token a bearer token, or a whole Authorization header of another scheme (a cluster's signature) */
     private HttpResponse<String> call(String method, String url, String token, String body) throws Exception {
         HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (token != null) {
-            r.header("Authorization", "Bearer " + token);
+            r.header("Authorization", token.startsWith("Verbatim ") ? token : "Bearer " + token);
         }
         return http.send(r.build(), HttpResponse.BodyHandlers.ofString());
     }
@@ -132,7 +133,8 @@ class ControllerReplicasTest {
         Flux.interval(Duration.ofMillis(20)).filter(t -> follower.leader() instanceof ControllerLeader.At).blockFirst(
                 Duration.ofSeconds(10));
 
-        HttpResponse<String> exchange = call("POST", follower.adminUrl() + ExchangeServer.EXCHANGE_PATH, "b-token", "");
+        HttpResponse<String> exchange = call("POST", follower.adminUrl() + ExchangeServer.EXCHANGE_PATH,
+                TestNet.signed("b", "a", "POST", follower.adminUrl() + ExchangeServer.EXCHANGE_PATH), "");
         assertThat(exchange.statusCode()).isEqualTo(307);
         assertThat(exchange.headers().firstValue("location")).hasValue(leader.adminUrl() + ExchangeServer.EXCHANGE_PATH);
         String split = "/admin/v2/scalable/split?topic=" + URLEncoder.encode(T, StandardCharsets.UTF_8) + "&segment=0";
