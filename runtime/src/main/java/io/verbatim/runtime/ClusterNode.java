@@ -77,6 +77,8 @@ public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = Loggers.getLogger(ClusterNode.class);
     /** Bytes in flight on one broker's replicators (its {@link InFlightBudget}). */
     static final String IN_FLIGHT_BYTES = "verbatim.replication.inflight.bytes";
+    /** Broker URLs a peer's layouts named that are not configured for it (ignored), per peer and topic. */
+    public static final String IGNORED_BROKER_URLS = "verbatim.replication.brokers.ignored";
     /** Sealed segments garbage collection deleted, per topic. */
     public static final String PRUNED = GarbageCollector.PRUNED;
 
@@ -412,6 +414,11 @@ public final class ClusterNode implements AutoCloseable {
                 NetworkRemote network = new NetworkRemote(peer, topic.getKey(), address.brokerUrls(), client,
                         config.rtt(), timer);
                 remotes.add(network);
+                io.micrometer.core.instrument.FunctionCounter.builder(IGNORED_BROKER_URLS, network,
+                                NetworkRemote::ignoredBrokerUrls)
+                        .tags(Tags.of("remote_cluster", peer, "topic", topic.getKey()))
+                        .description("broker URLs the remote's layouts named that are not configured for it: never called")
+                        .register(registry);
                 io.verbatim.pipeline.RemoteCluster remote = network;
                 if (pulsar.isPresent()) {
                     // entries go into the peer's Pulsar; its layouts still come from its brokers' layout stream
