@@ -155,10 +155,17 @@ public final class NetServer {
      * A call's handling on {@code port}: answered 503 without subscribing to it when the port stopped already
      * (a keep-alive connection opened before; the route's handler built the publisher already, so what a
      * handler does before its publisher is subscribed still runs), and 503 when it fails while the port stops.
+     * A call whose target is not in origin form is answered 400 here too, whatever route it matched (or none).
      */
     private static Mono<Void> whileStopping(Port port, Mono<Void> handling, Connection connection) {
         if (!(connection instanceof HttpServerResponse response)) {
             return handling;
+        }
+        // a target no route should see (no route matches "//host/..." either: 400, not 404)
+        Optional<String> malformed = connection instanceof HttpServerRequest request
+                ? RequestTarget.notOriginForm(request.uri()) : Optional.empty();
+        if (malformed.isPresent()) {
+            return text(response.keepAlive(false), 400, malformed.get());
         }
         if (port.stopped) {
             return stopping(port, response, null);
@@ -190,8 +197,15 @@ public final class NetServer {
         }
     }
 
-    /** May the caller of {@code request} use an endpoint of {@code role}? */
+    /**
+     * May the caller of {@code request} use an endpoint of {@code role}? A request whose target is not in
+     * origin form ({@link RequestTarget}) is refused with 400 first, whoever calls.
+     */
     public Verdict check(HttpServerRequest request, Role role, String what) {
+        Optional<String> malformed = RequestTarget.notOriginForm(request.uri());
+        if (malformed.isPresent()) {
+            return new Verdict.Refused(400, malformed.get());
+        }
         String[] certificate = new String[1];
         request.withConnection(c -> certificate[0] = Certificates.clientName(c).orElse(null));
         Optional<String> authorization = Optional.ofNullable(request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION));

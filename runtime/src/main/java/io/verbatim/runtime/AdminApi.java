@@ -12,6 +12,7 @@ import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.Query;
+import io.verbatim.net.RequestTarget;
 import io.verbatim.net.Role;
 import io.verbatim.net.Verdict;
 import java.nio.charset.StandardCharsets;
@@ -56,7 +57,7 @@ final class AdminApi {
 
     /**
      * @param leader where the cluster's controller leader is: an operation is carried out while it is here,
-     *        redirected there (307, the same path and query) while another replica leads, refused with 503
+     *        redirected there (307 to the leader's configured URL, the path normalized, the query as it came) while another replica leads, refused with 503
      *        while none is known
      */
     AdminApi(AdminOperations node, NetServer net, Supplier<ControllerLeader> leader) {
@@ -194,7 +195,7 @@ final class AdminApi {
         ControllerLeader where = leader.get();
         if (where instanceof ControllerLeader.At at) {
             return response.status(HttpResponseStatus.TEMPORARY_REDIRECT)
-                    .header(HttpHeaderNames.LOCATION, at.baseUrl() + request.uri()).send();
+                    .header(HttpHeaderNames.LOCATION, RequestTarget.location(at.baseUrl(), request.uri())).send();
         }
         if (where instanceof ControllerLeader.Unknown unknown) {
             return send(response, refusal(503, "no controller leader now (" + unknown.why() + "); try again"));

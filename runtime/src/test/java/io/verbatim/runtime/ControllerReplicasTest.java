@@ -142,6 +142,11 @@ class ControllerReplicasTest {
         assertThat(viaBrokers.statusCode()).isEqualTo(307);
         assertThat(viaBrokers.headers().firstValue("location")).hasValue(leader.adminUrl() + split);
         assertThat(call("POST", follower.adminUrl() + split, null, null).statusCode()).isEqualTo(401);
+        // A target that is not a path would make a Location built by appending it point elsewhere (issue 23 item 6).
+        String at = RawHttp.send(follower.adminUrl(), "POST @other-host" + split + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer " + ADMIN + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        assertThat(RawHttp.status(at)).as(at).isEqualTo(400);
+        assertThat(at.toLowerCase(java.util.Locale.ROOT)).doesNotContain("location:");
         // A follower's status answers from its own replica: its role, and the layouts it holds.
         HttpResponse<String> status = call("GET", follower.adminUrl() + ExchangeServer.STATUS_PATH, null, null);
         assertThat(status.statusCode()).as(status.body()).isEqualTo(200);

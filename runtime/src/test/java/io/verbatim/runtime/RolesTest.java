@@ -69,6 +69,24 @@ class RolesTest {
         assertThat(runtime.cluster("a").layout("t").epoch()).as("nothing changed").isZero();
     }
 
+    /**
+     * Issue 23 item 6: a request target that is not a path (origin form) could make a redirect built from it point
+     * at another host: it is refused with 400 on every endpoint, before its credential is looked at.
+     */
+    @Test
+    void aRequestTargetOutsideOriginFormIs400() throws Exception {
+        runtime = EmbeddedRuntime.start(VerbatimConfig.parse(CONFIG.formatted(true)));
+        String url = runtime.cluster("a").adminUrl();
+        for (String target : new String[] {"@other-host/admin/v2/scalable/split?topic=t&segment=0",
+                "//other-host/admin/v2/scalable/split?topic=t&segment=0", "/admin/v2/scalable/split?topic=t&segment=0#x"}) {
+            String answer = RawHttp.send(url, "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer admin-token\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            assertThat(RawHttp.status(answer)).as(target).isEqualTo(400);
+            assertThat(answer).as(target).contains("the request target").doesNotContain("Location");
+        }
+        assertThat(runtime.cluster("a").layout("t").epoch()).as("nothing changed").isZero();
+    }
+
     @Test
     void closedStatusTakesTheAdminTokenOrAClustersSignature() throws Exception {
         runtime = EmbeddedRuntime.start(VerbatimConfig.parse(CONFIG.formatted(false)));
