@@ -11,7 +11,8 @@ import io.verbatim.net.Authenticator;
 import io.verbatim.net.NetClient;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.NetworkLimits;
-import io.verbatim.net.Token;
+import io.verbatim.net.SigningKey;
+import io.verbatim.net.VerifyingKey;
 import io.verbatim.exchange.Pusher;
 import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.exchange.proto.ExchangeResponse;
@@ -47,8 +48,8 @@ import reactor.core.scheduler.Schedulers;
  */
 public final class ExchangeBench {
     /** Every cluster's token is its name and "-bench"; what each presents and each server checks. */
-    private static final NetServer NET = new NetServer(new Authenticator(Map.of("a", Token.clear("a-bench"),
-            "b", Token.clear("b-bench"), "c", Token.clear("c-bench")), Optional.empty(), Map.of(), true), NetworkLimits.defaults());
+    /** Clusters a, b, c: each signs with the key of {@code <name>-bench}. */
+    private static final java.util.List<String> CLUSTERS = java.util.List.of("a", "b", "c");
 
     private ExchangeBench() {
     }
@@ -142,7 +143,7 @@ public final class ExchangeBench {
             Set<String> peers = new HashSet<>(List.of("a", "b", "c"));
             peers.remove(name);
             Controller c = new Controller(name, peers, Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
-            ExchangeServer server = new ExchangeServer(c, config, NET,
+            ExchangeServer server = new ExchangeServer(c, config, net(c.cluster()),
                     Controller.BacklogSource.NONE).start(0);
             stores.put(name, store);
             controllers.put(name, c);
@@ -266,8 +267,8 @@ public final class ExchangeBench {
             ExchangeConfig config = ExchangeConfig.defaults();
             Controller a = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, storeA, Schedulers.parallel());
             Controller b = new Controller("b", Set.of("a"), Caps.PULSAR_DEFAULTS, storeB, Schedulers.parallel());
-            ExchangeServer serverA = new ExchangeServer(a, config, NET, Controller.BacklogSource.NONE).start(0);
-            ExchangeServer serverB = new ExchangeServer(b, config, NET, Controller.BacklogSource.NONE).start(0);
+            ExchangeServer serverA = new ExchangeServer(a, config, net("a"), Controller.BacklogSource.NONE).start(0);
+            ExchangeServer serverB = new ExchangeServer(b, config, net("b"), Controller.BacklogSource.NONE).start(0);
             Map<String, String> urls = Map.of("a", serverA.baseUrl(), "b", serverB.baseUrl());
             Counting toB = new Counting(new HttpTransport(urls, client("a")));
             Counting toA = new Counting(new HttpTransport(urls, client("b")));
@@ -599,8 +600,17 @@ public final class ExchangeBench {
         return sorted[sorted.length / 2];
     }
 
+    /** The ports of cluster {@code self}: they check each cluster's signatures. */
+    private static NetServer net(String self) {
+        Map<String, VerifyingKey> keys = new java.util.LinkedHashMap<>();
+        CLUSTERS.forEach(c -> keys.put(c, SigningKey.fromSecret(c + "-bench").verifying()));
+        return new NetServer(new Authenticator(self, keys, Optional.empty(), Map.of(), true), NetworkLimits.defaults());
+    }
+
+    /** How cluster {@code cluster} calls its peers: each call signed, as a node's are. */
     private static NetClient client(String cluster) {
-        return new NetClient(cluster + "-bench", NetworkLimits.defaults());
+        return NetClient.of(cluster, SigningKey.fromSecret(cluster + "-bench"), NetworkLimits.defaults(), Optional.empty(),
+                Schedulers.parallel());
     }
 
     /** What a benchmark step expects to be there. */

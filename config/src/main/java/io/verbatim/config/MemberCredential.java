@@ -1,6 +1,7 @@
 package io.verbatim.config;
 
 import io.verbatim.net.SigningKey;
+import io.verbatim.net.ClusterKey;
 import io.verbatim.net.Token;
 import io.verbatim.net.VerifyingKey;
 import java.util.Optional;
@@ -70,6 +71,11 @@ public final class MemberCredential {
             return secret.sameAs(token);
         }
         return token.clear().map(t -> SigningKey.fromSecret(t).verifying().equals(verifying)).orElse(false);
+    }
+
+    /** Whether a cluster's credential is this member's secret (or its verifying key is this member's). */
+    boolean sameSecretAs(ClusterKey cluster) {
+        return cluster.verifying().equals(verifying);
     }
 
     /** Never the secret: where it was given and the verifying key. */

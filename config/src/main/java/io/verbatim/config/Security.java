@@ -1,8 +1,11 @@
 package io.verbatim.config;
 
 import io.netty.handler.ssl.ClientAuth;
+import io.verbatim.net.Authenticator;
+import io.verbatim.net.ClusterKey;
 import io.verbatim.net.Tls;
 import io.verbatim.net.Token;
+import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -28,9 +31,19 @@ final class Security {
     record OwnFiles(Section section, String certificateChain, String privateKey) {
     }
 
+    /** How far a cluster's signature's time of issue may be from the receiver's clock, at least and at most. */
+    static final Duration MIN_SIGNATURE_WINDOW = Duration.ofSeconds(1);
+    static final Duration MAX_SIGNATURE_WINDOW = Duration.ofMinutes(10);
+
     static SecurityConfig.ClusterCredentials credentials(Section s, Function<String, String> env) {
-        Token token = token(s, "token", env, true, "the cluster's broker credential: the token itself, env:NAME, "
-                + "or sha256:<64 hex> on a node of another cluster").orElseThrow();
+        String expected = "the cluster's secret, env:NAME, or its verifying key ed25519:<base64> on a node of another "
+                + "cluster";
+        ClusterKey token;
+        try {
+            token = ClusterKey.parse(value(s, "token", env, expected, s.requiredString("token", expected)));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(s.key("token"), String.valueOf(e.getMessage()));
+        }
         Optional<String> certificateName = s.optionalString("certificateName");
         return new SecurityConfig.ClusterCredentials(s.key("token"), token, certificateName, MemberSecrets.read(s, env));
     }
@@ -54,6 +67,9 @@ final class Security {
         }
         Optional<Token> admin = token(s, "adminToken", env, false, "the admin role's token");
         boolean openStatus = s.bool("openStatus", true);
+        Duration window = s.duration("signatureWindow", Authenticator.DEFAULT_WINDOW, MIN_SIGNATURE_WINDOW,
+                MAX_SIGNATURE_WINDOW);
+        int maxCalls = s.integer("maxCallsPerWindow", Authenticator.DEFAULT_MAX_CALLS_PER_WINDOW, 1_000, 10_000_000);
         Map<String, Tls> tls = tls(s.section("tls"), clusters, ownTls);
         s.done();
         for (int j = 0; j < credentials.size(); j++) {
@@ -63,7 +79,7 @@ final class Security {
                             + credentials.get(i).key() + " (expected a token of its own per cluster)");
                 }
             }
-            if (admin.isPresent() && admin.get().sameAs(credentials.get(j).token())) {
+            if (admin.isPresent() && credentials.get(j).token().sameSecretAs(admin.get())) {
                 throw new ConfigException(s.key("adminToken"), "is the same token as " + credentials.get(j).key()
                         + " (expected the admin's own token)");
             }
@@ -73,7 +89,7 @@ final class Security {
         for (int i = 0; i < clusters.size(); i++) {
             byCluster.put(clusters.get(i).name(), credentials.get(i));
         }
-        return new SecurityConfig(byCluster, admin, openStatus, tls);
+        return new SecurityConfig(byCluster, admin, openStatus, tls, window, maxCalls);
     }
 
     private static Map<String, Tls> tls(Section s, List<ClusterConfig> clusters, List<Optional<OwnFiles>> ownTls) {
@@ -135,14 +151,28 @@ final class Security {
         return p;
     }
 
-    /** A literal, {@code env:NAME} (read from the environment) or {@code sha256:<64 hex>} (verified only). */
+    /** A bearer token: literal, {@code env:NAME} (read from the environment) or {@code sha256:<64 hex>} (verified only). */
     private static Optional<Token> token(Section s, String name, Function<String, String> env, boolean required,
             String expected) {
         Optional<String> given = required ? Optional.of(s.requiredString(name, expected)) : s.optionalString(name);
         if (given.isEmpty()) {
             return Optional.empty();
         }
-        String value = given.get();
+        try {
+            return Optional.of(Token.parse(value(s, name, env, expected, given.get())));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(s.key(name), String.valueOf(e.getMessage()));
+        }
+    }
+
+    /**
+     * A secret as written ({@code env:NAME} read from the environment). One with white space at either end is
+     * refused: it is compared exactly, and HTTP drops the white space around a header's value, so such a token
+     * could never be presented (a stray newline from a file is the usual cause).
+     */
+    private static String value(Section s, String name, Function<String, String> env, String expected, String given) {
+        String value = given;
+        String where = "";
         if (value.startsWith("env:")) {
             String variable = value.substring(4);
             value = env.apply(variable);
@@ -150,11 +180,12 @@ final class Security {
                 throw new ConfigException(s.key(name), "'env:" + variable
                         + "' names an environment variable that is not set (expected " + expected + " in it)");
             }
+            where = " (from env:" + variable + ")";
         }
-        try {
-            return Optional.of(Token.parse(value));
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(s.key(name), String.valueOf(e.getMessage()));
+        if (!value.equals(value.strip())) {
+            throw new ConfigException(s.key(name), "has white space at its start or end" + where + " (expected "
+                    + expected + ", compared exactly)");
         }
+        return value;
     }
 }

@@ -49,7 +49,7 @@ import java.util.function.Supplier;
  * value and what was expected when something is wrong; an unknown key is an error, never ignored.
  *
  * @param subscriptions how PIP-486 subscriptions dispatch (each consumer's bounded queue)
- * @param security each cluster's broker credential, the admin token, whether status is open, TLS
+ * @param security each cluster's key, the admin token, whether status is open, signatures' window, TLS
  * @param rtt a simulated network round trip added to replication traffic between clusters (0: none)
  * @param storage how segments are kept in memory: retention of consumed entries, garbage collection
  * @param network what keeps every listening port standing: timeouts, connections per port, header and frame sizes

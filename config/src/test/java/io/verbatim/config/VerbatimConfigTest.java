@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.verbatim.model.Compression;
 import io.verbatim.net.Authenticator;
+import io.verbatim.net.CallClaims;
+import io.verbatim.net.SignedCall;
+import io.verbatim.net.SigningKey;
 import io.verbatim.net.NetworkLimits;
 import io.verbatim.net.Principal;
 import io.verbatim.net.Role;
@@ -44,7 +47,7 @@ class VerbatimConfigTest {
                 Map.entry("PULSAR_EAST_JWT", "eyJ.e.j"))::get);
         assertThat(c.clusters()).hasSizeGreaterThanOrEqualTo(2);
         for (ClusterConfig cluster : c.clusters()) {
-            assertThat(c.security().ownToken(cluster.name())).isNotBlank();
+            assertThat(c.security().signingKey(cluster.name())).isNotNull();
             if (cluster.separateControllers()) {
                 for (String member : c.security().members(cluster, ControllerReplica.BROKERS).keySet()) {
                     assertThat(c.security().members(cluster, member).get(member).signing()).isPresent();
@@ -80,7 +83,10 @@ class VerbatimConfigTest {
         assertThat(c.cluster("us-east").delegations()).isEqualTo(java.util.Map.of("b0", "c2", "b1", "c3"));
         assertThat(c.cluster("ap-south").delegations()).isEqualTo(java.util.Map.of("b0", "c3"));
         assertThat(c.subscriptions().receiverQueueSize()).isEqualTo(1000);
-        assertThat(c.security().ownToken("eu-west")).isEqualTo("demo-eu-west-token");
+        assertThat(c.security().signingKey("eu-west").verifying())
+                .isEqualTo(SigningKey.fromSecret("demo-eu-west-token").verifying());
+        assertThat(c.security().signatureWindow()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(c.security().maxCallsPerWindow()).isEqualTo(100_000);
         assertThat(c.security().adminToken().orElseThrow().matches("demo-admin-token")).isTrue();
         assertThat(c.security().openStatus()).isTrue();
         assertThat(c.security().tls("us-east")).isEmpty();
@@ -168,7 +174,7 @@ class VerbatimConfigTest {
     @Test
     void missingCredentialsAreNamed() {
         assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: x}, {name: b}]"))
-                .hasMessageContaining("clusters[1].token: is missing (expected the cluster's broker credential");
+                .hasMessageContaining("clusters[1].token: is missing (expected the cluster's secret");
         assertThatThrownBy(() -> VerbatimConfig.parse(
                 "clusters: [{name: a, token: x}, {name: b, token: 'env:NOPE'}]", Map.<String, String>of()::get))
                 .hasMessageContaining("clusters[1].token: 'env:NOPE' names an environment variable that is not set");
@@ -189,28 +195,79 @@ class VerbatimConfigTest {
     void everyClusterHasATokenOfItsOwnAndTheAdminOneToo() {
         assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: same}, {name: b, token: same}]"))
                 .hasMessageContaining("clusters[1].token: is the same token as clusters[0].token");
-        String digest = Token.clear("same").digestForm();
+        String verifying = SigningKey.fromSecret("same").verifying().form();
         assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: same}, {name: b, token: '"
-                + digest + "'}]")).as("the same token in another form")
+                + verifying + "'}]")).as("the same token in another form")
                 .hasMessageContaining("clusters[1].token: is the same token as clusters[0].token");
         assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {adminToken: tb}"))
                 .hasMessageContaining("security.adminToken: is the same token as clusters[1].token");
-        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: x}, {name: b, token: 'sha256:12'}]"))
-                .hasMessageContaining("clusters[1].token: 'sha256:12' is not a SHA-256 digest");
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: x}, {name: b, token: '"
+                + SigningKey.fromSecret("y").verifying().form() + "'}]\nsecurity: {adminToken: y}"))
+                .as("the admin token against a verifying key")
+                .hasMessageContaining("security.adminToken: is the same token as clusters[1].token");
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: x}, {name: b, token: 'ed25519:12'}]"))
+                .hasMessageContaining("clusters[1].token: 'ed25519:12' is not a verifying key");
     }
 
     @Test
-    void aNodeVerifiesDigestsButPresentsItsOwnTokenInClear() {
+    void aDigestOfAClusterTokenIsRefusedSayingHowToGetItsVerifyingKey() {
+        String digest = Token.clear("y").digestForm();
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: x}, {name: b, token: '" + digest + "'}]"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("clusters[1].token: 'sha256:")
+                .hasMessageContaining("is a SHA-256 digest, which cannot check a cluster's signatures")
+                .hasMessageContaining("ed25519:<base64>, which `verbatim key public` prints from the secret");
+    }
+
+    @Test
+    void aTokenWithWhiteSpaceAtAnEndIsRefusedItCouldNeverBePresented() {
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {adminToken: 'admin '}"))
+                .hasMessageContaining("security.adminToken: has white space at its start or end");
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: x}, {name: b, token: y}]\n"
+                + "security: {adminToken: env:ADMIN}", Map.of("ADMIN", "admin\n")::get))
+                .hasMessageContaining("security.adminToken: has white space at its start or end (from env:ADMIN)");
+        assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: ' x'}, {name: b, token: y}]"))
+                .hasMessageContaining("clusters[0].token: has white space at its start or end");
+    }
+
+    @Test
+    void aNodeVerifiesOtherClustersByTheirKeysAndSignsWithItsOwnSecret() {
+        SigningKey b = SigningKey.fromSecret("y");
         VerbatimConfig c = VerbatimConfig.parse("clusters: [{name: a, token: x}, {name: b, token: '"
-                + Token.clear("y").digestForm() + "'}]\nsecurity: {adminToken: '" + Token.clear("z").digestForm() + "'}");
-        assertThat(c.security().ownToken("a")).isEqualTo("x");
-        assertThatThrownBy(() -> c.security().ownToken("b")).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("clusters[1].token: is a digest, but cluster b presents this token");
-        Authenticator auth = c.security().authenticator();
-        assertThat(auth.check(Role.BROKER, Optional.of("Bearer y"), Optional.empty(), "the exchange"))
-                .isEqualTo(new Verdict.Allowed(new Principal.Cluster("b")));
-        assertThat(auth.check(Role.ADMIN, Optional.of("Bearer z"), Optional.empty(), "admin")).isEqualTo(new Verdict.Allowed(new Principal.Admin()));
-        assertThat(auth.check(Role.ADMIN, Optional.of("Bearer x"), Optional.empty(), "admin")).isInstanceOf(Verdict.Refused.class);
+                + b.verifying().form() + "'}]\nsecurity: {adminToken: '" + Token.clear("z").digestForm()
+                + "', signatureWindow: 5s}");
+        assertThat(c.security().signingKey("a").verifying()).isEqualTo(SigningKey.fromSecret("x").verifying());
+        assertThatThrownBy(() -> c.security().signingKey("b")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("clusters[1].token: is a verifying key, but cluster b signs its calls");
+        Authenticator auth = c.security().authenticator("a");
+        long now = 1_700_000_000_000L;
+        String signed = SignedCall.authorization(new CallClaims("b", "a", now - 4_000,
+                "00112233445566778899aabbccddeeff", "POST", "/x"), b);
+        assertThat(auth.check(Role.BROKER, new Authenticator.Call("POST", "/x", Optional.of(signed), Optional.empty()),
+                now, "the exchange")).isEqualTo(new Verdict.Allowed(new Principal.Cluster("b")));
+        String late = SignedCall.authorization(new CallClaims("b", "a", now - 6_000,
+                "00112233445566778899aabbccddeeee", "POST", "/x"), b);
+        assertThat(auth.check(Role.BROKER, new Authenticator.Call("POST", "/x", Optional.of(late), Optional.empty()),
+                now, "the exchange")).as("security.signatureWindow: 5s").isInstanceOf(Verdict.Refused.class);
+        assertThat(auth.check(Role.ADMIN, new Authenticator.Call("POST", "/x", Optional.of("Bearer z"), Optional.empty()),
+                now, "admin")).isEqualTo(new Verdict.Allowed(new Principal.Admin()));
+        assertThat(auth.check(Role.ADMIN, new Authenticator.Call("POST", "/x", Optional.of("Bearer x"), Optional.empty()),
+                now, "admin")).isInstanceOf(Verdict.Refused.class);
+    }
+
+    @Test
+    void theSignatureWindowAndTheReplayBoundAreReadWithinTheirRanges() {
+        assertThat(VerbatimConfig.parse(BASE + "security: {signatureWindow: 2m, maxCallsPerWindow: 5000}").security())
+                .satisfies(s -> {
+                    assertThat(s.signatureWindow()).isEqualTo(Duration.ofMinutes(2));
+                    assertThat(s.maxCallsPerWindow()).isEqualTo(5000);
+                });
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {signatureWindow: 500ms}"))
+                .hasMessageContaining("security.signatureWindow: '500ms' is too short (expected at least 1s and at most 10m)");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {signatureWindow: 1h}"))
+                .hasMessageContaining("security.signatureWindow: '1h' is too long");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {maxCallsPerWindow: 10}"))
+                .hasMessageContaining("security.maxCallsPerWindow: 10 is out of range");
     }
 
     @Test

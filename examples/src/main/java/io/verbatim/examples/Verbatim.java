@@ -19,6 +19,7 @@ import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.EntryFormatException;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.proto.MessageMetadata;
+import io.verbatim.net.Origin;
 import io.verbatim.net.Tls;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -49,7 +50,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "verbatim", mixinStandardHelpOptions = true, version = "verbatim 0.1.0",
         description = "Geo-replication of Pulsar scalable topics, verbatim.",
         subcommands = {Verbatim.DemoCommand.class, NodeCommand.class, Verbatim.HashCommand.class, Verbatim.InspectCommand.class,
-            Verbatim.LayoutCommand.class, Verbatim.StatusCommand.class, Verbatim.AdminCommand.class})
+            Verbatim.LayoutCommand.class, Verbatim.StatusCommand.class, Verbatim.AdminCommand.class, KeyCommand.class})
 public final class Verbatim implements Runnable {
     /** A check of the demo failed. */
     static final int CHECKS_FAILED = 1;
@@ -392,7 +393,9 @@ public final class Verbatim implements Runnable {
     @Command(name = "admin", mixinStandardHelpOptions = true,
             description = "Operations on a running node (the admin token from --token or "
                     + "VERBATIM_ADMIN_TOKEN; --ca FILE for a node serving TLS; a redirect to the controller leader is "
-                    + "followed): split URL TOPIC SEGMENT | rebucket URL TOPIC SEGMENT N (a lower N is a "
+                    + "followed only to the URL's own origin, or with --config FILE to the admin URLs of the URL's "
+                    + "cluster and its controller replicas; anywhere else it is not followed and the token not sent; an "
+                    + "answer other than 2xx exits 2): split URL TOPIC SEGMENT | rebucket URL TOPIC SEGMENT N (a lower N is a "
                     + "cold mark) | merge URL TOPIC FIRST SECOND (a cold mark: merged once every cluster agrees) | "
                     + "coldmarks URL TOPIC (the marks by source) | unmark URL TOPIC BOUNDARY|RANGE (withdraws an "
                     + "operator's mark, e.g. 8000 or c000-ffff) | delegations URL (who feeds each listener of the "
@@ -418,8 +421,18 @@ public final class Verbatim implements Runnable {
         @Option(names = "--ca", paramLabel = "FILE", description = "the CA certificates (PEM) an https node is checked by")
         @Nullable Path ca;
 
+        @Option(names = "--config", paramLabel = "FILE", description = "the nodes' configuration: a redirect is followed "
+                + "to the admin URL of the cluster URL belongs to and to its controller replicas' (the token goes there "
+                + "too)")
+        @Nullable Path config;
+
         @Override
         public Integer call() throws Exception {
+            Optional<Redirects> redirects = Redirects.of(spec, "admin", url, config);
+            if (redirects.isEmpty()) {
+                return BAD_INPUT;
+            }
+            this.redirects = redirects.get();
             if (operation.equals("delegations") || operation.equals("delegate")) {
                 return delegation();
             }
@@ -510,8 +523,10 @@ public final class Verbatim implements Runnable {
             return Optional.of(bearer);
         }
 
+        private Redirects redirects = Redirects.NONE;
+
         private int answer(HttpRequest.Builder call) {
-            Optional<HttpResponse<String>> response = fetch(spec, "admin", call, ca);
+            Optional<HttpResponse<String>> response = fetch(spec, "admin", call, ca, redirects);
             if (response.isEmpty()) {
                 return BAD_INPUT;
             }
@@ -548,7 +563,7 @@ public final class Verbatim implements Runnable {
             if (token != null) {
                 call.header("Authorization", "Bearer " + token);
             }
-            Optional<HttpResponse<String>> answer = fetch(spec, "status", call, ca);
+            Optional<HttpResponse<String>> answer = fetch(spec, "status", call, ca, Redirects.NONE);
             if (answer.isEmpty()) {
                 return BAD_INPUT;
             }
@@ -609,13 +624,15 @@ public final class Verbatim implements Runnable {
     }
 
     /**
-     * Sends a request to a node; on no answer or an answer other than 2xx, says so on stderr (naming the
-     * command, the status and the node's own message) and returns empty.
+     * Sends a request to a node, following a redirect only where {@code redirects} allows (its credential goes
+     * nowhere else); on no answer, a redirect not followed or an answer other than 2xx, says so on stderr
+     * (naming the command, the status and the node's own message) and returns empty.
      */
     static Optional<HttpResponse<String>> fetch(CommandLine.Model.CommandSpec spec, String command,
-            HttpRequest.Builder request, @Nullable Path ca) {
+            HttpRequest.Builder request, @Nullable Path ca, Redirects redirects) {
         HttpRequest built = request.timeout(Duration.ofSeconds(10)).build();
-        HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+                .followRedirects(HttpClient.Redirect.NEVER);
         if (ca != null) {
             try {
                 client.sslContext(Tls.trusting(ca)); // the JDK client checks the host name against the certificate
@@ -625,19 +642,39 @@ public final class Verbatim implements Runnable {
                 return Optional.empty();
             }
         }
+        Optional<Origin> origin = Origin.parse(built.uri().toString());
+        if (origin.isEmpty()) {
+            spec.commandLine().getErr().println("verbatim " + command + ": '" + built.uri() + "' is not an http or https "
+                    + "URL with a host (and no user information)");
+            return Optional.empty();
+        }
+        Origin asked = origin.get();
         HttpResponse<String> response;
         try {
             HttpClient http = client.build();
             response = http.send(built, HttpResponse.BodyHandlers.ofString());
-            // a replica that does not lead, or the brokers' process, redirects to the controller leader: the
-            // same call there (the credential is the node's own cluster's, and the leader is one of its processes)
-            for (int hops = 0; hops < 3 && response.statusCode() == 307; hops++) {
+            // a replica that does not lead, or the brokers' process, redirects to the controller leader: the same
+            // call there, when it is this URL's origin or one the user allowed (its cluster's, from --config)
+            for (int hops = 0; hops < 3 && (response.statusCode() == 307 || response.statusCode() == 308); hops++) {
                 Optional<String> location = response.headers().firstValue("location");
                 if (location.isEmpty()) {
                     break;
                 }
-                built = HttpRequest.newBuilder(built, (name, value) -> true).uri(built.uri().resolve(location.get()))
-                        .build();
+                URI next;
+                try {
+                    next = built.uri().resolve(location.get());
+                } catch (IllegalArgumentException e) {
+                    next = null;
+                }
+                Optional<Origin> to = next == null ? Optional.empty() : Origin.parse(next.toString());
+                if (to.isEmpty() || !to.get().equals(asked) && !redirects.allows(to.get())) {
+                    spec.commandLine().getErr().println("verbatim " + command + ": " + built.uri() + " redirected to '"
+                            + location.get() + "', which is neither " + asked + " nor "
+                            + (redirects.allowed().isEmpty() ? "an address allowed (--config FILE allows those of its "
+                                    + "cluster)" : "one of " + redirects.allowed()) + ": not followed, nothing sent there");
+                    return Optional.empty();
+                }
+                built = HttpRequest.newBuilder(built, (name, value) -> true).uri(next).build();
                 response = http.send(built, HttpResponse.BodyHandlers.ofString());
             }
         } catch (IOException e) {

@@ -56,7 +56,7 @@ class VerbatimCliTest {
         ByteArrayOutputStream warnings = new ByteArrayOutputStream();
         System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
         try {
-            for (String command : List.of("demo", "node", "hash", "inspect", "layout", "status", "admin")) {
+            for (String command : List.of("demo", "node", "hash", "inspect", "layout", "status", "admin", "key")) {
                 Run r = run(command, "--help");
                 assertThat(r.code()).as(command).isZero();
                 assertThat(r.out()).as(command).startsWith("Usage: verbatim " + command);
@@ -219,8 +219,8 @@ class VerbatimCliTest {
             assertThat(run("admin", "rebucket", east, "t", "0", "8", "--token", "s").err()).contains("409")
                     .contains("SEGMENT_SEALED");
             assertThat(run("admin", "split", east, "t", "1", "--token", "wrong").err()).contains("403");
-            assertThat(run("admin", "split", east, "t", "1", "--token", "east-token").err()).as("a broker credential")
-                    .contains("403").contains("it needs the admin token");
+            assertThat(run("admin", "split", east, "t", "1", "--token", "east-token").err()).as("a cluster's secret")
+                    .contains("403").contains("the bearer token is not valid here");
             assertThat(run("admin", "coldmarks", east, "t", "--token", "s", "--ca", "/nonexistent/ca.pem").err())
                     .contains("--ca /nonexistent/ca.pem cannot be used: no such file");
             assertThat(run("admin", "split", east, "nope", "1", "--token", "s").err()).contains("404")
@@ -270,6 +270,108 @@ class VerbatimCliTest {
         Run r = run("admin", "delegate", "http://127.0.0.1:9", "b1=c1", "b1=c2", "--token", "s");
         assertThat(r.code()).isNotZero();
         assertThat(r.err()).contains("listener b1 is given twice").doesNotContain("Connection refused");
+    }
+
+    /**
+     * Issue 23 item 6: {@code verbatim admin} forwarded the admin token to wherever a node redirected it and
+     * printed the answer as success. It follows a redirect to the URL's own origin, or with {@code --config} to
+     * the admin ports of the URL's cluster and its controller replicas; anywhere else nothing is sent and it
+     * exits 2, as it does on any final answer other than 2xx.
+     */
+    @Test
+    void adminFollowsARedirectOnlyWithinItsOriginOrTheConfiguredClusterAndFailsOnAnythingBut2xx() throws Exception {
+        java.util.List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        int[] status = {200};
+        reactor.netty.DisposableServer elsewhere = reactor.netty.http.server.HttpServer.create().host("127.0.0.1").port(0)
+                .handle((req, res) -> {
+                    heard.add(req.method() + " " + req.uri() + " " + req.requestHeaders().get("Authorization"));
+                    return res.status(status[0]).sendString(reactor.core.publisher.Mono.just("{\"outcome\":\"applied\"}"));
+                }).bindNow();
+        String target = "http://127.0.0.1:" + elsewhere.port();
+        reactor.netty.DisposableServer node = reactor.netty.http.server.HttpServer.create().host("127.0.0.1").port(0)
+                .handle((req, res) -> req.uri().startsWith("/here")
+                        ? res.status(200).sendString(reactor.core.publisher.Mono.just("{\"outcome\":\"here\"}"))
+                        : res.status(307).header("Location", req.uri().contains("segment=1") ? "/here" + req.uri()
+                                : target + req.uri()).send())
+                .bindNow();
+        String url = "http://127.0.0.1:" + node.port();
+        try {
+            Run refused = run("admin", "split", url, "t", "0", "--token", "admin-secret");
+            assertThat(refused.code()).isEqualTo(Verbatim.BAD_INPUT);
+            assertThat(refused.err()).contains("redirected to '" + target + "/admin/v2/scalable/split?topic=t&segment=0'")
+                    .contains("not followed, nothing sent there");
+            assertThat(refused.out()).isEmpty();
+            assertThat(heard).as("the token went nowhere").isEmpty();
+
+            Run sameOrigin = run("admin", "split", url, "t", "1", "--token", "admin-secret");
+            assertThat(sameOrigin.code()).as(sameOrigin.err()).isZero();
+            assertThat(sameOrigin.out()).contains("\"outcome\":\"here\"");
+
+            Path config = dir.resolve("nodes.yaml");
+            Files.writeString(config, """
+                    clusters:
+                      - name: east
+                        token: env:EAST_SECRET_NOT_SET_HERE
+                        adminPort: %d
+                        brokerPorts: [%d]
+                        raftPort: %d
+                        controllers:
+                          - {id: c1, adminPort: %d, raftPort: %d}
+                          - {id: c2, adminPort: %d, raftPort: %d}
+                          - {id: c3, adminPort: %d, raftPort: %d}
+                      - {name: west, token: west-secret, adminPort: %d, brokerPorts: [%d]}
+                    """.formatted(node.port(), free(), free(), elsewhere.port(), free(), free(), free(), free(), free(),
+                    free(), free()));
+            Run followed = run("admin", "split", url, "t", "0", "--token", "admin-secret", "--config", config.toString());
+            assertThat(followed.code()).as(followed.err()).isZero();
+            assertThat(heard).singleElement().isEqualTo("POST /admin/v2/scalable/split?topic=t&segment=0 Bearer admin-secret");
+
+            status[0] = 500;
+            Run failed = run("admin", "split", url, "t", "0", "--token", "admin-secret", "--config", config.toString());
+            assertThat(failed.code()).as("a final answer that is not 2xx").isEqualTo(Verbatim.BAD_INPUT);
+            assertThat(failed.err()).contains("answered 500");
+            assertThat(failed.out()).isEmpty();
+
+            Run stranger = run("admin", "split", "http://127.0.0.1:1", "t", "0", "--token", "s", "--config",
+                    config.toString());
+            assertThat(stranger.code()).isEqualTo(Verbatim.BAD_INPUT);
+            assertThat(stranger.err()).contains("names no cluster at http://127.0.0.1:1");
+
+            Run userInfo = run("admin", "split", "http://user@127.0.0.1:" + node.port(), "t", "0", "--token", "s");
+            assertThat(userInfo.code()).isEqualTo(Verbatim.BAD_INPUT);
+            assertThat(userInfo.err()).contains("is not an http or https URL with a host (and no user information)");
+        } finally {
+            node.disposeNow();
+            elsewhere.disposeNow();
+        }
+    }
+
+    private static int free() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void keyPublicPrintsTheVerifyingKeyOfASecretWithoutEchoingIt() {
+        java.io.InputStream stdin = System.in;
+        try {
+            System.setIn(new java.io.ByteArrayInputStream("east-secret\n".getBytes(StandardCharsets.UTF_8)));
+            Run r = run("key", "public");
+            assertThat(r.code()).as(r.err()).isZero();
+            assertThat(r.out().strip()).isEqualTo("ed25519:WzqJUMEgXo9Ekxj5pNgSROH5J3zJjt3B7KhpUUyy2ag=");
+            assertThat(r.out() + r.err()).doesNotContain("east-secret");
+            System.setIn(new java.io.ByteArrayInputStream("east-secret \n".getBytes(StandardCharsets.UTF_8)));
+            Run spaced = run("key", "public");
+            assertThat(spaced.code()).isEqualTo(Verbatim.BAD_INPUT);
+            assertThat(spaced.err()).contains("white space").doesNotContain("east-secret");
+            System.setIn(new java.io.ByteArrayInputStream(new byte[0]));
+            assertThat(run("key", "public").err()).contains("no secret in standard input");
+            assertThat(run("key", "public", "--env", "VERBATIM_SURELY_UNSET_VARIABLE").err())
+                    .contains("no secret in environment variable VERBATIM_SURELY_UNSET_VARIABLE");
+        } finally {
+            System.setIn(stdin);
+        }
     }
 
     @Test

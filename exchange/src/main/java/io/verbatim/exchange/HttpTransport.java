@@ -11,19 +11,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 
 /**
- * Pushes over HTTP (HTTPS under TLS: the peer's certificate checked against the CA, host name included)
- * with this cluster's own token, following the peer's redirect to its leader.
+ * Pushes over HTTP (HTTPS under TLS: the peer's certificate checked against the CA, host name included),
+ * each call signed for the peer it goes to ({@link NetClient}), following the peer's redirect to its leader
+ * only when the leader is at one of the peer's configured URLs (scheme, host and port). A redirect anywhere
+ * else is a failed call naming where it pointed, and nothing goes there.
  */
 public final class HttpTransport implements ExchangeTransport {
     private final Map<String, List<String>> peerUrls;
     /** Per peer, the index of the URL that answered last: where the next call goes first. */
     private final Map<String, AtomicInteger> preferred = new ConcurrentHashMap<>();
-    private final HttpClient client;
+    /** Per peer, a client signing for it and following redirects to its configured URLs only. */
+    private final Map<String, HttpClient> clients;
 
     /** @param peerUrls each peer's base URL (any of its controllers: a non-leader redirects) */
     public HttpTransport(Map<String, String> peerUrls, NetClient net) {
@@ -36,7 +38,8 @@ public final class HttpTransport implements ExchangeTransport {
      * answered last, a non-leader redirects it to the leader, and a replica that cannot be reached is passed
      * over for the next one, in turn, within the same call.
      *
-     * @param peerUrls each peer's controller replicas' base URLs (at least one each)
+     * @param peerUrls each peer's controller replicas' base URLs (at least one each): the only addresses a
+     *        call to that peer goes to, redirected or not
      */
     public static HttpTransport toReplicas(Map<String, List<String>> peerUrls, NetClient net) {
         return new HttpTransport(net, peerUrls);
@@ -44,35 +47,17 @@ public final class HttpTransport implements ExchangeTransport {
 
     private HttpTransport(NetClient net, Map<String, List<String>> peerUrls) {
         Map<String, List<String>> urls = new java.util.LinkedHashMap<>();
+        Map<String, HttpClient> byPeer = new java.util.LinkedHashMap<>();
+        HttpClient base = HttpClient.create().headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/x-protobuf"));
         peerUrls.forEach((peer, list) -> {
             if (list.isEmpty()) {
                 throw new IllegalArgumentException("no URL for peer '" + peer + "'");
             }
             urls.put(peer, List.copyOf(list));
+            byPeer.put(peer, net.signing(base, peer, list));
         });
         this.peerUrls = java.util.Collections.unmodifiableMap(urls);
-        String authorization = net.authorization();
-        java.util.Set<String> origins = new java.util.HashSet<>();
-        urls.values().forEach(list -> list.forEach(url -> origins.add(origin(url))));
-        // Reactor Netty drops the credentials when a redirect leads to another host or port. The leader a peer
-        // redirects to is as much that peer as the follower was, so they go along again, but only to a scheme
-        // and host some peer is configured at: a redirect elsewhere (or from https to http) never carries this
-        // cluster's token, and is answered 401 there.
-        this.client = net.apply(HttpClient.create())
-                .followRedirect(true, redirected -> {
-                    if (origins.contains(origin(redirected.resourceUrl()))) {
-                        redirected.header(HttpHeaderNames.AUTHORIZATION, authorization);
-                    } else {
-                        redirected.requestHeaders().remove(HttpHeaderNames.AUTHORIZATION);
-                    }
-                })
-                .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/x-protobuf"));
-    }
-
-    /** {@code scheme://host} of a URL (the port may differ between a cluster's controllers). */
-    static String origin(@Nullable String url) {
-        java.net.URI u = java.net.URI.create(url);
-        return (u.getScheme() + "://" + u.getHost()).toLowerCase(java.util.Locale.ROOT);
+        this.clients = Map.copyOf(byPeer);
     }
 
     @Override
@@ -97,12 +82,19 @@ public final class HttpTransport implements ExchangeTransport {
     }
 
     private Mono<ExchangeResponse> post(String peer, String base, byte[] body) {
-        return client.post().uri(base + ExchangeServer.EXCHANGE_PATH)
+        return java.util.Objects.requireNonNull(clients.get(peer)).post().uri(base + ExchangeServer.EXCHANGE_PATH)
                 // the body whole, with its Content-Length: a Flux body goes chunked (headers, then the chunk,
                 // then the terminating chunk), more writes for the same bytes
                 .send((req, out) -> out.sendByteArray(Mono.just(body)))
                 .responseSingle((response, content) -> content.asByteArray().defaultIfEmpty(new byte[0]).flatMap(bytes -> {
                     int status = response.status().code();
+                    String location = response.responseHeaders().get(HttpHeaderNames.LOCATION);
+                    if (status / 100 == 3) {
+                        return Mono.error(new ExchangeException(502, peer + " redirected the call to "
+                                + (location == null ? "nowhere (no Location)" : "'" + location + "'")
+                                + ", which is not one of its configured addresses " + peerUrls.get(peer)
+                                + ": not followed"));
+                    }
                     if (status != 200) {
                         // the peer's text, escaped: it is logged when the peer refuses our calls
                         return Mono.error(new ExchangeException(status, peer + " answered " + status + ": "

@@ -36,8 +36,7 @@ class ExchangeLimitsTest {
     ExchangeLimitsTest() {
         store.create("t", Layout.initial(1, 1, 0)).block();
         Controller c = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
-        NetServer net = new NetServer(new Authenticator(Map.of("a", Token.clear("a-secret"), "b", Token.clear("b-secret")), Optional.empty(), Map.of(), true), NetworkLimits.defaults());
-        server = new ExchangeServer(c, ExchangeConfig.defaults().withMaxBodyBytes(LIMIT), net,
+        server = new ExchangeServer(c, ExchangeConfig.defaults().withMaxBodyBytes(LIMIT), TestKeys.net("a"),
                 Controller.BacklogSource.NONE).start(0);
     }
 
@@ -56,7 +55,8 @@ class ExchangeLimitsTest {
             InputStream in = socket.getInputStream();
             CompletableFuture<String> answer = CompletableFuture.supplyAsync(() -> readAll(in));
             OutputStream out = socket.getOutputStream();
-            out.write(("POST " + ExchangeServer.EXCHANGE_PATH + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer b-secret\r\n"
+            out.write(("POST " + ExchangeServer.EXCHANGE_PATH + " HTTP/1.1\r\nHost: x\r\nAuthorization: "
+                    + TestKeys.signed("b", "a", ExchangeServer.EXCHANGE_PATH) + "\r\n"
                     + "Content-Type: application/x-protobuf\r\nTransfer-Encoding: chunked\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             byte[] chunk = new byte[64 * 1024];
@@ -82,8 +82,7 @@ class ExchangeLimitsTest {
     /** A stalled body logged two ERRORs with their traces (Reactor Netty's 500 and a dropped error). */
     @Test
     void aStalledBodyIsAnswered408WithAtMostOneWarningAndNoError() throws Exception {
-        NetServer quick = new NetServer(new Authenticator(Map.of("a", Token.clear("a-secret"), "b", Token.clear("b-secret")),
-                Optional.empty(), Map.of(), true), NetworkLimits.defaults().withRequestTimeout(Duration.ofMillis(500)));
+        NetServer quick = TestKeys.net("a", NetworkLimits.defaults().withRequestTimeout(Duration.ofMillis(500)));
         Controller c = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
         ExchangeServer stalling = new ExchangeServer(c, ExchangeConfig.defaults(), quick, Controller.BacklogSource.NONE)
                 .start(0);
@@ -91,7 +90,7 @@ class ExchangeLimitsTest {
         try (Socket socket = new Socket("127.0.0.1", stalling.port())) {
             socket.setSoTimeout(10_000);
             socket.getOutputStream().write(("POST " + ExchangeServer.EXCHANGE_PATH + " HTTP/1.1\r\nHost: x\r\n"
-                    + "Authorization: Bearer b-secret\r\nContent-Type: application/x-protobuf\r\nContent-Length: 1000"
+                    + "Authorization: " + TestKeys.signed("b", "a", ExchangeServer.EXCHANGE_PATH) + "\r\nContent-Type: application/x-protobuf\r\nContent-Length: 1000"
                     + "\r\n\r\n0123456789").getBytes(StandardCharsets.US_ASCII));
             assertThat(readAll(socket.getInputStream())).startsWith("HTTP/1.1 408 ");
         } finally {

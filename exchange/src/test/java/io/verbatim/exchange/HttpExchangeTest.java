@@ -9,11 +9,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.model.Join;
-import io.verbatim.net.Authenticator;
 import io.verbatim.net.NetClient;
-import io.verbatim.net.NetServer;
-import io.verbatim.net.NetworkLimits;
-import io.verbatim.net.Token;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Shape;
@@ -36,11 +32,6 @@ import reactor.netty.http.client.HttpClient;
 
 /** Three clusters exchanging over real HTTP on loopback. */
 class HttpExchangeTest {
-    /** b's token: what b presents, and what the tests call a's endpoint with as b. */
-    private static final String TOKEN = "b-secret";
-    private static final NetServer NET = new NetServer(new Authenticator(Map.of("a", Token.clear("a-secret"),
-            "b", Token.clear("b-secret"), "c", Token.clear("c-secret"), "mallory", Token.clear("mallory-secret")),
-            Optional.of(Token.clear("operator-secret")), Map.of(), true), NetworkLimits.defaults());
     private static final ExchangeConfig CONFIG = ExchangeConfig.defaults().withAntiEntropyInterval(Duration.ofSeconds(1))
             .withRetry(Duration.ofMillis(50), Duration.ofSeconds(1), 0.5).withMaxBodyBytes(64 * 1024);
 
@@ -64,7 +55,7 @@ class HttpExchangeTest {
             peers.remove(e.getKey());
             Controller c = new Controller(e.getKey(), peers, Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
             controllers.put(e.getKey(), c);
-            servers.put(e.getKey(), new ExchangeServer(c, CONFIG, NET,
+            servers.put(e.getKey(), new ExchangeServer(c, CONFIG, TestKeys.net(e.getKey()),
                     (topic, remote) -> Map.of("0000-ffff-0", 0L)).start(0));
         }
         Map<String, String> urls = new HashMap<>();
@@ -128,45 +119,55 @@ class HttpExchangeTest {
         byte[] valid = ExchangeRequest.newBuilder().setCluster("b").addTopics(States.toProto(PeerState.of("b", "t",
                 split, Set.of(), Caps.PULSAR_DEFAULTS))).build().toByteArray();
 
-        assertThat(post(url, null, valid)).startsWith("401:").contains("bearer token");
-        assertThat(post(url, "nope", valid)).startsWith("403:").contains("not valid");
-        assertThat(post(url, "operator-secret", valid)).startsWith("403:")
+        String path = ExchangeServer.EXCHANGE_PATH;
+        assertThat(post(url, null, valid)).startsWith("401:").contains("a cluster's signature");
+        assertThat(post(url, "Bearer nope", valid)).startsWith("403:").contains("clusters sign their calls");
+        assertThat(post(url, "Bearer b-secret", valid)).as("b's secret as a bearer token").startsWith("403:")
+                .contains("clusters sign their calls");
+        assertThat(post(url, "Bearer " + TestKeys.ADMIN, valid)).startsWith("403:")
                 .contains("the admin may not call the exchange");
-        assertThat(post(url, "c-secret", valid)).as("c's token, b's state").startsWith("403:")
+        assertThat(post(url, TestKeys.signed("b", "c", path), valid)).as("b's call to c, replayed at a")
+                .startsWith("403:").contains("signed for cluster c, not for a");
+        assertThat(post(url, TestKeys.signed("c", "a", path), valid)).as("c's signature, b's state").startsWith("403:")
                 .contains("authenticated as c, claims to be 'b'");
-        assertThat(post(url, TOKEN, new byte[] {(byte) 0xff, 0x01})).startsWith("400:")
+        assertThat(post(url, TestKeys.signed("b", "a", path), new byte[] {(byte) 0xff, 0x01})).startsWith("400:")
                 .contains("not an ExchangeRequest");
-        assertThat(post(url, TOKEN, new byte[100_000])).startsWith("413:").contains("above the limit");
+        assertThat(post(url, TestKeys.signed("b", "a", path), new byte[100_000])).startsWith("413:").contains("above the limit");
         byte[] stranger = ExchangeRequest.newBuilder().setCluster("mallory").build().toByteArray();
-        assertThat(post(url, TOKEN, stranger)).startsWith("403:").contains("authenticated as b, claims to be 'mallory'");
-        assertThat(post(url, "mallory-secret", stranger)).as("a known cluster outside the replication set")
+        assertThat(post(url, TestKeys.signed("b", "a", path), stranger)).startsWith("403:")
+                .contains("authenticated as b, claims to be 'mallory'");
+        assertThat(post(url, TestKeys.signed("mallory", "a", path), stranger)).as("a known cluster outside the replication set")
                 .startsWith("403:").contains("not in the replication set");
         assertThat(stores.get("a").get("t").block().epoch()).as("nothing changed").isZero();
 
-        assertThat(post(url, TOKEN, valid)).startsWith("200:");
+        String once = TestKeys.signed("b", "a", path);
+        assertThat(post(url, once, valid)).startsWith("200:");
         assertThat(stores.get("a").get("t").block().activeSegments()).hasSize(2);
+        assertThat(post(url, once, valid)).as("the same call again").startsWith("403:")
+                .contains("replays a signature of cluster b");
     }
 
     @Test
-    void aFollowerRedirectsToTheControllerLeader() {
+    void aFollowerRedirectsToTheControllerLeaderWhichTheCallerFollowsWhenItIsConfiguredThere() {
         start(Map.of("a", Layout.initial(1, 1, 0), "b", Layout.initial(1, 1, 0)));
         pushers.forEach(Pusher::dispose);
         String leader = servers.get("a").baseUrl();
-        ExchangeServer follower = new ExchangeServer(controllers.get("a"), CONFIG, NET, () -> Optional.of(leader),
-                Controller.BacklogSource.NONE).start(0);
+        ExchangeServer follower = new ExchangeServer(controllers.get("a"), CONFIG, TestKeys.net("a"),
+                () -> Optional.of(leader), Controller.BacklogSource.NONE).start(0);
         try {
-            String answer = HttpClient.create().headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + TOKEN))
-                    .post().uri(follower.baseUrl() + ExchangeServer.EXCHANGE_PATH)
-                    .send(ByteBufFlux.fromInbound(Mono.just(new byte[0])))
+            String target = follower.baseUrl() + ExchangeServer.EXCHANGE_PATH;
+            String answer = HttpClient.create().headers(h -> h.set(HttpHeaderNames.AUTHORIZATION,
+                            TestKeys.signed("b", "a", ExchangeServer.EXCHANGE_PATH)))
+                    .post().uri(target).send(ByteBufFlux.fromInbound(Mono.just(new byte[0])))
                     .response((r, body) -> Mono.just(r.status().code() + " " + r.responseHeaders().get("Location")))
                     .blockLast(Duration.ofSeconds(5));
             assertThat(answer).isEqualTo("307 " + leader + ExchangeServer.EXCHANGE_PATH);
-            // A pusher that only knows the follower's address still gets through.
+            // A pusher configured with both replicas, the follower first, gets through.
             Layout split = Layout.initial(2, 1, 0);
             stores.get("b").compareAndSet("t", 0, Layout.of(1, split.nextSegmentId(), split.segments().values()))
                     .block();
-            Pusher viaFollower = new Pusher(controllers.get("b"), new HttpTransport(Map.of("a", follower.baseUrl()),
-                    client("b")), CONFIG, Schedulers.parallel());
+            Pusher viaFollower = new Pusher(controllers.get("b"), HttpTransport.toReplicas(Map.of("a",
+                    List.of(follower.baseUrl(), leader)), TestKeys.client("b")), CONFIG, Schedulers.parallel());
             viaFollower.pushUntilAcknowledged("a").block(Duration.ofSeconds(10));
             assertThat(stores.get("a").get("t").block().activeSegments()).hasSize(2);
         } finally {
@@ -221,7 +222,7 @@ class HttpExchangeTest {
     void aReplicaThatKnowsNoLeaderAnswers503() {
         start(Map.of("a", Layout.initial(1, 1, 0), "b", Layout.initial(1, 1, 0)));
         pushers.forEach(Pusher::dispose);
-        ExchangeServer electing = new ExchangeServer(controllers.get("a"), CONFIG, Controller.BacklogSource.NONE, NET,
+        ExchangeServer electing = new ExchangeServer(controllers.get("a"), CONFIG, Controller.BacklogSource.NONE, TestKeys.net("a"),
                 () -> ControllerLeader.unknown("no leader elected in term 3")).start(0);
         try {
             HttpTransport transport = new HttpTransport(Map.of("a", electing.baseUrl()), client("b"));
@@ -236,34 +237,49 @@ class HttpExchangeTest {
         }
     }
 
-    /** A redirect is followed, but this cluster's token goes only to a scheme and host some peer is configured at. */
+    /**
+     * A redirect is followed only to one of the peer's configured addresses: one to the same host on another
+     * port, or to another name of the same host, fails naming where it pointed, and nothing is sent there.
+     */
     @Test
-    void aRedirectToAHostNoPeerIsAtCarriesNoToken() {
+    void aRedirectToAnAddressThePeerIsNotConfiguredAtIsNotFollowed() {
         start(Map.of("a", Layout.initial(1, 1, 0), "b", Layout.initial(1, 1, 0)));
         pushers.forEach(Pusher::dispose);
-        // The same leader, named by a host the pushing cluster was not configured with.
-        String elsewhere = servers.get("a").baseUrl().replace("127.0.0.1", "localhost");
-        ExchangeServer follower = new ExchangeServer(controllers.get("a"), CONFIG, NET, () -> Optional.of(elsewhere),
-                Controller.BacklogSource.NONE).start(0);
-        try {
-            HttpTransport transport = new HttpTransport(Map.of("a", follower.baseUrl()), client("b"));
-            assertThatThrownBy(() -> controllers.get("b").stateFor("a").flatMap(r -> transport.send("a", r))
-                    .block(Duration.ofSeconds(10)))
-                    .isInstanceOfSatisfying(ExchangeException.class, e -> assertThat(e.status()).isEqualTo(401));
-            assertThat(HttpTransport.origin("HTTPS://Example.net:8081/x")).isEqualTo("https://example.net");
-        } finally {
-            follower.stop();
+        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        reactor.netty.DisposableServer stranger = reactor.netty.http.server.HttpServer.create().host("127.0.0.1")
+                .port(0).handle((req, res) -> {
+                    heard.add(req.method() + " " + req.uri() + " " + req.requestHeaders().get("Authorization"));
+                    return res.status(200).send();
+                }).bindNow();
+        String sameHostOtherPort = "http://127.0.0.1:" + stranger.port();
+        String otherName = servers.get("a").baseUrl().replace("127.0.0.1", "localhost");
+        for (String elsewhere : List.of(sameHostOtherPort, otherName)) {
+            ExchangeServer follower = new ExchangeServer(controllers.get("a"), CONFIG, TestKeys.net("a"),
+                    () -> Optional.of(elsewhere), Controller.BacklogSource.NONE).start(0);
+            try {
+                HttpTransport transport = new HttpTransport(Map.of("a", follower.baseUrl()), TestKeys.client("b"));
+                assertThatThrownBy(() -> controllers.get("b").stateFor("a").flatMap(r -> transport.send("a", r))
+                        .block(Duration.ofSeconds(10)))
+                        .isInstanceOfSatisfying(ExchangeException.class, e -> assertThat(e.getMessage())
+                                .contains("redirected the call to '" + elsewhere + ExchangeServer.EXCHANGE_PATH + "'")
+                                .contains("not one of its configured addresses"));
+            } finally {
+                follower.stop();
+            }
         }
+        stranger.disposeNow();
+        assertThat(heard).as("nothing reached the address the redirect named").isEmpty();
     }
 
     private static NetClient client(String cluster) {
-        return new NetClient(cluster + "-secret", NetworkLimits.defaults());
+        return TestKeys.client(cluster);
     }
 
-    private static String post(String url, String token, byte[] body) {
+    /** @param authorization the whole Authorization header, or null */
+    private static String post(String url, String authorization, byte[] body) {
         return HttpClient.create().headers(h -> {
-            if (token != null) {
-                h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + token);
+            if (authorization != null) {
+                h.set(HttpHeaderNames.AUTHORIZATION, authorization);
             }
         }).post().uri(url).send(ByteBufFlux.fromInbound(Mono.just(body)))
                 .responseSingle((r, content) -> content.asString(StandardCharsets.UTF_8).defaultIfEmpty("")

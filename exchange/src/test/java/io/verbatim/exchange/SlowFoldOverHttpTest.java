@@ -28,8 +28,7 @@ import reactor.core.scheduler.Schedulers;
  */
 class SlowFoldOverHttpTest {
     private static final int TOPICS = 1200;
-    private static final NetServer NET = new NetServer(new Authenticator(Map.of("a", Token.clear("a-secret"),
-            "b", Token.clear("b-secret")), Optional.empty(), Map.of(), true), NetworkLimits.defaults());
+    private static final NetServer NET = TestKeys.net("b");
     private static final ExchangeConfig CONFIG = ExchangeConfig.defaults().withAntiEntropyInterval(Duration.ofMinutes(10))
             .withRetry(Duration.ofMillis(50), Duration.ofMillis(200), 0.5).withRequestTimeout(Duration.ofSeconds(1));
 
@@ -64,8 +63,7 @@ class SlowFoldOverHttpTest {
         // request timeout, however often it is sent again.
         Controller b = new Controller("b", Set.of("a"), Caps.PULSAR_DEFAULTS, new Slow(store()), Schedulers.parallel());
         server = new ExchangeServer(b, CONFIG, NET, Controller.BacklogSource.NONE).start(0);
-        pusher = new Pusher(a, new HttpTransport(Map.of("b", server.baseUrl()), new NetClient("a-secret",
-                NetworkLimits.defaults())), CONFIG, Schedulers.parallel());
+        pusher = new Pusher(a, new HttpTransport(Map.of("b", server.baseUrl()), TestKeys.client("a")), CONFIG, Schedulers.parallel());
         long t0 = System.nanoTime();
         pusher.pushUntilAcknowledged("b").block(Duration.ofSeconds(120));
         System.out.printf("%d topics through in %d ms, %d call(s) timed out first%n", TOPICS,

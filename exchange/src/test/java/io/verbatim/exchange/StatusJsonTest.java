@@ -54,8 +54,7 @@ class StatusJsonTest {
     void theStatusJsonKeepsItsShape() throws IOException {
         Controller a = scenario();
         // Status is open by default: no credential is needed to read it.
-        NetServer open = new NetServer(new Authenticator(Map.of("a", Token.clear("a-token")), Optional.empty(), Map.of(), true),
-                NetworkLimits.defaults());
+        NetServer open = TestKeys.net("a");
         server = new ExchangeServer(a, ExchangeConfig.defaults(), open, this::backlog).start(0);
         String json = HttpClient.create().get().uri(server.baseUrl() + ExchangeServer.STATUS_PATH)
                 .responseSingle((r, body) -> body.asString(StandardCharsets.UTF_8)).block(Duration.ofSeconds(10));

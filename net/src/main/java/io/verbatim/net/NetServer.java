@@ -20,6 +20,7 @@ import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -58,7 +59,7 @@ public final class NetServer {
     private final Scheduler timer;
     private final List<Port> ports = new CopyOnWriteArrayList<>();
 
-    /** A server of plain HTTP. */
+    /** A server of plain HTTP, checking signatures' times against the system clock. */
     public NetServer(Authenticator authenticator, NetworkLimits limits) {
         this(authenticator, limits, Optional.empty());
     }
@@ -75,7 +76,8 @@ public final class NetServer {
 
     /**
      * @param tls what the ports serve, or empty for plain HTTP
-     * @param timer the clock of every connection's deadlines and of the refusal log (virtual in tests)
+     * @param timer the clock of every connection's deadlines, of the refusal log and of a cluster's signature's
+     *        time of issue (the node's one clock; virtual in tests)
      */
     public NetServer(Authenticator authenticator, NetworkLimits limits, Optional<SslContext> tls, Scheduler timer) {
         this.authenticator = authenticator;
@@ -245,10 +247,17 @@ public final class NetServer {
      * A call's handling on {@code port}: answered 503 without subscribing to it when the port stopped already
      * (a keep-alive connection opened before; the route's handler built the publisher already, so what a
      * handler does before its publisher is subscribed still runs), and 503 when it fails while the port stops.
+     * A call whose target is not in origin form is answered 400 here too, whatever route it matched (or none).
      */
     private static Mono<Void> whileStopping(Port port, Mono<Void> handling, Connection connection) {
         if (!(connection instanceof HttpServerResponse response)) {
             return handling;
+        }
+        // a target no route should see (no route matches "//host/..." either: 400, not 404)
+        Optional<String> malformed = connection instanceof HttpServerRequest request
+                ? RequestTarget.notOriginForm(request.uri()) : Optional.empty();
+        if (malformed.isPresent()) {
+            return text(response.keepAlive(false), 400, malformed.get());
         }
         if (port.stopped) {
             return stopping(port, response, null);
@@ -281,15 +290,21 @@ public final class NetServer {
     }
 
     /**
-     * May the caller of {@code request} use an endpoint of {@code role}? A call allowed as a cluster or the
-     * admin authenticates its connection: the port no longer holds it to {@code network.firstRequestTimeout}
+     * May the caller of {@code request} use an endpoint of {@code role}? A request whose target is not in
+     * origin form ({@link RequestTarget}) is refused with 400 first, whoever calls. A call allowed as a cluster
+     * or the admin authenticates its connection: the port no longer holds it to {@code network.firstRequestTimeout}
      * nor closes it to make room. An anonymous status call does not.
      */
     public Verdict check(HttpServerRequest request, Role role, String what) {
+        Optional<String> malformed = RequestTarget.notOriginForm(request.uri());
+        if (malformed.isPresent()) {
+            return new Verdict.Refused(400, malformed.get());
+        }
         String[] certificate = new String[1];
         request.withConnection(c -> certificate[0] = Certificates.clientName(c).orElse(null));
         Optional<String> authorization = Optional.ofNullable(request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION));
-        Verdict verdict = authenticator.check(role, authorization, Optional.ofNullable(certificate[0]), what);
+        Verdict verdict = authenticator.check(role, new Authenticator.Call(request.method().name(), request.uri(),
+                authorization, Optional.ofNullable(certificate[0])), timer.now(TimeUnit.MILLISECONDS), what);
         if (verdict instanceof Verdict.Allowed allowed && !(allowed.principal() instanceof Principal.Anonymous)) {
             authenticated(request);
         }
@@ -298,7 +313,7 @@ public final class NetServer {
 
     /**
      * Marks the connection of {@code request} as authenticated, for an endpoint that checks a credential of
-     * its own (the brokers' report takes the controller secret): see {@link #check}.
+     * its own (the brokers' report is signed by the brokers' member key): see {@link #check}.
      */
     public static void authenticated(HttpServerRequest request) {
         request.withConnection(c -> {

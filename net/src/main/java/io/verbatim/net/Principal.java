@@ -1,7 +1,7 @@
 package io.verbatim.net;
 
 /**
- * Who is calling, once authenticated: a cluster of the configuration (its broker credential, or under
+ * Who is calling, once authenticated: a cluster of the configuration (its signature of the call, or under
  * mutual TLS its certificate), the operator (the admin token), or nobody in particular on an endpoint
  * open without a credential.
  */

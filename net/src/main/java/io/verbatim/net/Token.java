@@ -8,9 +8,10 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A bearer token as a node holds it: always its SHA-256 digest (what a presented token is compared
- * with, in constant time), and the token itself only where the node presents it (its own cluster's).
- * A node that only verifies a token may be given {@code sha256:<64 hex>} instead of the secret.
+ * A bearer token as a node holds it (the admin's; the metadata log's secrets): always its SHA-256 digest
+ * (what a presented token is compared with, exactly and in constant time), and the token itself only where
+ * the node presents it. A node that only verifies a token may be given {@code sha256:<64 hex>} instead.
+ * A cluster's credential is a {@link ClusterKey}: clusters sign their calls rather than present a token.
  */
 public final class Token {
     private static final String DIGEST_PREFIX = "sha256:";

@@ -27,11 +27,11 @@ class NetServerTest {
     private static final NetworkLimits LIMITS = NetworkLimits.defaults().withIdleTimeout(Duration.ofSeconds(30))
             .withRequestTimeout(Duration.ofMillis(500)).withFirstRequestTimeout(Duration.ofMillis(300));
     private static final String TOKEN = "a-secret";
-    private final NetServer net = new NetServer(new Authenticator(Map.of("a", Token.clear(TOKEN)), Optional.empty(),
+    private final NetServer net = new NetServer(new Authenticator("b", Map.of(), Optional.of(Token.clear(TOKEN)),
             Map.of(), true), LIMITS);
     private final DisposableServer server = net.apply(HttpServer.create().host("127.0.0.1").port(0), "test")
-            .route(r -> r.get("/", net.guard(Role.BROKER, "the test endpoint", (req, res) -> res.sendString(Mono.just("ok"))))
-                    .post("/body", net.guard(Role.BROKER, "the test endpoint", (req, res) -> Bodies.read(req, 1000)
+            .route(r -> r.get("/", net.guard(Role.ADMIN, "the test endpoint", (req, res) -> res.sendString(Mono.just("ok"))))
+                    .post("/body", net.guard(Role.ADMIN, "the test endpoint", (req, res) -> Bodies.read(req, 1000)
                             .flatMap(body -> res.sendString(Mono.just(body.length + " bytes")).then()))))
             .bindNow();
     private final Peers peers = new Peers(server.port());

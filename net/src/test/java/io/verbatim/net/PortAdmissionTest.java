@@ -30,10 +30,10 @@ class PortAdmissionTest {
     private static final Duration SHORT = Duration.ofMillis(200);
 
     private final VirtualTimeScheduler time = VirtualTimeScheduler.create();
-    private final NetServer net = new NetServer(new Authenticator(Map.of("a", Token.clear(TOKEN)), Optional.empty(),
+    private final NetServer net = new NetServer(new Authenticator("b", Map.of(), Optional.of(Token.clear(TOKEN)),
             Map.of(), true), LIMITS, Optional.empty(), time);
     private final DisposableServer server = net.apply(HttpServer.create().host("127.0.0.1").port(0), "test")
-            .route(r -> r.get("/", net.guard(Role.BROKER, "the test endpoint", (req, res) -> res.sendString(Mono.just("ok"))))
+            .route(r -> r.get("/", net.guard(Role.ADMIN, "the test endpoint", (req, res) -> res.sendString(Mono.just("ok"))))
                     .get("/status", net.guard(Role.STATUS, "the status", (req, res) -> res.sendString(Mono.just("up")))))
             .bindNow();
     private final Peers peers = new Peers(server.port());

@@ -26,7 +26,7 @@ import reactor.netty.http.server.HttpServer;
  * Reactor Netty's 500 (and its ERROR line).
  */
 class StoppingPortTest {
-    private final NetServer net = new NetServer(new Authenticator(Map.of("a", Token.clear("a")), Optional.empty(),
+    private final NetServer net = new NetServer(new Authenticator("a", Map.of("a", SigningKey.fromSecret("a").verifying()), Optional.empty(),
             Map.of(), true), NetworkLimits.defaults());
     private final Sinks.One<Void> slow = Sinks.one();
     private final CountDownLatch slowStarted = new CountDownLatch(1);

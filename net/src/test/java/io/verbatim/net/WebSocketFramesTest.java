@@ -17,7 +17,7 @@ import reactor.netty.http.server.HttpServer;
 
 /** A WebSocket on a port of {@link NetServer}: no extension is negotiated, so a frame with an RSV bit fails it. */
 class WebSocketFramesTest {
-    private final NetServer net = new NetServer(new Authenticator(Map.of("a", Token.clear("a-secret")), Optional.empty(),
+    private final NetServer net = new NetServer(new Authenticator("b", Map.of(), Optional.of(Token.clear("a-secret")),
             Map.of(), true), NetworkLimits.defaults());
     private final DisposableServer server = net.apply(HttpServer.create().host("127.0.0.1").port(0), "test")
             .route(r -> r.ws("/echo", (in, out) -> out.send(in.receive().retain())))

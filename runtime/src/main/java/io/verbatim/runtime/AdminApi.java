@@ -13,6 +13,7 @@ import io.verbatim.model.Segment;
 import io.verbatim.net.LogText;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.Query;
+import io.verbatim.net.RequestTarget;
 import io.verbatim.net.Role;
 import io.verbatim.net.Verdict;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +28,7 @@ import reactor.netty.http.server.HttpServerRoutes;
 
 /**
  * The manual layout operations of Pulsar's {@code /admin/v2/scalable} API on a node's admin port, for the
- * admin role ({@code security.adminToken}; a cluster's broker credential is refused with 403):
+ * admin role ({@code security.adminToken}; a cluster's signature is refused with 403):
  * <ul>
  * <li>{@code POST …/split?topic=T&segment=S};
  * <li>{@code POST …/rebucket?topic=T&segment=S&bucketCount=N} (N a power of two; a higher count applies at
@@ -57,7 +58,7 @@ final class AdminApi {
 
     /**
      * @param leader where the cluster's controller leader is: an operation is carried out while it is here,
-     *        redirected there (307, the same path and query) while another replica leads, refused with 503
+     *        redirected there (307 to the leader's configured URL, the path normalized, the query as it came) while another replica leads, refused with 503
      *        while none is known
      */
     AdminApi(AdminOperations node, NetServer net, Supplier<ControllerLeader> leader) {
@@ -195,7 +196,7 @@ final class AdminApi {
         ControllerLeader where = leader.get();
         if (where instanceof ControllerLeader.At at) {
             return response.status(HttpResponseStatus.TEMPORARY_REDIRECT)
-                    .header(HttpHeaderNames.LOCATION, at.baseUrl() + request.uri()).send();
+                    .header(HttpHeaderNames.LOCATION, RequestTarget.location(at.baseUrl(), request.uri())).send();
         }
         if (where instanceof ControllerLeader.Unknown unknown) {
             return send(response, refusal(503, "no controller leader now (" + unknown.why() + "); try again"));

@@ -77,6 +77,8 @@ public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = Loggers.getLogger(ClusterNode.class);
     /** Bytes in flight on one broker's replicators (its {@link InFlightBudget}). */
     static final String IN_FLIGHT_BYTES = "verbatim.replication.inflight.bytes";
+    /** Broker URLs a peer's layouts named that are not configured for it (ignored), per peer and topic. */
+    public static final String IGNORED_BROKER_URLS = "verbatim.replication.brokers.ignored";
     /** Sealed segments garbage collection deleted, per topic. */
     public static final String PRUNED = GarbageCollector.PRUNED;
 
@@ -154,7 +156,7 @@ public final class ClusterNode implements AutoCloseable {
     private final AdminOperations operations;
     /** Who may call this cluster's ports, their limits and TLS. */
     private final NetServer net;
-    /** How this cluster calls its peers: its own token, its TLS. */
+    /** How this cluster calls its peers: signed with its own key, over its TLS. */
     private final NetClient client;
     private @Nullable ExchangeServer admin;
     private @Nullable Pusher pusher;
@@ -236,8 +238,10 @@ public final class ClusterNode implements AutoCloseable {
         this.pulsar = config.storage().onPulsar() ? Optional.of(new PulsarConnections(config, name)) : Optional.empty();
         this.rates = new RateWindow(timer);
         Optional<Tls> tls = config.security().tls(name);
-        this.net = new NetServer(config.security().authenticator(), config.network(), tls.map(Tls::serverContext));
-        this.client = new NetClient(config.security().ownToken(name), config.network(), tls.map(Tls::clientContext));
+        this.net = new NetServer(config.security().authenticator(name), config.network(), tls.map(Tls::serverContext),
+                timer);
+        this.client = NetClient.of(name, config.security().signingKey(name), config.network(),
+                tls.map(Tls::clientContext), timer);
         registry.config().commonTags("cluster", name);
         this.policy = new PolicyLoop(name, config.autoScale(), controller, this::layout, load::get, this::consumers,
                 registry, timer);
@@ -411,6 +415,11 @@ public final class ClusterNode implements AutoCloseable {
                 NetworkRemote network = new NetworkRemote(peer, topic.getKey(), address.brokerUrls(), client,
                         config.rtt(), heartbeat, timer);
                 remotes.add(network);
+                io.micrometer.core.instrument.FunctionCounter.builder(IGNORED_BROKER_URLS, network,
+                                NetworkRemote::ignoredBrokerUrls)
+                        .tags(Tags.of("remote_cluster", peer, "topic", topic.getKey()))
+                        .description("broker URLs the remote's layouts named that are not configured for it: never called")
+                        .register(registry);
                 io.verbatim.pipeline.RemoteCluster remote = network;
                 if (pulsar.isPresent()) {
                     // entries go into the peer's Pulsar; its layouts still come from its brokers' layout stream

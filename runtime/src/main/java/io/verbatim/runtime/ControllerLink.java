@@ -74,7 +74,7 @@ final class ControllerLink implements AutoCloseable {
     private Disposable reporting = reactor.core.Disposables.disposed();
 
     ControllerLink(VerbatimConfig config, String cluster, Optional<Path> dataDir) {
-        this(config, cluster, dataDir, new NetClient(config.security().ownToken(cluster), config.network(),
+        this(config, cluster, dataDir, NetClient.unsigned(config.network(),
                 config.security().tls(cluster).map(io.verbatim.net.Tls::clientContext)));
     }
 

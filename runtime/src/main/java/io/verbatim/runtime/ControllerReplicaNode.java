@@ -107,8 +107,10 @@ public final class ControllerReplicaNode implements AutoCloseable {
         this.replica = replica;
         this.timer = timer;
         Optional<Tls> tls = config.security().tls(cluster);
-        this.net = new NetServer(config.security().authenticator(), config.network(), tls.map(Tls::serverContext));
-        this.client = new NetClient(config.security().ownToken(cluster), config.network(), tls.map(Tls::clientContext));
+        this.net = new NetServer(config.security().authenticator(cluster), config.network(), tls.map(Tls::serverContext),
+                timer);
+        this.client = NetClient.of(cluster, config.security().signingKey(cluster), config.network(),
+                tls.map(Tls::clientContext), timer);
         registry.config().commonTags("cluster", cluster, "member", replica.id());
         this.raftThread = NetworkedMember.thread(cluster, replica.id());
         NetworkedMember.Started member;

@@ -12,6 +12,7 @@ import io.verbatim.metastore.raft.RaftStatus;
 import io.verbatim.net.Bodies;
 import io.verbatim.net.LogText;
 import io.verbatim.net.NetServer;
+import io.verbatim.net.RequestTarget;
 import io.verbatim.net.Role;
 import io.verbatim.net.Verdict;
 import java.io.IOException;
@@ -149,7 +150,7 @@ final class DelegationApi {
         ControllerLeader where = leader.get();
         if (where instanceof ControllerLeader.At at) {
             return response.status(HttpResponseStatus.TEMPORARY_REDIRECT)
-                    .header(HttpHeaderNames.LOCATION, at.baseUrl() + request.uri()).send();
+                    .header(HttpHeaderNames.LOCATION, RequestTarget.location(at.baseUrl(), request.uri())).send();
         }
         if (where instanceof ControllerLeader.Unknown unknown) {
             return refuse(response, 503, "no metadata log leader now (" + unknown.why() + "); try again");

@@ -95,7 +95,7 @@ final class IngestServer {
     /**
      * @param topics the cluster's storage of a topic, or empty when it does not host the topic
      * @param brokerUrls every broker's ingest URL, in broker order
-     * @param net who may call (a peer's broker credential), the port's limits and TLS
+     * @param net who may call (a peer cluster's signature or certificate), the port's limits and TLS
      * @param peers the clusters that replicate into this one
      */
     IngestServer(String cluster, int broker, Function<String, Optional<TopicStorage>> topics,

@@ -117,8 +117,9 @@ class ControllerReplicasTest {
                 .filter(Optional::isPresent).map(Optional::get).blockFirst(Duration.ofSeconds(30));
     }
 
+    /** @param token a bearer token, or a whole Authorization header of another scheme (a cluster's signature) */
     private HttpResponse<String> call(String method, String url, String token, String body) throws Exception {
-        return authorized(method, url, token == null ? null : "Bearer " + token, body);
+        return authorized(method, url, token == null ? null : token.startsWith("Verbatim ") ? token : "Bearer " + token, body);
     }
 
     private HttpResponse<String> authorized(String method, String url, String authorization, String body)
@@ -146,7 +147,8 @@ class ControllerReplicasTest {
         Flux.interval(Duration.ofMillis(20)).filter(t -> follower.leader() instanceof ControllerLeader.At).blockFirst(
                 Duration.ofSeconds(10));
 
-        HttpResponse<String> exchange = call("POST", follower.adminUrl() + ExchangeServer.EXCHANGE_PATH, "b-token", "");
+        HttpResponse<String> exchange = call("POST", follower.adminUrl() + ExchangeServer.EXCHANGE_PATH,
+                TestNet.signed("b", "a", "POST", follower.adminUrl() + ExchangeServer.EXCHANGE_PATH), "");
         assertThat(exchange.statusCode()).isEqualTo(307);
         assertThat(exchange.headers().firstValue("location")).hasValue(leader.adminUrl() + ExchangeServer.EXCHANGE_PATH);
         String split = "/admin/v2/scalable/split?topic=" + URLEncoder.encode(T, StandardCharsets.UTF_8) + "&segment=0";
@@ -154,6 +156,11 @@ class ControllerReplicasTest {
         assertThat(viaBrokers.statusCode()).isEqualTo(307);
         assertThat(viaBrokers.headers().firstValue("location")).hasValue(leader.adminUrl() + split);
         assertThat(call("POST", follower.adminUrl() + split, null, null).statusCode()).isEqualTo(401);
+        // A target that is not a path would make a Location built by appending it point elsewhere (issue 23 item 6).
+        String at = RawHttp.send(follower.adminUrl(), "POST @other-host" + split + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer " + ADMIN + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        assertThat(RawHttp.status(at)).as(at).isEqualTo(400);
+        assertThat(at.toLowerCase(java.util.Locale.ROOT)).doesNotContain("location:");
         // A follower's status answers from its own replica: its role, and the layouts it holds.
         HttpResponse<String> status = call("GET", follower.adminUrl() + ExchangeServer.STATUS_PATH, null, null);
         assertThat(status.statusCode()).as(status.body()).isEqualTo(200);

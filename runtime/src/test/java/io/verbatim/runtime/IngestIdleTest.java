@@ -3,7 +3,6 @@ package io.verbatim.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.entry.Entries;
@@ -13,7 +12,6 @@ import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
-import io.verbatim.net.NetClient;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.NetworkLimits;
 import io.verbatim.pipeline.ProducerSession;
@@ -36,11 +34,11 @@ class IngestIdleTest {
     private static final NetworkLimits LIMITS = NetworkLimits.defaults().withIdleTimeout(Duration.ofMillis(600))
             .withRequestTimeout(Duration.ofMillis(300));
     private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 1, 0), Schedulers.parallel());
-    private final NetServer net = TestNet.server(LIMITS);
+    private final NetServer net = TestNet.server("b", LIMITS);
     private final IngestServer server = new IngestServer("b", 0, t -> t.equals("t") ? Optional.<TopicStorage>of(new MemoryTopicStorage(storage)) : Optional.empty(), List::of, net,
             Set.of("a"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE).start(0);
     private final NetworkRemote remote = new NetworkRemote("b", "t", List.of(server.baseUrl()),
-            new NetClient(TestNet.token("a"), LIMITS), Duration.ZERO, Heartbeat.DEFAULT, Schedulers.parallel());
+            TestNet.client("a", LIMITS), Duration.ZERO, Heartbeat.DEFAULT, Schedulers.parallel());
 
     @AfterEach
     void stop() {
@@ -74,7 +72,7 @@ class IngestIdleTest {
     void aSilentSessionIsClosedAfterTheIdleTimeout() {
         long t0 = System.nanoTime();
         // A client that never pings, as a peer that vanished without closing would be.
-        HttpClient.create().headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + TestNet.token("a")))
+        TestNet.client("a", LIMITS).signing(HttpClient.create(), "b")
                 .websocket().uri(server.baseUrl() + IngestServer.SESSION_PATH + "?topic=t&segment=0&producer=pulsar.repl.a.0")
                 .handle((in, out) -> in.receive().then()).blockLast(Duration.ofSeconds(10));
         long ms = (System.nanoTime() - t0) / 1_000_000;

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.protobuf.ByteString;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
@@ -43,12 +42,10 @@ import reactor.test.StepVerifier;
 /** The ingest endpoint over real WebSockets: the destination's rules hold across the network. */
 class IngestServerTest {
     private static final String TOPIC = "t";
-    /** a's token: a replicates into b. */
-    private static final String TOKEN = TestNet.token("a");
 
     private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 4, 0), Schedulers.parallel());
     private final IngestServer server = new IngestServer("b", 0, t -> t.equals(TOPIC) ? Optional.<TopicStorage>of(new MemoryTopicStorage(storage)) : Optional.empty(),
-            () -> List.of(), TestNet.server(), Set.of("a", "c"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE)
+            () -> List.of(), TestNet.server("b"), Set.of("a", "c"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE)
             .start(0);
 
     @AfterEach
@@ -77,12 +74,12 @@ class IngestServerTest {
 
     /** Sends raw frames on one session and collects the replies. */
     private List<IngestReply> exchange(List<byte[]> frames) {
-        return exchange(frames, TOKEN, "pulsar.repl.a.0");
+        return exchange(frames, "a", "pulsar.repl.a.0");
     }
 
-    private List<IngestReply> exchange(List<byte[]> frames, String token, String producer) {
-        return reactor.netty.http.client.HttpClient.create()
-                .headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + token)).websocket()
+    /** As cluster {@code from}, signing the session's handshake. */
+    private List<IngestReply> exchange(List<byte[]> frames, String from, String producer) {
+        return TestNet.client(from).signing(reactor.netty.http.client.HttpClient.create(), "b").websocket()
                 .uri(server.baseUrl() + IngestServer.SESSION_PATH + "?topic=t&segment=0&producer=" + producer)
                 .handle((in, out) -> out.send(Flux.fromIterable(frames).map(Unpooled::wrappedBuffer)).then()
                         .thenMany(in.receive().asByteArray().take(frames.size())))
@@ -127,26 +124,30 @@ class IngestServerTest {
     void callsWithoutTheBrokerRoleOrForUnknownTopicsAreRefusedBeforeAnyUpgrade() throws Exception {
         String base = server.baseUrl() + IngestServer.SESSION_PATH;
         assertThat(get(base + "?topic=t&segment=0&producer=p", null)).startsWith("401:")
-                .contains("a cluster's broker credential");
-        assertThat(get(base + "?topic=t&segment=0&producer=p", "nope")).startsWith("403:");
-        assertThat(get(base + "?topic=other&segment=0&producer=p", TOKEN)).startsWith("404:").contains("'other'");
-        assertThat(get(base + "?topic=t&segment=x&producer=p", TOKEN)).startsWith("400:").contains("'x'");
-        assertThat(get(base + "?topic=t&segment=0", TOKEN)).startsWith("400:").contains("producer name");
+                .contains("a cluster's signature");
+        assertThat(get(base + "?topic=t&segment=0&producer=p", "Bearer nope")).startsWith("403:");
+        assertThat(get(base + "?topic=t&segment=0&producer=p", "Bearer " + TestNet.token("a"))).as("a's secret in clear")
+                .startsWith("403:").contains("clusters sign their calls");
+        assertThat(getAs("a", base + "?topic=other&segment=0&producer=p")).startsWith("404:").contains("'other'");
+        assertThat(getAs("a", base + "?topic=t&segment=x&producer=p")).startsWith("400:").contains("'x'");
+        assertThat(getAs("a", base + "?topic=t&segment=0")).startsWith("400:").contains("producer name");
     }
 
     @Test
     void onlyAPeerClusterMayOpenASessionAndOnlyUnderItsOwnProducerNames() throws Exception {
         String base = server.baseUrl() + IngestServer.SESSION_PATH + "?topic=t&segment=0&producer=";
-        assertThat(get(base + "pulsar.repl.c.0", TOKEN)).as("a's credential, c's producer").startsWith("403:")
+        assertThat(getAs("a", base + "pulsar.repl.c.0")).as("a's credential, c's producer").startsWith("403:")
                 .contains("producer 'pulsar.repl.c.0' is not one cluster a may use (expected pulsar.repl.a.<source");
-        assertThat(get(base + "pulsar.repl.a.x", TOKEN)).startsWith("403:");
-        assertThat(get(base + "pulsar.repl.b.0", TestNet.token("b"))).as("b's own credential").startsWith("403:")
+        assertThat(getAs("a", base + "pulsar.repl.a.x")).startsWith("403:");
+        assertThat(getAs("b", base + "pulsar.repl.b.0")).as("b's own credential").startsWith("403:")
                 .contains("cluster b is not a peer of b");
-        assertThat(get(base + "pulsar.repl.a.0", TestNet.ADMIN)).startsWith("403:")
+        assertThat(get(base + "pulsar.repl.a.0", "Bearer " + TestNet.ADMIN)).startsWith("403:")
                 .contains("the admin may not call the ingest endpoint");
-        assertThat(get(base + "pulsar.repl.a.0", TOKEN)).as("a plain GET, no upgrade").startsWith("426:")
+        assertThat(getAs("a", base + "pulsar.repl.a.0")).as("a plain GET, no upgrade").startsWith("426:")
                 .contains("is a WebSocket endpoint");
-        String badEscape = RawHttp.get(server.baseUrl(), IngestServer.SESSION_PATH + "?topic=%ZZ&segment=0", TOKEN);
+        String target = IngestServer.SESSION_PATH + "?topic=%ZZ&segment=0";
+        String badEscape = RawHttp.send(server.baseUrl(), "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: " + TestNet.signed("a", "b", "GET", "http://x" + target) + "\r\nConnection: close\r\n\r\n");
         assertThat(RawHttp.status(badEscape)).isEqualTo(400);
         assertThat(badEscape).contains("parameter 'topic' is not well percent-encoded").doesNotContain("Exception");
         assertThat(storage.log(0).entries()).isEmpty();
@@ -224,10 +225,16 @@ class IngestServerTest {
         session.dispose();
     }
 
-    static String get(String url, String token) throws Exception {
+    /** A GET of {@code url} signed by cluster {@code from} for b. */
+    private static String getAs(String from, String url) throws Exception {
+        return get(url, TestNet.signed(from, "b", "GET", url));
+    }
+
+    /** @param authorization the whole Authorization header, or null */
+    static String get(String url, String authorization) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5));
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
+        if (authorization != null) {
+            b.header("Authorization", authorization);
         }
         HttpResponse<String> r = HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
         return r.statusCode() + ":" + r.body();
@@ -236,8 +243,8 @@ class IngestServerTest {
     @Test
     void aTextFrameIsAnsweredMalformedNamingItAndEndsTheSessionWithOneLineAndNoTrace() throws Exception {
         CapturedLogs.clear();
-        List<IngestReply> replies = reactor.netty.http.client.HttpClient.create()
-                .headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + TOKEN)).websocket()
+        List<IngestReply> replies = TestNet.client("a").signing(reactor.netty.http.client.HttpClient.create(), "b")
+                .websocket()
                 .uri(server.baseUrl() + IngestServer.SESSION_PATH + "?topic=t&segment=0&producer=pulsar.repl.a.0")
                 .handle((in, out) -> out.sendString(Flux.just("hello")).then()
                         .thenMany(in.receive().asByteArray()))
@@ -271,7 +278,8 @@ class IngestServerTest {
         try (java.net.Socket s = new java.net.Socket(base.getHost(), base.getPort())) {
             s.setSoTimeout(5000);
             s.getOutputStream().write(("GET " + IngestServer.SESSION_PATH + "?topic=t&segment=0&producer=pulsar.repl.a.0"
-                    + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + TOKEN + "\r\nUpgrade: websocket\r\n"
+                    + " HTTP/1.1\r\nHost: x\r\nAuthorization: " + TestNet.signed("a", "b", "GET", "http://x"
+                    + IngestServer.SESSION_PATH + "?topic=t&segment=0&producer=pulsar.repl.a.0") + "\r\nUpgrade: websocket\r\n"
                     + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13"
                     + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());

@@ -53,7 +53,7 @@ class NodeEndpointsTest {
         HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(a.adminUrl() + path)).timeout(Duration.ofSeconds(10))
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (token != null) {
-            r.header("Authorization", "Bearer " + token);
+            r.header("Authorization", token.startsWith("Verbatim ") ? token : "Bearer " + token);
         }
         return http.send(r.build(), HttpResponse.BodyHandlers.ofString());
     }
@@ -82,7 +82,10 @@ class NodeEndpointsTest {
         Map<String, Object[]> calls = new java.util.LinkedHashMap<>();
         calls.put("no token", new Object[] {produce(T), "{\"messages\":[{\"payload\":\"YQ==\"}]}", null, 401, "token"});
         calls.put("wrong token", new Object[] {produce(T), "{\"messages\":[{\"payload\":\"YQ==\"}]}", "nope", 403, "not valid"});
-        calls.put("a cluster's token", new Object[] {produce(T), "{\"messages\":[{\"payload\":\"YQ==\"}]}", "b-token", 403, "needs the admin token"});
+        calls.put("a cluster's secret", new Object[] {produce(T), "{\"messages\":[{\"payload\":\"YQ==\"}]}", "b-token", 403,
+                "clusters sign their calls"});
+        calls.put("a cluster's signature", new Object[] {produce(T), "{\"messages\":[{\"payload\":\"YQ==\"}]}",
+                TestNet.signed("b", "a", "POST", "http://a" + produce(T)), 403, "needs the admin token"});
         calls.put("unknown topic", new Object[] {produce("persistent://x/y/z"), "{\"messages\":[{\"payload\":\"YQ==\"}]}", TOKEN, 404, "no topic"});
         calls.put("not json", new Object[] {produce(T), "{messages", TOKEN, 400, "not JSON"});
         calls.put("no messages", new Object[] {produce(T), "{\"messages\":[]}", TOKEN, 400, "non-empty list"});

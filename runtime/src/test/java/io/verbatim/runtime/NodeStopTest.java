@@ -73,14 +73,18 @@ class NodeStopTest {
                 """.formatted(freePort(), freePort(), freePort(), freePort(), freePort(), T, ADMIN));
     }
 
-    /** A call of an endpoint: method, path, token, body and content type. */
-    private record Call(String name, String method, String path, String token, byte[] body, String type) {
+    /**
+     * A call of an endpoint: method, path, credential (the Authorization header, made afresh for each call: a
+     * cluster's signature is taken once), body and content type.
+     */
+    private record Call(String name, String method, String path, java.util.function.Supplier<String> authorization,
+            byte[] body, String type) {
         static Call get(String name, String path, String token) {
-            return new Call(name, "GET", path, token, new byte[0], "text/plain");
+            return new Call(name, "GET", path, () -> "Bearer " + token, new byte[0], "text/plain");
         }
 
         byte[] raw() {
-            String head = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token
+            String head = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: " + authorization.get()
                     + "\r\nContent-Type: " + type + "\r\nContent-Length: " + body.length + "\r\n\r\n";
             byte[] h = head.getBytes(StandardCharsets.US_ASCII);
             byte[] out = new byte[h.length + body.length];
@@ -91,7 +95,7 @@ class NodeStopTest {
 
         HttpRequest request(String baseUrl) {
             return HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(20))
-                    .header("Authorization", "Bearer " + token).header("Content-Type", type)
+                    .header("Authorization", authorization.get()).header("Content-Type", type)
                     .method(method, body.length == 0 && method.equals("GET") ? HttpRequest.BodyPublishers.noBody()
                             : HttpRequest.BodyPublishers.ofByteArray(body)).build();
         }
@@ -109,8 +113,11 @@ class NodeStopTest {
                 Call.get("rates", StatusPage.RATES_PATH, ADMIN),
                 Call.get("image", TopicsApi.IMAGE + "?topic=" + topic, ADMIN),
                 Call.get("cold marks", AdminApi.PREFIX + "coldmarks?topic=" + topic, ADMIN),
-                new Call("exchange", "POST", ExchangeServer.EXCHANGE_PATH, "b-token", push, "application/x-protobuf"),
-                new Call("produce", "POST", TopicsApi.PRODUCE + "?topic=" + topic, ADMIN, produce, "application/json"));
+                new Call("exchange", "POST", ExchangeServer.EXCHANGE_PATH,
+                        () -> TestNet.signed("b", "a", "POST", "http://a" + ExchangeServer.EXCHANGE_PATH), push,
+                        "application/x-protobuf"),
+                new Call("produce", "POST", TopicsApi.PRODUCE + "?topic=" + topic, () -> "Bearer " + ADMIN, produce,
+                        "application/json"));
     }
 
     /** One answer on {@code s}: status line, headers, and the body by its Content-Length; "" when it closed. */

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Compression;
 import io.verbatim.model.entry.Entries;
@@ -62,10 +61,11 @@ class PeerIdentityTest {
                 + "?topic=t&segment=1&producer=pulsar.repl.us-east.1";
 
         // Another cluster's credential: refused before the upgrade, the producer is not ap-south's.
-        assertThat(IngestServerTest.get(ingest, "south-token")).startsWith("403:")
+        assertThat(IngestServerTest.get(ingest, client("ap-south", "south-token").authorization("eu-west", "GET",
+                ingest.substring(ingest.indexOf(IngestServer.SESSION_PATH))))).startsWith("403:")
                 .contains("is not one cluster ap-south may use");
         // us-east's own: the session opens, the forged entry is refused, its position is outside segment 1.
-        List<IngestReply> replies = forge(ingest, "east-token");
+        List<IngestReply> replies = forge(ingest, client("us-east", "east-token"));
         assertThat(replies).singleElement().satisfies(r -> {
             assertThat(r.getResult()).isEqualTo(IngestReply.Result.FORBIDDEN);
             assertThat(r.getDetail()).contains("not in source segment 1");
@@ -88,14 +88,19 @@ class PeerIdentityTest {
                 .counter().count()).isEqualTo(1);
     }
 
-    /** One frame as producer pulsar.repl.us-east.1 at 2^62:0, what the attacker sent. */
-    private static List<IngestReply> forge(String uri, String token) {
+    private static io.verbatim.net.NetClient client(String cluster, String secret) {
+        return io.verbatim.net.NetClient.of(cluster, io.verbatim.net.SigningKey.fromSecret(secret),
+                io.verbatim.net.NetworkLimits.defaults(), java.util.Optional.empty(), reactor.core.scheduler.Schedulers.parallel());
+    }
+
+    /** One frame as producer pulsar.repl.us-east.1 at 2^62:0, what the attacker sent, signed by {@code as} for eu-west. */
+    private static List<IngestReply> forge(String uri, io.verbatim.net.NetClient as) {
         Entry entry = Entries.batch(MessageMetadata.newBuilder().setProducerName("mallory").setSequenceId(0)
                         .setPublishTime(0).build(), List.of(Message.of("k", "us-east/0".getBytes(StandardCharsets.UTF_8))),
                 CompressionType.NONE).restamp(new ReplicationStamp("us-east", SourcePosition.of(FORGED_LEDGER, 0)));
         byte[] frame = IngestSend.newBuilder().setSequence(0).setLedgerId(FORGED_LEDGER).setEntryId(0).setPart(-1)
                 .setEntry(ByteString.copyFrom(entry.toByteArray())).build().toByteArray();
-        return HttpClient.create().headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + token)).websocket()
+        return as.signing(HttpClient.create(), "eu-west").websocket()
                 .uri(uri).handle((in, out) -> out.send(Flux.just(Unpooled.wrappedBuffer(frame))).then()
                         .thenMany(in.receive().asByteArray()))
                 .map(bytes -> {

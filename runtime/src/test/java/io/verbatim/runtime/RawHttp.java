@@ -34,10 +34,10 @@ final class RawHttp {
         }
     }
 
-    /** A GET of {@code pathAndQuery} with a bearer token, closing after the answer. */
-    static String get(String baseUrl, String pathAndQuery, String token) throws IOException {
+    /** A GET of {@code pathAndQuery} with an Authorization header ({@code null}: none), closing after the answer. */
+    static String get(String baseUrl, String pathAndQuery, String authorization) throws IOException {
         return send(baseUrl, "GET " + pathAndQuery + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                + (token == null ? "" : "Authorization: Bearer " + token + "\r\n") + "Connection: close\r\n\r\n");
+                + (authorization == null ? "" : "Authorization: " + authorization + "\r\n") + "Connection: close\r\n\r\n");
     }
 
     /** {@code HTTP/1.1 400 Bad Request ...} → 400, or -1 when nothing came. */

@@ -35,18 +35,18 @@ class RolesTest {
         ClusterNode a = runtime.cluster("a");
         String split = "/admin/v2/scalable/split?topic=t&segment=0";
         assertThat(post(a.adminUrl() + split, null)).startsWith("401:").contains("no credential");
-        assertThat(post(a.adminUrl() + split, "b-token")).startsWith("403:")
+        assertThat(post(a.adminUrl() + split, TestNet.signed("b", "a", "POST", a.adminUrl() + split))).startsWith("403:")
                 .contains("cluster b may not call layout operations: it needs the admin token");
-        assertThat(post(a.adminUrl() + split, "a-token")).startsWith("403:");
-        assertThat(post(a.adminUrl() + split, "nope")).startsWith("403:").contains("not valid");
+        assertThat(post(a.adminUrl() + split, "Bearer a-token")).startsWith("403:").contains("clusters sign their calls");
+        assertThat(post(a.adminUrl() + split, "Bearer nope")).startsWith("403:").contains("not valid");
         String badEscape = RawHttp.send(a.adminUrl(), "POST /admin/v2/scalable/split?topic=%ZZ&segment=0 HTTP/1.1\r\n"
                 + "Host: 127.0.0.1\r\nAuthorization: Bearer admin-token\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
         assertThat(RawHttp.status(badEscape)).isEqualTo(400);
         assertThat(badEscape).contains("parameter 'topic' is not well percent-encoded").doesNotContain("Exception");
         assertThat(a.layout("t").epoch()).as("nothing changed").isZero();
 
-        assertThat(post(a.adminUrl() + split, "admin-token")).startsWith("200:").contains("applied");
-        assertThat(post(a.adminUrl() + ExchangeServer.EXCHANGE_PATH, "admin-token")).startsWith("403:")
+        assertThat(post(a.adminUrl() + split, "Bearer admin-token")).startsWith("200:").contains("applied");
+        assertThat(post(a.adminUrl() + ExchangeServer.EXCHANGE_PATH, "Bearer admin-token")).startsWith("403:")
                 .contains("the admin may not call the exchange");
         assertThat(RawHttp.status(RawHttp.get(a.adminUrl(), "/", null))).as("open status page").isEqualTo(200);
         String metrics = RawHttp.get(a.adminUrl(), "/metrics", null);
@@ -57,22 +57,57 @@ class RolesTest {
         assertThat(RawHttp.status(RawHttp.get(a.adminUrl(), ExchangeServer.STATUS_PATH, null))).isEqualTo(200);
     }
 
+    /** Issue 23 item 9: the admin token is compared exactly, as presented. */
     @Test
-    void closedStatusTakesAnyValidToken() throws Exception {
+    void theAdminTokenWithASpaceMoreOrLessIsAnotherToken() throws Exception {
+        runtime = EmbeddedRuntime.start(VerbatimConfig.parse(CONFIG.formatted(true)));
+        String url = runtime.cluster("a").adminUrl();
+        for (String presented : new String[] {"Bearer  admin-token", "Bearer admin-token x", "Bearer \tadmin-token"}) {
+            String answer = RawHttp.send(url, "POST /admin/v2/scalable/split?topic=t&segment=0 HTTP/1.1\r\n"
+                    + "Host: 127.0.0.1\r\nAuthorization: " + presented + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            assertThat(RawHttp.status(answer)).as("'%s'", presented).isEqualTo(403);
+        }
+        assertThat(runtime.cluster("a").layout("t").epoch()).as("nothing changed").isZero();
+    }
+
+    /**
+     * Issue 23 item 6: a request target that is not a path (origin form) could make a redirect built from it point
+     * at another host: it is refused with 400 on every endpoint, before its credential is looked at.
+     */
+    @Test
+    void aRequestTargetOutsideOriginFormIs400() throws Exception {
+        runtime = EmbeddedRuntime.start(VerbatimConfig.parse(CONFIG.formatted(true)));
+        String url = runtime.cluster("a").adminUrl();
+        for (String target : new String[] {"@other-host/admin/v2/scalable/split?topic=t&segment=0",
+                "//other-host/admin/v2/scalable/split?topic=t&segment=0", "/admin/v2/scalable/split?topic=t&segment=0#x"}) {
+            String answer = RawHttp.send(url, "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer admin-token\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            assertThat(RawHttp.status(answer)).as(target).isEqualTo(400);
+            assertThat(answer).as(target).contains("the request target").doesNotContain("Location");
+        }
+        assertThat(runtime.cluster("a").layout("t").epoch()).as("nothing changed").isZero();
+    }
+
+    @Test
+    void closedStatusTakesTheAdminTokenOrAClustersSignature() throws Exception {
         runtime = EmbeddedRuntime.start(VerbatimConfig.parse(CONFIG.formatted(false)));
         String url = runtime.cluster("a").adminUrl();
         for (String path : new String[] {"/", "/metrics", ExchangeServer.STATUS_PATH}) {
             assertThat(RawHttp.status(RawHttp.get(url, path, null))).as(path).isEqualTo(401);
-            assertThat(RawHttp.status(RawHttp.get(url, path, "nope"))).as(path).isEqualTo(403);
-            assertThat(RawHttp.status(RawHttp.get(url, path, "b-token"))).as(path).isEqualTo(200);
-            assertThat(RawHttp.status(RawHttp.get(url, path, "admin-token"))).as(path).isEqualTo(200);
+            assertThat(RawHttp.status(RawHttp.get(url, path, "Bearer nope"))).as(path).isEqualTo(403);
+            assertThat(RawHttp.status(RawHttp.get(url, path, "Bearer b-token"))).as(path + ": a cluster's secret")
+                    .isEqualTo(403);
+            assertThat(RawHttp.status(RawHttp.get(url, path, TestNet.signed("b", "a", "GET", url + path)))).as(path)
+                    .isEqualTo(200);
+            assertThat(RawHttp.status(RawHttp.get(url, path, "Bearer admin-token"))).as(path).isEqualTo(200);
         }
     }
 
-    private static String post(String url, String token) {
+    /** @param authorization the whole Authorization header, or null */
+    private static String post(String url, String authorization) {
         return HttpClient.create().headers(h -> {
-            if (token != null) {
-                h.set("Authorization", "Bearer " + token);
+            if (authorization != null) {
+                h.set("Authorization", authorization);
             }
         }).post().uri(url).send(ByteBufFlux.fromInbound(Mono.just(new byte[0])))
                 .responseSingle((r, body) -> body.asString().defaultIfEmpty("").map(t -> r.status().code() + ": " + t))

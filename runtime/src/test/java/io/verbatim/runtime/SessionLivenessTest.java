@@ -35,7 +35,7 @@ class SessionLivenessTest {
     private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 1, 0), Schedulers.parallel());
     private final IngestServer server = new IngestServer("b", 0,
             t -> t.equals("t") ? Optional.<TopicStorage>of(new MemoryTopicStorage(storage)) : Optional.empty(),
-            List::of, TestNet.server(), Set.of("a"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE).start(0);
+            List::of, TestNet.server("b"), Set.of("a"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE).start(0);
     private final BlackholeProxy proxy;
     private final NetworkRemote remote;
 

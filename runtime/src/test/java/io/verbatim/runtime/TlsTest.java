@@ -87,10 +87,12 @@ class TlsTest {
         // a's own certificate: in, and it is a's identity even without a token.
         Path[] asA = ca.issue("a");
         assertThat(call(status, client(ca.caFile(), asA), null)).startsWith("200");
-        // A token of another cluster than the certificate names: 403.
-        assertThat(call(status, client(ca.caFile(), ca.issue("broker-b")),
-                "a-token")).startsWith("403").contains("the client certificate identifies cluster b but the bearer "
-                        + "token is cluster a's");
+        // A signature of another cluster than the certificate names: 403; of the same: in.
+        assertThat(call(status, client(ca.caFile(), ca.issue("broker-b")), TestNet.signed("a", "a", "GET", status)))
+                .startsWith("403").contains("the client certificate identifies cluster b but the call is signed by "
+                        + "cluster a");
+        assertThat(call(status, client(ca.caFile(), ca.issue("broker-b")), TestNet.signed("b", "a", "GET", status)))
+                .startsWith("200");
     }
 
     @Test
@@ -99,15 +101,16 @@ class TlsTest {
         Path[] elsewhere = ca.issueFor("a", "elsewhere.example");
         Path[] client = ca.issue("b");
         Tls serving = new Tls(elsewhere[0], elsewhere[1], ca.caFile(), io.netty.handler.ssl.ClientAuth.NONE);
-        NetServer net = new NetServer(TestNet.authenticator(), NetworkLimits.defaults(), serving.serverContext());
+        NetServer net = new NetServer(TestNet.authenticator("a"), NetworkLimits.defaults(), serving.serverContext());
         DisposableServer server = net.apply(reactor.netty.http.server.HttpServer.create().host("127.0.0.1").port(0), "t")
                 .route(r -> r.get("/", (req, res) -> res.sendString(reactor.core.publisher.Mono.just("ok")))).bindNow();
         try {
-            NetClient peer = new NetClient("b-token", NetworkLimits.defaults(),
-                    new Tls(client[0], client[1], ca.caFile(), io.netty.handler.ssl.ClientAuth.NONE).clientContext());
+            NetClient peer = NetClient.of("b", TestNet.key("b"), NetworkLimits.defaults(), java.util.Optional.of(
+                    new Tls(client[0], client[1], ca.caFile(), io.netty.handler.ssl.ClientAuth.NONE).clientContext()),
+                    reactor.core.scheduler.Schedulers.parallel());
             String answer;
             try {
-                answer = peer.apply(HttpClient.create()).get().uri("https://127.0.0.1:" + server.port() + "/")
+                answer = peer.signing(HttpClient.create(), "a").get().uri("https://127.0.0.1:" + server.port() + "/")
                         .responseContent().aggregate().asString().block(Duration.ofSeconds(10));
             } catch (RuntimeException e) {
                 answer = "failed: " + e;
@@ -137,12 +140,13 @@ class TlsTest {
     }
 
     /** {@code status: body}, or {@code failed: why} when the connection did not get that far. */
-    private static String call(String url, SslContext tls, String token) {
+    /** @param authorization the whole Authorization header, or null */
+    private static String call(String url, SslContext tls, String authorization) {
         try {
             return HttpClient.create().secure(s -> s.sslContext(tls).handlerConfigurator(Tls.verifyHostname()))
                     .headers(h -> {
-                        if (token != null) {
-                            h.set("Authorization", "Bearer " + token);
+                        if (authorization != null) {
+                            h.set("Authorization", authorization);
                         }
                     })
                     .get().uri(url).responseSingle((r, body) -> body.asString().defaultIfEmpty("")
