@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.NettyPipeline;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -124,11 +125,14 @@ final class ConnectionGuard {
         cancel();
         long mine = ++generation;
         taskAt = at.nanos();
+        Runnable firing = () -> channel.eventLoop().execute(() -> fire(mine));
+        long delay = Math.max(0, at.nanos() - now());
         try {
-            task = timer.schedule(() -> channel.eventLoop().execute(() -> fire(mine)),
-                    Math.max(0, at.nanos() - now()), TimeUnit.NANOSECONDS);
+            task = timer.schedule(firing, delay, TimeUnit.NANOSECONDS);
         } catch (java.util.concurrent.RejectedExecutionException stopped) {
-            channel.close(); // the node's timer is gone: so is the node
+            // The node stopped and disposed its timer, while its stopped ports still answer the connections they
+            // have (503 naming the stop): their deadlines run on the shared clock from now on.
+            task = Schedulers.parallel().schedule(firing, delay, TimeUnit.NANOSECONDS);
         }
     }
 
