@@ -42,7 +42,7 @@ public final class PulsarProducer implements AutoCloseable {
     private final PulsarSegments segments;
     private final String name;
     private final ReactivePulsarClient reactive;
-    private final ReactiveMessageSenderCache cache = AdaptedReactivePulsarClientFactory.createCache();
+    private final ReactiveMessageSenderCache cache;
     private final Map<String, ReactiveMessageSender<byte[]>> senders = new ConcurrentHashMap<>();
     private final AtomicLong roundRobin = new AtomicLong();
 
@@ -51,6 +51,8 @@ public final class PulsarProducer implements AutoCloseable {
         this.segments = segments;
         this.name = name;
         this.reactive = AdaptedReactivePulsarClientFactory.create(storage.client());
+        // not the client's default cache: a call cancelled while its producer is made would break it for good
+        this.cache = AdaptedReactivePulsarClientFactory.createCache(new ProducerCacheShield(segments.topic()));
     }
 
     /** Produces {@code messages}; the positions of the entries that hold them, each once, in order. */
