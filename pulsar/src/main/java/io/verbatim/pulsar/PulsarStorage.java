@@ -18,6 +18,7 @@ import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.client.api.TypedMessageBuilder;
 import org.apache.pulsar.client.impl.MessageImpl;
 import org.apache.pulsar.client.impl.ProducerBase;
 import org.apache.pulsar.common.policies.data.Policies;
@@ -35,6 +36,7 @@ public final class PulsarStorage implements AutoCloseable {
     private final PulsarClient client;
     private final PulsarAdmin admin;
     private volatile Sender sender = Sender.PULSAR;
+    private volatile MessageSender messageSender = MessageSender.PULSAR;
     /** Positions refused and then shadowed by later ones (Pulsar #26113), by topic and producer. */
     private final java.util.Set<String> shadowed = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -44,6 +46,14 @@ public final class PulsarStorage implements AutoCloseable {
         Sender PULSAR = (producer, message) -> ((ProducerBase<byte[]>) producer).sendAsync(message);
 
         CompletableFuture<MessageId> send(Producer<byte[]> producer, MessageImpl<byte[]> message);
+    }
+
+    /** How an application's producer hands a message to Pulsar: the client's own send, or a test's stand-in. */
+    @FunctionalInterface
+    interface MessageSender {
+        MessageSender PULSAR = TypedMessageBuilder::sendAsync;
+
+        CompletableFuture<MessageId> send(TypedMessageBuilder<byte[]> message);
     }
 
     private PulsarStorage(Settings settings, PulsarClient client, PulsarAdmin admin) {
@@ -154,6 +164,15 @@ public final class PulsarStorage implements AutoCloseable {
     /** For tests: how every session from now on hands its messages to Pulsar. */
     void sender(Sender value) {
         sender = value;
+    }
+
+    MessageSender messageSender() {
+        return messageSender;
+    }
+
+    /** For tests: how every application producer from now on hands its messages to Pulsar. */
+    void messageSender(MessageSender value) {
+        messageSender = value;
     }
 
     /**
