@@ -37,6 +37,8 @@ public final class PulsarStorage implements AutoCloseable {
     private final PulsarAdmin admin;
     private volatile Sender sender = Sender.PULSAR;
     private volatile MessageSender messageSender = MessageSender.PULSAR;
+    /** Replicator sends a sealed segment refused though it may have stored them. */
+    private final SealedSends sealedSends = new SealedSends(this);
     /** Segment topic → this process's last termination of it ({@link #terminated}). */
     private final java.util.Map<String, CompletableFuture<Void>> terminations =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -167,6 +169,10 @@ public final class PulsarStorage implements AutoCloseable {
     /** For tests: how every session from now on hands its messages to Pulsar. */
     void sender(Sender value) {
         sender = value;
+    }
+
+    SealedSends sealedSends() {
+        return sealedSends;
     }
 
     MessageSender messageSender() {

@@ -4,6 +4,7 @@ import io.verbatim.model.entry.SourcePosition;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.pulsar.client.api.ConsumerCryptoFailureAction;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Reader;
@@ -33,7 +34,8 @@ final class SealedTail {
                 .orElse(MessageId.earliest);
         return Mono.usingWhen(
                         Mono.fromFuture(() -> storage.client().newReader(Schema.BYTES).topic(topic)
-                                .startMessageId(start).createAsync()),
+                                .startMessageId(start).cryptoFailureAction(ConsumerCryptoFailureAction.CONSUME)
+                                .createAsync()),
                         reader -> toEnd(reader)
                                 .filter(m -> producerName.equals(m.getProducerName())
                                         && sequenceIds.contains(m.getSequenceId()))
@@ -48,7 +50,7 @@ final class SealedTail {
     }
 
     /** Every message of the reader's topic from its start to the end. */
-    private static reactor.core.publisher.Flux<Message<byte[]>> toEnd(Reader<byte[]> reader) {
+    static reactor.core.publisher.Flux<Message<byte[]>> toEnd(Reader<byte[]> reader) {
         return Mono.defer(() -> Mono.fromFuture(reader.hasMessageAvailableAsync()))
                 .flatMap(more -> more ? Mono.fromFuture(reader.readNextAsync()).map(Optional::of)
                         : Mono.just(Optional.<Message<byte[]>>empty()))
