@@ -77,7 +77,8 @@ final class SealedSends {
 
     /** Whether a send of {@code position} that failed with {@code failure} may be stored though refused. */
     static boolean uncertain(Throwable failure, SourcePosition position) {
-        return position.isWhole() && PulsarStorage.cause(failure) instanceof PulsarClientException.TopicTerminatedException;
+        return position.isWhole()
+                && PulsarStorage.cause(failure) instanceof PulsarClientException.TopicTerminatedException;
     }
 
     /**
@@ -98,6 +99,15 @@ final class SealedSends {
         return List.copyOf(byTopic.values());
     }
 
+    /**
+     * The entry {@code noted} refused once more, by {@code now}: by the same topic (a later session there), read
+     * from the earlier of the two points; by another, the newer refusal.
+     */
+    static Refusal again(Refusal noted, Refusal now) {
+        return !noted.topic().equals(now.topic()) ? now
+                : new Refusal(noted.topic(), noted.source(), noted.position(), earlier(noted.after(), now.after()));
+    }
+
     /** Whether {@code found} holds the entry {@code position} is (or is a part of). */
     static boolean covers(Set<SourcePosition> found, SourcePosition position) {
         return found.contains(SourcePosition.of(position.ledgerId(), position.entryId()));
@@ -105,7 +115,8 @@ final class SealedSends {
 
     /** Notes a refusal as terminated of a send that may be stored all the same ({@link #uncertain}). */
     void refused(String producerName, Refusal refusal) {
-        refused.computeIfAbsent(producerName, k -> new ConcurrentHashMap<>()).put(refusal.position(), refusal);
+        refused.computeIfAbsent(producerName, k -> new ConcurrentHashMap<>()).merge(refusal.position(), refusal,
+                SealedSends::again);
     }
 
     /**

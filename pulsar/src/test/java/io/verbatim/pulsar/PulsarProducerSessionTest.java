@@ -91,7 +91,8 @@ class PulsarProducerSessionTest extends ProducerSessionContract {
         assertThat(send(onChild, 2)).isEqualTo(ProducerSession.Receipt.PERSISTED);
         onChild.dispose();
         assertThat(pulsar.stored(split.topic, split.parent)).as("the parent's entries").hasSize(2);
-        assertThat(pulsar.stored(split.topic, split.child)).as("the child's: only the one never sent before").hasSize(1);
+        assertThat(pulsar.stored(split.topic, split.child)).as("the child's: only the one never sent before")
+                .hasSize(1);
     }
 
     /**

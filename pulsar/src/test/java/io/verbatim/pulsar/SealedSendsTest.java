@@ -43,6 +43,16 @@ class SealedSendsTest {
     }
 
     @Test
+    void anEntryRefusedAgainByTheSameTopicIsLookedForFromTheEarlierPoint() {
+        Refusal first = new Refusal("parent", "east", E5, Optional.of(SourcePosition.of(40, 3)));
+        assertThat(SealedSends.again(first, new Refusal("parent", "east", E5, Optional.of(SourcePosition.of(40, 9)))))
+                .isEqualTo(first);
+        assertThat(SealedSends.again(first, new Refusal("parent", "east", E5, Optional.empty())).after()).isEmpty();
+        Refusal byChild = new Refusal("child", "east", E5, Optional.of(SourcePosition.of(41, 0)));
+        assertThat(SealedSends.again(first, byChild)).as("by another topic: the newer").isEqualTo(byChild);
+    }
+
+    @Test
     void aRefusalOnTheTopicASessionOpensOnWaitsForAnotherTopic() {
         assertThat(SealedSends.reads(List.of(new Refusal("parent", "east", E5, Optional.empty())), "parent"))
                 .as("that topic may still be being terminated").isEmpty();
