@@ -29,8 +29,8 @@ class PulsarFaultSuiteTest extends FaultScenarios {
     }
 
     /**
-     * Patient calls: a node on Pulsar whose produce call is abandoned by its client refuses every later call (see
-     * the scenario below), so here only that scenario abandons calls.
+     * Patient calls, as the table was measured. A call abandoned by its client no longer breaks the node (every later
+     * call 503 until a restart, fixed on branch pulsarfix); only the scenario below abandons calls on purpose here.
      */
     @Override
     Duration callTimeout() {
@@ -38,9 +38,9 @@ class PulsarFaultSuiteTest extends FaultScenarios {
     }
 
     /**
-     * No splits during the other faults, for now: on Pulsar a split while producing can store messages twice and
-     * leave a direction with a backlog for good (the splits scenario below); {@code -Dverbatim.faults.splits=true}
-     * puts them back.
+     * No splits during the other faults, for now: on Pulsar a split while producing still stored messages twice or
+     * left two directions with a backlog past the drain deadline in 3 of 4 runs with splits on and 3 s calls (the
+     * scenarios below); {@code -Dverbatim.faults.splits=true} puts them back.
      */
     @Override
     boolean splitsDuringFaults() {
@@ -57,10 +57,11 @@ class PulsarFaultSuiteTest extends FaultScenarios {
     @Override
     @Test
     @Order(0)
-    @Disabled("found by this suite, not in issue 23, 1 run in 6: on Pulsar, concurrent splits on us-east and eu-west "
-            + "while producing (seed 2315, the warm-up) left 3 acknowledged messages of us-east stored twice on us-east "
-            + "itself and on ap-south (us-east/265, 267, 268; a produce call sent again whole after a seal?), 9 missing "
-            + "on eu-west, and us-east->eu-west at backlog 14 for 30 s after the traffic stopped")
+    @Disabled("found by this suite, not in issue 23: on Pulsar, concurrent splits while producing. The causes found "
+            + "first (a produce call's refused sends stored and sent again, a sealed segment's read ending before its "
+            + "last entry, a replicator's refused sends stored and sent again) are fixed on branch pulsarfix; with "
+            + "splits on and 3 s calls, seed 7 still stored us-east/275 twice on eu-west through the fast path, in "
+            + "a phase whose splits were both refused (8 segments)")
     void concurrentSplitsOnTwoClustersWhileProducingLoseNothing() throws Exception {
         super.concurrentSplitsOnTwoClustersWhileProducingLoseNothing();
     }
@@ -69,8 +70,11 @@ class PulsarFaultSuiteTest extends FaultScenarios {
     @Test
     @Order(6)
     @Disabled("found by this suite, not in issue 23: on Pulsar, a produce call abandoned by its client while the "
-            + "segment's producer is being made (the first call after a split) leaves the node answering every later "
-            + "produce call 503 'cluster X is stopping: nothing was stored' while it is not stopping, until it restarts")
+            + "segment's producer is being made left the node answering 503 to every later call; fixed on branch "
+            + "pulsarfix (no 503 in 4 runs), but the split this scenario makes first then left the two other clusters' "
+            + "directions at a backlog 30 s after the heal in 2 of 4 runs with splits on and 3 s calls (seed 15: "
+            + "us-east<->ap-south at 24 and 11, 6 messages missing; seed 42: us-east<->eu-west at 60 and 23, 13 "
+            + "missing, and 29 of ap-south's messages stored twice on its peers through the fast path)")
     void produceCallsAbandonedByTheirClientLeaveTheNodeProducingAndLoseNothing() throws Exception {
         super.produceCallsAbandonedByTheirClientLeaveTheNodeProducingAndLoseNothing();
     }

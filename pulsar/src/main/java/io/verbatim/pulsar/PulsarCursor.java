@@ -60,6 +60,8 @@ final class PulsarCursor implements ReplicationCursor {
     /** When acknowledgements started failing in a row ({@link System#nanoTime}), 0 while they succeed. */
     private long failingSince;
     private static final java.time.Duration ACK_RETRY = java.time.Duration.ofMillis(100);
+    /** How soon the broker is asked again when asking whether a terminated topic's end is final failed. */
+    private static final java.time.Duration END_RETRY = java.time.Duration.ofSeconds(1);
 
     PulsarCursor(PulsarStorage storage, String topic, String subscription) {
         this.storage = storage;
@@ -73,6 +75,13 @@ final class PulsarCursor implements ReplicationCursor {
 
     String subscription() {
         return subscription;
+    }
+
+    /** For tests: the consumer of the open read, once subscribed. */
+    @Nullable VerbatimRawConsumer readingConsumer() {
+        synchronized (lock) {
+            return reading;
+        }
     }
 
     @Override
@@ -313,10 +322,38 @@ final class PulsarCursor implements ReplicationCursor {
             drain();
         }
 
+        /**
+         * The broker says the topic ended once the subscription has nothing left to read in a terminated topic. But
+         * a write still at the bookies as the topic was terminated may be stored after that (Pulsar 4.0): the
+         * broker then said it early, and a read that ended there left that entry unread for good (a sealed segment
+         * that never drains, and its children's replication waiting on it). So the end counts only once the
+         * termination is over and the broker's final state agrees: the subscription at the topic's last entry.
+         * Otherwise the rest comes over the connection the seal's unload makes, and the broker says it again.
+         */
         @Override
         public void endOfTopic() {
-            ended = true;
-            drain();
+            confirmEnd();
+        }
+
+        private void confirmEnd() {
+            storage.terminated(topic)
+                    .thenCompose(v -> storage.admin().topics().getInternalStatsAsync(topic))
+                    .whenComplete((stats, error) -> {
+                        if (cancelled || done) {
+                            return;
+                        }
+                        if (error != null) { // asked again: the read must not wait for an end nobody confirms
+                            CompletableFuture.delayedExecutor(END_RETRY.toMillis(), TimeUnit.MILLISECONDS)
+                                    .execute(this::confirmEnd);
+                            return;
+                        }
+                        var cursor = stats.cursors == null ? null : stats.cursors.get(subscription);
+                        if ("Terminated".equals(stats.state) && cursor != null
+                                && java.util.Objects.equals(cursor.markDeletePosition, stats.lastConfirmedEntry)) {
+                            ended = true;
+                            drain();
+                        }
+                    });
         }
 
         @Override

@@ -6,51 +6,44 @@ import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
-import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.pulsar.client.api.CompressionType;
-import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.PulsarClientException;
-import org.apache.pulsar.client.api.Schema;
-import org.apache.pulsar.client.impl.MessageIdImpl;
 import org.apache.pulsar.client.impl.VerbatimBucketBatcher;
-import org.apache.pulsar.reactive.client.adapter.AdaptedReactivePulsarClientFactory;
-import org.apache.pulsar.reactive.client.api.MessageSendResult;
-import org.apache.pulsar.reactive.client.api.MessageSpec;
-import org.apache.pulsar.reactive.client.api.MessageSpecBuilder;
-import org.apache.pulsar.reactive.client.api.ReactiveMessageSender;
-import org.apache.pulsar.reactive.client.api.ReactiveMessageSenderCache;
-import org.apache.pulsar.reactive.client.api.ReactivePulsarClient;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * A PIP-486 producer on a scalable topic held in Pulsar, through the Pulsar reactive client: each keyed
- * message goes to the active segment of its key, unkeyed ones round-robin, each segment's
- * {@link ReactiveMessageSender} batching per bucket and stamping each entry ({@link VerbatimBucketBatcher}).
- * A call's messages go bucket by bucket (stable: each key's order is kept), so batches are full.
- * Messages whose segment was sealed under them go again, in their order, on the layout that sealed it.
+ * A PIP-486 producer on a scalable topic held in Pulsar: each keyed message goes to the active segment of its key,
+ * unkeyed ones round-robin, through one {@link SegmentProducer} per segment and codec, batching per bucket and
+ * stamping each entry ({@link VerbatimBucketBatcher}). A call's messages go bucket by bucket (stable: each key's
+ * order is kept), so batches are full.
+ *
+ * <p>A segment sealed under a call: the messages its topic refused go again, in their order, on the layout that
+ * sealed it, but only those it did not store. Pulsar's client reports every send pending on a producer as refused
+ * once the broker refuses one as terminated, though the broker may store an earlier one after that; so the sealed
+ * topic is read first ({@link SealedTail}), and what it holds of the call's messages, by sequence id, counts as
+ * written there. What the call wrote to other segments is never written again.
  */
 public final class PulsarProducer implements AutoCloseable {
     private final PulsarStorage storage;
     private final PulsarSegments segments;
     private final String name;
-    private final ReactivePulsarClient reactive;
-    private final ReactiveMessageSenderCache cache = AdaptedReactivePulsarClientFactory.createCache();
-    private final Map<String, ReactiveMessageSender<byte[]>> senders = new ConcurrentHashMap<>();
+    private final Map<String, SegmentProducer> producers = new ConcurrentHashMap<>();
     private final AtomicLong roundRobin = new AtomicLong();
+    private volatile boolean closed;
 
     public PulsarProducer(PulsarStorage storage, PulsarSegments segments, String name) {
         this.storage = storage;
         this.segments = segments;
         this.name = name;
-        this.reactive = AdaptedReactivePulsarClientFactory.create(storage.client());
     }
 
     /** Produces {@code messages}; the positions of the entries that hold them, each once, in order. */
@@ -79,106 +72,84 @@ public final class PulsarProducer implements AutoCloseable {
             Layout layout) {
         List<Message> messages = new ArrayList<>(inCallOrder);
         // a bucket's messages together: full stamped batches, and each key's order kept (a key has one bucket)
-        messages.sort(java.util.Comparator.comparingInt(m -> segment.buckets().bucketOf(m.hashB())));
-        List<MessageSpec<byte[]>> specs = new ArrayList<>(messages.size());
-        for (Message m : messages) {
-            MessageSpecBuilder<byte[]> spec = MessageSpec.builder(m.payloadBytes());
-            m.key().ifPresent(spec::key);
-            m.orderingKey().ifPresent(spec::orderingKey);
-            specs.add(spec.build());
-        }
-        return sender(segment, codec).sendMany(Flux.fromIterable(specs)).collectList()
-                .map(java.util.Optional::of)
-                // no producer on a terminated topic: nothing of this call went out
-                .onErrorResume(PulsarProducer::isSealed, e -> Mono.just(java.util.Optional.empty()))
-                .flatMap(sent -> sent.isEmpty() ? rerouted(messages, codec, layout) : Mono.just(sent.get())
-                        .flatMap(results -> {
-            List<SourcePosition> written = new ArrayList<>();
-            List<Message> sealed = new ArrayList<>();
-            for (int i = 0; i < results.size(); i++) {
-                MessageSendResult<byte[]> r = results.get(i);
-                if (r.getException() == null) {
-                    position(r.getMessageId()).ifPresent(written::add);
-                } else if (isSealed(r.getException())) {
-                    sealed.add(messages.get(i));
-                } else {
-                    return Mono.error(new PulsarStorageException("cannot produce to "
-                            + storage.segmentTopic(segments.topic(), segment), r.getException()));
-                }
+        messages.sort(Comparator.comparingInt(m -> segment.buckets().bucketOf(m.hashB())));
+        SegmentProducer producer = producer(segment, codec);
+        return producer.send(messages).flatMap(sent -> {
+            SegmentSends.Outcome outcome = SegmentSends.decide(sent);
+            if (outcome instanceof SegmentSends.Written w) {
+                return Mono.just(w.positions());
             }
-            if (sealed.isEmpty()) {
-                return Mono.just(written);
+            if (outcome instanceof SegmentSends.Failed f) {
+                return Mono.error(new PulsarStorageException("cannot produce to " + producer.topic(), f.cause()));
             }
-            return rerouted(sealed, codec, layout).map(more -> {
-                written.addAll(more);
-                return written;
-            });
-        }));
+            SegmentSends.Sealed sealed = (SegmentSends.Sealed) outcome;
+            retire(producer, sealed);
+            return newer(layout).flatMap(next -> resolve(producer, sealed).flatMap(r -> r.again().isEmpty()
+                    ? Mono.just(r.written())
+                    : attempt(r.again(), codec, next).map(more -> {
+                        List<SourcePosition> all = new ArrayList<>(r.written());
+                        all.addAll(more);
+                        return all;
+                    })));
+        });
     }
 
-    /** After a seal: wait for the layout that seals the segment, then route the messages on it. */
-    private Mono<List<SourcePosition>> rerouted(List<Message> messages, Compression codec, Layout stale) {
+    /**
+     * After a seal: the layout that seals the segment. It is held once the segment's topic is terminated, so what
+     * the topic stored is final then.
+     */
+    private Mono<Layout> newer(Layout stale) {
         return segments.layouts().filter(l -> l.epoch() > stale.epoch()).next()
                 .timeout(storage.settings().operationTimeout(), Mono.error(() -> new PulsarStorageException("a segment of "
                         + segments.topic() + " was sealed under a produce call and no newer layout came within "
                         + storage.settings().operationTimeout().toSeconds() + " s; what the call sent to other segments"
-                        + " may be stored", new java.util.concurrent.TimeoutException())))
-                .flatMap(next -> attempt(messages, codec, next));
+                        + " may be stored", new java.util.concurrent.TimeoutException())));
     }
 
-    private ReactiveMessageSender<byte[]> sender(Segment segment, Compression codec) {
-        String topic = storage.segmentTopic(segments.topic(), segment);
-        return senders.computeIfAbsent(topic + "|" + codec, k -> reactive.messageSender(Schema.BYTES)
-                .topic(topic)
-                .producerName(name + "-" + segment.id() + "-" + codec.name().toLowerCase(java.util.Locale.ROOT))
-                .cache(cache)
-                .stopOnError(false)
-                .batchingEnabled(true)
-                .batcherBuilder(new VerbatimBucketBatcher(segment.buckets()))
-                .maxInflight(10_000) // a call's messages all go to the batcher at once: full batches
-                .batchingMaxPublishDelay(Duration.ofMillis(2))
-                .batchingMaxMessages(1000)
-                .compressionType(pulsarCodec(codec))
-                .sendTimeout(storage.settings().operationTimeout())
-                .build());
-    }
-
-    private static CompressionType pulsarCodec(Compression codec) {
-        return switch (codec) {
-            case NONE -> CompressionType.NONE;
-            case LZ4 -> CompressionType.LZ4;
-            case ZLIB -> CompressionType.ZLIB;
-            case ZSTD -> CompressionType.ZSTD;
-            case SNAPPY -> CompressionType.SNAPPY;
-        };
-    }
-
-    /**
-     * Where the message went; empty for {@code -1:-1}, the broker's answer to a resend its deduplication had
-     * stored already (after a reconnect): stored once, at a position this answer does not say.
-     */
-    private static java.util.Optional<SourcePosition> position(MessageId id) {
-        MessageIdImpl m = (MessageIdImpl) id;
-        if (m.getLedgerId() < 0 || m.getEntryId() < 0) {
-            return java.util.Optional.empty();
+    /** What the sealed topic stored of the refused sends, and so what goes again. */
+    private Mono<SegmentSends.Resolved> resolve(SegmentProducer producer, SegmentSends.Sealed sealed) {
+        if (sealed.uncertain().isEmpty()) {
+            return Mono.just(SegmentSends.resolve(sealed, Map.of()));
         }
-        return java.util.Optional.of(SourcePosition.of(m.getLedgerId(), m.getEntryId()));
+        return SealedTail.stored(storage, producer.topic(), producer.name(), producer.storedAfter(),
+                        sealed.uncertainSequenceIds())
+                .map(stored -> SegmentSends.resolve(sealed, stored));
     }
 
-    private static boolean isSealed(Throwable e) {
-        Throwable c = PulsarStorage.cause(e);
-        // or gone: on a node behind the others, a segment their garbage collection deleted (the broker makes none
-        // on demand here); the newer layout routes elsewhere
-        return c instanceof PulsarClientException.TopicTerminatedException
-                || c instanceof PulsarClientException.TopicDoesNotExistException;
+    /** The segment's producer for {@code codec}: the one made before, unless it is broken. */
+    private SegmentProducer producer(Segment segment, Compression codec) {
+        String topic = storage.segmentTopic(segments.topic(), segment);
+        return producers.compute(topic + "|" + codec, (k, old) -> {
+            if (old != null && !old.broken()) {
+                return old;
+            }
+            if (old != null) {
+                old.close(new PulsarClientException.AlreadyClosedException("replaced: " + old.name() + " on " + topic));
+            }
+            SegmentProducer made = new SegmentProducer(storage, topic,
+                    name + "-" + segment.id() + "-" + codec.name().toLowerCase(Locale.ROOT), segment.buckets(), codec);
+            if (closed) {
+                made.close(new PulsarClientException.AlreadyClosedException("the producers of " + segments.topic()
+                        + " are closed"));
+            }
+            return made;
+        });
+    }
+
+    /** A sealed segment's producer goes: the layout routes nothing to it any more. */
+    private void retire(SegmentProducer producer, SegmentSends.Sealed sealed) {
+        Throwable why = sealed.uncertain().isEmpty() ? null : sealed.uncertain().get(0).failure();
+        producers.values().remove(producer);
+        producer.close(why != null ? why : new PulsarClientException.TopicTerminatedException(
+                producer.topic() + " is sealed"));
     }
 
     @Override
     public void close() {
-        try {
-            cache.close();
-        } catch (Exception e) {
-            throw new PulsarStorageException("cannot close the producers of " + segments.topic(), e);
-        }
+        closed = true;
+        PulsarClientException why = new PulsarClientException.AlreadyClosedException("the producers of "
+                + segments.topic() + " are closed");
+        producers.values().forEach(p -> p.close(why));
+        producers.clear();
     }
 }

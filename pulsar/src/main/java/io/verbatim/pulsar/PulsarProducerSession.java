@@ -5,6 +5,7 @@ import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.RemoteException.Kind;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +44,8 @@ final class PulsarProducerSession implements ProducerSession {
     private static final Logger LOG = LoggerFactory.getLogger(PulsarProducerSession.class);
     /** Where producers are closed: off Pulsar's I/O threads ({@link #closeProducer}). */
     private static final reactor.core.scheduler.Scheduler CLOSER = reactor.core.scheduler.Schedulers.boundedElastic();
+    /** The answer to a send of an entry a sealed segment stored already ({@link SealedSends}): a duplicate's. */
+    private static final MessageId STORED_BEFORE_SEAL = new MessageIdImpl(-1, -1, -1);
     private final PulsarStorage storage;
     private final String topic;
     private final long segmentId;
@@ -68,6 +71,9 @@ final class PulsarProducerSession implements ProducerSession {
     private final java.util.concurrent.atomic.AtomicInteger wip = new java.util.concurrent.atomic.AtomicInteger();
     /** Positions of this session the broker or client refused: not stored. */
     private final java.util.Set<SourcePosition> refused = new java.util.concurrent.ConcurrentSkipListSet<>();
+    /** The highest destination entry the broker acknowledged to this session: where a read of a seal starts after. */
+    private final java.util.concurrent.atomic.AtomicReference<@Nullable SourcePosition> highestReceipt =
+            new java.util.concurrent.atomic.AtomicReference<>();
     /** The highest position of this session the broker stored. */
     private final java.util.concurrent.atomic.AtomicReference<@Nullable SourcePosition> persisted =
             new java.util.concurrent.atomic.AtomicReference<>();
@@ -94,7 +100,7 @@ final class PulsarProducerSession implements ProducerSession {
                 breakSession(); // a failure like any other: nothing after it in this session may go
                 return Mono.error(new RemoteException(Kind.REJECTED, segmentId, String.valueOf(e.getMessage())));
             }
-            CompletableFuture<MessageId> sent = issue(message);
+            CompletableFuture<MessageId> sent = issue(message, position);
             // the future's failure as a value: a send cancelled by the replicator (its session given up) and failed
             // by Pulsar later, as closing the producer fails what is pending, is then dropped quietly, not logged
             // by Reactor as an error nobody handled
@@ -125,8 +131,8 @@ final class PulsarProducerSession implements ProducerSession {
      * at a time by a counter, and a send queued from inside a completion (Pulsar's I/O thread, holding its
      * producer's monitor) is picked up by the drain already running.
      */
-    private CompletableFuture<MessageId> issue(MessageImpl<byte[]> message) {
-        Pending pending = new Pending(message, new CompletableFuture<>());
+    private CompletableFuture<MessageId> issue(MessageImpl<byte[]> message, SourcePosition position) {
+        Pending pending = new Pending(message, position, new CompletableFuture<>());
         outgoing.add(pending);
         drain();
         return pending.result;
@@ -156,10 +162,25 @@ final class PulsarProducerSession implements ProducerSession {
                         continue;
                     }
                     CompletableFuture<MessageId> result = p.result;
+                    if (storage.sealedSends().storedBeforeSeal(producerName, p.position)) {
+                        result.complete(STORED_BEFORE_SEAL); // in a sealed segment: not sent again
+                        continue;
+                    }
+                    SourcePosition position = p.position;
+                    String source = p.message.getReplicatedFrom();
                     sendOn(ready, p.message).whenComplete((id, e) -> {
                         if (e != null) {
+                            if (SealedSends.uncertain(e, position)) {
+                                // maybe stored nonetheless: the next session of this name, on a child, finds out
+                                storage.sealedSends().refused(producerName, new SealedSends.Refusal(topic, source,
+                                        position, Optional.ofNullable(highestReceipt.get())));
+                            }
                             result.completeExceptionally(e);
                         } else {
+                            if (id instanceof MessageIdImpl m && m.getLedgerId() >= 0 && m.getEntryId() >= 0) {
+                                highestReceipt.accumulateAndGet(SourcePosition.of(m.getLedgerId(), m.getEntryId()),
+                                        (a, b) -> a == null || b.compareTo(a) > 0 ? b : a);
+                            }
                             result.complete(id);
                         }
                     });
@@ -181,7 +202,10 @@ final class PulsarProducerSession implements ProducerSession {
         ((ProducerBuilderImpl<byte[]>) builder).getConf().setNonPartitionedTopicExpected(true);
         // bounded by the client's operation timeout; no deadline of ours, which would leave a producer created
         // after it connected, holding the producer name
-        storage.closed(topic, producerName).thenCompose(v -> builder.createAsync())
+        // first what a sealed segment refused of this name but may have stored: a send of it is not sent again
+        storage.closed(topic, producerName)
+                .thenCompose(v -> storage.sealedSends().resolve(producerName, topic).toFuture())
+                .thenCompose(v -> builder.createAsync())
                 .whenComplete((p, error) -> created(p, error));
     }
 
@@ -340,7 +364,7 @@ final class PulsarProducerSession implements ProducerSession {
         return disposed;
     }
 
-    private record Pending(MessageImpl<byte[]> message, CompletableFuture<MessageId> result) {
+    private record Pending(MessageImpl<byte[]> message, SourcePosition position, CompletableFuture<MessageId> result) {
     }
 
     /** A send's end: its message id, or why it failed. */

@@ -18,6 +18,7 @@ import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.client.api.TypedMessageBuilder;
 import org.apache.pulsar.client.impl.MessageImpl;
 import org.apache.pulsar.client.impl.ProducerBase;
 import org.apache.pulsar.common.policies.data.Policies;
@@ -35,6 +36,12 @@ public final class PulsarStorage implements AutoCloseable {
     private final PulsarClient client;
     private final PulsarAdmin admin;
     private volatile Sender sender = Sender.PULSAR;
+    private volatile MessageSender messageSender = MessageSender.PULSAR;
+    /** Replicator sends a sealed segment refused though it may have stored them. */
+    private final SealedSends sealedSends = new SealedSends(this);
+    /** Segment topic → this process's last termination of it ({@link #terminated}). */
+    private final java.util.Map<String, CompletableFuture<Void>> terminations =
+            new java.util.concurrent.ConcurrentHashMap<>();
     /** Positions refused and then shadowed by later ones (Pulsar #26113), by topic and producer. */
     private final java.util.Set<String> shadowed = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -44,6 +51,14 @@ public final class PulsarStorage implements AutoCloseable {
         Sender PULSAR = (producer, message) -> ((ProducerBase<byte[]>) producer).sendAsync(message);
 
         CompletableFuture<MessageId> send(Producer<byte[]> producer, MessageImpl<byte[]> message);
+    }
+
+    /** How an application's producer hands a message to Pulsar: the client's own send, or a test's stand-in. */
+    @FunctionalInterface
+    interface MessageSender {
+        MessageSender PULSAR = TypedMessageBuilder::sendAsync;
+
+        CompletableFuture<MessageId> send(TypedMessageBuilder<byte[]> message);
     }
 
     private PulsarStorage(Settings settings, PulsarClient client, PulsarAdmin admin) {
@@ -154,6 +169,19 @@ public final class PulsarStorage implements AutoCloseable {
     /** For tests: how every session from now on hands its messages to Pulsar. */
     void sender(Sender value) {
         sender = value;
+    }
+
+    SealedSends sealedSends() {
+        return sealedSends;
+    }
+
+    MessageSender messageSender() {
+        return messageSender;
+    }
+
+    /** For tests: how every application producer from now on hands its messages to Pulsar. */
+    void messageSender(MessageSender value) {
+        messageSender = value;
     }
 
     /**
@@ -312,7 +340,13 @@ public final class PulsarStorage implements AutoCloseable {
         // for it; the failed write's pending count may never return to zero, so the topic stays fenced (every
         // subscribe and producer refused, "temporarily unavailable") and the segment's last entries are never read.
         // A reload clears the fence and keeps the termination.
-        return Mono.fromFuture(() -> admin.topics().terminateTopicAsync(name)).then()
+        return Mono.defer(() -> {
+                    // known before the broker hears of it: a reader told the topic ended waits for the termination
+                    CompletableFuture<Void> terminated = new CompletableFuture<>();
+                    terminations.put(name, terminated);
+                    return Mono.fromFuture(() -> admin.topics().terminateTopicAsync(name))
+                            .doFinally(s -> terminated.complete(null));
+                }).then()
                 .then(Mono.defer(() -> Mono.fromFuture(() -> admin.topics().unloadAsync(name))))
                 // gone already (garbage collection on a node ahead of this one deleted it): nothing can write to it,
                 // as the broker makes no topic on demand in this namespace
@@ -327,9 +361,19 @@ public final class PulsarStorage implements AutoCloseable {
      */
     public Mono<Void> deleteSegment(String topic, Segment segment) {
         String name = segmentTopic(topic, segment);
+        terminations.remove(name);
         return Mono.fromFuture(() -> admin.topics().deleteAsync(name, true))
                 .onErrorResume(PulsarStorage::isNotFound, e -> Mono.empty())
                 .onErrorMap(e -> failure("delete segment topic " + name, settings.adminUrl(), e));
+    }
+
+    /**
+     * Done once this process's last termination of {@code segmentTopic} (a seal) is over, failed or not; done at
+     * once if it started none. Until then the broker may still store a write that was at the bookies as the topic
+     * was terminated, so what it says of the topic's end is not final before.
+     */
+    CompletableFuture<Void> terminated(String segmentTopic) {
+        return terminations.getOrDefault(segmentTopic, CompletableFuture.completedFuture(null));
     }
 
     /** The segment's log, as a replicator reads it. */

@@ -1,15 +1,23 @@
 package io.verbatim.pulsar;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.verbatim.model.Layout;
+import io.verbatim.model.Mutation;
 import io.verbatim.model.Segment;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.ProducerSessionContract;
+import io.verbatim.pipeline.RemoteException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.PulsarClientException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -67,5 +75,74 @@ class PulsarProducerSessionTest extends ProducerSessionContract {
             session.dispose();
         }
         assertThat(d.stored()).hasSize(10);
+    }
+
+    /**
+     * Pulsar's client reports a send refused as terminated though the broker stored it (it fails every send still
+     * pending once the broker refuses one; the stand-in here does that to the second entry after storing it). The
+     * replicator sends that entry again to the sealed segment's child: the session there reads the sealed topic
+     * first, answers the entry as a duplicate and does not store it a second time.
+     */
+    @Test
+    void anEntryRefusedAsTerminatedThatTheSealedSegmentStoredIsNotStoredAgainOnItsChild() {
+        Split split = splitWithASendStoredAndReportedRefused("pulsar.repl.east.sealed");
+        ProducerSession onChild = pulsar.storage.session(split.topic, split.child, "pulsar.repl.east.sealed");
+        assertThat(send(onChild, 1)).as("stored in the sealed parent").isEqualTo(ProducerSession.Receipt.DUPLICATE);
+        assertThat(send(onChild, 2)).isEqualTo(ProducerSession.Receipt.PERSISTED);
+        onChild.dispose();
+        assertThat(pulsar.stored(split.topic, split.parent)).as("the parent's entries").hasSize(2);
+        assertThat(pulsar.stored(split.topic, split.child)).as("the child's: only the one never sent before")
+                .hasSize(1);
+    }
+
+    /**
+     * A sealed topic deleted (drained and pruned) before the child's session could read it holds nothing to find:
+     * the session sends as usual rather than fail on it for good.
+     */
+    @Test
+    void aSealedSegmentGoneBeforeItCouldBeReadDoesNotStopItsChildsSessions() {
+        Split split = splitWithASendStoredAndReportedRefused("pulsar.repl.east.pruned");
+        pulsar.storage.deleteSegment(split.topic, split.parent).block(Duration.ofSeconds(30));
+        ProducerSession onChild = pulsar.storage.session(split.topic, split.child, "pulsar.repl.east.pruned");
+        assertThat(send(onChild, 1)).as("nothing known of it any more").isEqualTo(ProducerSession.Receipt.PERSISTED);
+        onChild.dispose();
+        assertThat(pulsar.stored(split.topic, split.child)).hasSize(1);
+    }
+
+    private record Split(String topic, Segment parent, Segment child) {
+    }
+
+    /** A segment and its child; entries 0 and 1 sent to the parent, both stored, 1 reported refused; then sealed. */
+    private static Split splitWithASendStoredAndReportedRefused(String producerName) {
+        String topic = pulsar.newTopic("orders");
+        Layout initial = Layout.initial(1, 4, 0);
+        Segment parent = initial.activeSegments().get(0);
+        Segment child = initial.apply(Mutation.split(parent.id()), initial.epoch(), 0).layoutOrThrow()
+                .activeSegments().get(0);
+        pulsar.storage.createSegment(topic, parent).block(Duration.ofSeconds(30));
+        pulsar.storage.createSegment(topic, child).block(Duration.ofSeconds(30));
+        AtomicInteger sends = new AtomicInteger();
+        pulsar.storage.sender((producer, message) -> {
+            CompletableFuture<MessageId> sent = PulsarStorage.Sender.PULSAR.send(producer, message);
+            return sends.incrementAndGet() != 2 ? sent : sent.thenCompose(id -> CompletableFuture.failedFuture(
+                    new PulsarClientException.TopicTerminatedException("stored, then reported refused (stand-in)")));
+        });
+        try {
+            ProducerSession onParent = pulsar.storage.session(topic, parent, producerName);
+            assertThat(send(onParent, 0)).isEqualTo(ProducerSession.Receipt.PERSISTED);
+            assertThatThrownBy(() -> send(onParent, 1)).isInstanceOf(RemoteException.class)
+                    .satisfies(e -> assertThat(((RemoteException) e).kind()).isEqualTo(RemoteException.Kind.SEALED));
+            onParent.dispose();
+        } finally {
+            pulsar.storage.sender(PulsarStorage.Sender.PULSAR);
+        }
+        pulsar.storage.seal(topic, parent).block(Duration.ofSeconds(30));
+        return new Split(topic, parent, child);
+    }
+
+    private static ProducerSession.Receipt send(ProducerSession session, long entryId) {
+        SourcePosition p = SourcePosition.of(1, entryId);
+        return session.send(stamped(batch((int) entryId, 1, CompressionType.NONE), p), p)
+                .block(Duration.ofSeconds(30));
     }
 }

@@ -33,7 +33,7 @@ import reactor.util.retry.Retry;
 
 /**
  * A topic's segments on the cluster's Apache Pulsar ({@code storage.type: pulsar}): each segment a
- * persistent topic, each cursor a durable subscription, producers through the reactive client.
+ * persistent topic, each cursor a durable subscription, an application's producers one per segment.
  *
  * <p><b>Backlog without blocking.</b> The SPI asks backlogs synchronously (status, metrics, "caught up"),
  * often on an event loop, and only the broker knows them. So every {@code backlogPoll} this storage asks
