@@ -167,9 +167,12 @@ final class IngestServer {
         return checked(request, response, false, (caller, storage, params) -> response.sendWebsocket((in, out) -> {
             closeWhenSilent(in);
             String topic = Objects.requireNonNull(params.get("topic")); // checked
-            // The client's pings are answered by Reactor Netty itself; nothing else of it is read.
-            return out.send(storage.layouts().map(l -> Unpooled.wrappedBuffer(
-                    LayoutCodec.toProto(topic, l, brokerUrls.get()).toByteArray()))).then();
+            // The client's pings are answered by Reactor Netty itself; what else it sends is read and dropped, so
+            // that its close, or a reset (a peer killed or restarting), ends the stream here, quietly: an inbound
+            // nobody read would end in Reactor Netty's ERROR line with the reset's trace.
+            Mono<Void> gone = in.receiveFrames().then().onErrorResume(e -> Mono.empty());
+            return Mono.firstWithSignal(out.send(storage.layouts().map(l -> Unpooled.wrappedBuffer(
+                    LayoutCodec.toProto(topic, l, brokerUrls.get()).toByteArray()))).then(), gone);
         }, spec()));
     }
 

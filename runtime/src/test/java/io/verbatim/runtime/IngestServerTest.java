@@ -44,8 +44,9 @@ class IngestServerTest {
     private static final String TOPIC = "t";
 
     private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 4, 0), Schedulers.parallel());
+    private final io.verbatim.net.NetServer net = TestNet.server("b");
     private final IngestServer server = new IngestServer("b", 0, t -> t.equals(TOPIC) ? Optional.<TopicStorage>of(new MemoryTopicStorage(storage)) : Optional.empty(),
-            () -> List.of(), TestNet.server("b"), Set.of("a", "c"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE)
+            () -> List.of(), net, Set.of("a", "c"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE)
             .start(0);
 
     @AfterEach
@@ -270,6 +271,39 @@ class IngestServerTest {
                 .satisfies(r -> assertThat(r.getResult()).isEqualTo(IngestReply.Result.FORBIDDEN));
         assertThat(CapturedLogs.lines(l -> l.message().contains("ingest refused"))).singleElement()
                 .satisfies(l -> assertThat(l.message()).doesNotContain("\n").contains("'a\\n2030-01-01 00:00:00 ERROR"));
+    }
+
+    /**
+     * A peer killed or restarting resets its layout stream: the stream ends, with no ERROR line and no trace (the
+     * stream's inbound was never read, and Reactor Netty logged the reset as an uncaught ERROR; seen in
+     * NodeProcessesTest's restart).
+     */
+    @Test
+    void aLayoutStreamResetByItsPeerEndsWithoutAnErrorLine() throws Exception {
+        CapturedLogs.clear();
+        URI base = URI.create(server.baseUrl());
+        String target = IngestServer.LAYOUTS_PATH + "?topic=t";
+        java.net.Socket s = new java.net.Socket(base.getHost(), base.getPort());
+        s.setSoTimeout(5000);
+        s.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: x\r\nAuthorization: "
+                + TestNet.signed("a", "b", "GET", "http://x" + target) + "\r\nUpgrade: websocket\r\n"
+                + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13"
+                + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            head.append((char) in.readUnsignedByte());
+        }
+        assertThat(head.toString()).startsWith("HTTP/1.1 101 ");
+        assertThat(in.readUnsignedByte() & 0x0f).as("the first layout, a binary frame").isEqualTo(2);
+        s.setSoLinger(true, 0);
+        s.close(); // a reset
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (net.ports().stream().mapToInt(p -> p.open()).sum() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(net.ports().stream().mapToInt(p -> p.open()).sum()).as("the server closed its side").isZero();
+        assertThat(CapturedLogs.lines(l -> l.level() == Level.ERROR || l.trace() != null)).isEmpty();
     }
 
     @Test
