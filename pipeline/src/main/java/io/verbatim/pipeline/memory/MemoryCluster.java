@@ -149,6 +149,18 @@ public final class MemoryCluster implements LocalSegments {
     }
 
     /**
+     * This cluster's image and the journal's last sequence number when it was taken, under its lock: the image
+     * holds every record of this topic up to that number and none after it (what a checkpoint writes down).
+     */
+    public synchronized Checkpoint checkpoint() {
+        return new Checkpoint(image(), journaling.journal().lastSequence());
+    }
+
+    /** An image and the journal sequence it holds this topic's records up to. */
+    public record Checkpoint(ClusterImage image, long sequence) {
+    }
+
+    /**
      * The image of this cluster as it stops: taken under its lock, after which it stores nothing more (an
      * arriving replicated entry is refused as unavailable, a produce fails), so no entry can be stored —
      * and acknowledged to its sender — after the image that a restart starts from.
