@@ -91,7 +91,7 @@ public record DestinationState(Optional<SourcePosition> pushed, Optional<SourceP
         }
         String implausible = implausible(pushed.orElse(null), position);
         if (implausible != null) {
-            return current.poisonedBy(Kind.REJECTED, implausible);
+            return current.poisonedBy(Kind.IMPLAUSIBLE, implausible);
         }
         if (segmentSealed) {
             return current.poisonedBy(Kind.SEALED, "segment is sealed");

@@ -120,15 +120,15 @@ class DestinationStateTest {
         long jump = DestinationState.MAX_JUMP;
         Pair d = new Pair();
         // the reported attack: one entry at 0:2^62 made every later real entry a duplicate
-        d.assertRefused(1, 0, SourcePosition.of(0, 1L << 62), Kind.REJECTED);
+        d.assertRefused(1, 0, SourcePosition.of(0, 1L << 62), Kind.IMPLAUSIBLE);
         assertThat(d.state.persisted()).isEmpty();
         assertThat(d.state.pushed()).isEmpty();
-        d.assertRefused(2, 0, SourcePosition.of(1L << 62, 0), Kind.REJECTED);
+        d.assertRefused(2, 0, SourcePosition.of(1L << 62, 0), Kind.IMPLAUSIBLE);
         d.assertAppended(3, 0, SourcePosition.of(jump, jump)); // at the bound: taken
         d.persisted(SourcePosition.of(jump, jump));
-        d.assertRefused(3, 1, SourcePosition.of(jump, 2 * jump + 1), Kind.REJECTED);
-        d.assertRefused(4, 0, SourcePosition.of(2 * jump + 1, 0), Kind.REJECTED);
-        d.assertRefused(5, 0, SourcePosition.of(jump + 1, jump + 1), Kind.REJECTED);
+        d.assertRefused(3, 1, SourcePosition.of(jump, 2 * jump + 1), Kind.IMPLAUSIBLE);
+        d.assertRefused(4, 0, SourcePosition.of(2 * jump + 1, 0), Kind.IMPLAUSIBLE);
+        d.assertRefused(5, 0, SourcePosition.of(jump + 1, jump + 1), Kind.IMPLAUSIBLE);
         d.assertAppended(6, 0, SourcePosition.of(2 * jump, jump)); // a new ledger, at both bounds
         d.assertAppended(6, 1, SourcePosition.of(2 * jump, 2 * jump));
         d.persisted(SourcePosition.of(2 * jump, 2 * jump));
