@@ -19,8 +19,8 @@ final class Security {
     }
 
     /**
-     * A cluster's own certificate chain and key ({@code clusters[].tls}), replacing the file's; checked
-     * only when TLS is enabled.
+     * A cluster's own certificate chain and key ({@code clusters[].tls}), replacing the file's; the files are
+     * read only when TLS is enabled.
      */
     record OwnFiles(Section section, String certificateChain, String privateKey) {
     }
@@ -84,11 +84,13 @@ final class Security {
 
     private static Map<String, Tls> tls(Section s, List<ClusterConfig> clusters, List<Optional<OwnFiles>> ownTls) {
         boolean enabled = s.bool("enabled", false);
+        // Every value is checked whether or not TLS is on: a typo found only the day TLS is switched on would
+        // stop every node then. With TLS off the files are not read.
+        ClientAuth auth = clientAuth(s);
         Map<String, Tls> out = new LinkedHashMap<>();
         if (!enabled) {
-            // The other keys may stay in the file while TLS is off; they are not checked.
-            for (String k : List.of("certificateChain", "privateKey", "trustedCertificates", "clientAuth")) {
-                s.has(k);
+            for (String k : List.of("certificateChain", "privateKey", "trustedCertificates")) {
+                s.optionalString(k);
             }
             s.done();
             return out;
@@ -97,13 +99,6 @@ final class Security {
         Path chain = everyOwn && !s.has("certificateChain") ? null : file(s, "certificateChain");
         Path key = everyOwn && !s.has("privateKey") ? null : file(s, "privateKey");
         Path trusted = file(s, "trustedCertificates");
-        ClientAuth auth = switch (s.string("clientAuth", "none").toLowerCase(Locale.ROOT)) {
-            case "none" -> ClientAuth.NONE;
-            case "optional" -> ClientAuth.OPTIONAL;
-            case "require" -> ClientAuth.REQUIRE;
-            default -> throw new ConfigException(s.key("clientAuth"), "'" + s.string("clientAuth", "")
-                    + "' is not one of [none, optional, require]");
-        };
         s.done();
         for (int i = 0; i < clusters.size(); i++) {
             OwnFiles own = ownTls.get(i).orElse(null);
@@ -120,6 +115,17 @@ final class Security {
             out.put(clusters.get(i).name(), t);
         }
         return out;
+    }
+
+    /** {@code security.tls.clientAuth}: none (the default), optional or require. */
+    private static ClientAuth clientAuth(Section s) {
+        return switch (s.string("clientAuth", "none").toLowerCase(Locale.ROOT)) {
+            case "none" -> ClientAuth.NONE;
+            case "optional" -> ClientAuth.OPTIONAL;
+            case "require" -> ClientAuth.REQUIRE;
+            default -> throw new ConfigException(s.key("clientAuth"), "'" + s.string("clientAuth", "")
+                    + "' is not one of [none, optional, require]");
+        };
     }
 
     /** A PEM file that exists and can be read. */

@@ -24,6 +24,10 @@ import io.verbatim.pipeline.PartsCodec;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.StartAt;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -150,19 +154,31 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                 subscriptions, security, rtt, value, network);
     }
 
+    /**
+     * Reads and parses {@code file}. At most {@value #MAX_FILE_CHARS} bytes are read, and one more to know it is
+     * over, from any path: a device ({@code /dev/zero}), a FIFO or a file whose size the file system reports as
+     * 0 is refused once it passes the limit, never read whole.
+     */
     public static VerbatimConfig load(Path file) {
-        try {
-            long size = Files.size(file);
-            if (size > MAX_FILE_CHARS) {
-                throw new ConfigException("", "file " + file + " is " + size + " bytes long (expected at most "
-                        + MAX_FILE_CHARS + " bytes: a configuration, not data)");
-            }
-            return parse(Files.readString(file), System::getenv);
+        byte[] bytes;
+        try (InputStream in = Files.newInputStream(file)) {
+            bytes = in.readNBytes(MAX_FILE_CHARS + 1);
         } catch (NoSuchFileException e) {
             throw new ConfigException("", "file " + file + " does not exist");
         } catch (IOException e) {
             throw new ConfigException("", "file " + file + " cannot be read: " + e.getMessage());
         }
+        if (bytes.length > MAX_FILE_CHARS) {
+            throw new ConfigException("", "file " + file + " is more than " + MAX_FILE_CHARS + " bytes long (expected at "
+                    + "most " + MAX_FILE_CHARS + " bytes: a configuration, not data)");
+        }
+        String yaml;
+        try {
+            yaml = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw new ConfigException("", "file " + file + " is not UTF-8 text (" + e.getMessage() + ")");
+        }
+        return parse(yaml, System::getenv);
     }
 
     public static VerbatimConfig parse(String yaml) {
@@ -287,12 +303,15 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         NetworkLimits d = NetworkLimits.defaults();
         Duration idle = timeout(s, "idleTimeout", d.idleTimeout());
         Duration request = timeout(s, "requestTimeout", d.requestTimeout());
+        Duration firstRequest = timeout(s, "firstRequestTimeout", d.firstRequestTimeout());
         int connections = s.integer("maxConnectionsPerPort", d.maxConnectionsPerPort(), 1, NetworkLimits.MAX_CONNECTIONS);
+        int perAddress = s.integer("maxConnectionsPerAddress", d.maxConnectionsPerAddress(), 1,
+                NetworkLimits.MAX_CONNECTIONS);
         int headers = (int) s.bytes("maxHeaderBytes", d.maxHeaderBytes(), NetworkLimits.MIN_HEADER_BYTES,
                 NetworkLimits.MAX_HEADER_BYTES);
         int frames = (int) s.bytes("maxFrameBytes", d.maxFrameBytes(), NetworkLimits.MIN_FRAME_BYTES,
                 NetworkLimits.MAX_FRAME_BYTES);
-        return build(s, () -> new NetworkLimits(idle, request, connections, headers, frames));
+        return build(s, () -> new NetworkLimits(idle, request, firstRequest, connections, perAddress, headers, frames));
     }
 
     /** A timeout within [100ms, 1h]. */

@@ -2,7 +2,10 @@ package io.verbatim.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -213,8 +216,45 @@ class VerbatimConfigLimitsTest {
         Path file = dir.resolve("big.yaml");
         Files.writeString(file, comment + BASE);
         assertThatThrownBy(() -> VerbatimConfig.load(file))
-                .hasMessage("(root): file " + file + " is " + Files.size(file) + " bytes long (expected at most 1048576 "
+                .hasMessage("(root): file " + file + " is more than 1048576 bytes long (expected at most 1048576 "
                         + "bytes: a configuration, not data)");
         assertThat(VerbatimConfig.parse("# " + "x".repeat(1000) + "\n" + BASE).clusters()).hasSize(2);
+    }
+
+    /** {@code --config /dev/zero} ended in OutOfMemoryError: the size the file system reports (0) was trusted. */
+    @Test
+    void aDeviceOrAFifoIsReadOnlyUpToTheLimit(@TempDir Path dir) throws Exception {
+        Path zero = Path.of("/dev/zero");
+        assumeTrue(Files.isReadable(zero), "a Unix /dev/zero");
+        assertThat(Files.size(zero)).as("what the file system says").isZero();
+        assertThatThrownBy(() -> VerbatimConfig.load(zero)).isInstanceOf(ConfigException.class)
+                .hasMessage("(root): file /dev/zero is more than 1048576 bytes long (expected at most 1048576 bytes: a "
+                        + "configuration, not data)");
+
+        Path fifo = dir.resolve("config.fifo");
+        assumeTrue(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "mkfifo");
+        Thread writer = new Thread(() -> {
+            try (var out = Files.newOutputStream(fifo)) {
+                byte[] line = "# an endless comment\n".getBytes(StandardCharsets.US_ASCII);
+                while (true) {
+                    out.write(line);
+                }
+            } catch (IOException readerGone) {
+                // the loader stopped reading: a broken pipe
+            }
+        });
+        writer.start();
+        assertThatThrownBy(() -> VerbatimConfig.load(fifo)).hasMessageContaining("file " + fifo + " is more than 1048576 "
+                + "bytes long");
+        writer.join(10_000);
+        assertThat(writer.isAlive()).isFalse();
+    }
+
+    @Test
+    void aFileThatIsNotUtf8IsRefusedNamingIt(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("latin1.yaml");
+        Files.write(file, (BASE + "# caf\u00e9\n").getBytes(StandardCharsets.ISO_8859_1));
+        assertThatThrownBy(() -> VerbatimConfig.load(file)).hasMessageContaining("file " + file + " is not UTF-8 text");
+        assertThatThrownBy(() -> VerbatimConfig.load(dir)).hasMessageContaining("file " + dir + " cannot be read");
     }
 }

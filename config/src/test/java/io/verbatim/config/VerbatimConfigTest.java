@@ -200,11 +200,15 @@ class VerbatimConfigTest {
     @Test
     void networkLimitsAreReadWithinTheirRanges() {
         VerbatimConfig c = VerbatimConfig.parse(BASE + """
-                network: {idleTimeout: 5s, requestTimeout: 2s, maxConnectionsPerPort: 10, maxHeaderBytes: 4KiB,
-                          maxFrameBytes: 1MiB}
+                network: {idleTimeout: 5s, requestTimeout: 2s, firstRequestTimeout: 1s, maxConnectionsPerPort: 10,
+                          maxConnectionsPerAddress: 3, maxHeaderBytes: 4KiB, maxFrameBytes: 1MiB}
                 """);
-        assertThat(c.network()).isEqualTo(new NetworkLimits(Duration.ofSeconds(5), Duration.ofSeconds(2), 10, 4096,
-                1 << 20));
+        assertThat(c.network()).isEqualTo(new NetworkLimits(Duration.ofSeconds(5), Duration.ofSeconds(2),
+                Duration.ofSeconds(1), 10, 3, 4096, 1 << 20));
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "network: {firstRequestTimeout: 50ms}"))
+                .hasMessageContaining("network.firstRequestTimeout: '50ms' is too short (expected at least 100ms and at most 1h)");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "network: {maxConnectionsPerAddress: 0}"))
+                .hasMessageContaining("network.maxConnectionsPerAddress: 0 is out of range");
         assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "network: {idleTimeout: 10ms}"))
                 .hasMessageContaining("network.idleTimeout: '10ms' is too short (expected at least 100ms and at most 1h)");
         assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "network: {requestTimeout: 2h}"))
@@ -236,6 +240,40 @@ class VerbatimConfigTest {
                 .security().tls("a")).as("off: not checked").isEmpty();
         assertThat(VerbatimConfig.parse("clusters: [{name: a, token: x, tls: {certificateChain: nowhere.pem, "
                 + "privateKey: nowhere.key}}, {name: b, token: y}]").security().tls("a")).as("off: not checked").isEmpty();
+    }
+
+    /** {@code tls.clientAuth: maybe} was accepted while TLS was off, and would have stopped every node once it was on. */
+    @Test
+    void tlsValuesAreCheckedWhetherOrNotTlsIsOn() {
+        for (String enabled : new String[] {"true", "false"}) {
+            assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {tls: {enabled: " + enabled
+                    + ", clientAuth: maybe}}")).isInstanceOf(ConfigException.class)
+                    .hasMessage("security.tls.clientAuth: 'maybe' is not one of [none, optional, require]");
+        }
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {tls: {certificateChain: [a, b]}}"))
+                .hasMessageContaining("security.tls.certificateChain: ").hasMessageContaining("is not a usable text");
+        assertThatThrownBy(() -> VerbatimConfig.parse(BASE + "security: {tls: {enabled: yes please}}"))
+                .hasMessageContaining("security.tls.enabled: ");
+        assertThat(VerbatimConfig.parse(BASE + "security: {tls: {clientAuth: OPTIONAL, trustedCertificates: ca.pem}}")
+                .security().tls("a")).as("off, and well formed").isEmpty();
+    }
+
+    /** A key given twice in {@code clusters[].delegations} is refused with its line, not taken at its last value. */
+    @Test
+    void aListenerGivenTwiceInTheYamlsDelegationsIsRefused() {
+        assertThatThrownBy(() -> VerbatimConfig.parse("""
+                clusters:
+                  - name: a
+                    token: x
+                    controllers: [{id: c1, adminPort: 8101, raftPort: 7101}, {id: c2, adminPort: 8102, raftPort: 7102},
+                                  {id: c3, adminPort: 8103, raftPort: 7103}]
+                    delegations:
+                      b0: c2
+                      b0: c3
+                  - {name: b, token: y}
+                metadataLog: {enabled: true}
+                """)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("clusters[0].delegations.b0: is given twice, again at line 8");
     }
 
     @Test

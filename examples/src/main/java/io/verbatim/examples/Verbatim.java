@@ -488,7 +488,10 @@ public final class Verbatim implements Runnable {
                     throw new CommandLine.ParameterException(spec.commandLine(), "'" + a + "' is not LISTENER=FOLLOWER "
                             + "(e.g. b0=c2; 'none' clears the assignment)");
                 }
-                assignment.put(kv[0], kv[1]);
+                if (assignment.put(kv[0], kv[1]) != null) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "listener " + kv[0] + " is given "
+                            + "twice (expected each listener once: the later would silently win)");
+                }
             }
             if (assignment.isEmpty() && !none) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "delegate takes LISTENER=FOLLOWER... or "

@@ -70,6 +70,9 @@ class NodeCommandTest {
                 "--cluster", "a");
         assertThat(missing.code()).isEqualTo(Verbatim.BAD_INPUT);
         assertThat(missing.err()).contains("does not exist");
+        VerbatimCliTest.Run zero = VerbatimCliTest.run("node", "--config", "/dev/zero", "--cluster", "a");
+        assertThat(zero.code()).as("read up to the limit, not until memory runs out").isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(zero.err()).contains("file /dev/zero is more than 1048576 bytes long");
         Path file = config("clusters: [{name: a, token: ta, adminPort: 18081, brokerPorts: [18082]}, "
                 + "{name: b, token: tb, adminPort: 18083, brokerPorts: [18084]}]\n");
         VerbatimCliTest.Run drain = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "a",

@@ -77,11 +77,16 @@ final class NodeProcesses implements AutoCloseable {
     }
 
     void start(String name) throws IOException {
+        start(name, config);
+    }
+
+    /** Starts {@code name} from a YAML of its own (the fault tests give each process its own view of the network). */
+    void start(String name, Path ownConfig) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String[] parts = name.split("/");
         List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC",
                 "-cp", System.getProperty("java.class.path"), Verbatim.class.getName(), "node",
-                "--config", config.toString(), "--cluster", parts[0],
+                "--config", ownConfig.toString(), "--cluster", parts[0],
                 "--data-dir", dir.resolve("data").resolve(name.replace('/', '-')).toString(), "--drain-timeout", "5s"));
         if (parts.length > 1) {
             command.addAll(List.of("--member", parts[1]));
@@ -93,6 +98,16 @@ final class NodeProcesses implements AutoCloseable {
 
     Process process(String name) {
         return processes.get(name);
+    }
+
+    /** Sends {@code signal} ({@code STOP}, {@code CONT}, ...) to {@code name}'s process with {@code kill}. */
+    void signal(String name, String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(processes.get(name).pid()))
+                .redirectErrorStream(true).start();
+        String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + signal + " " + name + " (pid " + processes.get(name).pid() + "): " + out);
+        }
     }
 
     /** Every process started, by name, in start order. */
@@ -198,6 +213,24 @@ final class NodeProcesses implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
+    }
+
+    /** One call with its own timeout; an answer that does not come in time, or a connection that fails, throws. */
+    HttpResponse<String> call(String name, String method, String path, String body, Duration timeout)
+            throws IOException, InterruptedException {
+        return http.send(request(name, method, path, body).timeout(timeout).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** {@link #image} with a timeout, for a node that may be paused. */
+    MemoryCluster image(String name, String cluster, String topic, Duration timeout) throws IOException,
+            InterruptedException {
+        HttpResponse<byte[]> r = http.send(request(name, "GET", "/admin/v2/scalable/image?topic=" + enc(topic), null)
+                .timeout(timeout).build(), HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() != 200) {
+            throw new IOException(name + " image: " + r.statusCode() + " " + new String(r.body(), StandardCharsets.UTF_8));
+        }
+        ClusterImage image = StateFormat.read(new ByteArrayInputStream(r.body()), cluster).get(topic);
+        return MemoryCluster.restore(cluster, topic, image, Schedulers.immediate());
     }
 
     private HttpRequest.Builder request(String name, String method, String path, String body) {

@@ -238,6 +238,14 @@ class VerbatimCliTest {
         }
     }
 
+    /** The node would take the last of the two; refused before anything is sent. */
+    @Test
+    void adminDelegateRefusesAListenerGivenTwice() {
+        Run r = run("admin", "delegate", "http://127.0.0.1:9", "b1=c1", "b1=c2", "--token", "s");
+        assertThat(r.code()).isNotZero();
+        assertThat(r.err()).contains("listener b1 is given twice").doesNotContain("Connection refused");
+    }
+
     @Test
     void theDemoRunsItsChecksAndEndsWithOneJsonLine() throws Exception {
         Path report = dir.resolve("report.html");

@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.exchange.proto.ExchangeResponse;
+import io.verbatim.net.LogText;
 import io.verbatim.net.NetClient;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -103,8 +104,9 @@ public final class HttpTransport implements ExchangeTransport {
                 .responseSingle((response, content) -> content.asByteArray().defaultIfEmpty(new byte[0]).flatMap(bytes -> {
                     int status = response.status().code();
                     if (status != 200) {
+                        // the peer's text, escaped: it is logged when the peer refuses our calls
                         return Mono.error(new ExchangeException(status, peer + " answered " + status + ": "
-                                + new String(bytes, StandardCharsets.UTF_8)));
+                                + LogText.escape(new String(bytes, StandardCharsets.UTF_8).trim())));
                     }
                     try {
                         return Mono.just(ExchangeResponse.parseFrom(bytes));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.model.Layout;
 import io.verbatim.net.Authenticator;
+import io.verbatim.net.CapturedLogs;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.NetworkLimits;
 import io.verbatim.net.Token;
@@ -15,6 +16,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -22,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.event.Level;
 import reactor.core.scheduler.Schedulers;
 
 /** The exchange endpoint's body limit holds while the body streams: an oversized body is never read whole. */
@@ -73,6 +76,30 @@ class ExchangeLimitsTest {
         }
         assertThat(written).as("the client could not send the gibibyte").isLessThan(offered / 4);
         assertThat(server.refusedBodyBytes()).as("read before the 413").isBetween((long) LIMIT + 1, 2L * LIMIT + 65536);
+        assertThat(store.get("t").block().epoch()).isZero();
+    }
+
+    /** A stalled body logged two ERRORs with their traces (Reactor Netty's 500 and a dropped error). */
+    @Test
+    void aStalledBodyIsAnswered408WithAtMostOneWarningAndNoError() throws Exception {
+        NetServer quick = new NetServer(new Authenticator(Map.of("a", Token.clear("a-secret"), "b", Token.clear("b-secret")),
+                Optional.empty(), Map.of(), true), NetworkLimits.defaults().withRequestTimeout(Duration.ofMillis(500)));
+        Controller c = new Controller("a", Set.of("b"), Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
+        ExchangeServer stalling = new ExchangeServer(c, ExchangeConfig.defaults(), quick, Controller.BacklogSource.NONE)
+                .start(0);
+        CapturedLogs.clear();
+        try (Socket socket = new Socket("127.0.0.1", stalling.port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("POST " + ExchangeServer.EXCHANGE_PATH + " HTTP/1.1\r\nHost: x\r\n"
+                    + "Authorization: Bearer b-secret\r\nContent-Type: application/x-protobuf\r\nContent-Length: 1000"
+                    + "\r\n\r\n0123456789").getBytes(StandardCharsets.US_ASCII));
+            assertThat(readAll(socket.getInputStream())).startsWith("HTTP/1.1 408 ");
+        } finally {
+            stalling.stop();
+        }
+        Thread.sleep(200); // what the handler does once its connection closed
+        assertThat(CapturedLogs.lines(l -> l.level() == Level.ERROR || l.trace() != null)).isEmpty();
+        assertThat(CapturedLogs.lines(l -> l.level() == Level.WARN)).hasSizeLessThanOrEqualTo(1);
         assertThat(store.get("t").block().epoch()).isZero();
     }
 

@@ -1,20 +1,29 @@
 package io.verbatim.net;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.ssl.SslContext;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerRequest;
@@ -25,8 +34,12 @@ import reactor.util.Loggers;
 /**
  * What every listening port of a node shares: who may call it ({@link Authenticator}), the limits that
  * keep it standing ({@link NetworkLimits}) and its TLS. {@link #apply} sets a Reactor Netty server up
- * with them: an idle timeout, a request timeout, a header size limit, a connection limit (connections
- * above it closed at once and counted) and, when configured, TLS.
+ * with them: an idle timeout, a header size limit, a guard on every connection ({@link ConnectionGuard}: a
+ * request arrives whole within the request timeout of its first byte, a connection that has not
+ * authenticated sends a request whole within the first-request timeout), the connection limits of
+ * {@link Admission} (per port and, for connections not yet authenticated, per address; an authenticated
+ * peer is never starved) and, when configured, TLS. Every refusal is counted by {@link Refusal} and logged
+ * at most once a minute per kind and port.
  *
  * <p>A port that stopped (its server disposed) is answered for: Reactor Netty closes only the listening
  * socket, so a client's keep-alive connection opened before still reaches the handlers, while the node
@@ -37,9 +50,12 @@ import reactor.util.Loggers;
  */
 public final class NetServer {
     private static final Logger LOG = Loggers.getLogger(NetServer.class);
+    /** At most one log line per refusal kind and port in this long. */
+    static final Duration LOG_INTERVAL = Duration.ofMinutes(1);
     private final Authenticator authenticator;
     private final NetworkLimits limits;
     private final @Nullable SslContext tls;
+    private final Scheduler timer;
     private final List<Port> ports = new CopyOnWriteArrayList<>();
 
     /** A server of plain HTTP. */
@@ -54,39 +70,131 @@ public final class NetServer {
 
     /** @param tls what the ports serve, or empty for plain HTTP */
     public NetServer(Authenticator authenticator, NetworkLimits limits, Optional<SslContext> tls) {
+        this(authenticator, limits, tls, Schedulers.parallel());
+    }
+
+    /**
+     * @param tls what the ports serve, or empty for plain HTTP
+     * @param timer the clock of every connection's deadlines and of the refusal log (virtual in tests)
+     */
+    public NetServer(Authenticator authenticator, NetworkLimits limits, Optional<SslContext> tls, Scheduler timer) {
         this.authenticator = authenticator;
         this.limits = limits;
         this.tls = tls.orElse(null);
+        this.timer = timer;
     }
 
-    /** One listening port's connections: open now, and refused over the limit since it started. */
+    /**
+     * One listening port's connections: how many are open, which have not authenticated yet ({@link Admission}),
+     * and what it refused since it started, by {@link Refusal}.
+     */
     public static final class Port {
         private final String name;
-        private final AtomicInteger open = new AtomicInteger();
-        private final AtomicLong refused = new AtomicLong();
+        private final NetworkLimits limits;
+        private final Scheduler timer;
+        private final Admission<ConnectionGuard> admission;
+        private final AtomicLongArray refused = new AtomicLongArray(Refusal.values().length);
+        private final RefusalLog log = new RefusalLog(LOG_INTERVAL.toNanos());
         /** Set once its server is disposed, cleared when it is bound again (an ingest port restarts). */
         private volatile boolean stopped;
 
-        Port(String name) {
+        Port(String name, NetworkLimits limits, Scheduler timer) {
             this.name = name;
+            this.limits = limits;
+            this.timer = timer;
+            this.admission = new Admission<>(limits);
         }
 
         public String name() {
             return name;
         }
 
+        /** Connections open now (those refused at once not counted). */
         public int open() {
-            return open.get();
+            return admission.open();
         }
 
+        /** Connections open now that have not authenticated. */
+        public int unauthenticated() {
+            return admission.unauthenticated();
+        }
+
+        /** Its connections not yet authenticated, oldest first (tests wait on what their guards say). */
+        List<ConnectionGuard> unauthenticatedConnections() {
+            return admission.unauthenticatedConnections();
+        }
+
+        /** Everything refused since it started, every reason together. */
         public long refused() {
-            return refused.get();
+            long all = 0;
+            for (int i = 0; i < refused.length(); i++) {
+                all += refused.get(i);
+            }
+            return all;
+        }
+
+        public long refused(Refusal reason) {
+            return refused.get(reason.ordinal());
         }
 
         /** Whether its server was disposed (and not bound again since): what it still answers is a 503. */
         public boolean stopped() {
             return stopped;
         }
+
+        /** A new connection: admitted with its guard, or closed at once (and counted). */
+        void accept(Channel channel, @Nullable SocketAddress remote) {
+            String address = addressOf(remote != null ? remote : channel.remoteAddress());
+            ConnectionGuard guard = new ConnectionGuard(channel, this, limits, timer, address);
+            Admission.Outcome<ConnectionGuard> outcome = admission.open(guard, address);
+            switch (outcome.decision()) {
+                case REFUSE_ADDRESS_FULL, REFUSE_PORT_FULL -> {
+                    refused(outcome.decision() == Admission.Decision.REFUSE_PORT_FULL ? Refusal.PORT_FULL
+                            : Refusal.ADDRESS_FULL, address);
+                    channel.pipeline().addFirst(new CloseAtOnce());
+                    return;
+                }
+                case ADMIT_EVICTING_OLDEST -> {
+                    ConnectionGuard evicted = Objects.requireNonNull(outcome.evicted());
+                    refused(Refusal.EVICTED, evicted.address());
+                    evicted.evict();
+                }
+                case ADMIT -> {
+                }
+            }
+            channel.closeFuture().addListener(f -> admission.closed(guard));
+            guard.install();
+        }
+
+        void authenticated(ConnectionGuard guard) {
+            admission.authenticated(guard);
+        }
+
+        /** Counts a refusal, and logs it unless a line of its kind was logged within the interval. */
+        void refused(Refusal reason, String address) {
+            refused.incrementAndGet(reason.ordinal());
+            long count = log.note(reason, timer.now(TimeUnit.NANOSECONDS));
+            if (count > 0) {
+                LOG.warn(RefusalLog.line(name, reason, count, address, limits, LOG_INTERVAL.toSeconds()));
+            }
+        }
+    }
+
+    /** A remote address as the per-address limit counts it: an IPv4 address, or an IPv6 address's /64. */
+    static String addressOf(@Nullable SocketAddress remote) {
+        if (!(remote instanceof InetSocketAddress inet) || inet.getAddress() == null) {
+            return String.valueOf(remote);
+        }
+        InetAddress a = inet.getAddress();
+        if (a instanceof Inet6Address) {
+            byte[] b = a.getAddress();
+            StringBuilder prefix = new StringBuilder();
+            for (int i = 0; i < 8; i += 2) {
+                prefix.append(Integer.toHexString(((b[i] & 0xff) << 8) | (b[i + 1] & 0xff))).append(':');
+            }
+            return prefix.append(":/64").toString();
+        }
+        return a.getHostAddress();
     }
 
     public Authenticator authenticator() {
@@ -114,24 +222,19 @@ public final class NetServer {
     /** {@code server} with this node's limits and TLS; {@code name} names the port in metrics. */
     public HttpServer apply(HttpServer server, String name) {
         Port port = ports.stream().filter(p -> p.name.equals(name)).findFirst().orElseGet(() -> {
-            Port p = new Port(name);
+            Port p = new Port(name, limits, timer);
             ports.add(p);
             return p;
         });
+        // A request's deadlines (network.requestTimeout from its first byte, network.firstRequestTimeout until a
+        // connection authenticates) are the connection guard's: Reactor Netty's own read and request timeouts
+        // start only once the headers arrived, so trickled headers were held until the idle timeout.
         HttpServer out = server
                 .idleTimeout(limits.idleTimeout())
-                .readTimeout(limits.requestTimeout())
-                .requestTimeout(limits.requestTimeout())
                 .httpRequestDecoder(spec -> spec.maxHeaderSize(limits.maxHeaderBytes())
                         .maxInitialLineLength(Math.min(limits.maxHeaderBytes(), 8192)))
                 .httpMessageLogFactory(OneLineMessageLog.INSTANCE) // a bad request is one log line, not one per header
-                .doOnChannelInit((observer, channel, remote) -> {
-                    if (port.open.incrementAndGet() > limits.maxConnectionsPerPort()) {
-                        port.refused.incrementAndGet();
-                        channel.pipeline().addFirst(new CloseAtOnce());
-                    }
-                    channel.closeFuture().addListener(f -> port.open.decrementAndGet());
-                })
+                .doOnChannelInit((observer, channel, remote) -> port.accept(channel, remote))
                 .doOnBound(bound -> port.stopped = false)
                 .doOnUnbound(unbound -> port.stopped = true)
                 .mapHandle((handling, connection) -> whileStopping(port, handling, connection));
@@ -164,7 +267,7 @@ public final class NetServer {
         return text(response.keepAlive(false), 503, "the " + port.name + " port is stopping; try again once it is back");
     }
 
-    /** Closes a connection over the port's limit as soon as it is active: nothing of it is read. */
+    /** Closes a refused connection as soon as it is active: nothing of it is read. */
     private static final class CloseAtOnce extends ChannelInboundHandlerAdapter {
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
@@ -177,12 +280,33 @@ public final class NetServer {
         }
     }
 
-    /** May the caller of {@code request} use an endpoint of {@code role}? */
+    /**
+     * May the caller of {@code request} use an endpoint of {@code role}? A call allowed as a cluster or the
+     * admin authenticates its connection: the port no longer holds it to {@code network.firstRequestTimeout}
+     * nor closes it to make room. An anonymous status call does not.
+     */
     public Verdict check(HttpServerRequest request, Role role, String what) {
         String[] certificate = new String[1];
         request.withConnection(c -> certificate[0] = Certificates.clientName(c).orElse(null));
         Optional<String> authorization = Optional.ofNullable(request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION));
-        return authenticator.check(role, authorization, Optional.ofNullable(certificate[0]), what);
+        Verdict verdict = authenticator.check(role, authorization, Optional.ofNullable(certificate[0]), what);
+        if (verdict instanceof Verdict.Allowed allowed && !(allowed.principal() instanceof Principal.Anonymous)) {
+            authenticated(request);
+        }
+        return verdict;
+    }
+
+    /**
+     * Marks the connection of {@code request} as authenticated, for an endpoint that checks a credential of
+     * its own (the brokers' report takes the controller secret): see {@link #check}.
+     */
+    public static void authenticated(HttpServerRequest request) {
+        request.withConnection(c -> {
+            ConnectionGuard guard = ConnectionGuard.of(c.channel());
+            if (guard != null) {
+                guard.authenticated();
+            }
+        });
     }
 
     /**

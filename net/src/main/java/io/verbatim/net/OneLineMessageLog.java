@@ -34,9 +34,8 @@ final class OneLineMessageLog extends AbstractHttpMessageLogFactory {
         return b.toString().trim();
     }
 
-    /** At most {@value #MAX_SHOWN} characters, control characters (line breaks) replaced. */
+    /** At most {@value #MAX_SHOWN} characters, control characters (line breaks) escaped. */
     static String printable(String s) {
-        String t = s.length() > MAX_SHOWN ? s.substring(0, MAX_SHOWN) + "…" : s;
-        return t.replaceAll("\\p{Cntrl}", "?");
+        return LogText.escape(s, MAX_SHOWN);
     }
 }

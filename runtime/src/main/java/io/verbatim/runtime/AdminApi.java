@@ -10,6 +10,7 @@ import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
+import io.verbatim.net.LogText;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.Query;
 import io.verbatim.net.Role;
@@ -237,7 +238,7 @@ final class AdminApi {
             return refusal(503, "the change may or may not have been committed (" + why + "); read the layout before "
                     + "trying again");
         }
-        LOG.warn("an admin operation failed: {}", e.toString());
+        LOG.warn("an admin operation failed: {}", LogText.escape(e.toString()));
         return refusal(500, "the operation failed: " + why);
     }
 

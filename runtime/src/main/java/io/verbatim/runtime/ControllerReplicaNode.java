@@ -362,6 +362,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
             return text(response, 403, "only " + self.name() + "'s brokers report to its controller: that is not its "
                     + "controller secret");
         }
+        NetServer.authenticated(request); // its connection is one of the cluster's own: never evicted for room
         ControllerLeader where = leader();
         if (where instanceof ControllerLeader.At at) {
             return response.status(307).header(HttpHeaderNames.LOCATION, at.baseUrl() + BrokerReport.PATH).send();

@@ -1,6 +1,8 @@
 package io.verbatim.runtime;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -8,6 +10,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.verbatim.exchange.ControllerLeader;
 import io.verbatim.metastore.raft.RaftStatus;
 import io.verbatim.net.Bodies;
+import io.verbatim.net.LogText;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.Role;
 import io.verbatim.net.Verdict;
@@ -34,14 +37,15 @@ import reactor.netty.http.server.HttpServerRoutes;
  * as a configuration change (Ratis' {@code setConf}), answered with the view once applied on the leader.
  * </ul>
  * Answered by the replica that leads the log; another redirects there (307) or, with no leader known,
- * answers 503. A bad body or assignment is a 400 naming the entry at fault; a change the log cannot take
- * now is a 503.
+ * answers 503. A bad body or assignment is a 400 naming the entry at fault (a listener given twice too); a
+ * change the log cannot take now is a 503.
  */
 final class DelegationApi {
     static final String PATH = "/admin/v2/metadata/delegations";
     /** An assignment names at most a few hundred listeners: a body past this is refused. */
     static final int MAX_BODY_BYTES = 64 * 1024;
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** A listener given twice is refused, not taken at its last value. */
+    private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     /** The log as this process runs it. */
     interface Log {
@@ -107,6 +111,14 @@ final class DelegationApi {
         JsonNode root;
         try {
             root = JSON.readTree(body);
+        } catch (StreamReadException e) {
+            if (e.getProcessor() != null && e.getOriginalMessage().startsWith("Duplicate field")) {
+                String listener = e.getProcessor().getParsingContext().getCurrentName();
+                throw new IllegalArgumentException("listener " + LogText.escape(listener, 64) + " is given twice "
+                        + "(expected each listener once: the later would silently win)");
+            }
+            throw new IllegalArgumentException("the body is not JSON (expected an object of listener to follower, "
+                    + "e.g. {\"b0\": \"c2\"}): " + e.getOriginalMessage());
         } catch (com.fasterxml.jackson.core.JacksonException e) {
             throw new IllegalArgumentException("the body is not JSON (expected an object of listener to follower, "
                     + "e.g. {\"b0\": \"c2\"}): " + e.getOriginalMessage());

@@ -3,18 +3,22 @@ package io.verbatim.runtime;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.verbatim.model.Segment;
 import io.verbatim.model.Stamp;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.EntryFormatException;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.MessageMetadata;
+import io.verbatim.net.LogText;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.Principal;
 import io.verbatim.net.Query;
@@ -185,8 +189,11 @@ final class IngestServer {
                 // Each send is decided and stored as it arrives, in order; its reply goes once what it relies on is
                 // durable. Replies keep the sends' order, and up to DURABLE_WAITS sends wait at once.
                 return out.send(in.aggregateFrames(maxFrameBytes).receiveFrames()
-                        .filter(f -> f instanceof BinaryWebSocketFrame)
-                        .map(frame -> receive(topic, storage, segment, producer, session, rules, frame.content()))
+                        .map(Frame::of) // copied out: Reactor Netty releases the frame itself, a filter would again
+                        .filter(f -> !f.control())
+                        .map(f -> f.binary() ? receive(topic, storage, segment, producer, session, rules, f.bytes())
+                                : refused(0, IngestReply.Result.MALFORMED, "a " + f.kind() + " frame: a session takes "
+                                        + "binary frames, one IngestSend each"))
                         .takeUntil(a -> a.reply().getResult() == IngestReply.Result.MALFORMED
                                 || a.reply().getResult() == IngestReply.Result.FORBIDDEN)
                         .concatMap(this::whenDurable, DURABLE_WAITS)
@@ -203,6 +210,26 @@ final class IngestServer {
     /** A session or stream that hears nothing, not even a ping, for the idle timeout is half-open: closed. */
     private void closeWhenSilent(WebsocketInbound in) {
         in.withConnection(c -> c.onReadIdle(net.limits().idleTimeout().toMillis(), c::dispose));
+    }
+
+    /** A received frame's kind, and its bytes when it is a binary one. Nothing reference-counted. */
+    private record Frame(String kind, byte[] bytes) {
+        static Frame of(WebSocketFrame frame) {
+            if (frame instanceof BinaryWebSocketFrame) {
+                return new Frame("binary", ByteBufUtil.getBytes(frame.content()));
+            }
+            return new Frame(frame instanceof TextWebSocketFrame ? "text" : frame instanceof PingWebSocketFrame ? "ping"
+                    : frame instanceof PongWebSocketFrame ? "pong" : frame.getClass().getSimpleName(), new byte[0]);
+        }
+
+        boolean binary() {
+            return kind.equals("binary");
+        }
+
+        /** A ping or a pong: no send, nothing to answer (Reactor Netty answers pings itself). */
+        boolean control() {
+            return kind.equals("ping") || kind.equals("pong");
+        }
     }
 
     /** What the authenticated cluster may send on one session. */
@@ -227,10 +254,10 @@ final class IngestServer {
     }
 
     private Answer receive(String topic, MemoryCluster storage, long segment, String producer, long session,
-            Rules rules, ByteBuf frame) {
+            Rules rules, byte[] frame) {
         IngestSend send;
         try {
-            send = IngestSend.parseFrom(ByteBufUtil.getBytes(frame));
+            send = IngestSend.parseFrom(frame);
         } catch (InvalidProtocolBufferException e) {
             return refused(0, IngestReply.Result.MALFORMED, "frame is not an IngestSend: " + e.getMessage());
         }
@@ -301,13 +328,15 @@ final class IngestServer {
         return null;
     }
 
+    /** A refusal; its detail may quote what the peer sent ({@code replicated_from}): escaped, on one line. */
     private Answer refused(long sequence, IngestReply.Result result, @Nullable String detail) {
         Objects.requireNonNull(refusals.get(result)).increment();
+        String escaped = LogText.escape(detail);
         if (result == IngestReply.Result.MALFORMED || result == IngestReply.Result.FORBIDDEN
                 || result == IngestReply.Result.IMPLAUSIBLE) {
-            LOG.warn("{}: ingest refused a {} send: {}", cluster, result.name().toLowerCase(Locale.ROOT), detail);
+            LOG.warn("{}: ingest refused a {} send: {}", cluster, result.name().toLowerCase(Locale.ROOT), escaped);
         }
-        return new Answer(IngestReply.newBuilder().setSequence(sequence).setResult(result).setDetail(detail).build());
+        return new Answer(IngestReply.newBuilder().setSequence(sequence).setResult(result).setDetail(escaped).build());
     }
 
     private WebsocketServerSpec spec() {

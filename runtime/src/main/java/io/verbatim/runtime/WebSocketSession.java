@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.net.LogText;
 import io.verbatim.net.NetworkLimits;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteException;
@@ -125,7 +126,9 @@ final class WebSocketSession implements ProducerSession {
             case DUPLICATE -> waiting.tryEmitValue(Receipt.DUPLICATE);
             default -> {
                 broken = true;
-                waiting.tryEmitError(new RemoteException(kind(reply.getResult()), segmentId, reply.getDetail()));
+                // the detail is the peer's text: escaped, it cannot forge lines where the failure is logged
+                waiting.tryEmitError(new RemoteException(kind(reply.getResult()), segmentId,
+                        LogText.escape(reply.getDetail())));
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.verbatim.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.verbatim.config.MetadataLogConfig;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
@@ -42,6 +43,16 @@ class DelegationsTest {
         assertThat(Delegations.refusal(GROUP, Map.of("b0", "c2"), ON.withEnabled(false)))
                 .hasValueSatisfying(w -> assertThat(w).contains("metadataLog.enabled is false"));
         assertThat(Delegations.refusal(GROUP, Map.of(), ON.withEnabled(false))).as("clearing is fine").isEmpty();
+    }
+
+    @Test
+    void aPutThatGivesAListenerTwiceIsRefusedNamingItNotTakenAtItsLastValue() {
+        assertThat(DelegationApi.assignment("{\"b0\": \"c2\", \"b1\": \"c3\"}".getBytes()))
+                .containsExactly(Map.entry("b0", "c2"), Map.entry("b1", "c3"));
+        assertThatThrownBy(() -> DelegationApi.assignment("{\"b0\": \"c2\", \"b1\": \"c1\", \"b0\": \"c3\"}".getBytes()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("listener b0 is given twice (expected each listener once: the later would silently win)");
+        assertThatThrownBy(() -> DelegationApi.assignment("{\"b0\": ".getBytes())).hasMessageContaining("is not JSON");
     }
 
     @Test

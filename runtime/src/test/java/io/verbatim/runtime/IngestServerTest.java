@@ -16,6 +16,7 @@ import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
+import io.verbatim.net.CapturedLogs;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.memory.MemoryCluster;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
+import org.slf4j.event.Level;
 import reactor.test.StepVerifier;
 
 /** The ingest endpoint over real WebSockets: the destination's rules hold across the network. */
@@ -241,5 +243,77 @@ class IngestServerTest {
         }
         HttpResponse<String> r = HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
         return r.statusCode() + ":" + r.body();
+    }
+
+    @Test
+    void aTextFrameIsAnsweredMalformedNamingItAndEndsTheSessionWithOneLineAndNoTrace() throws Exception {
+        CapturedLogs.clear();
+        List<IngestReply> replies = reactor.netty.http.client.HttpClient.create()
+                .headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + TOKEN)).websocket()
+                .uri(server.baseUrl() + IngestServer.SESSION_PATH + "?topic=t&segment=0&producer=pulsar.repl.a.0")
+                .handle((in, out) -> out.sendString(Flux.just("hello")).then()
+                        .thenMany(in.receive().asByteArray()))
+                .map(IngestServerTest::reply).take(Duration.ofSeconds(5)).collectList().block();
+        assertThat(replies).as("one answer, then the session ended").singleElement().satisfies(r -> {
+            assertThat(r.getResult()).isEqualTo(IngestReply.Result.MALFORMED);
+            assertThat(r.getDetail()).contains("a text frame");
+        });
+        Thread.sleep(200); // what the server does after the session ended
+        List<CapturedLogs.Line> server = CapturedLogs.lines(l -> !l.logger().startsWith("reactor.netty.http.client"));
+        assertThat(server).noneMatch(l -> l.trace() != null || l.level() == Level.ERROR);
+        assertThat(server).singleElement().satisfies(l -> assertThat(l.message()).contains("ingest refused a malformed send: a text frame"));
+        assertThat(storage.log(0).entries()).isEmpty();
+    }
+
+    @Test
+    void peerTextInTheRefusalsLineIsEscapedOntoOneLine() {
+        CapturedLogs.clear();
+        String forged = "a\n2030-01-01 00:00:00 ERROR io.verbatim.runtime.ClusterNode - b: every topic deleted";
+        IngestSend send = send(0, SourcePosition.of(0, 0), entry(List.of(Message.of("k", "m".getBytes())), forged,
+                SourcePosition.of(0, 0)));
+        assertThat(exchange(List.of(send.toByteArray()))).singleElement()
+                .satisfies(r -> assertThat(r.getResult()).isEqualTo(IngestReply.Result.FORBIDDEN));
+        assertThat(CapturedLogs.lines(l -> l.message().contains("ingest refused"))).singleElement()
+                .satisfies(l -> assertThat(l.message()).doesNotContain("\n").contains("'a\\n2030-01-01 00:00:00 ERROR"));
+    }
+
+    @Test
+    void aFrameWithRsv1SetFailsTheSessionWithAProtocolErrorAndStoresNothing() throws Exception {
+        URI base = URI.create(server.baseUrl());
+        try (java.net.Socket s = new java.net.Socket(base.getHost(), base.getPort())) {
+            s.setSoTimeout(5000);
+            s.getOutputStream().write(("GET " + IngestServer.SESSION_PATH + "?topic=t&segment=0&producer=pulsar.repl.a.0"
+                    + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + TOKEN + "\r\nUpgrade: websocket\r\n"
+                    + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13"
+                    + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+            StringBuilder head = new StringBuilder();
+            while (!head.toString().endsWith("\r\n\r\n")) {
+                head.append((char) in.readUnsignedByte());
+            }
+            assertThat(head.toString()).startsWith("HTTP/1.1 101 ");
+            byte[] payload = send(0, 0).toByteArray();
+            java.io.ByteArrayOutputStream frame = new java.io.ByteArrayOutputStream();
+            frame.write(0x80 | 0x40 | 0x2); // FIN, RSV1 ("compressed"), binary
+            frame.write(0x80 | 126);
+            frame.write(payload.length >> 8);
+            frame.write(payload.length & 0xff);
+            frame.write(new byte[4]); // a zero mask
+            frame.write(payload);
+            s.getOutputStream().write(frame.toByteArray());
+            assertThat(in.readUnsignedByte() & 0x0f).as("a close frame").isEqualTo(8);
+            int length = in.readUnsignedByte() & 0x7f;
+            byte[] close = in.readNBytes(length);
+            assertThat(((close[0] & 0xff) << 8) | (close[1] & 0xff)).as("protocol error").isEqualTo(1002);
+        }
+        assertThat(storage.log(0).entries()).isEmpty();
+    }
+
+    private static IngestReply reply(byte[] bytes) {
+        try {
+            return IngestReply.parseFrom(bytes);
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

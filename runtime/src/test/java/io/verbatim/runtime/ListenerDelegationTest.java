@@ -128,6 +128,9 @@ class ListenerDelegationTest {
         assertThat(put(url, "{\"b0\": ", "admin-token").body()).contains("not JSON");
         assertThat(put(url, "[\"b0\"]", "admin-token").body()).contains("not a JSON object");
         assertThat(put(url, "{\"b0\": 7}", "admin-token").body()).contains("listener b0: 7 is not a member id");
+        HttpResponse<String> twice = put(url, "{\"b0\": \"c2\", \"b0\": \"c3\"}", "admin-token");
+        assertThat(twice.statusCode()).isEqualTo(400);
+        assertThat(twice.body()).contains("listener b0 is given twice");
         HttpResponse<String> unknown = untilNotUnavailable(() -> put(url, "{\"b9\": \"c2\"}", "admin-token"));
         assertThat(unknown.statusCode()).isEqualTo(400);
         assertThat(unknown.body()).contains("b9 is not a listener").contains("[b0, b1]");

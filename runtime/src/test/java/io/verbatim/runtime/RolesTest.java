@@ -51,8 +51,9 @@ class RolesTest {
         assertThat(RawHttp.status(RawHttp.get(a.adminUrl(), "/", null))).as("open status page").isEqualTo(200);
         String metrics = RawHttp.get(a.adminUrl(), "/metrics", null);
         assertThat(RawHttp.status(metrics)).isEqualTo(200);
-        assertThat(metrics).contains("verbatim_net_connections_refused_total{cluster=\"a\",port=\"admin\"} 0.0")
-                .contains("verbatim_net_connections_refused_total{cluster=\"a\",port=\"ingest-0\"} 0.0");
+        assertThat(metrics).contains("verbatim_net_connections_refused_total{cluster=\"a\",port=\"admin\",reason=\"port_full\"} 0.0")
+                .contains("verbatim_net_connections_refused_total{cluster=\"a\",port=\"ingest-0\",reason=\"address_full\"} 0.0")
+                .contains("verbatim_net_connections_unauthenticated{cluster=\"a\",port=\"admin\"}");
         assertThat(RawHttp.status(RawHttp.get(a.adminUrl(), ExchangeServer.STATUS_PATH, null))).isEqualTo(200);
     }
 
