@@ -324,6 +324,7 @@ public final class ClusterNode implements AutoCloseable {
                 .description("times another controller replica took over as the metadata log's leader")
                 .register(registry);
         new NetMetricsBinder(net).bindTo(registry);
+        local.bindTo(registry);
         link.ifPresent(l -> l.bindTo(registry));
         group.ifPresent(g -> g.bindTo(registry));
         return this;

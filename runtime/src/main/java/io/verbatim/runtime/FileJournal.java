@@ -69,6 +69,10 @@ final class FileJournal implements Journal, AutoCloseable {
     private @Nullable CompletableFuture<Long> rollRequested;
     private boolean closing;
     private long bytesWritten;
+    /** Plain counters, shown by {@link LocalStorage#bindTo}. */
+    private final java.util.concurrent.atomic.AtomicLong forces = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong forceNanos = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong batches = new java.util.concurrent.atomic.AtomicLong();
     /** Owned by the writer thread. */
     private FileChannel channel;
     private long fileBytes;
@@ -192,6 +196,20 @@ final class FileJournal implements Journal, AutoCloseable {
         }
     }
 
+    /** How many times the journal was forced to disk, and how long that took in all (ns). */
+    long forces() {
+        return forces.get();
+    }
+
+    long forceNanos() {
+        return forceNanos.get();
+    }
+
+    /** How many batches of records were written (one group commit each). */
+    long batches() {
+        return batches.get();
+    }
+
     /** The error the journal failed with, if it did. */
     java.util.Optional<Throwable> failure() {
         return java.util.Optional.ofNullable(failed);
@@ -271,7 +289,13 @@ final class FileJournal implements Journal, AutoCloseable {
                 }
                 boolean perBatch = flush instanceof StorageConfig.Flush.PerBatch;
                 if ((perBatch && !batch.isEmpty()) || force || (stop && !(flush instanceof StorageConfig.Flush.Never))) {
+                    long start = System.nanoTime();
                     channel.force(false);
+                    forceNanos.addAndGet(System.nanoTime() - start);
+                    forces.incrementAndGet();
+                }
+                if (!batch.isEmpty()) {
+                    batches.incrementAndGet();
                 }
                 if (!batch.isEmpty()) {
                     durableUpTo(batch.get(batch.size() - 1).sequence());

@@ -64,6 +64,7 @@ final class LocalStorage implements AutoCloseable {
     private final boolean uncleanStop;
     private final String recovery;
     private volatile long checkpointedAtBytes;
+    private final java.util.concurrent.atomic.AtomicLong checkpoints = new java.util.concurrent.atomic.AtomicLong();
     private volatile long lastCheckpointBytes;
 
     /** What a start recovered of a topic: its image and the journal's records written after it. */
@@ -311,6 +312,7 @@ final class LocalStorage implements AutoCloseable {
         write(d, new StateFormat.Checkpoint(images, sequences, ledgers.peek(), j.lastSequence() + 1));
         j.deleteBefore(first);
         checkpointedAtBytes = bytes;
+        checkpoints.incrementAndGet();
     }
 
     private void write(Path d, StateFormat.Checkpoint checkpoint) {
@@ -334,6 +336,39 @@ final class LocalStorage implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write in the data directory " + d + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Shows the journal to Micrometer ({@code verbatim.storage.*}): records and bytes written, batches (group
+     * commits) and forces with their time, records not yet durable, checkpoints, and whether the journal failed.
+     */
+    void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
+        FileJournal j = journal;
+        if (j == null) {
+            return;
+        }
+        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.storage.journal.records", j,
+                FileJournal::lastSequence).description("records appended to the journal (sequence numbers)")
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.storage.journal.bytes", j,
+                FileJournal::bytesWritten).baseUnit("bytes").description("bytes written to the journal since the start")
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.storage.journal.batches", j, FileJournal::batches)
+                .description("batches of records written at once (one group commit each)").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.storage.journal.forces", j, FileJournal::forces)
+                .description("times the journal was forced to disk").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.storage.journal.force.seconds", j,
+                f -> f.forceNanos() / 1e9).baseUnit("seconds").description("time spent forcing the journal to disk")
+                .register(registry);
+        io.micrometer.core.instrument.Gauge.builder("verbatim.storage.journal.pending", j,
+                f -> f.lastSequence() - f.durableSequence()).description("records appended and not yet durable")
+                .register(registry);
+        io.micrometer.core.instrument.Gauge.builder("verbatim.storage.journal.failed", j,
+                f -> f.failure().isPresent() ? 1 : 0).description("1 once the journal failed: nothing is acknowledged")
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.storage.checkpoints", checkpoints,
+                java.util.concurrent.atomic.AtomicLong::get).description("checkpoints written while running")
+                .register(registry);
     }
 
     /** The state file, for the stop log. */
