@@ -288,6 +288,7 @@ public final class ClusterNode implements AutoCloseable {
             storage.memory().ifPresent(m -> m.pinnedSegmentsMetric(config.replication().messageTtl().toMillis())
                     .bindTo(registry));
         }
+        local.configuredTopicsOpened();
         local.unopened().forEach(t -> LOG.warn("{}: topic {} was kept in the data directory but is not configured: "
                 + "it is dropped at the next checkpoint", name(), t));
         controller.becomeLeader();

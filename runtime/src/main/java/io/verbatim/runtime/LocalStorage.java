@@ -66,6 +66,8 @@ final class LocalStorage implements AutoCloseable {
     private volatile long checkpointedAtBytes;
     private final java.util.concurrent.atomic.AtomicLong checkpoints = new java.util.concurrent.atomic.AtomicLong();
     private volatile long lastCheckpointBytes;
+    /** Guarded by this: every configured topic was opened, so a checkpoint may drop recovered topics still unopened. */
+    private boolean configuredOpened;
 
     /** What a start recovered of a topic: its image and the journal's records written after it. */
     record Recovered(ClusterImage image, List<Journal.Record> records, boolean fromCheckpoint) {
@@ -265,6 +267,14 @@ final class LocalStorage implements AutoCloseable {
         return List.copyOf(recovered.keySet());
     }
 
+    /**
+     * Says every configured topic was opened: from now on a checkpoint drops the recovered topics still unopened
+     * (no configured topic keeps them). Before this, a checkpoint carries them over as they were recovered.
+     */
+    synchronized void configuredTopicsOpened() {
+        configuredOpened = true;
+    }
+
     private void checkpointIfDue() {
         FileJournal j = journal;
         if (j == null || j.bytesWritten() - checkpointedAtBytes < Math.max(checkpointBytes, lastCheckpointBytes)
@@ -308,11 +318,34 @@ final class LocalStorage implements AutoCloseable {
                 images.put(topic, cp.image());
                 sequences.put(topic, cp.sequence());
             });
+            if (!configuredOpened) {
+                carryUnopened(images, sequences, first - 1);
+            }
         }
         write(d, new StateFormat.Checkpoint(images, sequences, ledgers.peek(), j.lastSequence() + 1));
         j.deleteBefore(first);
         checkpointedAtBytes = bytes;
         checkpoints.incrementAndGet();
+    }
+
+    /**
+     * Adds each topic recovered and not yet opened to a checkpoint as it was recovered (its image with the journal's
+     * records after it applied), since the journal files holding those records are deleted after the checkpoint.
+     * The folded image then stands for it, should it be opened later. Under this storage's lock.
+     */
+    private void carryUnopened(Map<String, ClusterImage> images, Map<String, Long> sequences, long upTo) {
+        for (Map.Entry<String, Recovered> e : recovered.entrySet()) {
+            Recovered r = e.getValue();
+            ClusterImage image = r.image();
+            if (!r.records().isEmpty()) {
+                MemoryCluster folded = MemoryCluster.restore(cluster, e.getKey(), image, timer);
+                r.records().forEach(folded::replay);
+                image = folded.image();
+                e.setValue(new Recovered(image, new ArrayList<>(), r.fromCheckpoint()));
+            }
+            images.put(e.getKey(), image);
+            sequences.put(e.getKey(), upTo); // every record of a topic not opened was written by an earlier run
+        }
     }
 
     private void write(Path d, StateFormat.Checkpoint checkpoint) {
@@ -389,9 +422,15 @@ final class LocalStorage implements AutoCloseable {
         }
         j.close();
         long last = j.lastSequence();
+        Map<String, ClusterImage> all = new LinkedHashMap<>(images);
         Map<String, Long> sequences = new LinkedHashMap<>();
         images.keySet().forEach(t -> sequences.put(t, last));
-        write(d, new StateFormat.Checkpoint(images, sequences, ledgers.peek(), last + 1));
+        synchronized (this) {
+            if (!configuredOpened) {
+                carryUnopened(all, sequences, last);
+            }
+        }
+        write(d, new StateFormat.Checkpoint(all, sequences, ledgers.peek(), last + 1));
         try (Stream<Path> files = Files.list(d.resolve(JOURNAL))) {
             for (Path p : files.toList()) {
                 Files.deleteIfExists(p);

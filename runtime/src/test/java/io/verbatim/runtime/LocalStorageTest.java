@@ -204,6 +204,47 @@ class LocalStorageTest {
     }
 
     @Test
+    void aCheckpointBeforeEveryRecoveredTopicWasOpenedKeepsTheUnopenedOnes() {
+        String other = "persistent://public/default/u";
+        LocalStorage first = open();
+        produce(first.openTopic(TOPIC, Layout.initial(1, 4, 0)), 0, 5);
+        MemoryCluster u = first.openTopic(other, Layout.initial(1, 4, 0));
+        for (int i = 0; i < 7; i++) {
+            produce(u, i, 1);
+        }
+        u.log(0).openCursor("sub", StartAt.EARLIEST).acknowledge(u.log(0).entries().get(2).position()).block();
+        first.close(); // killed: both topics are in the journal only
+
+        LocalStorage second = open();
+        produce(second.openTopic(TOPIC, Layout.initial(1, 4, 0)), 5, 5);
+        second.checkpoint(); // before the other topic was opened: its journal files go
+        MemoryCluster again = second.openTopic(other, Layout.initial(1, 4, 0));
+        assertThat(payloads(again).get(0L)).hasSize(7);
+        assertThat(again.log(0).existingCursor("sub").orElseThrow().markDeleteIndex()).isEqualTo(2);
+        produce(again, 7, 1);
+        second.close(); // killed again
+
+        LocalStorage third = open();
+        assertThat(payloads(third.openTopic(other, Layout.initial(1, 4, 0))).get(0L)).hasSize(8);
+        assertThat(payloads(third.openTopic(TOPIC, Layout.initial(1, 4, 0))).get(0L)).hasSize(10);
+    }
+
+    @Test
+    void aCheckpointAfterEveryConfiguredTopicWasOpenedDropsTheUnconfiguredOnes() {
+        String other = "persistent://public/default/u";
+        LocalStorage first = open();
+        produce(first.openTopic(other, Layout.initial(1, 4, 0)), 0, 3);
+        first.close();
+        LocalStorage second = open();
+        second.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        second.configuredTopicsOpened();
+        assertThat(second.unopened()).containsExactly(other);
+        second.checkpoint();
+        second.close();
+        assertThat(open().unopened()).containsExactly(TOPIC);
+    }
+
+    @Test
     void aCleanStopLeavesTheCheckpointAloneAndNoMarker() throws IOException {
         LocalStorage first = open();
         MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
