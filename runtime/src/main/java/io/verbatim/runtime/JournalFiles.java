@@ -46,8 +46,14 @@ final class JournalFiles {
         }
     }
 
-    /** Reads (and repairs a torn tail of) every journal file in {@code dir}; none when it does not exist. */
-    static Read read(Path dir) {
+    /**
+     * Reads (and repairs a torn tail of) every journal file in {@code dir}; none when it does not exist.
+     *
+     * @param checkpointed the checkpoint's next journal sequence number (0: none): a file may start past the records
+     *        before it up to there, since the checkpoint holds what the missing records held (a run that started
+     *        from it began its file there, after a crash lost records the checkpoint had taken in)
+     */
+    static Read read(Path dir, long checkpointed) {
         TreeMap<Long, Path> files = new TreeMap<>();
         if (Files.isDirectory(dir)) {
             try (Stream<Path> list = Files.list(dir)) {
@@ -73,7 +79,8 @@ final class JournalFiles {
                     throw damaged(tornIn, "it ends in a damaged record at byte " + torn.get(tornIn) + ", and "
                             + file.getFileName() + " has records after it");
                 }
-                if (before > 0 && f.getKey() != records.get(before - 1).sequence() + 1) {
+                long expected = before > 0 ? records.get(before - 1).sequence() + 1 : -1;
+                if (before > 0 && f.getKey() != expected && !(f.getKey() > expected && f.getKey() <= checkpointed)) {
                     throw damaged(file, "it starts at sequence number " + f.getKey() + ", but the file before it ends"
                             + " at " + records.get(before - 1).sequence() + " (a journal file is missing)");
                 }

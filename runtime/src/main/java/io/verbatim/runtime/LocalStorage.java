@@ -111,7 +111,7 @@ final class LocalStorage implements AutoCloseable {
         boolean unclean = Files.exists(dir.resolve(RUNNING));
         StateFormat.Checkpoint checkpoint = readCheckpoint(cluster, dir.resolve(STATE));
         Path journalDir = dir.resolve(JOURNAL);
-        JournalFiles.Read read = JournalFiles.read(journalDir);
+        JournalFiles.Read read = JournalFiles.read(journalDir, checkpoint.nextJournalSequence());
         Map<String, Recovered> recovered = new LinkedHashMap<>();
         checkpoint.images().forEach((topic, image) -> recovered.put(topic, new Recovered(image, new ArrayList<>(), true)));
         long replayed = 0;
@@ -322,7 +322,10 @@ final class LocalStorage implements AutoCloseable {
                 carryUnopened(images, sequences, first - 1);
             }
         }
-        write(d, new StateFormat.Checkpoint(images, sequences, ledgers.peek(), j.lastSequence() + 1));
+        // durable before the checkpoint names it: a start after a crash then finds the journal up to there
+        long upTo = j.lastSequence();
+        j.durable(upTo).block();
+        write(d, new StateFormat.Checkpoint(images, sequences, ledgers.peek(), upTo + 1));
         j.deleteBefore(first);
         checkpointedAtBytes = bytes;
         checkpoints.incrementAndGet();

@@ -245,6 +245,55 @@ class LocalStorageTest {
     }
 
     @Test
+    void aCheckpointNamingRecordsTheJournalLostSurvivesARestartAndTheNextOne() throws IOException {
+        LocalStorage first = open();
+        MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        produce(c, 0, 10);
+        first.checkpoint();
+        produce(c, 10, 5);
+        first.close();
+        // what a crash of the machine under storage.flush never or an interval can leave: the checkpoint (forced)
+        // names journal records that never reached the disk
+        StateFormat.Checkpoint kept;
+        try (var in = Files.newInputStream(dir.resolve(LocalStorage.STATE))) {
+            kept = StateFormat.readCheckpoint(in, "a");
+        }
+        long next = kept.nextJournalSequence() + 50;
+        Disk.replace(dir.resolve(LocalStorage.STATE), out -> StateFormat.write(out, "a", new StateFormat.Checkpoint(
+                kept.images(), Map.of(TOPIC, next - 1), kept.nextLedgerId(), next), 0));
+
+        LocalStorage second = open();
+        MemoryCluster again = second.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        assertThat(payloads(again).get(0L)).hasSize(10);
+        produce(again, 15, 3);
+        second.close();
+
+        LocalStorage third = open(); // its journal starts past a gap the checkpoint covers
+        assertThat(payloads(third.openTopic(TOPIC, Layout.initial(1, 4, 0))).get(0L)).hasSize(13);
+    }
+
+    @Test
+    void aJournalFileMissingPastTheCheckpointIsRefusedNamingTheFile() throws IOException {
+        LocalStorage first = open(); // journal file 1
+        produce(first.openTopic(TOPIC, Layout.initial(1, 4, 0)), 0, 3);
+        first.close();
+        LocalStorage second = open(); // file 2
+        produce(second.openTopic(TOPIC, Layout.initial(1, 4, 0)), 3, 3);
+        second.close();
+        LocalStorage third = open(); // file 3
+        produce(third.openTopic(TOPIC, Layout.initial(1, 4, 0)), 6, 3);
+        third.close();
+        List<Path> files;
+        try (Stream<Path> journal = Files.list(dir.resolve(LocalStorage.JOURNAL))) {
+            files = journal.filter(p -> p.toString().endsWith(FileJournal.SUFFIX)).sorted().toList();
+        }
+        assertThat(files).hasSize(3);
+        Files.delete(files.get(1));
+        assertThatThrownBy(this::open).hasMessageContaining(files.get(2).toString())
+                .hasMessageContaining("a journal file is missing");
+    }
+
+    @Test
     void aCleanStopLeavesTheCheckpointAloneAndNoMarker() throws IOException {
         LocalStorage first = open();
         MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
