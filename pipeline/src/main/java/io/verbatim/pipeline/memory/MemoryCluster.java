@@ -149,11 +149,14 @@ public final class MemoryCluster implements LocalSegments {
     }
 
     /**
-     * This cluster's image and the journal's last sequence number when it was taken, under its lock: the image
-     * holds every record of this topic up to that number and none after it (what a checkpoint writes down).
+     * This cluster's image and the journal's last sequence number, read just before it, under its lock: the image
+     * holds every record of this topic up to that number (what a checkpoint writes down). Every record but a
+     * cursor's is written under this lock, so none of those after the number is in the image; a cursor's record
+     * may be in both, and replaying it again changes nothing.
      */
     public synchronized Checkpoint checkpoint() {
-        return new Checkpoint(image(), journaling.journal().lastSequence());
+        long sequence = journaling.journal().lastSequence();
+        return new Checkpoint(image(), sequence);
     }
 
     /** An image and the journal sequence it holds this topic's records up to. */
