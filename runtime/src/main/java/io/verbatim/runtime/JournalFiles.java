@@ -16,18 +16,22 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * Reads a journal's files back at start ({@link FileJournal} wrote them): every whole record, in sequence order.
  * A crash leaves at most a torn tail, a record written in part at the end of the last file written: it is cut
- * off (the file truncated to its last whole record), since nothing in it was acknowledged. A record that does
- * not check out anywhere else means the files are damaged, and the read fails naming the file and the offset.
+ * off (the file truncated to its last whole record), since nothing in it was acknowledged; so is a tail of zeros
+ * (a file the file system grew before the bytes written into it reached the disk). A record that does not check
+ * out anywhere else means the files are damaged, and the read fails naming the file and the offset.
  */
 final class JournalFiles {
     private static final Pattern NAME = Pattern.compile(Pattern.quote(FileJournal.PREFIX) + "(\\d{20})"
             + Pattern.quote(FileJournal.SUFFIX));
     /** No record is larger: a length above it is damage, not a record. */
     static final int MAX_RECORD_BYTES = 1 << 30;
+    private static final Logger LOG = Loggers.getLogger(JournalFiles.class);
 
     private JournalFiles() {
     }
@@ -92,12 +96,20 @@ final class JournalFiles {
         }
         long cut = 0; // only once all of it was read: damage found later must not cost what a cut would drop
         for (Map.Entry<Path, Long> t : torn.entrySet()) {
-            cut += truncate(t.getKey(), t.getValue());
+            long bytes = truncate(t.getKey(), t.getValue());
+            LOG.warn("the journal file {} ends in a torn tail (a crash while it was written): {} byte(s) from byte {}"
+                    + " cut off", t.getKey(), bytes, t.getValue());
+            cut += bytes;
         }
         return new Read(files, records, cut);
     }
 
-    /** Adds the file's whole records; the offset of its torn tail, or -1 when it ends cleanly. */
+    /**
+     * Adds the file's whole records; the offset of its torn tail, or -1 when it ends cleanly. A record that does
+     * not check out is a torn tail when nothing but zeros follows it, or it runs to the end of the file (a crash
+     * while it was written, or after the file grew and before its bytes reached the disk); anywhere else it is
+     * damage.
+     */
     private static long readFile(Path file, long firstSequence, List<Sequenced> records) {
         ByteBuffer bytes;
         try {
@@ -114,20 +126,22 @@ final class JournalFiles {
             }
             int length = bytes.getInt(at);
             int sum = bytes.getInt(at + 4);
-            if (length < 0 || length > MAX_RECORD_BYTES || length > bytes.remaining() - 8) {
-                return at;
+            if (length <= 0 || length > MAX_RECORD_BYTES || length > bytes.remaining() - 8) {
+                // no record is empty: a zero length is where the written bytes end
+                return tail(file, bytes, at, length > bytes.remaining() - 8 ? -1 : at + 8 + Math.max(length, 0),
+                        "a record length of " + length);
             }
             ByteBuffer body = bytes.duplicate().position(at + 8).limit(at + 8 + length);
             crc.reset();
             crc.update(body.duplicate());
             if ((int) crc.getValue() != sum) {
-                return at;
+                return tail(file, bytes, at, at + 8 + length, "a record whose CRC does not match");
             }
             Sequenced r;
             try {
                 r = JournalCodec.fromBytes(body.slice());
             } catch (IllegalArgumentException e) {
-                throw damaged(file, "the record at byte " + at + " checks out but cannot be read: " + e.getMessage());
+                return tail(file, bytes, at, at + 8 + length, "a record that cannot be read (" + e.getMessage() + ")");
             }
             if (r.sequence() != expected) {
                 throw damaged(file, "the record at byte " + at + " has sequence number " + r.sequence() + ", not "
@@ -138,6 +152,29 @@ final class JournalFiles {
             bytes.position(at + 8 + length);
         }
         return -1;
+    }
+
+    /**
+     * {@code at}, where a bad record starts, when it is a torn tail: the record runs to the end of the file
+     * ({@code end} is where it ends, -1: past the end) or only zeros follow it.
+     *
+     * @throws IllegalStateException naming the file and the offset otherwise (damage in the middle of the file)
+     */
+    private static long tail(Path file, ByteBuffer bytes, int at, long end, String what) {
+        if (end < 0 || end == bytes.limit() || zerosFrom(bytes, at)) {
+            return at;
+        }
+        throw damaged(file, "it has " + what + " at byte " + at + ", and " + (bytes.limit() - end)
+                + " byte(s) that are not zeros follow it");
+    }
+
+    private static boolean zerosFrom(ByteBuffer bytes, int at) {
+        for (int i = at; i < bytes.limit(); i++) {
+            if (bytes.get(i) != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static long truncate(Path file, long at) {

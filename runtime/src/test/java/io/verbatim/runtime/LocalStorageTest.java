@@ -332,6 +332,67 @@ class LocalStorageTest {
         produce(again, 100, 1); // and it writes on
     }
 
+    private Path lastJournalFile() throws IOException {
+        try (Stream<Path> journal = Files.list(dir.resolve(LocalStorage.JOURNAL))) {
+            return journal.filter(p -> p.toString().endsWith(FileJournal.SUFFIX)).max(Path::compareTo).orElseThrow();
+        }
+    }
+
+    @Test
+    void aTailOfZerosIsATornTailCutOffAndTheJournalWritesOn() throws IOException {
+        LocalStorage first = open();
+        MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        for (int i = 0; i < 5; i++) {
+            produce(c, i, 1);
+        }
+        first.close();
+        Path file = lastJournalFile();
+        long size = Files.size(file);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+            ch.write(java.nio.ByteBuffer.allocate(4096)); // the file grew, its bytes never reached the disk
+        }
+        LocalStorage second = open();
+        assertThat(second.describe()).contains("torn tail of 4096 byte(s)");
+        assertThat(Files.size(file)).isEqualTo(size);
+        MemoryCluster again = second.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        assertThat(payloads(again).get(0L)).hasSize(5);
+        produce(again, 5, 1);
+        second.close();
+        assertThat(payloads(open().openTopic(TOPIC, Layout.initial(1, 4, 0))).get(0L)).hasSize(6);
+    }
+
+    @Test
+    void zerosInTheMiddleOfTheLastFileAreDamageNamingTheFileAndTheOffset() throws IOException {
+        LocalStorage first = open();
+        MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        for (int i = 0; i < 5; i++) {
+            produce(c, i, 1);
+        }
+        first.close();
+        Path file = lastJournalFile();
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.allocate(8), 0); // the first record's length and CRC zeroed
+        }
+        assertThatThrownBy(this::open).hasMessageContaining(file.toString()).hasMessageContaining("damaged")
+                .hasMessageContaining("at byte 0");
+    }
+
+    @Test
+    void aBadRecordInTheMiddleOfTheLastFileIsDamageNotATornTail() throws IOException {
+        LocalStorage first = open();
+        MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        for (int i = 0; i < 20; i++) {
+            produce(c, i, 1);
+        }
+        first.close();
+        Path file = lastJournalFile();
+        byte[] bytes = Files.readAllBytes(file);
+        bytes[bytes.length / 2] ^= 0x5a;
+        Files.write(file, bytes);
+        assertThatThrownBy(this::open).hasMessageContaining(file.toString()).hasMessageContaining("damaged");
+        assertThat(Files.readAllBytes(file)).as("nothing cut").isEqualTo(bytes);
+    }
+
     @Test
     void damageBeforeTheLastRecordsIsRefusedNamingTheFile() throws IOException {
         LocalStorage first = open(StorageConfig.defaults().withJournal(new StorageConfig.Flush.PerBatch(),
