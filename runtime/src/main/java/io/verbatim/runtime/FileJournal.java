@@ -61,6 +61,7 @@ final class FileJournal implements Journal, AutoCloseable {
     private final TreeMap<Long, Path> files = new TreeMap<>();
     private final Thread writer;
     private final ExecutorService notifier;
+    private final ExecutorService changes;
     private final @Nullable Disposable forcer;
     private long lastSequence;
     private volatile long durable;
@@ -104,11 +105,32 @@ final class FileJournal implements Journal, AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open a journal file in " + dir + ": " + e.getMessage(), e);
         }
-        this.notifier = Executors.newSingleThreadExecutor(r -> daemon(r, "verbatim-journal-notify"));
+        // the notifier never blocks (Reactor refuses a block() there) and never runs readers: those go to changes
+        this.notifier = Executors.newSingleThreadExecutor(r -> new NotifierThread(r));
+        this.changes = Executors.newSingleThreadExecutor(r -> daemon(r, "verbatim-journal-changes"));
         this.writer = daemon(this::writeLoop, "verbatim-journal");
         this.forcer = flush instanceof StorageConfig.Flush.Every every ? timer.schedulePeriodically(this::requestForce,
                 every.interval().toNanos(), every.interval().toNanos(), TimeUnit.NANOSECONDS) : null;
         writer.start();
+    }
+
+    /** The thread that tells waiters and listeners: Reactor's blocking calls refuse to run on it. */
+    private static final class NotifierThread extends Thread implements reactor.core.scheduler.NonBlocking {
+        NotifierThread(Runnable r) {
+            super(r, "verbatim-journal-notify");
+            setDaemon(true);
+        }
+    }
+
+    @Override
+    public java.util.concurrent.Executor changes() {
+        return command -> {
+            try {
+                changes.execute(command);
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                // the journal closed: nothing is read from it any more
+            }
+        };
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -436,5 +458,6 @@ final class FileJournal implements Journal, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        changes.shutdown();
     }
 }

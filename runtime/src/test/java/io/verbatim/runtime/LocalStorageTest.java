@@ -294,6 +294,28 @@ class LocalStorageTest {
     }
 
     @Test
+    void aConsumerThatProducesAndWaitsForItsAcknowledgementInItsHandlerCompletes() throws InterruptedException {
+        LocalStorage storage = open(); // the journal forces every batch
+        MemoryCluster in = storage.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemoryCluster out = storage.openTopic("persistent://public/default/out", Layout.initial(1, 4, 0));
+        java.util.concurrent.CountDownLatch piped = new java.util.concurrent.CountDownLatch(3);
+        List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+        in.log(0).openCursor("pipe", StartAt.EARLIEST).read().subscribe(e -> {
+            threads.add(Thread.currentThread().getName());
+            new MemoryTopicStorage(out).produceNow(List.of(Message.of("k", new byte[] {1})), Compression.NONE);
+            piped.countDown();
+        }, error -> threads.add("failed: " + error));
+        for (int i = 0; i < 3; i++) {
+            produce(in, i, 1);
+        }
+        assertThat(piped.await(10, java.util.concurrent.TimeUnit.SECONDS)).as("every entry piped: %s", threads)
+                .isTrue();
+        assertThat(threads).noneMatch(t -> t.contains("notify"));
+        assertThat(out.log(0).entries()).hasSize(3);
+        produce(in, 3, 1); // and the journal still acknowledges
+    }
+
+    @Test
     void aCleanStopLeavesTheCheckpointAloneAndNoMarker() throws IOException {
         LocalStorage first = open();
         MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));

@@ -59,9 +59,19 @@ public interface Journal {
 
     /**
      * Calls {@code listener} with the highest durable sequence number each time it moves, off the appenders'
-     * threads and in increasing order.
+     * threads and in increasing order, on the thread that tells waiters of durability: a listener must not block
+     * (nor run what may wait for durability, a reader's handler: it hands that to {@link #changes}).
      */
     void onDurable(java.util.function.LongConsumer listener);
+
+    /**
+     * Where the work that durability makes possible runs (readers drained of entries now visible, their handlers
+     * included): never the thread that tells waiters of durability, so a handler that waits for durability (a
+     * consumer producing and waiting for its acknowledgement) cannot hold up its own wait. In order.
+     */
+    default java.util.concurrent.Executor changes() {
+        return Runnable::run;
+    }
 
     /** Whether records are kept at all ({@code false} for {@link #NONE}). */
     boolean keeps();

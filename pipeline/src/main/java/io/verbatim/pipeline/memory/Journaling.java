@@ -2,7 +2,9 @@ package io.verbatim.pipeline.memory;
 
 import io.verbatim.pipeline.memory.Journal.Record;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -68,7 +70,16 @@ final class Journaling implements MemorySegmentLog.CursorEvents {
                 confirm.merge(p.log(), p.upTo(), Math::max);
             }
         }
-        confirm.forEach(MemorySegmentLog::confirm);
+        // visible before any waiter hears it is durable; readers drained elsewhere (their handlers may wait for it)
+        List<MemorySegmentLog> moved = new ArrayList<>(confirm.size());
+        confirm.forEach((log, upTo) -> {
+            if (log.confirmQuietly(upTo)) {
+                moved.add(log);
+            }
+        });
+        if (!moved.isEmpty()) {
+            journal.changes().execute(() -> moved.forEach(MemorySegmentLog::changed));
+        }
     }
 
     @Override

@@ -119,16 +119,24 @@ public final class MemorySegmentLog implements SourceSegmentLog {
         return stored;
     }
 
-    /** Makes the entries below index {@code upTo} visible to readers (they are durable). */
+    /** Makes the entries below index {@code upTo} visible to readers (they are durable) and tells them. */
     void confirm(long upTo) {
-        synchronized (this) {
-            long to = Math.min(upTo, size());
-            if (to <= confirmed) {
-                return;
-            }
-            confirmed = to;
+        if (confirmQuietly(upTo)) {
+            changed();
         }
-        changed();
+    }
+
+    /**
+     * Makes the entries below index {@code upTo} visible without telling the readers (the caller does, with
+     * {@link #changed}, elsewhere); whether anything became visible.
+     */
+    synchronized boolean confirmQuietly(long upTo) {
+        long to = Math.min(upTo, size());
+        if (to <= confirmed) {
+            return false;
+        }
+        confirmed = to;
+        return true;
     }
 
     /**
