@@ -37,10 +37,12 @@ final class Disk {
      */
     static void replace(Path file, Content content) {
         Path dir = java.util.Objects.requireNonNull(file.toAbsolutePath().getParent(), "a file's directory");
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Path tmp = null;
         try {
             Files.createDirectories(dir);
-            try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            // a name of its own: two writers never write into each other's temporary file
+            tmp = Files.createTempFile(dir, file.getFileName() + ".", ".tmp");
+            try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING);
                     OutputStream out = new java.io.BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16)) {
                 content.writeTo(out);
@@ -54,7 +56,22 @@ final class Disk {
             }
             forceDirectory(dir);
         } catch (IOException e) {
+            deleteQuietly(tmp);
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            deleteQuietly(tmp);
+            throw e;
+        }
+    }
+
+    private static void deleteQuietly(@org.jspecify.annotations.Nullable Path tmp) {
+        if (tmp == null) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(tmp);
+        } catch (IOException ignored) {
+            // a leftover temporary file is harmless: nothing reads it
         }
     }
 }

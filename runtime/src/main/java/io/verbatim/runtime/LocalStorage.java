@@ -68,6 +68,10 @@ final class LocalStorage implements AutoCloseable {
     private volatile long lastCheckpointBytes;
     /** Guarded by this: every configured topic was opened, so a checkpoint may drop recovered topics still unopened. */
     private boolean configuredOpened;
+    /** Held while the checkpoint is written: one writer at a time (a checkpoint, the clean stop's). */
+    private final Object writing = new Object();
+    /** Guarded by {@link #writing}: the journal closed (a stop); no checkpoint is taken any more. */
+    private boolean closed;
 
     /** What a start recovered of a topic: its image and the journal's records written after it. */
     record Recovered(ClusterImage image, List<Journal.Record> records, boolean fromCheckpoint) {
@@ -303,6 +307,14 @@ final class LocalStorage implements AutoCloseable {
      * replaces the last one, then the files before the new one go.
      */
     void checkpoint() {
+        synchronized (writing) {
+            if (!closed) {
+                checkpointNow();
+            }
+        }
+    }
+
+    private void checkpointNow() {
         FileJournal j = journal;
         Path d = dir;
         if (j == null || d == null) {
@@ -417,9 +429,16 @@ final class LocalStorage implements AutoCloseable {
      * journal deleted, the running marker removed. The next start begins from the checkpoint alone.
      */
     void stopCleanly(Map<String, ClusterImage> images) {
+        shutdownCheckpointer();
+        synchronized (writing) { // after a checkpoint still being written, never at the same time
+            closed = true;
+            stopNow(images);
+        }
+    }
+
+    private void stopNow(Map<String, ClusterImage> images) {
         FileJournal j = journal;
         Path d = dir;
-        shutdownCheckpointer();
         if (j == null || d == null) {
             return;
         }
@@ -457,6 +476,9 @@ final class LocalStorage implements AutoCloseable {
     @Override
     public void close() {
         shutdownCheckpointer();
+        synchronized (writing) {
+            closed = true;
+        }
         if (journal != null) {
             journal.close();
         }
