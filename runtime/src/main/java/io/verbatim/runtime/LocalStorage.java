@@ -45,6 +45,7 @@ final class LocalStorage implements AutoCloseable {
     static final String STATE = "state.pb";
     static final String RUNNING = "running";
     static final String JOURNAL = "journal";
+    static final String LOCK = "lock";
     /** Ledger ids count from the clock's milliseconds since this moment. */
     static final Instant LEDGER_EPOCH = Instant.parse("2020-01-01T00:00:00Z");
     private static final Logger LOG = Loggers.getLogger(LocalStorage.class);
@@ -72,6 +73,8 @@ final class LocalStorage implements AutoCloseable {
     private final Object writing = new Object();
     /** Guarded by {@link #writing}: the journal closed (a stop); no checkpoint is taken any more. */
     private boolean closed;
+    /** The data directory's lock, released as the storage closes. */
+    private java.nio.channels.@Nullable FileLock lock;
 
     /** What a start recovered of a topic: its image and the journal's records written after it. */
     record Recovered(ClusterImage image, List<Journal.Record> records, boolean fromCheckpoint) {
@@ -112,6 +115,64 @@ final class LocalStorage implements AutoCloseable {
      * @throws IllegalStateException naming the file when what is kept cannot be read
      */
     static LocalStorage open(String cluster, Path dir, StorageConfig config, Scheduler timer) {
+        java.nio.channels.FileLock lock = lock(dir);
+        try {
+            LocalStorage storage = open(cluster, dir, config, timer, lock);
+            storage.markRunning();
+            return storage;
+        } catch (RuntimeException e) {
+            release(lock);
+            throw e;
+        }
+    }
+
+    /**
+     * Locks {@code dir} for this process ({@code <dir>/lock}, held until the storage closes): two nodes writing one
+     * data directory would each cut and overwrite what the other keeps.
+     *
+     * @throws IllegalStateException naming the directory when another process holds it
+     */
+    private static java.nio.channels.FileLock lock(Path dir) {
+        Path file = dir.resolve(LOCK);
+        java.nio.channels.FileChannel channel = null;
+        try {
+            Files.createDirectories(dir);
+            channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.WRITE);
+            java.nio.channels.FileLock lock = channel.tryLock();
+            if (lock != null) {
+                return lock;
+            }
+        } catch (java.nio.channels.OverlappingFileLockException held) {
+            // this process holds it already
+        } catch (IOException e) {
+            closeQuietly(channel);
+            throw new UncheckedIOException("cannot lock the data directory " + dir + " (" + file + "): "
+                    + e.getMessage(), e);
+        }
+        closeQuietly(channel);
+        throw new IllegalStateException("the data directory " + dir + " is in use by another node (" + file
+                + " is locked): one node per data directory");
+    }
+
+    private static void closeQuietly(java.nio.channels.@Nullable FileChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // nothing was locked through it
+            }
+        }
+    }
+
+    private static void release(java.nio.channels.@Nullable FileLock lock) {
+        if (lock != null) {
+            closeQuietly(lock.channel()); // closing the channel releases the lock
+        }
+    }
+
+    private static LocalStorage open(String cluster, Path dir, StorageConfig config, Scheduler timer,
+            java.nio.channels.FileLock lock) {
         boolean unclean = Files.exists(dir.resolve(RUNNING));
         StateFormat.Checkpoint checkpoint = readCheckpoint(cluster, dir.resolve(STATE));
         Path journalDir = dir.resolve(JOURNAL);
@@ -146,7 +207,7 @@ final class LocalStorage implements AutoCloseable {
         String recovery = describe(dir, unclean, checkpoint, recovered, replayed, read, config.flush());
         LocalStorage storage = new LocalStorage(cluster, timer, dir, journal, ledgers, config.checkpointBytes(),
                 recovered, unclean, recovery);
-        storage.markRunning();
+        storage.lock = lock;
         return storage;
     }
 
@@ -460,6 +521,8 @@ final class LocalStorage implements AutoCloseable {
             Files.deleteIfExists(d.resolve(RUNNING));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot finish the clean stop in " + d + ": " + e.getMessage(), e);
+        } finally {
+            release(lock);
         }
     }
 
@@ -482,5 +545,6 @@ final class LocalStorage implements AutoCloseable {
         if (journal != null) {
             journal.close();
         }
+        release(lock);
     }
 }

@@ -327,6 +327,16 @@ class LocalStorageTest {
     }
 
     @Test
+    void aSecondNodeOnTheSameDataDirectoryIsRefusedNamingIt() {
+        LocalStorage first = open();
+        produce(first.openTopic(TOPIC, Layout.initial(1, 4, 0)), 0, 3);
+        assertThatThrownBy(this::open).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(dir.toString()).hasMessageContaining("in use by another node");
+        first.close();
+        assertThat(payloads(open().openTopic(TOPIC, Layout.initial(1, 4, 0))).get(0L)).hasSize(3);
+    }
+
+    @Test
     void aCleanStopLeavesTheCheckpointAloneAndNoMarker() throws IOException {
         LocalStorage first = open();
         MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
