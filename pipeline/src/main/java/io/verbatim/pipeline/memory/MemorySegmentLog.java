@@ -320,7 +320,9 @@ public final class MemorySegmentLog implements SourceSegmentLog {
         if (existing != null) {
             return existing;
         }
-        MemoryCursor created = new MemoryCursor(this, name, startAt == StartAt.EARLIEST ? firstKept() - 1 : size() - 1);
+        // at the latest: after what readers may see, so entries not yet durable are read once they are
+        MemoryCursor created = new MemoryCursor(this, name, startAt == StartAt.EARLIEST ? firstKept() - 1
+                : Math.max(confirmed, first) - 1);
         cursors.put(name, created);
         events.opened(segmentId, name, created.markDeleteIndex());
         return created;
@@ -328,7 +330,8 @@ public final class MemorySegmentLog implements SourceSegmentLog {
 
     /** Creates cursor {@code name} at {@code markDelete} as a journal replays it; an existing one stays. */
     synchronized void replayCursor(String name, long markDelete) {
-        cursors.computeIfAbsent(name, n -> new MemoryCursor(this, n, Math.max(markDelete, first - 1)));
+        cursors.computeIfAbsent(name, n -> new MemoryCursor(this, n, Math.max(Math.min(markDelete, size() - 1),
+                first - 1)));
     }
 
     /** Deletes the cursor {@code name} (an unsubscribe): it no longer holds entries or the segment. */
