@@ -158,6 +158,10 @@ final class FileJournal implements Journal, AutoCloseable {
     @Override
     public long append(Journal.Record record) {
         synchronized (lock) {
+            Throwable f = failed;
+            if (f != null) {
+                throw failure(f);
+            }
             if (closing) {
                 throw new IllegalStateException("the journal in " + dir + " is closed");
             }
@@ -206,6 +210,12 @@ final class FileJournal implements Journal, AutoCloseable {
         return true;
     }
 
+    @Override
+    public java.util.Optional<String> failed() {
+        Throwable f = failed;
+        return f == null ? java.util.Optional.empty() : java.util.Optional.of(String.valueOf(failure(f).getMessage()));
+    }
+
     /** The highest sequence number that is durable. */
     long durableSequence() {
         return durable;
@@ -244,6 +254,10 @@ final class FileJournal implements Journal, AutoCloseable {
     long roll() {
         CompletableFuture<Long> done = new CompletableFuture<>();
         synchronized (lock) {
+            Throwable f = failed;
+            if (f != null) {
+                throw failure(f); // the writer is gone: nothing would ever answer
+            }
             if (closing) {
                 throw new IllegalStateException("the journal in " + dir + " is closed");
             }
@@ -417,12 +431,18 @@ final class FileJournal implements Journal, AutoCloseable {
     private void fail(Throwable e) {
         LOG.error("the journal in {} failed: nothing is acknowledged until the node restarts ({})", dir, e.toString());
         List<Sinks.Empty<Void>> waiting = new ArrayList<>();
+        CompletableFuture<Long> roll;
         synchronized (lock) {
             failed = e;
             waiters.values().forEach(waiting::addAll);
             waiters.clear();
+            roll = rollRequested; // asked for while the failing batch was written: nothing else would answer it
+            rollRequested = null;
         }
         RuntimeException error = failure(e);
+        if (roll != null) {
+            roll.completeExceptionally(error);
+        }
         notifier.execute(() -> waiting.forEach(s -> s.tryEmitError(error)));
     }
 

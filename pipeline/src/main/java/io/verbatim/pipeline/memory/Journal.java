@@ -77,6 +77,14 @@ public interface Journal {
     boolean keeps();
 
     /**
+     * Why the journal failed (an I/O error), if it did: then {@link #append} throws, and a cluster refuses every
+     * change before making it, since nothing it made could be kept or acknowledged.
+     */
+    default java.util.Optional<String> failed() {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * One change of one topic's storage. An index is an entry's place in its segment's log, from 0, across
      * ledgers (what cursors count in); a ledger starts at an index.
      */

@@ -596,6 +596,9 @@ public final class MemoryCluster implements LocalSegments {
         if (stopped) {
             throw new IllegalStateException("cluster " + name + " has stopped: nothing more is stored");
         }
+        journaling.journal().failed().ifPresent(why -> {
+            throw new IllegalStateException("cluster " + name + " cannot store on " + topic + ": " + why);
+        });
         List<SourcePosition> written = new ArrayList<>();
         for (Map.Entry<Long, List<Message>> batch : batches.entrySet()) {
             MemorySegmentLog log = logs.get(batch.getKey() >>> 16);
@@ -616,6 +619,9 @@ public final class MemoryCluster implements LocalSegments {
 
     /** Appends raw entry bytes to a segment, as a producer that does its own batching would. */
     public synchronized SourcePosition append(long segmentId, Entry entry) {
+        journaling.journal().failed().ifPresent(why -> {
+            throw new IllegalStateException("cluster " + name + " cannot store on " + topic + ": " + why);
+        });
         return stored(log(segmentId), entry, appended(segmentId));
     }
 
@@ -785,6 +791,11 @@ public final class MemoryCluster implements LocalSegments {
         if (stopped) {
             throw new RemoteException(RemoteException.Kind.UNAVAILABLE, segmentId, "cluster " + name
                     + " is stopping: nothing more is stored");
+        }
+        java.util.Optional<String> failed = journaling.journal().failed();
+        if (failed.isPresent()) { // refused before the mark moves: nothing of it is kept
+            throw new RemoteException(RemoteException.Kind.UNAVAILABLE, segmentId, "cluster " + name
+                    + " cannot store: " + failed.get());
         }
         MemorySegmentLog log = logs.get(segmentId);
         if (log == null) {

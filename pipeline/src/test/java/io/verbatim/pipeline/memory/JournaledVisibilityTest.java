@@ -63,6 +63,59 @@ class JournaledVisibilityTest {
     }
 
     @Test
+    void aClusterWhoseJournalFailedRefusesProduceAndIngestBeforeChangingAnything() {
+        java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Journal failing = new Journal() {
+            @Override
+            public long append(Record record) {
+                if (failure.get() != null) {
+                    throw new IllegalStateException(failure.get());
+                }
+                return journal.append(record);
+            }
+
+            @Override
+            public reactor.core.publisher.Mono<Void> durable(long sequence) {
+                return journal.durable(sequence);
+            }
+
+            @Override
+            public long lastSequence() {
+                return journal.lastSequence();
+            }
+
+            @Override
+            public void onDurable(java.util.function.LongConsumer listener) {
+                journal.onDurable(listener);
+            }
+
+            @Override
+            public boolean keeps() {
+                return true;
+            }
+
+            @Override
+            public java.util.Optional<String> failed() {
+                return java.util.Optional.ofNullable(failure.get());
+            }
+        };
+        MemoryCluster d = new MemoryCluster("east", TOPIC, Layout.initial(1, 4, 0), Schedulers.immediate(), failing,
+                LedgerIds.fromFloor(100));
+        long session = d.newSessionId();
+        d.ingest(0, "pulsar.repl.b.0", session, 0, SourcePosition.of(7, 0), replicated(0));
+        journal.flush();
+        ClusterImage before = d.image();
+        failure.set("the journal in /data/journal failed (No space left on device)");
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> d.produce(List.of(Message.of("k", new byte[] {1})),
+                Compression.NONE)).isInstanceOf(IllegalStateException.class).hasMessageContaining("No space left");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> d.ingest(0, "pulsar.repl.b.0", session, 1,
+                SourcePosition.of(7, 1), replicated(1))).isInstanceOfSatisfying(io.verbatim.pipeline.RemoteException.class,
+                        e -> assertThat(e.kind()).isEqualTo(io.verbatim.pipeline.RemoteException.Kind.UNAVAILABLE));
+        assertThat(d.image()).as("nothing changed in memory").isEqualTo(before);
+    }
+
+    @Test
     void aCursorOpenedAtTheLatestReadsTheEntriesNotYetDurable() {
         c.produce(List.of(Message.of("k", new byte[] {1})), Compression.NONE);
         journal.flush();
