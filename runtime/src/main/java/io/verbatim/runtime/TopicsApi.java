@@ -146,17 +146,29 @@ final class TopicsApi {
             if (producer == null || producer.isEmpty()) {
                 return text(response, 400, "a reset needs the producer whose mark it removes (producer=...)");
             }
-            if (!memory.resetMark(Long.parseLong(segment), producer)) {
-                return text(response, 404, "topic '" + topic + "' has no deduplication mark of producer '" + producer
-                        + "' on segment " + segment);
-            }
-            Map<String, Object> answer = new LinkedHashMap<>();
-            answer.put("topic", topic);
-            answer.put("segment", Long.parseLong(segment));
-            answer.put("producer", producer);
-            answer.put("reset", true);
-            return json(response, 200, answer);
+            return resetDurably(memory, Long.parseLong(segment), producer).flatMap(reset -> {
+                if (!reset) {
+                    return text(response, 404, "topic '" + topic + "' has no deduplication mark of producer '"
+                            + producer + "' on segment " + segment);
+                }
+                Map<String, Object> answer = new LinkedHashMap<>();
+                answer.put("topic", topic);
+                answer.put("segment", Long.parseLong(segment));
+                answer.put("producer", producer);
+                answer.put("reset", true);
+                return json(response, 200, answer);
+            }).onErrorResume(IllegalStateException.class, e -> text(response, 503, "cluster " + node.name()
+                    + " could not keep the reset: " + e.getMessage()));
         });
+    }
+
+    /**
+     * Removes the mark and answers whether there was one once the journal made the removal durable: a reset
+     * answered is one a crash keeps.
+     */
+    static Mono<Boolean> resetDurably(io.verbatim.pipeline.memory.MemoryCluster memory, long segment, String producer) {
+        return Mono.fromCallable(() -> memory.resetMark(segment, producer))
+                .flatMap(reset -> reset ? memory.durable().thenReturn(true) : Mono.just(false));
     }
 
     /** What a checked call on a topic kept in memory goes on to do. */
