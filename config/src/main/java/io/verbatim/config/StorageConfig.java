@@ -16,9 +16,56 @@ import java.util.Optional;
  * @param gcInterval how often garbage collection looks for sealed segments to delete
  * @param type in memory (the default) or on each cluster's Apache Pulsar
  * @param pulsar on Pulsar: each cluster's Pulsar, by cluster name ({@code clusters[].pulsar})
+ * @param flush in memory with a data directory: when the journal forces what it wrote to the disk, before
+ *        anything is acknowledged ({@link Flush})
+ * @param checkpointBytes in memory with a data directory: how much the journal may hold before a checkpoint
+ *        writes every topic down and the journal starts again (it bounds how much a restart replays)
  */
 public record StorageConfig(boolean deleteConsumed, boolean pruneSealed, Duration gcInterval, Type type,
-        Map<String, PulsarConfig> pulsar) {
+        Map<String, PulsarConfig> pulsar, Flush flush, long checkpointBytes) {
+
+    /** The smallest and largest {@link #checkpointBytes}. */
+    public static final long MIN_CHECKPOINT_BYTES = 1 << 20;
+    public static final long MAX_CHECKPOINT_BYTES = 64L << 30;
+    /** The longest {@link Flush.Every} interval. */
+    public static final Duration MAX_FLUSH_INTERVAL = Duration.ofMinutes(1);
+    /** The default {@link #checkpointBytes}: 64 MiB. */
+    public static final long DEFAULT_CHECKPOINT_BYTES = 64 << 20;
+
+    /**
+     * When the embedded storage's journal is forced to disk. Whatever the policy, a record is written to the
+     * operating system before what it records is acknowledged, so a crash of the process loses nothing
+     * acknowledged; the policy decides what a crash of the machine (power, kernel) may lose.
+     */
+    public sealed interface Flush {
+        /** Forced after each batch of records, before any of them is acknowledged (the default): nothing. */
+        record PerBatch() implements Flush {
+            @Override
+            public String toString() {
+                return "batch";
+            }
+        }
+
+        /** Forced at least every {@code interval}; acknowledged once written: at most the last interval. */
+        record Every(Duration interval) implements Flush {
+            public Every {
+                Ranges.check("flush", interval, Ranges.MS, MAX_FLUSH_INTERVAL);
+            }
+
+            @Override
+            public String toString() {
+                return Section.pretty(interval);
+            }
+        }
+
+        /** Never forced: the operating system writes when it will. */
+        record Never() implements Flush {
+            @Override
+            public String toString() {
+                return "never";
+            }
+        }
+    }
 
     /** Where segments live. */
     public enum Type {
@@ -31,14 +78,29 @@ public record StorageConfig(boolean deleteConsumed, boolean pruneSealed, Duratio
     public StorageConfig {
         Ranges.check("gcInterval", gcInterval, Ranges.TEN_MS, Ranges.MAX_INTERVAL);
         pulsar = Map.copyOf(pulsar);
+        java.util.Objects.requireNonNull(flush, "flush");
+        if (checkpointBytes < MIN_CHECKPOINT_BYTES || checkpointBytes > MAX_CHECKPOINT_BYTES) {
+            throw new IllegalArgumentException("checkpointBytes " + checkpointBytes + " is out of range (expected at "
+                    + "least " + MIN_CHECKPOINT_BYTES + " and at most " + MAX_CHECKPOINT_BYTES + ")");
+        }
         if (type == Type.MEMORY && !pulsar.isEmpty()) {
             throw new IllegalArgumentException("pulsar settings for " + pulsar.keySet() + " while storage is in memory "
                     + "(expected type pulsar, or no Pulsar settings)");
         }
     }
 
+    public StorageConfig(boolean deleteConsumed, boolean pruneSealed, Duration gcInterval, Type type,
+            Map<String, PulsarConfig> pulsar) {
+        this(deleteConsumed, pruneSealed, gcInterval, type, pulsar, new Flush.PerBatch(), DEFAULT_CHECKPOINT_BYTES);
+    }
+
     public StorageConfig(boolean deleteConsumed, boolean pruneSealed, Duration gcInterval) {
         this(deleteConsumed, pruneSealed, gcInterval, Type.MEMORY, Map.of());
+    }
+
+    /** The same with the embedded storage's journal settings {@code flush} and {@code checkpointBytes}. */
+    public StorageConfig withJournal(Flush flush, long checkpointBytes) {
+        return new StorageConfig(deleteConsumed, pruneSealed, gcInterval, type, pulsar, flush, checkpointBytes);
     }
 
     public static StorageConfig defaults() {
@@ -60,6 +122,6 @@ public record StorageConfig(boolean deleteConsumed, boolean pruneSealed, Duratio
      * VerbatimConfig#withStorage} checks).
      */
     public StorageConfig onPulsar(Map<String, PulsarConfig> settings) {
-        return new StorageConfig(deleteConsumed, pruneSealed, gcInterval, Type.PULSAR, settings);
+        return new StorageConfig(deleteConsumed, pruneSealed, gcInterval, Type.PULSAR, settings, flush, checkpointBytes);
     }
 }

@@ -581,9 +581,36 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         boolean deleteConsumed = s.bool("deleteConsumed", d.deleteConsumed());
         boolean pruneSealed = s.bool("pruneSealed", d.pruneSealed());
         Duration gcInterval = s.duration("gcInterval", d.gcInterval(), TEN_MS, MAX_INTERVAL);
+        StorageConfig.Flush flush = flush(s.key("flush"), s.string("flush", d.flush().toString()));
+        long checkpointBytes = s.bytes("checkpointBytes", d.checkpointBytes(), StorageConfig.MIN_CHECKPOINT_BYTES,
+                StorageConfig.MAX_CHECKPOINT_BYTES);
         s.done();
-        StorageConfig memory = build(s, () -> new StorageConfig(deleteConsumed, pruneSealed, gcInterval));
+        StorageConfig memory = build(s, () -> new StorageConfig(deleteConsumed, pruneSealed, gcInterval)
+                .withJournal(flush, checkpointBytes));
         return type == StorageConfig.Type.PULSAR ? memory.onPulsar(pulsar) : memory;
+    }
+
+    /** {@code storage.flush}: {@code batch}, {@code never}, or an interval ({@code 100ms}). */
+    private static StorageConfig.Flush flush(String key, String value) {
+        String v = value.trim().toLowerCase(java.util.Locale.ROOT);
+        if (v.equals("batch")) {
+            return new StorageConfig.Flush.PerBatch();
+        }
+        if (v.equals("never")) {
+            return new StorageConfig.Flush.Never();
+        }
+        Duration interval;
+        try {
+            interval = Durations.parse(key, value);
+        } catch (ConfigException e) {
+            throw new ConfigException(key, Section.quoted(value) + " is not a flush policy (expected batch, never, or "
+                    + "an interval such as 100ms)");
+        }
+        if (interval.compareTo(MS) < 0 || interval.compareTo(StorageConfig.MAX_FLUSH_INTERVAL) > 0) {
+            throw new ConfigException(key, Section.quoted(value) + " is out of range (expected an interval of at "
+                    + "least 1ms and at most 1m, or batch, or never)");
+        }
+        return new StorageConfig.Flush.Every(interval);
     }
 
     /** A cluster's {@code pulsar}: URLs, namespace (default {@code public/<cluster>}), token, trust file. */

@@ -398,14 +398,16 @@ public final class Verbatim implements Runnable {
                     + "answer other than 2xx exits 2): split URL TOPIC SEGMENT | rebucket URL TOPIC SEGMENT N (a lower N is a "
                     + "cold mark) | merge URL TOPIC FIRST SECOND (a cold mark: merged once every cluster agrees) | "
                     + "coldmarks URL TOPIC (the marks by source) | unmark URL TOPIC BOUNDARY|RANGE (withdraws an "
-                    + "operator's mark, e.g. 8000 or c000-ffff) | delegations URL (who feeds each listener of the "
+                    + "operator's mark, e.g. 8000 or c000-ffff) | dedup URL TOPIC (the deduplication marks of the "
+                    + "embedded storage) | dedup-reset URL TOPIC SEGMENT PRODUCER (removes one) | delegations URL (who "
+                    + "feeds each listener of the "
                     + "metadata log) | delegate URL LISTENER=FOLLOWER... (the whole new assignment; 'none' clears it).")
     static final class AdminCommand implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
 
         @Parameters(index = "0", paramLabel = "OPERATION",
-                description = "split, rebucket, merge, coldmarks, unmark, delegations or delegate")
+                description = "split, rebucket, merge, coldmarks, unmark, dedup, dedup-reset, delegations or delegate")
         String operation;
 
         @Parameters(index = "1", paramLabel = "URL", description = "the node's admin URL")
@@ -445,18 +447,22 @@ public final class Verbatim implements Runnable {
                 case "split" -> rest.size() == 1 ? "segment=" + rest.get(0) : null;
                 case "rebucket" -> rest.size() == 2 ? "segment=" + rest.get(0) + "&bucketCount=" + rest.get(1) : null;
                 case "merge" -> rest.size() == 2 ? "first=" + rest.get(0) + "&second=" + rest.get(1) : null;
-                case "coldmarks" -> rest.isEmpty() ? "" : null;
+                case "coldmarks", "dedup" -> rest.isEmpty() ? "" : null;
+                case "dedup-reset" -> rest.size() == 2 ? "segment=" + rest.get(0) + "&producer="
+                        + java.net.URLEncoder.encode(rest.get(1), StandardCharsets.UTF_8) : null;
                 case "unmark" -> rest.size() == 1 ? (rest.get(0).contains("-") ? "range=" : "boundary=") + rest.get(0)
                         : null;
                 default -> throw new CommandLine.ParameterException(spec.commandLine(), "operation '" + operation
-                        + "' is not one of split, rebucket, merge, coldmarks, unmark, delegations, delegate");
+                        + "' is not one of split, rebucket, merge, coldmarks, unmark, dedup, dedup-reset, delegations, "
+                        + "delegate");
             };
             if (query == null) {
                 throw new CommandLine.ParameterException(spec.commandLine(), operation + " takes "
                         + switch (operation) {
                             case "split" -> "SEGMENT";
                             case "merge" -> "FIRST SECOND";
-                            case "coldmarks" -> "nothing";
+                            case "coldmarks", "dedup" -> "nothing";
+                            case "dedup-reset" -> "SEGMENT PRODUCER";
                             case "unmark" -> "BOUNDARY or RANGE";
                             default -> "SEGMENT N";
                         } + " after the topic, not " + rest);
@@ -465,14 +471,18 @@ public final class Verbatim implements Runnable {
             if (bearer.isEmpty()) {
                 return BAD_INPUT;
             }
-            String path = operation.equals("unmark") ? "coldmarks" : operation;
+            String path = switch (operation) {
+                case "unmark" -> "coldmarks";
+                case "dedup-reset" -> "dedup";
+                default -> operation;
+            };
             String target = url.replaceAll("/+$", "") + "/admin/v2/scalable/" + path + "?topic="
                     + java.net.URLEncoder.encode(topic, StandardCharsets.UTF_8) + (query.isEmpty() ? "" : "&" + query);
             HttpRequest.Builder call = HttpRequest.newBuilder(URI.create(target))
                     .header("Authorization", "Bearer " + bearer.get());
             call = switch (operation) {
-                case "coldmarks" -> call.GET();
-                case "unmark" -> call.DELETE();
+                case "coldmarks", "dedup" -> call.GET();
+                case "unmark", "dedup-reset" -> call.DELETE();
                 default -> call.POST(HttpRequest.BodyPublishers.noBody());
             };
             return answer(call);

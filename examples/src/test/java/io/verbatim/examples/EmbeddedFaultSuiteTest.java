@@ -5,8 +5,8 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fault suite on the embedded storage: each node keeps its segments in its own process and writes them to
- * its data directory at a clean stop ({@code state.pb}).
+ * The fault suite on the embedded storage: each node keeps its segments in its own process and in its data
+ * directory (a journal of every change, checkpoints in {@code state.pb}).
  */
 class EmbeddedFaultSuiteTest extends FaultScenarios {
 
@@ -30,10 +30,6 @@ class EmbeddedFaultSuiteTest extends FaultScenarios {
     @Override
     @Test
     @Order(9)
-    @Disabled("issue 23 items 1-3: a killed node restarts from its last clean stop (or empty), loses what it "
-            + "acknowledged since, and hands out source positions peers already hold, which they drop as duplicates "
-            + "(seed 2315: 12,480 acknowledged messages missing, and a replicated entry whose payload differs from "
-            + "its source's at the same position)")
     void aNodeKilledWithSigkillAndRestartedLosesNothingAcknowledged() throws Exception {
         super.aNodeKilledWithSigkillAndRestartedLosesNothingAcknowledged();
     }

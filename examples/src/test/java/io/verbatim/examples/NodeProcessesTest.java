@@ -119,6 +119,62 @@ class NodeProcessesTest {
         }
     }
 
+    /**
+     * Issue 23's crash cases across processes: us-east stops cleanly and restarts, takes a split, and is then
+     * killed (SIGKILL) while its peers replicate into it; restarted from its data directory, it has everything it
+     * acknowledged, hands out no source position it handed out before (its peers would drop those entries as
+     * duplicates), keeps the split topic's entries, and every message is on every cluster.
+     */
+    @Test
+    void aNodeKilledAfterARestartAndASplitLosesNothingItAcknowledged() throws Exception {
+        writeConfig();
+        CLUSTERS.forEach(c -> produced.put(c, new AtomicInteger()));
+        for (String c : CLUSTERS) {
+            start(c);
+        }
+        for (String c : CLUSTERS) {
+            awaitLine(c, c + ": ready", 1);
+        }
+        ExecutorService traffic = Executors.newFixedThreadPool(3);
+        try {
+            produceEverywhere(traffic, 10);
+            Process east = nodes.process("us-east");
+            east.destroy(); // SIGTERM: a clean stop
+            assertThat(east.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            start("us-east");
+            awaitLine("us-east", "us-east: ready", 2);
+            produce("us-east", 10);
+            HttpResponse<String> split = call("us-east", "POST", "/admin/v2/scalable/split?topic=" + enc(TOPIC)
+                    + "&segment=0", null);
+            assertThat(split.statusCode()).as(split.body()).isEqualTo(200);
+
+            Future<?> west = traffic.submit(() -> produce("eu-west", 60));
+            Future<?> south = traffic.submit(() -> produce("ap-south", 60));
+            produce("us-east", 10);
+            nodes.process("us-east").destroyForcibly(); // SIGKILL, with the peers' entries arriving
+            assertThat(nodes.process("us-east").waitFor(30, TimeUnit.SECONDS)).isTrue();
+            start("us-east");
+            awaitLine("us-east", "us-east: ready", 3);
+            assertThat(log("us-east")).contains("did not stop cleanly");
+            produce("us-east", 10);
+            west.get(2, TimeUnit.MINUTES);
+            south.get(2, TimeUnit.MINUTES);
+        } finally {
+            traffic.shutdownNow();
+        }
+        awaitQuiet();
+
+        Map<String, MemoryCluster> stored = new LinkedHashMap<>();
+        for (String c : CLUSTERS) {
+            stored.put(c, image(c));
+        }
+        Map<String, Long> counts = new LinkedHashMap<>();
+        produced.forEach((c, n) -> counts.put(c, (long) n.get()));
+        List<Check> checks = ReplicationRecorder.of(stored, true).checks(counts);
+        assertThat(checks).allSatisfy(c -> assertThat(c.passed()).as(c.name() + ": " + c.detail()).isTrue());
+        assertThat(stored.get("us-east").layout().activeSegments()).hasSize(3);
+    }
+
     // ---- the nodes ------------------------------------------------------------------------------
 
     private void writeConfig() throws IOException {

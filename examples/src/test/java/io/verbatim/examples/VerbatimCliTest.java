@@ -235,6 +235,37 @@ class VerbatimCliTest {
     }
 
     @Test
+    void adminShowsAndResetsTheDeduplicationMarksOfTheEmbeddedStorage() {
+        try (EmbeddedRuntime runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
+                clusters: [{name: east, token: east-token}, {name: west, token: west-token}]
+                topics: [{name: t, initialSegments: 1, bucketBudget: 4}]
+                replication: {startAt: earliest}
+                exchange: {antiEntropyInterval: 500ms}
+                security: {adminToken: s}
+                """))) {
+            runtime.awaitQuiet(Duration.ofSeconds(20)).block();
+            runtime.cluster("east").producer("t", io.verbatim.model.Compression.LZ4)
+                    .send(java.util.List.of(io.verbatim.model.entry.Message.of("k", "east/0".getBytes()))).block();
+            runtime.awaitQuiet(Duration.ofSeconds(20)).block();
+            String west = runtime.cluster("west").adminUrl();
+            Run marks = run("admin", "dedup", west, "t", "--token", "s");
+            assertThat(marks.code()).as(marks.err()).isZero();
+            assertThat(marks.out()).contains("\"segment\":0").contains("\"producer\":\"pulsar.repl.east.0\"")
+                    .containsPattern("\"position\":\"\\d+:0\"");
+            Run reset = run("admin", "dedup-reset", west, "t", "0", "pulsar.repl.east.0", "--token", "s");
+            assertThat(reset.out()).as(reset.err()).contains("\"reset\":true");
+            assertThat(run("admin", "dedup", west, "t", "--token", "s").out()).contains("\"marks\":[]");
+            assertThat(run("admin", "dedup-reset", west, "t", "0", "pulsar.repl.east.0", "--token", "s").err())
+                    .contains("404").contains("has no deduplication mark");
+            assertThat(run("admin", "dedup-reset", west, "t", "x", "p", "--token", "s").err()).contains("400")
+                    .contains("segment 'x' is not a segment id");
+            assertThat(run("admin", "dedup-reset", west, "t", "0", "--token", "s").err())
+                    .contains("dedup-reset takes SEGMENT PRODUCER after the topic");
+            assertThat(run("admin", "dedup", west, "t", "--token", "east-token").err()).contains("403");
+        }
+    }
+
+    @Test
     void adminAssignsTheMetadataLogsListenersAndShowsWhoFeedsWhom() {
         try (EmbeddedRuntime runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
                 clusters: [{name: east, token: east-token, brokers: 2}, {name: west, token: west-token}]

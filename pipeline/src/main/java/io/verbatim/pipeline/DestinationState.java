@@ -3,6 +3,7 @@ package io.verbatim.pipeline;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.RemoteException.Kind;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The destination side of one (remote segment, replicator producer) pair, and its one decision:
@@ -18,6 +19,11 @@ import java.util.Optional;
  * earlier entry can never be mistaken for a duplicate (Pulsar's silent-loss hole #26113). A newer
  * session fences older ones.
  *
+ * <p>A position implausibly far past the highest one taken ({@link #MAX_JUMP} ledgers or entries, counted from
+ * {@code 0:0} for a pair that has taken nothing) is refused: one such entry would make every later real entry of
+ * the pair a duplicate, for good. Ledgers and entries are counted by the million per day at most, so a real source
+ * comes nowhere near it.
+ *
  * @param pushed the highest position accepted for storing, if any
  * @param persisted the highest position stored, if any; never above {@code pushed}
  * @param session the newest session seen, -1 before the first
@@ -26,6 +32,9 @@ import java.util.Optional;
  */
 public record DestinationState(Optional<SourcePosition> pushed, Optional<SourcePosition> persisted, long session,
         long expectedSequence, boolean poisoned) {
+
+    /** How many ledgers, or entries of one ledger, a position may be past the highest one taken: 2^40. */
+    public static final long MAX_JUMP = 1L << 40;
 
     /** A pair that has seen nothing. */
     public static final DestinationState EMPTY = new DestinationState(Optional.empty(), Optional.empty(), -1, 0,
@@ -80,11 +89,45 @@ public record DestinationState(Optional<SourcePosition> pushed, Optional<SourceP
         if (pushed.isPresent() && position.compareTo(pushed.get()) <= 0) {
             return current.poisonedBy(Kind.IN_FLIGHT, position + " is pushed but not yet persisted");
         }
+        String implausible = implausible(pushed.orElse(null), position);
+        if (implausible != null) {
+            return current.poisonedBy(Kind.IMPLAUSIBLE, implausible);
+        }
         if (segmentSealed) {
             return current.poisonedBy(Kind.SEALED, "segment is sealed");
         }
         return new Admission.Append(new DestinationState(Optional.of(position), persisted, current.session,
                 current.expectedSequence + 1, current.poisoned));
+    }
+
+    /**
+     * Why {@code position} cannot follow {@code highest} (the highest position taken, null for none), or null
+     * when it can.
+     */
+    static @Nullable String implausible(@Nullable SourcePosition highest, SourcePosition position) {
+        SourcePosition from = highest != null ? highest : SourcePosition.of(0, 0);
+        String after = highest != null ? "the highest position stored, " + highest : "0:0 (nothing stored yet)";
+        if (position.ledgerId() - from.ledgerId() > MAX_JUMP) {
+            return "source position " + position + " is implausibly far past " + after + ": more than 2^40 ledgers ahead";
+        }
+        long entriesAhead = position.ledgerId() == from.ledgerId() ? position.entryId() - from.entryId()
+                : position.entryId();
+        if (entriesAhead > MAX_JUMP) {
+            return "source position " + position + " is implausibly far past " + after + ": more than 2^40 entries ahead"
+                    + " in its ledger";
+        }
+        return null;
+    }
+
+    /**
+     * The state after a restart that recovered {@code position} as stored from {@code session}: nothing is in
+     * flight any more, and every session of before is over.
+     */
+    public DestinationState recovered(long session, SourcePosition position) {
+        SourcePosition highest = persisted.isEmpty() || position.compareTo(persisted.get()) > 0 ? position
+                : persisted.get();
+        return new DestinationState(Optional.of(highest), Optional.of(highest), Math.max(this.session, session), 0,
+                false);
     }
 
     /** {@code position} is stored. */
@@ -113,11 +156,20 @@ public record DestinationState(Optional<SourcePosition> pushed, Optional<SourceP
     public DestinationState inheritedByChild() {
         Optional<SourcePosition> inherited = persisted;
         if (inherited.isPresent() && !inherited.get().isWhole()) {
-            SourcePosition p = inherited.get();
-            inherited = p.entryId() == 0 ? Optional.empty()
-                    : Optional.of(SourcePosition.of(p.ledgerId(), p.entryId() - 1));
+            inherited = beforeEntryOf(inherited.get());
         }
         return new DestinationState(inherited, inherited, -1, 0, false);
+    }
+
+    /**
+     * The highest whole position below every part of {@code p}'s entry: its ledger's entry before, or past every
+     * entry of the ledger before when {@code p} is its ledger's first.
+     */
+    private static Optional<SourcePosition> beforeEntryOf(SourcePosition p) {
+        if (p.entryId() > 0) {
+            return Optional.of(SourcePosition.of(p.ledgerId(), p.entryId() - 1));
+        }
+        return p.ledgerId() == 0 ? Optional.empty() : Optional.of(SourcePosition.of(p.ledgerId() - 1, Long.MAX_VALUE));
     }
 
     private DestinationState nextInSession() {

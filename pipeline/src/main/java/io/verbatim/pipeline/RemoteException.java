@@ -16,6 +16,11 @@ public final class RemoteException extends RuntimeException {
         IN_FLIGHT,
         /** An earlier send of the session failed, so this one was not sent. */
         SESSION_BROKEN,
+        /**
+         * The destination refused a source position implausibly far past the highest it stored (one such entry
+         * would make every later one a duplicate): retry after backoff; it is reported at the destination.
+         */
+        IMPLAUSIBLE,
         /** The destination rejected the entry (any other reason): retry after backoff. */
         REJECTED,
         /** The remote does not implement the layout exchange: never written to. */

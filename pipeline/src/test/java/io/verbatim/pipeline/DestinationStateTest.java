@@ -102,6 +102,64 @@ class DestinationStateTest {
     }
 
     @Test
+    void aSplitChildOfAPartedFirstEntryOfALedgerInheritsEverythingOfTheLedgersBefore() {
+        Pair parted = new Pair();
+        SourcePosition firstOfLedger7 = SourcePosition.of(7, 0);
+        parted.assertAppended(1, 0, SourcePosition.of(5, 40));
+        parted.persisted(SourcePosition.of(5, 40));
+        parted.assertAppended(1, 1, firstOfLedger7.withPart(0));
+        parted.persisted(firstOfLedger7.withPart(0));
+        Pair child = new Pair(parted.state.inheritedByChild());
+        child.assertDuplicate(1, 0, SourcePosition.of(5, 40));
+        child.assertDuplicate(1, 1, SourcePosition.of(6, 3));
+        child.assertAppended(1, 2, firstOfLedger7.withPart(0));
+    }
+
+    @Test
+    void aPositionImplausiblyFarPastTheHighestTakenIsRefusedAndLeavesTheMarkAsItWas() {
+        long jump = DestinationState.MAX_JUMP;
+        Pair d = new Pair();
+        // the reported attack: one entry at 0:2^62 made every later real entry a duplicate
+        d.assertRefused(1, 0, SourcePosition.of(0, 1L << 62), Kind.IMPLAUSIBLE);
+        assertThat(d.state.persisted()).isEmpty();
+        assertThat(d.state.pushed()).isEmpty();
+        d.assertRefused(2, 0, SourcePosition.of(1L << 62, 0), Kind.IMPLAUSIBLE);
+        d.assertAppended(3, 0, SourcePosition.of(jump, jump)); // at the bound: taken
+        d.persisted(SourcePosition.of(jump, jump));
+        d.assertRefused(3, 1, SourcePosition.of(jump, 2 * jump + 1), Kind.IMPLAUSIBLE);
+        d.assertRefused(4, 0, SourcePosition.of(2 * jump + 1, 0), Kind.IMPLAUSIBLE);
+        d.assertRefused(5, 0, SourcePosition.of(jump + 1, jump + 1), Kind.IMPLAUSIBLE);
+        d.assertAppended(6, 0, SourcePosition.of(2 * jump, jump)); // a new ledger, at both bounds
+        d.assertAppended(6, 1, SourcePosition.of(2 * jump, 2 * jump));
+        d.persisted(SourcePosition.of(2 * jump, 2 * jump));
+        d.assertDuplicate(7, 0, SourcePosition.of(0, 1L << 62)); // below the mark: a duplicate, as ever
+    }
+
+    @Test
+    void theRefusalOfAnImplausiblePositionNamesItAndTheMark() {
+        DestinationState held = DestinationState.EMPTY.admit(1, 0, P1, false, true).next().persisted(P1);
+        Admission a = held.admit(1, 1, SourcePosition.of(1, 1L << 62), false, true);
+        assertThat(a).isInstanceOfSatisfying(Admission.Refused.class, r -> assertThat(r.message())
+                .isEqualTo("source position 1:" + (1L << 62) + " is implausibly far past the highest position stored, "
+                        + "1:1: more than 2^40 entries ahead in its ledger"));
+    }
+
+    @Test
+    void aRecoveredPairHasNothingInFlight() {
+        Pair d = new Pair();
+        d.assertAppended(4, 0, P1);
+        d.assertAppended(4, 1, P2); // pushed, not persisted: lost in the crash
+        DestinationState recovered = DestinationState.EMPTY.recovered(4, P1);
+        assertThat(recovered.pushed()).contains(P1);
+        assertThat(recovered.persisted()).contains(P1);
+        Pair after = new Pair(recovered);
+        after.assertDuplicate(5, 0, P1);
+        after.assertAppended(5, 1, P2);
+        assertThat(recovered.recovered(2, SourcePosition.of(0, 9))).as("never lower")
+                .isEqualTo(recovered);
+    }
+
+    @Test
     void withoutSessionOrderItIsPulsarsV2DeduplicationAloneWithItsHole() {
         Pair d = new Pair();
         d.sessionOrder = false;

@@ -151,7 +151,8 @@ public final class ClusterNode implements AutoCloseable {
     private final Disposable.Composite loops = Disposables.composite();
     private volatile boolean stopping;
     private final RateWindow rates;
-    private final Map<String, ClusterImage> restored = new LinkedHashMap<>();
+    /** Where the topics' segments live when they are in memory: kept in a data directory, or memory only. */
+    private LocalStorage local;
     private final PolicyLoop policy;
     private final AdminOperations operations;
     /** Who may call this cluster's ports, their limits and TLS. */
@@ -237,6 +238,7 @@ public final class ClusterNode implements AutoCloseable {
                 }), timer);
         this.pulsar = config.storage().onPulsar() ? Optional.of(new PulsarConnections(config, name)) : Optional.empty();
         this.rates = new RateWindow(timer);
+        this.local = LocalStorage.memoryOnly(name, timer);
         Optional<Tls> tls = config.security().tls(name);
         this.net = new NetServer(config.security().authenticator(name), config.network(), tls.map(Tls::serverContext),
                 timer);
@@ -273,13 +275,12 @@ public final class ClusterNode implements AutoCloseable {
             // The same initial layout on every cluster (PIP-495: a replicated namespace's topic starts alike);
             // a store that already holds the topic (a restart) keeps what it holds.
             Layout initial = Layout.initial(t.initialSegments(), t.bucketBudget(), 0);
-            ClusterImage image = restored.get(t.name());
-            Layout start = image == null ? initial : image.layout();
+            Layout start = local.recoveredLayout(t.name()).orElse(initial);
             Layout held = Objects.requireNonNull(link.isPresent()
                     ? link.get().first(t.name(), FIRST_LAYOUT_WAIT).block()
                     : store.get(t.name()).switchIfEmpty(Mono.defer(() -> store.create(t.name(), start))).block());
             TopicStorage storage = pulsar.isPresent() ? onPulsar(pulsar.get(), t.name(), held)
-                    : inMemory(t.name(), held, image);
+                    : inMemory(t.name(), held);
             topics.put(t.name(), storage);
             load.put(t.name(), new LoadTracker());
             // each layout handed over as it comes (adopt takes them in this order, and skips one a newer one
@@ -291,6 +292,9 @@ public final class ClusterNode implements AutoCloseable {
             storage.memory().ifPresent(m -> m.pinnedSegmentsMetric(config.replication().messageTtl().toMillis())
                     .bindTo(registry));
         }
+        local.configuredTopicsOpened();
+        local.unopened().forEach(t -> LOG.warn("{}: topic {} was kept in the data directory but is not configured: "
+                + "it is dropped at the next checkpoint", name(), t));
         controller.becomeLeader();
         Addresses addresses = self.addresses();
         for (int i = 0; i < self.brokers(); i++) {
@@ -325,16 +329,14 @@ public final class ClusterNode implements AutoCloseable {
                 .description("times another controller replica took over as the metadata log's leader")
                 .register(registry);
         new NetMetricsBinder(net).bindTo(registry);
+        local.bindTo(registry);
         link.ifPresent(l -> l.bindTo(registry));
         group.ifPresent(g -> g.bindTo(registry));
         return this;
     }
 
-    private TopicStorage inMemory(String topic, Layout held, @Nullable ClusterImage image) {
-        MemoryCluster storage = (image != null && image.layout().epoch() == held.epoch()
-                ? MemoryCluster.restore(name(), topic, image, timer)
-                : new MemoryCluster(name(), topic, held, timer))
-                .deleteConsumed(config.storage().deleteConsumed());
+    private TopicStorage inMemory(String topic, Layout held) {
+        MemoryCluster storage = local.openTopic(topic, held).deleteConsumed(config.storage().deleteConsumed());
         for (String peer : peers()) {
             storage.replicateTo(peer, config.replication().startAt());
         }
@@ -376,11 +378,21 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * The state to start from instead of the configured initial layouts: what {@link #stop} wrote at the
-     * last clean stop (by topic). Before {@link #start()}.
+     * The state to start from instead of the configured initial layouts: topic images (by topic), each brought to
+     * the metadata log's layout as it starts. Before {@link #start()}.
      */
     public synchronized ClusterNode restore(Map<String, ClusterImage> images) {
-        restored.putAll(images);
+        images.forEach(local::offer);
+        return this;
+    }
+
+    /**
+     * Keeps the topics' segments in {@code storage} (a data directory's, with what it recovered), in place of
+     * memory only. Before {@link #start()}.
+     */
+    synchronized ClusterNode storage(LocalStorage storage) {
+        local.close();
+        local = storage;
         return this;
     }
 
@@ -817,6 +829,11 @@ public final class ClusterNode implements AutoCloseable {
         remotes.forEach(NetworkRemote::close);
     }
 
+    /** Where a clean stop writes the topics' state (a data directory's checkpoint), if it keeps them at all. */
+    public Optional<Path> stateFile() {
+        return local.durable() ? local.stateFile() : Optional.empty();
+    }
+
     /** True once {@link #stop} began: the node takes no new messages from applications. */
     public boolean stopping() {
         return stopping;
@@ -850,6 +867,7 @@ public final class ClusterNode implements AutoCloseable {
             // after the image (and acknowledged, and lost at the restart).
             // On Pulsar, the broker keeps the segments: there is no image to take.
             topics.forEach((topic, storage) -> storage.memory().ifPresent(m -> images.put(topic, m.stop())));
+            local.stopCleanly(images);
             close();
             return images;
         }
@@ -870,6 +888,7 @@ public final class ClusterNode implements AutoCloseable {
             processMetrics.close();
         }
         topics.values().forEach(TopicStorage::close);
+        local.close();
         pulsar.ifPresent(PulsarConnections::close);
         group.ifPresent(ControllerGroup::close);
         link.ifPresent(ControllerLink::close);

@@ -57,17 +57,20 @@ import reactor.util.Loggers;
  * session) and read this cluster's layouts (one WebSocket streaming each new layout). Only a peer
  * cluster may call it, and a session carries only what that cluster may send: its producer is
  * {@code pulsar.repl.<caller>.<source segment>}, and every entry is stamped as replicated from the
- * caller, at a position of that source segment, with a stamp inside one bucket of the destination
- * segment ({@code FORBIDDEN} otherwise). Every arriving entry then goes through the destination's rules
- * of {@link MemoryCluster#ingest}: deduplication on the source position, the session's sequence numbers
- * (a gap or a refusal refuses the rest of the session; a newer session fences older ones), sealed
- * segments refused. A malformed or forbidden frame is answered with what was wrong and ends the session;
+ * caller, at the send's source position, with a stamp inside one bucket of the destination segment
+ * ({@code FORBIDDEN} otherwise). Every arriving entry then goes through the destination's rules of
+ * {@link MemoryCluster#ingest}: deduplication on the source position (a position implausibly far past the
+ * highest stored is refused), the session's sequence numbers (a gap or a refusal refuses the rest of the
+ * session; a newer session fences older ones), sealed segments refused. An entry is answered once the
+ * cluster's journal made it durable (at once in memory only), replies in the order of the sends. A malformed or forbidden frame is answered with what was wrong and ends the session;
  * nothing of it is stored. A session that hears nothing for {@code network.idleTimeout} (healthy clients
  * ping) is closed.
  */
 final class IngestServer {
     static final String SESSION_PATH = "/ingest/v1/session";
     static final String LAYOUTS_PATH = "/ingest/v1/layouts";
+    /** How many sends of one session may wait for the journal at once. */
+    private static final int DURABLE_WAITS = 1024;
     private static final Logger LOG = Loggers.getLogger(IngestServer.class);
 
     private final String cluster;
@@ -182,18 +185,21 @@ final class IngestServer {
             long segment = Long.parseLong(params.get("segment"));
             String producer = Objects.requireNonNull(params.get("producer")); // checked
             String topic = Objects.requireNonNull(params.get("topic"));
-            Rules rules = new Rules(caller, Long.parseLong(producer.substring(producerPrefix(caller).length())));
+            Rules rules = new Rules(caller);
             return response.sendWebsocket((in, out) -> {
                 closeWhenSilent(in);
                 long session = storage.newSessionId();
+                // Each send is decided and stored as it arrives, in order; its reply goes once what it relies on is
+                // durable. Replies keep the sends' order, and up to DURABLE_WAITS sends wait at once.
                 return out.send(in.aggregateFrames(maxFrameBytes).receiveFrames()
                         .map(Frame::of) // copied out: Reactor Netty releases the frame itself, a filter would again
                         .filter(f -> !f.control())
                         .map(f -> f.binary() ? receive(topic, storage, segment, producer, session, rules, f.bytes())
                                 : refused(0, IngestReply.Result.MALFORMED, "a " + f.kind() + " frame: a session takes "
                                         + "binary frames, one IngestSend each"))
-                        .takeUntil(reply -> reply.getResult() == IngestReply.Result.MALFORMED
-                                || reply.getResult() == IngestReply.Result.FORBIDDEN)
+                        .takeUntil(a -> a.reply().getResult() == IngestReply.Result.MALFORMED
+                                || a.reply().getResult() == IngestReply.Result.FORBIDDEN)
+                        .concatMap(this::whenDurable, DURABLE_WAITS)
                         .map(reply -> Unpooled.wrappedBuffer(reply.toByteArray()))).then();
             }, spec());
         });
@@ -230,10 +236,27 @@ final class IngestServer {
     }
 
     /** What the authenticated cluster may send on one session. */
-    private record Rules(String caller, long sourceSegment) {
+    private record Rules(String caller) {
     }
 
-    private IngestReply receive(String topic, MemoryCluster storage, long segment, String producer, long session,
+    /** A send's reply, and whether it may go only once the cluster's journal holds what it answers for. */
+    private record Answer(IngestReply reply, @Nullable MemoryCluster waitFor) {
+        Answer(IngestReply reply) {
+            this(reply, null);
+        }
+    }
+
+    /** {@code a}'s reply once what it answers for is durable; unavailable when the journal failed. */
+    private Mono<IngestReply> whenDurable(Answer a) {
+        MemoryCluster storage = a.waitFor();
+        if (storage == null) {
+            return Mono.just(a.reply());
+        }
+        return storage.durable().thenReturn(a.reply()).onErrorResume(e -> Mono.just(refused(a.reply().getSequence(),
+                IngestReply.Result.UNAVAILABLE, String.valueOf(e.getMessage())).reply()));
+    }
+
+    private Answer receive(String topic, MemoryCluster storage, long segment, String producer, long session,
             Rules rules, byte[] frame) {
         IngestSend send;
         try {
@@ -264,15 +287,16 @@ final class IngestServer {
             } else {
                 duplicates.increment();
             }
-            return IngestReply.newBuilder().setSequence(send.getSequence())
+            return new Answer(IngestReply.newBuilder().setSequence(send.getSequence())
                     .setResult(receipt == Receipt.PERSISTED ? IngestReply.Result.PERSISTED : IngestReply.Result.DUPLICATE)
-                    .build();
+                    .build(), storage); // a duplicate too: what stored it first may not be durable yet
         } catch (RemoteException e) {
             return refused(send.getSequence(), switch (e.kind()) {
                 case SEALED -> IngestReply.Result.SEALED;
                 case UNAVAILABLE -> IngestReply.Result.UNAVAILABLE;
                 case OUT_OF_ORDER -> IngestReply.Result.OUT_OF_ORDER;
                 case IN_FLIGHT -> IngestReply.Result.IN_FLIGHT;
+                case IMPLAUSIBLE -> IngestReply.Result.IMPLAUSIBLE;
                 default -> IngestReply.Result.REJECTED;
             }, e.getMessage());
         }
@@ -285,9 +309,6 @@ final class IngestServer {
         if (!rules.caller().equals(from)) {
             return "replicated_from is " + (from == null ? "not set" : "'" + from + "'") + ", but the session is "
                     + rules.caller() + "'s";
-        }
-        if (position.ledgerId() != rules.sourceSegment()) {
-            return "the source position is not in source segment " + rules.sourceSegment() + " of the session's producer";
         }
         SourcePosition stamped;
         try {
@@ -311,13 +332,14 @@ final class IngestServer {
     }
 
     /** A refusal; its detail may quote what the peer sent ({@code replicated_from}): escaped, on one line. */
-    private IngestReply refused(long sequence, IngestReply.Result result, @Nullable String detail) {
+    private Answer refused(long sequence, IngestReply.Result result, @Nullable String detail) {
         Objects.requireNonNull(refusals.get(result)).increment();
         String escaped = LogText.escape(detail);
-        if (result == IngestReply.Result.MALFORMED || result == IngestReply.Result.FORBIDDEN) {
+        if (result == IngestReply.Result.MALFORMED || result == IngestReply.Result.FORBIDDEN
+                || result == IngestReply.Result.IMPLAUSIBLE) {
             LOG.warn("{}: ingest refused a {} send: {}", cluster, result.name().toLowerCase(Locale.ROOT), escaped);
         }
-        return IngestReply.newBuilder().setSequence(sequence).setResult(result).setDetail(escaped).build();
+        return new Answer(IngestReply.newBuilder().setSequence(sequence).setResult(result).setDetail(escaped).build());
     }
 
     private WebsocketServerSpec spec() {

@@ -12,7 +12,10 @@ import java.util.Optional;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** A topic's segments in this process's memory: a {@link MemoryCluster}, where every call is done at once. */
+/**
+ * A topic's segments in this process's memory: a {@link MemoryCluster}, where every call is done at once; with a
+ * data directory, a produce is answered once the journal made its entries durable.
+ */
 final class MemoryTopicStorage implements TopicStorage {
     private final MemoryCluster cluster;
 
@@ -57,12 +60,18 @@ final class MemoryTopicStorage implements TopicStorage {
 
     @Override
     public Mono<List<SourcePosition>> produce(List<Message> messages, Compression codec) {
-        return Mono.fromCallable(() -> cluster.produce(messages, codec));
+        // acknowledged once the journal made the entries durable (at once in memory only)
+        return Mono.fromCallable(() -> cluster.produce(messages, codec))
+                .flatMap(written -> cluster.durable().thenReturn(written));
     }
 
     @Override
     public List<SourcePosition> produceNow(List<Message> messages, Compression codec) {
-        return cluster.produce(messages, codec);
+        List<SourcePosition> written = cluster.produce(messages, codec);
+        if (cluster.journaled()) {
+            cluster.durable().block();
+        }
+        return written;
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -29,18 +30,16 @@ public final class Node implements AutoCloseable {
 
     private final Optional<ClusterNode> cluster;
     private final Optional<ControllerReplicaNode> replica;
-    private final Optional<NodeStateFile> state;
     private final Scheduler timer;
     private final Scheduler cpu;
     private final String started;
     private boolean stopped;
 
-    private Node(Optional<ClusterNode> cluster, Optional<ControllerReplicaNode> replica, Optional<NodeStateFile> state,
-            Scheduler timer, Scheduler cpu, String started) {
+    private Node(Optional<ClusterNode> cluster, Optional<ControllerReplicaNode> replica, Scheduler timer, Scheduler cpu,
+            String started) {
         this.cluster = cluster;
         this.replica = replica;
         this.started = started;
-        this.state = state;
         this.timer = timer;
         this.cpu = cpu;
     }
@@ -101,29 +100,30 @@ public final class Node implements AutoCloseable {
             try {
                 ControllerReplicaNode replica = ControllerReplicaNode.start(config, name, member.orElseThrow(), dir,
                         timer);
-                return new Node(Optional.empty(), Optional.of(replica), Optional.empty(), timer, timer, replica.describe());
+                return new Node(Optional.empty(), Optional.of(replica), timer, timer, replica.describe());
             } catch (RuntimeException e) {
                 timer.dispose();
                 throw e;
             }
         }
-        Optional<NodeStateFile> state = dataDir.map(NodeStateFile::new);
-        Map<String, ClusterImage> images = new LinkedHashMap<>();
-        state.ifPresent(s -> {
-            if (s.uncleanStop()) {
-                LOG.warn("{}: the previous run did not stop cleanly: starting from the state of the clean stop before "
-                        + "it ({}); what was stored since is lost on this cluster", name,
-                        java.nio.file.Files.exists(s.state()) ? s.state() : "none: empty");
-            }
-            s.read(name).ifPresent(images::putAll);
-        });
         Scheduler timer = Threads.timer();
         Scheduler cpu = Threads.cpu();
         ClusterNode node;
+        LocalStorage storage = null;
         try {
+            // On Pulsar the brokers keep the segments; in memory, a data directory keeps them across any stop.
+            storage = dataDir.isPresent() && !config.storage().onPulsar()
+                    ? LocalStorage.open(name, dataDir.get(), config.storage(), timer) : LocalStorage.memoryOnly(name, timer);
+            if (storage.uncleanStop()) {
+                LOG.warn("{}: the previous run did not stop cleanly (killed or crashed): recovered what it "
+                        + "acknowledged from the journal", name);
+            }
             node = (member.isPresent() ? ClusterNode.brokersOf(config, name, dataDir, timer, cpu)
-                    : new ClusterNode(config, name, dataDir, timer, cpu)).restore(images);
+                    : new ClusterNode(config, name, dataDir, timer, cpu)).storage(storage);
         } catch (RuntimeException e) {
+            if (storage != null) {
+                storage.close();
+            }
             timer.dispose();
             cpu.dispose();
             throw e;
@@ -137,20 +137,22 @@ public final class Node implements AutoCloseable {
                 }
             }
             node.connect(peers);
-            state.ifPresent(NodeStateFile::markRunning);
         } catch (RuntimeException e) {
             node.close();
             timer.dispose();
             cpu.dispose();
             throw e;
         }
-        return new Node(Optional.of(node), Optional.empty(), state, timer, cpu, describe(node, self, images));
+        return new Node(Optional.of(node), Optional.empty(), timer, cpu, describe(node, self, config.storage().onPulsar() ? null : storage));
     }
 
-    private static String describe(ClusterNode cluster, ClusterConfig self, Map<String, ClusterImage> images) {
+    /** @param storage where its topics' segments are kept; null on Pulsar */
+    private static String describe(ClusterNode cluster, ClusterConfig self, @Nullable LocalStorage storage) {
         List<String> lines = new ArrayList<>();
-        lines.add(cluster.name() + ": node started" + (images.isEmpty() ? "" : " from the state of its last clean stop ("
-                + images.size() + " topic(s))"));
+        lines.add(cluster.name() + ": node started");
+        if (storage != null) {
+            lines.add("  storage " + storage.describe());
+        }
         lines.add((self.separateControllers() ? "  brokers' admin (produce, image, status, metrics; exchange and admin "
                 + "redirect to the controller leader) " : "  controller (exchange, admin, status, metrics) ")
                 + cluster.adminUrl() + " bound to " + self.addresses().bindAddress() + ":" + cluster.adminPort());
@@ -205,11 +207,8 @@ public final class Node implements AutoCloseable {
         try {
             replica.ifPresent(ControllerReplicaNode::close);
             cluster.ifPresent(c -> {
-                Map<String, ClusterImage> images = c.stop(drainTimeout);
-                state.ifPresent(s -> {
-                    s.write(c.name(), images, c.nowMs());
-                    LOG.info("{}: state written to {}", c.name(), s.state());
-                });
+                c.stop(drainTimeout);
+                c.stateFile().ifPresent(f -> LOG.info("{}: state written to {}", c.name(), f));
             });
         } finally {
             timer.dispose();

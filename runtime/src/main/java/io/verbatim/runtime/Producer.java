@@ -36,8 +36,8 @@ public final class Producer {
     }
 
     /**
-     * {@link #send}, done now on the calling thread: in memory a produce never waits; on Pulsar this waits for
-     * the broker's answer, so not on an event loop.
+     * {@link #send}, done now on the calling thread: in memory only a produce never waits; with a data directory it
+     * waits for the journal, and on Pulsar for the broker's answer, so not on an event loop.
      */
     public List<SourcePosition> sendNow(List<Message> messages) {
         count(messages);

@@ -7,6 +7,7 @@ import io.verbatim.pipeline.DestinationState;
 import io.verbatim.pipeline.memory.ClusterImage;
 import io.verbatim.runtime.proto.DestinationRecord;
 import io.verbatim.runtime.proto.EntriesChunk;
+import io.verbatim.runtime.proto.Ledger;
 import io.verbatim.runtime.proto.Position;
 import io.verbatim.runtime.proto.SegmentImage;
 import io.verbatim.runtime.proto.StateFooter;
@@ -31,22 +32,46 @@ import java.util.Optional;
  * {@code GET /admin/v2/scalable/image?topic=T} answers.
  */
 public final class StateFormat {
-    static final int FORMAT = 1;
+    /** Format 2 adds ledgers, the journal's sequence numbers and the ledger counter; format 1 is still read. */
+    static final int FORMAT = 2;
     /** Entries per chunk record, so that no record nears protobuf's 2 GiB limit. */
     private static final int CHUNK_BYTES = 16 << 20;
 
     private StateFormat() {
     }
 
+    /**
+     * What a data directory's checkpoint holds: every topic's image, the journal sequence number each holds its
+     * topic's records up to, and the node's counters.
+     *
+     * @param journalSequences by topic
+     * @param nextLedgerId the next ledger id the node hands out (0: not known, format 1)
+     * @param nextJournalSequence the journal's next sequence number (0: not known, format 1)
+     */
+    public record Checkpoint(Map<String, ClusterImage> images, Map<String, Long> journalSequences, long nextLedgerId,
+            long nextJournalSequence) {
+        public Checkpoint {
+            images = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(images));
+            journalSequences = Map.copyOf(journalSequences);
+        }
+    }
+
     /** Writes {@code topics}' images as {@code cluster}'s, taken at {@code writtenAtMs}. */
     public static void write(OutputStream out, String cluster, Map<String, ClusterImage> topics, long writtenAtMs)
             throws IOException {
+        write(out, cluster, new Checkpoint(topics, Map.of(), 0, 0), writtenAtMs);
+    }
+
+    /** Writes {@code checkpoint} as {@code cluster}'s, taken at {@code writtenAtMs}. */
+    public static void write(OutputStream out, String cluster, Checkpoint checkpoint, long writtenAtMs)
+            throws IOException {
         long records = 0;
         record(out, StateRecord.newBuilder().setHeader(StateHeader.newBuilder().setFormat(FORMAT)
-                .setCluster(cluster).setWrittenAtMs(writtenAtMs)).build());
+                .setCluster(cluster).setWrittenAtMs(writtenAtMs).setNextLedgerId(checkpoint.nextLedgerId())
+                .setNextJournalSequence(checkpoint.nextJournalSequence())).build());
         records++;
-        for (Map.Entry<String, ClusterImage> t : topics.entrySet()) {
-            records += write(out, t.getKey(), t.getValue());
+        for (Map.Entry<String, ClusterImage> t : checkpoint.images().entrySet()) {
+            records += write(out, t.getKey(), t.getValue(), checkpoint.journalSequences().getOrDefault(t.getKey(), 0L));
         }
         record(out, StateRecord.newBuilder().setFooter(StateFooter.newBuilder().setRecords(records).build())
                 .build());
@@ -59,6 +84,15 @@ public final class StateFormat {
      * @throws IOException when the stream is not a whole, well-formed image of {@code cluster} (naming why)
      */
     public static Map<String, ClusterImage> read(InputStream in, String cluster) throws IOException {
+        return readCheckpoint(in, cluster).images();
+    }
+
+    /**
+     * Reads a checkpoint written by {@link #write} (format 1 or 2).
+     *
+     * @throws IOException when the stream is not a whole, well-formed image of {@code cluster} (naming why)
+     */
+    public static Checkpoint readCheckpoint(InputStream in, String cluster) throws IOException {
         try {
             return parse(cluster, in);
         } catch (IllegalArgumentException e) {
@@ -66,19 +100,20 @@ public final class StateFormat {
         }
     }
 
-    private static Map<String, ClusterImage> parse(String cluster, InputStream in) throws IOException {
+    private static Checkpoint parse(String cluster, InputStream in) throws IOException {
         StateRecord first = StateRecord.parseDelimitedFrom(in);
         if (first == null || !first.hasHeader()) {
             throw new IOException("no header");
         }
         StateHeader header = first.getHeader();
-        if (header.getFormat() != FORMAT) {
-            throw new IOException("format " + header.getFormat() + " is not " + FORMAT);
+        if (header.getFormat() != FORMAT && header.getFormat() != 1) {
+            throw new IOException("format " + header.getFormat() + " is not one this version reads (1, " + FORMAT + ")");
         }
         if (!header.getCluster().equals(cluster)) {
             throw new IOException("it is cluster " + header.getCluster() + "'s, not " + cluster + "'s");
         }
         Map<String, ClusterImage> out = new LinkedHashMap<>();
+        Map<String, Long> sequences = new LinkedHashMap<>();
         long records = 1;
         TopicImage topic = null;
         List<ClusterImage.SegmentImage> segments = new ArrayList<>();
@@ -108,6 +143,7 @@ public final class StateFormat {
                 } else {
                     if (topic != null) {
                         out.put(topic.getTopic(), image(topic, segments));
+                        sequences.put(topic.getTopic(), topic.getJournalSequence());
                         segments.clear();
                     }
                     topic = r.hasTopic() ? r.getTopic() : null;
@@ -116,7 +152,8 @@ public final class StateFormat {
                             throw new IOException("its footer counts " + r.getFooter().getRecords() + " records, "
                                     + records + " were read");
                         }
-                        return out;
+                        return new Checkpoint(out, sequences, header.getNextLedgerId(),
+                                header.getNextJournalSequence());
                     }
                     if (topic == null) {
                         throw new IOException("record " + records + " is of no known kind");
@@ -128,8 +165,13 @@ public final class StateFormat {
     }
 
     private static ClusterImage.SegmentImage segment(SegmentImage s, List<ByteBuffer> entries) {
+        if (s.getLedgersCount() == 0) { // format 1: one ledger, numbered as the segment
+            return new ClusterImage.SegmentImage(s.getSegmentId(), s.getFirstEntryId(), s.getSealed(), entries,
+                    s.getCursorsMap());
+        }
         return new ClusterImage.SegmentImage(s.getSegmentId(), s.getFirstEntryId(), s.getSealed(), entries,
-                s.getCursorsMap());
+                s.getCursorsMap(), s.getLedgersList().stream().map(l -> new ClusterImage.Ledger(l.getLedgerId(),
+                        l.getFirstIndex())).toList());
     }
 
     private static ClusterImage image(TopicImage t, List<ClusterImage.SegmentImage> segments) {
@@ -145,10 +187,11 @@ public final class StateFormat {
                 t.getSequence());
     }
 
-    private static long write(OutputStream out, String topic, ClusterImage image) throws IOException {
+    private static long write(OutputStream out, String topic, ClusterImage image, long journalSequence)
+            throws IOException {
         TopicImage.Builder t = TopicImage.newBuilder().setTopic(topic)
                 .setLayout(LayoutCodec.toProto(topic, image.layout(), List.of()))
-                .setSessionIds(image.sessionIds()).setSequence(image.sequence());
+                .setSessionIds(image.sessionIds()).setSequence(image.sequence()).setJournalSequence(journalSequence);
         image.destinations().forEach((key, d) -> {
             DestinationRecord.Builder r = DestinationRecord.newBuilder().setKey(key).setSession(d.session())
                     .setExpectedSequence(d.expectedSequence()).setPoisoned(d.poisoned());
@@ -159,8 +202,11 @@ public final class StateFormat {
         record(out, StateRecord.newBuilder().setTopic(t).build());
         long records = 1;
         for (ClusterImage.SegmentImage s : image.segments()) {
-            record(out, StateRecord.newBuilder().setSegment(SegmentImage.newBuilder().setSegmentId(s.segmentId())
-                    .setFirstEntryId(s.firstEntryId()).setSealed(s.sealed()).putAllCursors(s.cursors())).build());
+            SegmentImage.Builder segment = SegmentImage.newBuilder().setSegmentId(s.segmentId())
+                    .setFirstEntryId(s.firstEntryId()).setSealed(s.sealed()).putAllCursors(s.cursors());
+            s.ledgers().forEach(l -> segment.addLedgers(Ledger.newBuilder().setLedgerId(l.ledgerId())
+                    .setFirstIndex(l.firstIndex())));
+            record(out, StateRecord.newBuilder().setSegment(segment).build());
             records++;
             EntriesChunk.Builder chunk = EntriesChunk.newBuilder();
             long bytes = 0;
@@ -190,11 +236,11 @@ public final class StateFormat {
         r.writeDelimitedTo(out);
     }
 
-    private static Position position(SourcePosition p) {
+    static Position position(SourcePosition p) {
         return Position.newBuilder().setLedgerId(p.ledgerId()).setEntryId(p.entryId()).setPart(p.part()).build();
     }
 
-    private static SourcePosition position(Position p) {
+    static SourcePosition position(Position p) {
         return new SourcePosition(p.getLedgerId(), p.getEntryId(), p.getPart());
     }
 }

@@ -35,13 +35,18 @@ import reactor.netty.http.server.HttpServerRoutes;
  * producer (routed by key, batched per bucket, stamped) and answers each entry written;
  * <li>{@code GET /admin/v2/scalable/image?topic=T} answers everything the cluster stores of the topic
  * (layout, entries, cursors, deduplication state) in {@link StateFormat}: what a node keeps across a
- * restart, and what a check of stored data reads.
+ * restart, and what a check of stored data reads;
+ * <li>{@code GET /admin/v2/scalable/dedup?topic=T} answers the destination side's deduplication marks (per
+ * segment and replicator producer, the highest source position stored), and {@code DELETE
+ * /admin/v2/scalable/dedup?topic=T&segment=S&producer=P} removes one (when a mark stands past anything its
+ * producer will send, its next entries are stored again).
  * </ul>
- * Both need the admin role's token. A stopping node refuses new messages (503) rather than lose them.
+ * Each needs the admin role's token. A stopping node refuses new messages (503) rather than lose them.
  */
 final class TopicsApi {
     static final String PRODUCE = AdminApi.PREFIX + "produce";
     static final String IMAGE = AdminApi.PREFIX + "image";
+    static final String DEDUP = AdminApi.PREFIX + "dedup";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ClusterNode node;
@@ -56,7 +61,7 @@ final class TopicsApi {
     }
 
     void register(HttpServerRoutes routes) {
-        routes.post(PRODUCE, this::produce).get(IMAGE, this::image);
+        routes.post(PRODUCE, this::produce).get(IMAGE, this::image).get(DEDUP, this::marks).delete(DEDUP, this::resetMark);
     }
 
     private Mono<Void> produce(HttpServerRequest request, HttpServerResponse response) {
@@ -85,8 +90,8 @@ final class TopicsApi {
                     answer.put("messages", messages.size());
                     answer.put("entries", written.stream().map(SourcePosition::toString).toList());
                     return json(response, 200, answer);
-                }).onErrorResume(IllegalStateException.class, stopped -> text(response, 503, "cluster " + node.name()
-                        + " is stopping: nothing was stored"))
+                }).onErrorResume(IllegalStateException.class, e -> text(response, 503, "cluster " + node.name()
+                        + " could not store the messages: " + e.getMessage()))
                         .onErrorResume(io.verbatim.pulsar.PulsarStorageException.class, e -> text(response, 503,
                                 "cluster " + node.name() + " could not store the messages on its Pulsar: "
                                         + e.getMessage()));
@@ -109,6 +114,76 @@ final class TopicsApi {
             }
             return response.status(200).header(HttpHeaderNames.CONTENT_TYPE, "application/x-protobuf")
                     .sendByteArray(Mono.just(out.toByteArray())).then();
+        });
+    }
+
+    private Mono<Void> marks(HttpServerRequest request, HttpServerResponse response) {
+        return inMemory(request, response, (topic, memory, params) -> {
+            List<Map<String, Object>> marks = new ArrayList<>();
+            memory.marks().forEach((key, d) -> d.persisted().ifPresent(p -> {
+                String[] k = key.split("/", 2);
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("segment", Long.parseLong(k[0]));
+                m.put("producer", k[1]);
+                m.put("position", p.toString());
+                m.put("session", d.session());
+                marks.add(m);
+            }));
+            Map<String, Object> answer = new LinkedHashMap<>();
+            answer.put("topic", topic);
+            answer.put("marks", marks);
+            return json(response, 200, answer);
+        });
+    }
+
+    private Mono<Void> resetMark(HttpServerRequest request, HttpServerResponse response) {
+        return inMemory(request, response, (topic, memory, params) -> {
+            String segment = params.get("segment");
+            String producer = params.get("producer");
+            if (segment == null || !segment.matches("\\d{1,18}")) {
+                return text(response, 400, "segment '" + segment + "' is not a segment id");
+            }
+            if (producer == null || producer.isEmpty()) {
+                return text(response, 400, "a reset needs the producer whose mark it removes (producer=...)");
+            }
+            return resetDurably(memory, Long.parseLong(segment), producer).flatMap(reset -> {
+                if (!reset) {
+                    return text(response, 404, "topic '" + topic + "' has no deduplication mark of producer '"
+                            + producer + "' on segment " + segment);
+                }
+                Map<String, Object> answer = new LinkedHashMap<>();
+                answer.put("topic", topic);
+                answer.put("segment", Long.parseLong(segment));
+                answer.put("producer", producer);
+                answer.put("reset", true);
+                return json(response, 200, answer);
+            }).onErrorResume(IllegalStateException.class, e -> text(response, 503, "cluster " + node.name()
+                    + " could not keep the reset: " + e.getMessage()));
+        });
+    }
+
+    /**
+     * Removes the mark and answers whether there was one once the journal made the removal durable: a reset
+     * answered is one a crash keeps.
+     */
+    static Mono<Boolean> resetDurably(io.verbatim.pipeline.memory.MemoryCluster memory, long segment, String producer) {
+        return Mono.fromCallable(() -> memory.resetMark(segment, producer))
+                .flatMap(reset -> reset ? memory.durable().thenReturn(true) : Mono.just(false));
+    }
+
+    /** What a checked call on a topic kept in memory goes on to do. */
+    private interface MemoryCall {
+        Mono<Void> run(String topic, io.verbatim.pipeline.memory.MemoryCluster memory, Map<String, String> params);
+    }
+
+    private Mono<Void> inMemory(HttpServerRequest request, HttpServerResponse response, MemoryCall call) {
+        return checked(request, response, (topic, params) -> {
+            var memory = node.topicStorage(topic).memory();
+            if (memory.isEmpty()) {
+                return text(response, 409, "cluster " + node.name() + " keeps topic '" + topic + "' on Pulsar "
+                        + "(storage.type pulsar): deduplication is the broker's there (pulsar-admin topics)");
+            }
+            return call.run(topic, memory.get(), params);
         });
     }
 
@@ -164,7 +239,8 @@ final class TopicsApi {
     }
 
     private Mono<Void> checked(HttpServerRequest request, HttpServerResponse response, Call call) {
-        if (net.check(request, Role.ADMIN, "producing and reading a topic's image") instanceof Verdict.Refused r) {
+        if (net.check(request, Role.ADMIN, "producing, reading a topic's image and its deduplication marks")
+                instanceof Verdict.Refused r) {
             return text(response, r.status(), r.reason());
         }
         Map<String, String> params;

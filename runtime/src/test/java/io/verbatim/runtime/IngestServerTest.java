@@ -160,9 +160,6 @@ class IngestServerTest {
         Map<String, IngestSend> forbidden = new LinkedHashMap<>();
         forbidden.put("replicated_from is 'c', but the session is a's",
                 send(0, SourcePosition.of(0, 0), entry(List.of(Message.of("k", "m".getBytes())), "c", SourcePosition.of(0, 0))));
-        forbidden.put("the source position is not in source segment 0",
-                send(0, SourcePosition.of(1L << 62, 0), entry(List.of(Message.of("k", "m".getBytes())), "a",
-                        SourcePosition.of(1L << 62, 0))));
         forbidden.put("stamped with source position 0:7, not the send's", send(0, SourcePosition.of(0, 0),
                 entry(List.of(Message.of("k", "m".getBytes())), "a", SourcePosition.of(0, 7))));
         forbidden.put("is not inside one bucket of destination segment", send(0, SourcePosition.of(0, 0),
@@ -178,6 +175,21 @@ class IngestServerTest {
                 }));
         assertThat(storage.log(0).entries()).as("nothing stored, not even what followed on the session").isEmpty();
         assertThat(exchange(List.of(send(0, SourcePosition.of(0, 0), ok).toByteArray())))
+                .extracting(IngestReply::getResult).containsExactly(IngestReply.Result.PERSISTED);
+    }
+
+    @Test
+    void aPositionImplausiblyFarPastTheMarkIsRefusedAndReportedAndTheRestOfTheSessionWithIt() {
+        SourcePosition forged = SourcePosition.of(1L << 62, 0);
+        List<IngestReply> replies = exchange(List.of(send(0, forged, entry(List.of(Message.of("k", "m".getBytes())),
+                "a", forged)).toByteArray(), send(1, SourcePosition.of(0, 0), entry("k", 0)).toByteArray()));
+        assertThat(replies).extracting(IngestReply::getResult).containsExactly(IngestReply.Result.IMPLAUSIBLE,
+                IngestReply.Result.OUT_OF_ORDER);
+        assertThat(replies.get(0).getDetail()).contains("implausibly far past 0:0 (nothing stored yet)");
+        assertThat(storage.log(0).entries()).isEmpty();
+        assertThat(storage.marks()).as("a refused first send leaves no mark").isEmpty();
+        assertThat(exchange(List.of(send(0, SourcePosition.of(0, 0), entry("k", 0)).toByteArray())))
+                .as("a new session of the producer's real entries is taken")
                 .extracting(IngestReply::getResult).containsExactly(IngestReply.Result.PERSISTED);
     }
 

@@ -64,11 +64,11 @@ class PeerIdentityTest {
         assertThat(IngestServerTest.get(ingest, client("ap-south", "south-token").authorization("eu-west", "GET",
                 ingest.substring(ingest.indexOf(IngestServer.SESSION_PATH))))).startsWith("403:")
                 .contains("is not one cluster ap-south may use");
-        // us-east's own: the session opens, the forged entry is refused, its position is outside segment 1.
+        // us-east's own: the session opens, the forged entry is refused, its position implausibly far past any.
         List<IngestReply> replies = forge(ingest, client("us-east", "east-token"));
         assertThat(replies).singleElement().satisfies(r -> {
-            assertThat(r.getResult()).isEqualTo(IngestReply.Result.FORBIDDEN);
-            assertThat(r.getDetail()).contains("not in source segment 1");
+            assertThat(r.getResult()).isEqualTo(IngestReply.Result.IMPLAUSIBLE);
+            assertThat(r.getDetail()).contains("implausibly far past");
         });
         assertThat(runtime.cluster("eu-west").storage(TOPIC).log(1).entries()).isEmpty();
 
@@ -84,7 +84,7 @@ class PeerIdentityTest {
         assertThat(checks).allSatisfy(c -> assertThat(c.passed()).as(c.name() + ": " + c.detail()).isTrue());
         assertThat(runtime.cluster("eu-west").registry().get("verbatim.ingest.entries").tag("result", "duplicate")
                 .counter().count()).isZero();
-        assertThat(runtime.cluster("eu-west").registry().get("verbatim.ingest.entries").tag("result", "forbidden")
+        assertThat(runtime.cluster("eu-west").registry().get("verbatim.ingest.entries").tag("result", "implausible")
                 .counter().count()).isEqualTo(1);
     }
 

@@ -71,7 +71,7 @@ class StateFormatTest {
         assertThat(after.layout()).isEqualTo(before.layout());
         assertThat(bytes(after.contents())).isEqualTo(bytes(before.contents()));
         assertThat(after.log(0).isSealed()).isTrue();
-        assertThat(after.log(0).existingCursor("pulsar.repl.b").orElseThrow().markDeleteEntryId()).isEqualTo(11);
+        assertThat(after.log(0).existingCursor("pulsar.repl.b").orElseThrow().markDeleteIndex()).isEqualTo(11);
         assertThat(after.backlog(0, "pulsar.repl.b")).isEqualTo(before.backlog(0, "pulsar.repl.b"));
         // The destination side remembers what it stored: a repeat is a duplicate, and a session opened after
         // the restart fences the ones before it.
@@ -117,18 +117,43 @@ class StateFormatTest {
     }
 
     @Test
-    void theStateFileIsReplacedWholeAndTellsACleanStopFromACrash() throws IOException {
-        NodeStateFile file = new NodeStateFile(dir.resolve("data"));
-        assertThat(file.read("a")).isEmpty();
-        file.markRunning();
-        assertThat(file.uncleanStop()).isTrue();
-        file.write("a", Map.of(TOPIC, busy().image()), 42);
-        assertThat(file.uncleanStop()).as("a clean stop removes the marker").isFalse();
-        assertThat(file.read("a").orElseThrow().get(TOPIC).segments()).hasSize(3);
-        assertThat(Files.list(dir.resolve("data")).map(p -> p.getFileName().toString())).containsExactly("state.pb");
+    void anImageOfTheFirstFormatIsReadWithOneLedgerPerSegmentNumberedAsTheSegment() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        io.verbatim.runtime.proto.StateRecord.newBuilder().setHeader(io.verbatim.runtime.proto.StateHeader.newBuilder()
+                .setFormat(1).setCluster("a").setWrittenAtMs(42)).build().writeDelimitedTo(out);
+        Layout layout = Layout.initial(1, 4, 0);
+        io.verbatim.runtime.proto.StateRecord.newBuilder().setTopic(io.verbatim.runtime.proto.TopicImage.newBuilder()
+                .setTopic(TOPIC).setLayout(LayoutCodec.toProto(TOPIC, layout, List.of())).setSessionIds(3))
+                .build().writeDelimitedTo(out);
+        io.verbatim.runtime.proto.StateRecord.newBuilder().setSegment(io.verbatim.runtime.proto.SegmentImage.newBuilder()
+                .setSegmentId(0).setFirstEntryId(2).putCursors("pulsar.repl.b", 2)).build().writeDelimitedTo(out);
+        byte[] entry = Entries.batch(MessageMetadata.newBuilder().setProducerName("p").setSequenceId(0).setPublishTime(1)
+                .build(), List.of(Message.of("k", new byte[] {1})), CompressionType.NONE).toByteArray();
+        io.verbatim.runtime.proto.StateRecord.newBuilder().setEntries(io.verbatim.runtime.proto.EntriesChunk.newBuilder()
+                .addEntries(com.google.protobuf.ByteString.copyFrom(entry))).build().writeDelimitedTo(out);
+        io.verbatim.runtime.proto.StateRecord.newBuilder().setFooter(io.verbatim.runtime.proto.StateFooter.newBuilder()
+                .setRecords(4)).build().writeDelimitedTo(out);
 
-        Files.write(file.state(), new byte[] {1, 2, 3});
-        assertThatThrownBy(() -> file.read("a")).hasMessageContaining(file.state().toString())
-                .hasMessageContaining("move it away");
+        StateFormat.Checkpoint read = StateFormat.readCheckpoint(new ByteArrayInputStream(out.toByteArray()), "a");
+        ClusterImage.SegmentImage segment = read.images().get(TOPIC).segments().get(0);
+        assertThat(segment.ledgers()).containsExactly(new ClusterImage.Ledger(0, 0));
+        MemoryCluster restored = MemoryCluster.restore("a", TOPIC, read.images().get(TOPIC), Schedulers.immediate());
+        assertThat(restored.log(0).entries()).extracting(StoredEntry::position).containsExactly(SourcePosition.of(0, 2));
+        assertThat(read.nextLedgerId()).isZero();
+        assertThat(read.journalSequences()).containsEntry(TOPIC, 0L);
+    }
+
+    @Test
+    void aCheckpointKeepsLedgersJournalSequencesAndCounters() throws IOException {
+        MemoryCluster before = busy();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StateFormat.write(out, "a", new StateFormat.Checkpoint(Map.of(TOPIC, before.image()), Map.of(TOPIC, 77L), 1234,
+                78), 42);
+        StateFormat.Checkpoint read = StateFormat.readCheckpoint(new ByteArrayInputStream(out.toByteArray()), "a");
+        assertThat(read.journalSequences()).containsExactly(Map.entry(TOPIC, 77L));
+        assertThat(read.nextLedgerId()).isEqualTo(1234);
+        assertThat(read.nextJournalSequence()).isEqualTo(78);
+        assertThat(read.images().get(TOPIC).segments()).extracting(ClusterImage.SegmentImage::ledgers)
+                .isEqualTo(before.image().segments().stream().map(ClusterImage.SegmentImage::ledgers).toList());
     }
 }

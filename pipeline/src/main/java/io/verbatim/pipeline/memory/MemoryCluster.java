@@ -72,6 +72,8 @@ public final class MemoryCluster implements LocalSegments {
     private volatile boolean deleteConsumed;
     private volatile boolean stopped;
     private final List<AppendListener> appendListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final Journaling journaling;
+    private final LedgerIds ledgerIds;
 
     /** Told of every entry this cluster stores, as it is stored (checks that must not keep the data). */
     @FunctionalInterface
@@ -84,20 +86,51 @@ public final class MemoryCluster implements LocalSegments {
         this(name, DEFAULT_TOPIC, initial, scheduler);
     }
 
-    /** The segments of {@code topic} on cluster {@code name}, starting with the layout {@code initial}. */
+    /**
+     * The segments of {@code topic} on cluster {@code name}, starting with the layout {@code initial}, in memory
+     * only; each segment's one ledger is numbered as the segment.
+     */
     public MemoryCluster(String name, String topic, Layout initial, Scheduler scheduler) {
+        this(name, topic, initial, scheduler, Journal.NONE, LedgerIds.segmentIds(), true);
+    }
+
+    /**
+     * The segments of {@code topic} on cluster {@code name}, starting with the layout {@code initial}: every
+     * change written to {@code journal} (what is acknowledged is what it made durable), ledgers numbered by
+     * {@code ledgerIds}.
+     */
+    public MemoryCluster(String name, String topic, Layout initial, Scheduler scheduler, Journal journal,
+            LedgerIds ledgerIds) {
+        this(name, topic, initial, scheduler, journal, ledgerIds, true);
+    }
+
+    /** @param fresh whether the topic starts empty here (else its logs are restored from an image) */
+    private MemoryCluster(String name, String topic, Layout initial, Scheduler scheduler, Journal journal,
+            LedgerIds ledgerIds, boolean fresh) {
         this.name = name;
         this.topic = topic;
         this.scheduler = scheduler;
         this.layout = initial;
+        this.journaling = new Journaling(journal, topic);
+        this.ledgerIds = ledgerIds;
+        Map<Long, Long> ledgers = new TreeMap<>();
         for (Segment s : initial.segments().values()) {
-            MemorySegmentLog log = new MemorySegmentLog(s.id());
+            long ledger = fresh ? ledgerIds.next(s.id()) : s.id(); // a restored log takes its image's ledgers
+            ledgers.put(s.id(), ledger);
+            MemorySegmentLog log = newLog(s.id(), ledger);
             if (s.isSealed()) {
                 log.seal();
             }
             logs.put(s.id(), log);
         }
+        if (fresh) {
+            journaling.write(new Journal.Record.TopicCreated(topic, initial, ledgers));
+        }
         layouts.tryEmitNext(initial);
+    }
+
+    private MemorySegmentLog newLog(long segmentId, long ledgerId) {
+        return new MemorySegmentLog(segmentId, ledgerId, journaling.keeps(), journaling).deleteConsumed(deleteConsumed);
     }
 
     /**
@@ -116,6 +149,21 @@ public final class MemoryCluster implements LocalSegments {
     }
 
     /**
+     * This cluster's image and the journal's last sequence number, read just before it, under its lock: the image
+     * holds every record of this topic up to that number (what a checkpoint writes down). Every record but a
+     * cursor's is written under this lock, so none of those after the number is in the image; a cursor's record
+     * may be in both, and replaying it again changes nothing.
+     */
+    public synchronized Checkpoint checkpoint() {
+        long sequence = journaling.journal().lastSequence();
+        return new Checkpoint(image(), sequence);
+    }
+
+    /** An image and the journal sequence it holds this topic's records up to. */
+    public record Checkpoint(ClusterImage image, long sequence) {
+    }
+
+    /**
      * The image of this cluster as it stops: taken under its lock, after which it stores nothing more (an
      * arriving replicated entry is refused as unavailable, a produce fails), so no entry can be stored —
      * and acknowledged to its sender — after the image that a restart starts from.
@@ -131,12 +179,21 @@ public final class MemoryCluster implements LocalSegments {
     }
 
     /**
-     * The cluster {@code image} describes, as it was when taken: same layout, entries, cursors,
-     * deduplication and session state. Cursors a later {@link #replicateTo} asks for that the image lacks
-     * are opened then.
+     * The cluster {@code image} describes, as it was when taken: same layout, entries, ledgers, cursors,
+     * deduplication and session state, in memory only. Cursors a later {@link #replicateTo} asks for that the
+     * image lacks are opened then.
      */
     public static MemoryCluster restore(String name, String topic, ClusterImage image, Scheduler scheduler) {
-        MemoryCluster c = new MemoryCluster(name, topic, image.layout(), scheduler);
+        return restore(name, topic, image, scheduler, Journal.NONE, LedgerIds.segmentIds());
+    }
+
+    /**
+     * The cluster {@code image} describes, writing its changes from now on to {@code journal}: what a restart
+     * starts from. Then {@link #replay} the journal's records written after the image, then {@link #reopen}.
+     */
+    public static MemoryCluster restore(String name, String topic, ClusterImage image, Scheduler scheduler,
+            Journal journal, LedgerIds ledgerIds) {
+        MemoryCluster c = new MemoryCluster(name, topic, image.layout(), scheduler, journal, ledgerIds, false);
         for (ClusterImage.SegmentImage s : image.segments()) {
             c.log(s.segmentId()).restore(s);
         }
@@ -144,6 +201,149 @@ public final class MemoryCluster implements LocalSegments {
         c.sessionIds.set(image.sessionIds());
         c.sequence.set(image.sequence());
         return c;
+    }
+
+    /** The image of a topic that a journal's {@code created} record starts: its layout, every segment empty. */
+    public static ClusterImage createdImage(Journal.Record.TopicCreated created) {
+        List<ClusterImage.SegmentImage> segments = new ArrayList<>();
+        for (Segment s : created.layout().segments().values()) {
+            Long ledger = created.ledgers().get(s.id());
+            if (ledger == null) {
+                throw new IllegalStateException(created.topic() + ": the journal creates segment " + s.id()
+                        + " without a ledger");
+            }
+            segments.add(new ClusterImage.SegmentImage(s.id(), 0, s.isSealed(), List.of(), Map.of(),
+                    List.of(new ClusterImage.Ledger(ledger, 0))));
+        }
+        return new ClusterImage(created.layout(), segments, Map.of(), 0, 0);
+    }
+
+    /**
+     * Applies a record of this topic's journal written after the image this cluster was restored from, as the
+     * change was made then; nothing is written down again. Before the cluster is used.
+     *
+     * @throws IllegalStateException when the record does not fit what the cluster holds (the journal does not
+     *         belong to this image, or is damaged)
+     */
+    public synchronized void replay(Journal.Record record) {
+        journaling.replaying(true);
+        try {
+            Replay.apply(this, record);
+        } finally {
+            journaling.replaying(false);
+        }
+    }
+
+    /** What {@link Replay} changes, under this cluster's lock. */
+    void replayLedger(long segmentId, long ledgerId, long firstIndex) {
+        MemorySegmentLog log = replayedLog(segmentId, "a ledger");
+        long size = log.size();
+        if (firstIndex != size) {
+            throw new IllegalStateException(topic + ": the journal opens ledger " + ledgerId + " of segment " + segmentId
+                    + " at index " + firstIndex + ", but the segment holds " + size + " entries");
+        }
+        log.openLedger(ledgerId);
+    }
+
+    void replayEntry(long segmentId, long index, ByteBuffer bytes) {
+        MemorySegmentLog log = replayedLog(segmentId, "an entry");
+        if (index != log.size()) {
+            throw new IllegalStateException(topic + ": the journal stores an entry of segment " + segmentId
+                    + " at index " + index + ", but the segment holds " + log.size() + " entries");
+        }
+        log.add(bytes);
+        log.confirm(index + 1);
+    }
+
+    void replaySequence(long next) {
+        sequence.accumulateAndGet(next, Math::max);
+    }
+
+    void replayPersisted(long segmentId, String producer, long session, SourcePosition position) {
+        destinations.compute(segmentId + "/" + producer, (k, d) -> (d == null ? DestinationState.EMPTY : d)
+                .recovered(session, position));
+        sessionIds.accumulateAndGet(session, Math::max);
+    }
+
+    void replayCursor(long segmentId, String cursor, long markDelete) {
+        MemorySegmentLog log = logs.get(segmentId);
+        if (log != null) { // a later record may have pruned it
+            log.replayCursor(cursor, markDelete);
+        }
+    }
+
+    void replayAcknowledged(long segmentId, String cursor, long markDelete) {
+        MemorySegmentLog log = logs.get(segmentId);
+        MemoryCursor c = log == null ? null : log.existingCursor(cursor).orElse(null);
+        if (log != null && c != null) { // an acknowledgement may follow its cursor's removal
+            c.replayAcknowledged(markDelete);
+            log.changed();
+        }
+    }
+
+    void replayRemoved(String cursor) {
+        logs.values().forEach(l -> l.removeCursor(cursor));
+    }
+
+    void replayAdopted(Layout next, Map<Long, Long> ledgers) {
+        adopt(next, ledgers);
+    }
+
+    void replayMarkReset(String key) {
+        destinations.remove(key);
+    }
+
+    private MemorySegmentLog replayedLog(long segmentId, String what) {
+        MemorySegmentLog log = logs.get(segmentId);
+        if (log == null) {
+            throw new IllegalStateException(topic + ": the journal has " + what + " of segment " + segmentId
+                    + ", which the topic does not hold at epoch " + layout.epoch());
+        }
+        return log;
+    }
+
+    /**
+     * Opens a new ledger on every segment still open, written down: after a restart, no position handed out
+     * before it is handed out again (entries written since the last record the journal kept are lost to this
+     * cluster, and peers may hold them under their old positions). Also moves the session counter past every
+     * session a recovered deduplication mark names. Once, after {@link #replay}.
+     */
+    public synchronized void reopen() {
+        for (DestinationState d : destinations.values()) {
+            sessionIds.accumulateAndGet(d.session(), Math::max);
+        }
+        for (MemorySegmentLog log : logs.values()) {
+            if (!log.isSealed()) {
+                long ledger = ledgerIds.next(log.segmentId());
+                journaling.write(new Journal.Record.LedgerOpened(topic, log.segmentId(), ledger, log.size()));
+                log.openLedger(ledger);
+            }
+        }
+    }
+
+    /**
+     * The destination side's deduplication marks, by {@code <segment id>/<producer name>}: the highest source
+     * position stored from each replicator producer.
+     */
+    public synchronized Map<String, DestinationState> marks() {
+        return new TreeMap<>(destinations);
+    }
+
+    /**
+     * Removes the deduplication mark of {@code producer} on segment {@code segmentId} (an admin's reset, when a
+     * mark stands past anything the producer will send): the producer's next entries are stored, repeats of what
+     * was stored before included.
+     *
+     * @return whether there was such a mark
+     */
+    public synchronized boolean resetMark(long segmentId, String producer) {
+        String key = segmentId + "/" + producer;
+        if (!destinations.containsKey(key)) {
+            return false;
+        }
+        journaling.write(new Journal.Record.MarkReset(topic, key));
+        destinations.remove(key);
+        return true;
     }
 
     /**
@@ -162,16 +362,46 @@ public final class MemoryCluster implements LocalSegments {
         return () -> appendListeners.remove(listener);
     }
 
-    private SourcePosition stored(MemorySegmentLog log, Entry entry) {
-        SourcePosition at = log.append(ByteBuffer.wrap(entry.toByteArray()));
+    /** What the journal keeps of an entry stored at an index. */
+    @FunctionalInterface
+    private interface EntryRecord {
+        Journal.Record of(long index, ByteBuffer bytes);
+    }
+
+    /**
+     * Stores {@code entry} at the end of {@code log}, writes it down ({@code record}) and tells the append
+     * listeners; readers see it once the journal made it durable. Under this cluster's lock.
+     */
+    private SourcePosition stored(MemorySegmentLog log, Entry entry, EntryRecord record) {
+        StoredEntry stored = log.add(ByteBuffer.wrap(entry.toByteArray()));
+        long index = log.size() - 1;
+        journaling.writeEntry(record.of(index, stored.bytes()), log, index);
         if (!appendListeners.isEmpty()) {
             Segment segment = layout.segment(log.segmentId()).orElseThrow();
-            StoredEntry stored = log.entryAt(at.entryId());
             for (AppendListener l : appendListeners) {
-                l.appended(this, segment, stored != null ? stored : new StoredEntry(at, ByteBuffer.wrap(entry.toByteArray())));
+                l.appended(this, segment, stored);
             }
         }
-        return at;
+        return stored.position();
+    }
+
+    /** A locally produced entry's record: the producer's sequence is kept with it. */
+    private EntryRecord appended(long segmentId) {
+        return (index, bytes) -> new Journal.Record.Appended(topic, segmentId, index, bytes, sequence.get());
+    }
+
+    /**
+     * Completes once everything this cluster has written down so far is durable (at once without a journal):
+     * what a producer or a peer is told only after.
+     */
+    public Mono<Void> durable() {
+        Journal journal = journaling.journal();
+        return journal.keeps() ? journal.durable(journal.lastSequence()) : Mono.empty();
+    }
+
+    /** Whether this cluster keeps what it stores in a journal (else it lives in memory only). */
+    public boolean journaled() {
+        return journaling.keeps();
     }
 
     public String name() {
@@ -198,8 +428,19 @@ public final class MemoryCluster implements LocalSegments {
         return Optional.ofNullable(logs.get(segmentId));
     }
 
+    /** The log of the segment that has (or had) ledger {@code ledgerId}, while that segment exists. */
+    public Optional<MemorySegmentLog> findLogOfLedger(long ledgerId) {
+        for (MemorySegmentLog log : logs.values()) {
+            if (log.hasLedger(ledgerId)) {
+                return Optional.of(log);
+            }
+        }
+        return Optional.empty();
+    }
+
     /** Deletes the cursor {@code name} on every segment (a subscription unsubscribed). */
-    public void removeCursor(String name) {
+    public synchronized void removeCursor(String name) {
+        journaling.write(new Journal.Record.CursorRemoved(topic, name));
         logs.values().forEach(l -> l.removeCursor(name));
     }
 
@@ -258,12 +499,25 @@ public final class MemoryCluster implements LocalSegments {
      * @return whether the layout was taken
      */
     public synchronized boolean adopt(Layout next) {
+        return adopt(next, null);
+    }
+
+    /** @param replayed the new segments' first ledgers as the journal has them; null: new ones, written down */
+    private boolean adopt(Layout next, @Nullable Map<Long, Long> replayed) {
         if (next.epoch() <= layout.epoch()) {
             return false;
         }
+        Map<Long, Long> ledgers = new TreeMap<>();
         for (Segment s : next.segments().values()) {
             if (!logs.containsKey(s.id()) && s.createdAtEpoch() > layout.epoch()) {
-                MemorySegmentLog log = new MemorySegmentLog(s.id()).deleteConsumed(deleteConsumed);
+                ledgers.put(s.id(), replayed != null ? ledger(replayed, s.id()) : ledgerIds.next(s.id()));
+            }
+        }
+        // written before the new logs open their cursors: a replay creates the logs first, as here
+        journaling.write(new Journal.Record.Adopted(topic, next, ledgers));
+        for (Segment s : next.segments().values()) {
+            if (ledgers.containsKey(s.id())) {
+                MemorySegmentLog log = newLog(s.id(), ledgers.get(s.id()));
                 for (String peer : peers) {
                     log.openCursor(ReplicatorConfig.cursorName(peer), StartAt.EARLIEST);
                 }
@@ -286,6 +540,15 @@ public final class MemoryCluster implements LocalSegments {
         layout = next;
         layouts.emitNext(next, Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(1)));
         return true;
+    }
+
+    private long ledger(Map<Long, Long> replayed, long segmentId) {
+        Long ledger = replayed.get(segmentId);
+        if (ledger == null) {
+            throw new IllegalStateException(topic + ": the journal adopts a layout without a ledger for its new segment "
+                    + segmentId);
+        }
+        return ledger;
     }
 
     private void inheritDeduplication(Segment child) {
@@ -333,6 +596,9 @@ public final class MemoryCluster implements LocalSegments {
         if (stopped) {
             throw new IllegalStateException("cluster " + name + " has stopped: nothing more is stored");
         }
+        journaling.journal().failed().ifPresent(why -> {
+            throw new IllegalStateException("cluster " + name + " cannot store on " + topic + ": " + why);
+        });
         List<SourcePosition> written = new ArrayList<>();
         for (Map.Entry<Long, List<Message>> batch : batches.entrySet()) {
             MemorySegmentLog log = logs.get(batch.getKey() >>> 16);
@@ -345,14 +611,18 @@ public final class MemoryCluster implements LocalSegments {
                     .setSequenceId(sequence.getAndIncrement())
                     .setPublishTime(scheduler.now(TimeUnit.MILLISECONDS)).build();
             Entry entry = Entries.batch(md, batch.getValue(), codec.proto());
-            written.add(stored(Objects.requireNonNull(logs.get(batch.getKey() >>> 16)), entry));
+            long segmentId = batch.getKey() >>> 16;
+            written.add(stored(Objects.requireNonNull(logs.get(segmentId)), entry, appended(segmentId)));
         }
         return written;
     }
 
     /** Appends raw entry bytes to a segment, as a producer that does its own batching would. */
     public synchronized SourcePosition append(long segmentId, Entry entry) {
-        return stored(log(segmentId), entry);
+        journaling.journal().failed().ifPresent(why -> {
+            throw new IllegalStateException("cluster " + name + " cannot store on " + topic + ": " + why);
+        });
+        return stored(log(segmentId), entry, appended(segmentId));
     }
 
     /** This cluster as a remote that replicators of other clusters write to. */
@@ -522,28 +792,39 @@ public final class MemoryCluster implements LocalSegments {
             throw new RemoteException(RemoteException.Kind.UNAVAILABLE, segmentId, "cluster " + name
                     + " is stopping: nothing more is stored");
         }
+        java.util.Optional<String> failed = journaling.journal().failed();
+        if (failed.isPresent()) { // refused before the mark moves: nothing of it is kept
+            throw new RemoteException(RemoteException.Kind.UNAVAILABLE, segmentId, "cluster " + name
+                    + " cannot store: " + failed.get());
+        }
         MemorySegmentLog log = logs.get(segmentId);
         if (log == null) {
             throw new RemoteException(RemoteException.Kind.SEALED, segmentId,
                     "segment was deleted");
         }
         String key = segmentId + "/" + producerName;
-        Admission admission = destinations.getOrDefault(key, DestinationState.EMPTY).admit(session, seq, position,
+        DestinationState held = destinations.get(key);
+        Admission admission = (held == null ? DestinationState.EMPTY : held).admit(session, seq, position,
                 log.isSealed(), sessionOrder);
-        destinations.put(key, admission.next());
         if (admission instanceof Admission.Refused refused) {
+            if (held != null) { // a pair this cluster never stored for keeps no record of its refusals
+                destinations.put(key, admission.next());
+            }
             throw refused.exception(segmentId);
         }
+        destinations.put(key, admission.next());
         if (admission instanceof Admission.Duplicate) {
             return ProducerSession.Receipt.DUPLICATE;
         }
-        stored(log, entry); // stored at once, under the lock: nothing arrived meanwhile
+        // stored at once, under the lock: nothing arrived meanwhile
+        stored(log, entry, (index, bytes) -> new Journal.Record.Ingested(topic, segmentId, index, bytes, producerName,
+                session, position));
         destinations.put(key, admission.next().persisted(position));
         return ProducerSession.Receipt.PERSISTED;
     }
 
-    synchronized void poison(long segmentId, String producerName, long session) {
-        destinations.compute(segmentId + "/" + producerName,
-                (k, d) -> (d == null ? DestinationState.EMPTY : d).poison(session));
+    /** Refuses the rest of {@code session} of the pair; a pair with no record has nothing to refuse (see ingest). */
+    public synchronized void poison(long segmentId, String producerName, long session) {
+        destinations.computeIfPresent(segmentId + "/" + producerName, (k, d) -> d.poison(session));
     }
 }

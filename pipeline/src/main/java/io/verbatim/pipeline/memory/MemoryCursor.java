@@ -9,18 +9,23 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
 
-/** A durable cursor of a {@link MemorySegmentLog}: survives the replicators that read through it. */
+/**
+ * A durable cursor of a {@link MemorySegmentLog}: survives the replicators that read through it. Its
+ * mark-delete position is an entry index of its log (-1 before the first entry).
+ */
 public final class MemoryCursor implements ReplicationCursor {
     private final MemorySegmentLog log;
+    private final String name;
     private volatile long markDelete;
 
-    MemoryCursor(MemorySegmentLog log, long markDelete) {
+    MemoryCursor(MemorySegmentLog log, String name, long markDelete) {
         this.log = log;
+        this.name = name;
         this.markDelete = markDelete;
     }
 
-    /** The entry id of the last acknowledged entry, -1 before the first. */
-    public long markDeleteEntryId() {
+    /** The index of the last acknowledged entry, -1 before the first. */
+    public long markDeleteIndex() {
         return markDelete;
     }
 
@@ -41,17 +46,25 @@ public final class MemoryCursor implements ReplicationCursor {
     @Override
     public Mono<Void> acknowledge(SourcePosition upTo) {
         return Mono.fromRunnable(() -> {
-            if (upTo.ledgerId() != log.segmentId()) {
-                throw new IllegalArgumentException("position " + upTo + " is not in segment " + log.segmentId());
+            long index = log.indexOf(upTo);
+            if (index < 0) {
+                throw new IllegalArgumentException("position " + upTo + " is not an entry of segment "
+                        + log.segmentId());
             }
             synchronized (this) {
-                if (upTo.entryId() <= markDelete) {
+                if (index <= markDelete) {
                     return;
                 }
-                markDelete = upTo.entryId();
+                markDelete = index;
+                log.acknowledged(name, index);
             }
             log.changed();
         });
+    }
+
+    /** Moves the mark-delete position to {@code index} as a journal replays it; never backwards. */
+    synchronized void replayAcknowledged(long index) {
+        markDelete = Math.max(markDelete, Math.min(index, log.size() - 1));
     }
 
     @Override

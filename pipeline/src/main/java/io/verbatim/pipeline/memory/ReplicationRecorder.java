@@ -98,8 +98,8 @@ public final class ReplicationRecorder implements MemoryCluster.AppendListener, 
             return;
         }
         MemoryCluster origin = clusters.get(entry.metadata().getReplicatedFrom());
-        MemorySegmentLog log = origin == null ? null : origin.findLog(from.ledgerId()).orElse(null);
-        StoredEntry source = log == null ? null : log.entryAt(from.entryId());
+        MemorySegmentLog log = origin == null ? null : origin.findLogOfLedger(from.ledgerId()).orElse(null);
+        StoredEntry source = log == null ? null : log.entryAt(from);
         if (source == null || origin == null) {
             // Gone from its origin (consumed and dropped, or its segment deleted): nothing left to compare.
             verbatimUncomparable++;
