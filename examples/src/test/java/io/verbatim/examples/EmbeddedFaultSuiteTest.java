@@ -1,6 +1,5 @@
 package io.verbatim.examples;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
