@@ -43,9 +43,14 @@ class FileJournalTest {
         FileJournal journal = new FileJournal(journalDir, new StorageConfig.Flush.PerBatch(), 1, 1, Map.of(), timer);
         try {
             journal.durable(journal.append(reset(1))).block(Duration.ofSeconds(10));
-            try (Stream<Path> files = Files.walk(journalDir)) {
-                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.delete(p);
+            // the writer may be opening the next file meanwhile (it rolls after each batch): delete until gone
+            while (Files.exists(journalDir)) {
+                try (Stream<Path> files = Files.walk(journalDir)) {
+                    for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(p);
+                    }
+                } catch (java.nio.file.DirectoryNotEmptyException | java.io.UncheckedIOException racing) {
+                    // a file appeared after the walk: again
                 }
             }
             long second = journal.append(reset(2));
