@@ -6,13 +6,16 @@ import io.verbatim.pipeline.StoredEntry;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.client.impl.VerbatimRawConsumer;
+import org.apache.pulsar.common.policies.data.PersistentTopicInternalStats;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -60,13 +63,17 @@ final class PulsarCursor implements ReplicationCursor {
     /** When acknowledgements started failing in a row ({@link System#nanoTime}), 0 while they succeed. */
     private long failingSince;
     private static final java.time.Duration ACK_RETRY = java.time.Duration.ofMillis(100);
-    /** How soon the broker is asked again when asking whether a terminated topic's end is final failed. */
+    /** How soon the broker is asked again whether a sealed topic ended for a read. */
     private static final java.time.Duration END_RETRY = java.time.Duration.ofSeconds(1);
 
-    PulsarCursor(PulsarStorage storage, String topic, String subscription) {
+    /** Whether the segment was sealed when this cursor was made (the topic terminated in an earlier run, say). */
+    private final boolean sealedAtOpen;
+
+    PulsarCursor(PulsarStorage storage, String topic, String subscription, boolean sealedAtOpen) {
         this.storage = storage;
         this.topic = topic;
         this.subscription = subscription;
+        this.sealedAtOpen = sealedAtOpen;
     }
 
     String topic() {
@@ -257,6 +264,10 @@ final class PulsarCursor implements ReplicationCursor {
         /** The last position emitted downstream (by the drain loop). */
         private volatile @Nullable SourcePosition lastEmitted;
         private volatile boolean ended;
+        /** Whether the broker is being asked whether the topic ended ({@link #confirmEnd}): one asking at a time. */
+        private final AtomicBoolean confirming = new AtomicBoolean();
+        /** Stops telling this read of a seal; run when it closes. */
+        private volatile Runnable unwatchSeal = () -> { };
         private volatile boolean cancelled;
         private boolean done;
 
@@ -302,6 +313,12 @@ final class PulsarCursor implements ReplicationCursor {
                         } else {
                             kick(); // an acknowledgement that waited for a consumer
                             drain();
+                            unwatchSeal = storage.watchSeal(topic, Read.this::confirmEnd);
+                            if (cancelled) {
+                                unwatchSeal.run();
+                            } else if (sealedAtOpen || storage.sealedHere(topic)) {
+                                confirmEnd();
+                            }
                         }
                     });
         }
@@ -323,37 +340,67 @@ final class PulsarCursor implements ReplicationCursor {
         }
 
         /**
-         * The broker says the topic ended once the subscription has nothing left to read in a terminated topic. But
-         * a write still at the bookies as the topic was terminated may be stored after that (Pulsar 4.0): the
-         * broker then said it early, and a read that ended there left that entry unread for good (a sealed segment
-         * that never drains, and its children's replication waiting on it). So the end counts only once the
-         * termination is over and the broker's final state agrees: the subscription at the topic's last entry.
-         * Otherwise the rest comes over the connection the seal's unload makes, and the broker says it again.
+         * The broker says a terminated topic ended only when it reads at the end while the subscription has nothing
+         * unacknowledged: a replicator acknowledges behind its sends, so the broker often never says it. And a
+         * write still at the bookies as the topic was terminated may be stored after it said it (Pulsar 4.0), so a
+         * read that ended there would leave that entry unread for good (a sealed segment that never drains, its
+         * children's replication waiting on it). So the broker's word, this process's seal, or a segment sealed
+         * before the read opened only start {@link #confirmEnd}: the end counts once the termination is over and
+         * the broker's final state agrees.
          */
         @Override
         public void endOfTopic() {
             confirmEnd();
         }
 
+        /** Asks the broker whether the topic ended for this read, and again every second until it did. */
         private void confirmEnd() {
+            if (confirming.compareAndSet(false, true)) {
+                askEnd();
+            }
+        }
+
+        private void askEnd() {
             storage.terminated(topic)
                     .thenCompose(v -> storage.admin().topics().getInternalStatsAsync(topic))
                     .whenComplete((stats, error) -> {
                         if (cancelled || done) {
                             return;
                         }
-                        if (error != null) { // asked again: the read must not wait for an end nobody confirms
-                            CompletableFuture.delayedExecutor(END_RETRY.toMillis(), TimeUnit.MILLISECONDS)
-                                    .execute(this::confirmEnd);
+                        if (error == null && !"Terminated".equals(stats.state)) {
+                            confirming.set(false); // not sealed (yet): a seal or the broker's word asks again
                             return;
                         }
-                        var cursor = stats.cursors == null ? null : stats.cursors.get(subscription);
-                        if ("Terminated".equals(stats.state) && cursor != null
-                                && java.util.Objects.equals(cursor.markDeletePosition, stats.lastConfirmedEntry)) {
+                        if (error == null && atEnd(stats)) {
                             ended = true;
                             drain();
+                            return;
                         }
+                        // the last entry is on its way or held, or the broker could not be asked: asked again, as
+                        // the broker need not say the end again
+                        CompletableFuture.delayedExecutor(END_RETRY.toMillis(), TimeUnit.MILLISECONDS)
+                                .execute(this::askEnd);
                     });
+        }
+
+        /**
+         * Whether this read has nothing left in the terminated topic: its subscription is at the last entry, or it
+         * emitted the last entry. Emitted, not received: a reconnect drops what is held, and it comes again.
+         */
+        private boolean atEnd(PersistentTopicInternalStats stats) {
+            var cursor = stats.cursors == null ? null : stats.cursors.get(subscription);
+            if (cursor != null && Objects.equals(cursor.markDeletePosition, stats.lastConfirmedEntry)) {
+                return true;
+            }
+            SourcePosition emitted = lastEmitted;
+            if (emitted == null || stats.lastConfirmedEntry == null) {
+                return false;
+            }
+            try {
+                return emitted.compareTo(SourcePosition.parse(stats.lastConfirmedEntry)) >= 0;
+            } catch (IllegalArgumentException e) {
+                return false; // not a position: only the subscription's own state says the end
+            }
         }
 
         @Override
@@ -414,6 +461,7 @@ final class PulsarCursor implements ReplicationCursor {
 
         private void close() {
             cancelled = true;
+            unwatchSeal.run();
             VerbatimRawConsumer c;
             synchronized (lock) {
                 c = consumer;

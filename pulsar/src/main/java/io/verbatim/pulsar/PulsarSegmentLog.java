@@ -17,11 +17,14 @@ final class PulsarSegmentLog implements SourceSegmentLog {
     private final PulsarStorage storage;
     private final long segmentId;
     private final String topic;
+    /** Whether the layout it was made from had the segment sealed. */
+    private final boolean sealed;
 
-    PulsarSegmentLog(PulsarStorage storage, long segmentId, String topic) {
+    PulsarSegmentLog(PulsarStorage storage, long segmentId, String topic, boolean sealed) {
         this.storage = storage;
         this.segmentId = segmentId;
         this.topic = topic;
+        this.sealed = sealed;
     }
 
     @Override
@@ -44,7 +47,7 @@ final class PulsarSegmentLog implements SourceSegmentLog {
                 .onErrorMap(e -> !(e instanceof PulsarStorageException),
                         e -> new PulsarStorageException("cannot open cursor " + subscription + " on " + topic,
                                 PulsarStorage.cause(e)))
-                .thenReturn(new PulsarCursor(storage, topic, subscription));
+                .thenReturn(new PulsarCursor(storage, topic, subscription, sealed));
     }
 
     /**

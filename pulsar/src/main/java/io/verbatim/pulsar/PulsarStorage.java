@@ -42,6 +42,9 @@ public final class PulsarStorage implements AutoCloseable {
     /** Segment topic → this process's last termination of it ({@link #terminated}). */
     private final java.util.Map<String, CompletableFuture<Void>> terminations =
             new java.util.concurrent.ConcurrentHashMap<>();
+    /** Segment topic → what to tell when this process seals it (the reads open on it). */
+    private final java.util.Map<String, java.util.Set<Runnable>> sealWatchers =
+            new java.util.concurrent.ConcurrentHashMap<>();
     /** Positions refused and then shadowed by later ones (Pulsar #26113), by topic and producer. */
     private final java.util.Set<String> shadowed = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -345,7 +348,10 @@ public final class PulsarStorage implements AutoCloseable {
                     CompletableFuture<Void> terminated = new CompletableFuture<>();
                     terminations.put(name, terminated);
                     return Mono.fromFuture(() -> admin.topics().terminateTopicAsync(name))
-                            .doFinally(s -> terminated.complete(null));
+                            .doFinally(s -> {
+                                terminated.complete(null);
+                                sealWatchers.getOrDefault(name, java.util.Set.of()).forEach(Runnable::run);
+                            });
                 }).then()
                 .then(Mono.defer(() -> Mono.fromFuture(() -> admin.topics().unloadAsync(name))))
                 // gone already (garbage collection on a node ahead of this one deleted it): nothing can write to it,
@@ -376,9 +382,27 @@ public final class PulsarStorage implements AutoCloseable {
         return terminations.getOrDefault(segmentTopic, CompletableFuture.completedFuture(null));
     }
 
-    /** The segment's log, as a replicator reads it. */
+    /**
+     * Tells {@code onSeal} when this process seals {@code segmentTopic}, until the returned handle is run: a read
+     * cannot count on the broker to say a sealed topic ended (it says it only while the subscription has nothing
+     * unacknowledged, when it happens to read).
+     */
+    Runnable watchSeal(String segmentTopic, Runnable onSeal) {
+        sealWatchers.computeIfAbsent(segmentTopic, k -> java.util.concurrent.ConcurrentHashMap.newKeySet()).add(onSeal);
+        return () -> sealWatchers.computeIfPresent(segmentTopic, (k, set) -> {
+            set.remove(onSeal);
+            return set.isEmpty() ? null : set;
+        });
+    }
+
+    /** Whether this process sealed {@code segmentTopic} (since it started). */
+    boolean sealedHere(String segmentTopic) {
+        return terminations.containsKey(segmentTopic);
+    }
+
+    /** The segment's log, as a replicator reads it; its state as {@code segment} has it (sealed or not). */
     public SourceSegmentLog log(String topic, Segment segment) {
-        return new PulsarSegmentLog(this, segment.id(), segmentTopic(topic, segment));
+        return new PulsarSegmentLog(this, segment.id(), segmentTopic(topic, segment), segment.isSealed());
     }
 
     /**
