@@ -12,6 +12,7 @@ import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -93,8 +94,15 @@ public final class SegmentReplicator {
     private final AtomicReference<State> state = new AtomicReference<>(State.CREATED);
     private final Progress progress;
     private final LongSupplier nowNanos;
-    /** Parts of partly sent slow-path entries that the remote already took, by entry and layout epoch. */
+    /** Slow-path entries as planned, and what of them the remote already took, until the cursor moves past. */
     private final Map<SourcePosition, SentParts> sentParts = new ConcurrentHashMap<>();
+    /**
+     * Entries the remote took whole (the fast path) that the cursor has not moved past: read again after a rewind,
+     * they are not sent again. The remote's deduplication would drop them at the segment that took them, but not
+     * at another one: after a split of the remote, a re-sent entry goes to a child segment, which on Pulsar knows
+     * nothing of what its parent took (or it no longer fits, and would go by the slow path).
+     */
+    private final java.util.Set<SourcePosition> takenWhole = ConcurrentHashMap.newKeySet();
 
     private SegmentReplicator(Builder b) {
         this.config = Objects.requireNonNull(b.config, "config");
@@ -260,6 +268,7 @@ public final class SegmentReplicator {
     private Unit acknowledged(Unit unit) {
         progress.acknowledged(unit.position(), nowNanos.getAsLong());
         sentParts.remove(unit.position());
+        takenWhole.remove(unit.position());
         metrics.count(unit);
         state.set(State.REPLICATING);
         return unit;
@@ -314,6 +323,9 @@ public final class SegmentReplicator {
             return Mono.just(Unit.skipped(stored.position(), Unit.Path.SKIPPED_EXPIRED, bytes));
         }
         Layout layout = latestLayout();
+        if (takenWhole.contains(stored.position())) { // sent before a rewind, and the remote took it
+            return Mono.just(new Unit(stored.position(), Unit.Path.VERBATIM, List.of(), bytes, layout.epoch()));
+        }
         if (plannedEpoch[0] != -1 && layout.epoch() != plannedEpoch[0]) {
             // The remote's layout changed: settle everything sent under the old one first.
             return inFlight.whenIdle().then(Mono.defer(() -> plan(stored, entry, latestLayout(), inFlight,
@@ -361,14 +373,22 @@ public final class SegmentReplicator {
 
     private Unit rebatchNow(StoredEntry stored, Entry entry, Layout layout) {
         long bytes = stored.bytes().remaining();
+        // Planned before (a rewind): the same plan under the same layout; under another one, a plan of what the
+        // remote has not taken yet, its parts numbered after the earlier plan's.
+        SentParts before = sentParts.get(stored.position());
+        SentParts planned = before == null ? new SentParts(layout.epoch(), new BitSet(), 0)
+                : before.epoch == layout.epoch() ? before : before.next(layout.epoch());
         List<Rebatcher.Part> parts;
         try {
-            parts = Rebatcher.plan(entry, source.range(), layout, config.partsCodec(), limits);
+            parts = Rebatcher.plan(entry, source.range(), layout, config.partsCodec(), limits, planned.excluded,
+                    planned.firstIndex);
         } catch (EntryFormatException e) {
             LOG.error("{}: entry {} cannot be opened for re-batching and is not replicated: {}", id,
                     stored.position(), e.getMessage());
             return Unit.skipped(stored.position(), Unit.Path.SKIPPED_UNROUTABLE, bytes);
         }
+        planned.planned(parts);
+        sentParts.put(stored.position(), planned);
         List<Unit.Outgoing> sends = new ArrayList<>(parts.size());
         for (Rebatcher.Part part : parts) {
             SourcePosition position = stored.position().withPart(part.index());
@@ -394,11 +414,10 @@ public final class SegmentReplicator {
         if (unit.path() == Unit.Path.VERBATIM) {
             return sendVerbatim(unit, sessions, inFlight, watch, over);
         }
-        SentParts taken = sentParts.compute(unit.position(), (p, old) -> old != null && old.epoch == unit.epoch() ? old
-                : new SentParts(unit.epoch()));
+        SentParts taken = Objects.requireNonNull(sentParts.get(unit.position()), "a re-batched entry's plan");
         return Flux.fromIterable(unit.sends())
                 .filter(o -> !taken.contains(o.position().part()))
-                .flatMap(o -> sendOne(o, sessions, watch).doOnNext(receipt -> taken.add(o.position().part())),
+                .flatMap(o -> sendOne(o, sessions, watch).doOnNext(receipt -> taken.take(o.position().part())),
                         unit.sends().size())
                 .then(Mono.just(unit))
                 .doFinally(s -> inFlight.end())
@@ -420,6 +439,7 @@ public final class SegmentReplicator {
                         timed.finish();
                         inFlight.end();
                         if (signal.isOnNext()) {
+                            takenWhole.add(unit.position());
                             if (signal.get() == ProducerSession.Receipt.DUPLICATE) {
                                 metrics.duplicateReceipts.increment();
                             }
@@ -561,21 +581,49 @@ public final class SegmentReplicator {
         }
     }
 
-    /** Part indices of one slow-path entry the remote has taken, valid for one layout epoch. */
+    /**
+     * One slow-path entry's plan under one layout epoch (the messages left out of it, its first part index, each
+     * part's messages) and what the remote took: parts of this plan, and messages of every plan so far.
+     */
     private static final class SentParts {
         final long epoch;
-        private final java.util.BitSet parts = new java.util.BitSet();
+        final BitSet excluded;
+        final int firstIndex;
+        private final Map<Integer, BitSet> partMessages = new java.util.HashMap<>();
+        private final BitSet takenParts = new BitSet();
+        private final BitSet takenMessages;
+        private int nextIndex;
 
-        SentParts(long epoch) {
+        SentParts(long epoch, BitSet excluded, int firstIndex) {
             this.epoch = epoch;
+            this.excluded = (BitSet) excluded.clone();
+            this.firstIndex = firstIndex;
+            this.takenMessages = (BitSet) excluded.clone();
+            this.nextIndex = firstIndex;
+        }
+
+        synchronized void planned(List<Rebatcher.Part> parts) {
+            for (Rebatcher.Part part : parts) {
+                partMessages.put(part.index(), part.messages());
+                nextIndex = Math.max(nextIndex, part.index() + 1);
+            }
+        }
+
+        /** The plan under {@code newEpoch}: without what the remote took, numbered after every part so far. */
+        synchronized SentParts next(long newEpoch) {
+            return new SentParts(newEpoch, takenMessages, nextIndex);
         }
 
         synchronized boolean contains(int part) {
-            return parts.get(part);
+            return takenParts.get(part);
         }
 
-        synchronized void add(int part) {
-            parts.set(part);
+        synchronized void take(int part) {
+            takenParts.set(part);
+            BitSet messages = partMessages.get(part);
+            if (messages != null) {
+                takenMessages.or(messages);
+            }
         }
     }
 }

@@ -63,6 +63,53 @@ class RebatcherTest {
         }
     }
 
+    /**
+     * A plan without some messages (those a remote took under an earlier layout) holds exactly the others, each
+     * once, in parts numbered from the index given.
+     */
+    @Test
+    void aPlanWithoutSomeMessagesHoldsExactlyTheOthersNumberedFromTheIndexGiven() {
+        Random r = new Random(13);
+        for (int trial = 0; trial < 200; trial++) {
+            Layout destination = Layout.initial(1, 1 << r.nextInt(4), 0);
+            for (int i = r.nextInt(4); i > 0; i--) {
+                var active = destination.activeSegments();
+                destination = destination.apply(Mutation.split(active.get(r.nextInt(active.size())).id()),
+                        destination.epoch(), 0).layoutOrThrow();
+            }
+            List<Message> messages = new ArrayList<>();
+            int count = 1 + r.nextInt(40);
+            for (int i = 0; i < count; i++) {
+                messages.add(Message.of("k" + r.nextInt(20), new byte[] {(byte) i}));
+            }
+            Entry entry = Entries.batch(TEMPLATE, messages, CompressionType.LZ4);
+            java.util.BitSet excluded = new java.util.BitSet();
+            for (int i = 0; i < count; i++) {
+                if (r.nextInt(3) == 0) {
+                    excluded.set(i);
+                }
+            }
+            int first = r.nextInt(10);
+            List<Rebatcher.Part> parts = Rebatcher.plan(entry, HashRange.FULL, destination, PartsCodec.SOURCE,
+                    EntryLimits.DEFAULT, excluded, first);
+            java.util.BitSet held = new java.util.BitSet();
+            List<Byte> payloads = new ArrayList<>();
+            for (int i = 0; i < parts.size(); i++) {
+                Rebatcher.Part part = parts.get(i);
+                assertThat(part.index()).isEqualTo(first + i);
+                assertThat(part.messages().intersects(held)).as("each message in one part").isFalse();
+                held.or(part.messages());
+                Entries.messages(part.entry()).forEach(m -> payloads.add(m.payload().get(0)));
+                assertThat(Entries.messages(part.entry())).hasSize(part.messages().cardinality());
+            }
+            java.util.BitSet expected = new java.util.BitSet();
+            expected.set(0, count);
+            expected.andNot(excluded);
+            assertThat(held).isEqualTo(expected);
+            assertThat(payloads).containsExactlyInAnyOrderElementsOf(expected.stream().mapToObj(i -> (byte) i).toList());
+        }
+    }
+
     /** The slow path decompresses into a per-thread buffer: parts of earlier plans must not change. */
     @Test
     void partsOutliveLaterPlansWithEitherPartsCodecAndForSingles() {

@@ -69,6 +69,7 @@ public final class MemoryCluster implements LocalSegments {
     private volatile Layout layout;
     private volatile SendFaults faults = SendFaults.NONE;
     private volatile boolean sessionOrder = true;
+    private volatile boolean inheritDeduplication = true;
     private volatile boolean deleteConsumed;
     private volatile boolean stopped;
     private final List<AppendListener> appendListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -477,6 +478,15 @@ public final class MemoryCluster implements LocalSegments {
     }
 
     /**
+     * Whether a split's children start with their parent's deduplication marks (default). Off, a new segment
+     * knows nothing of what its parent took, as a new Pulsar topic: only for tests of what a sender must then do.
+     */
+    public MemoryCluster inheritDeduplication(boolean value) {
+        inheritDeduplication = value;
+        return this;
+    }
+
+    /**
      * Applies a layout mutation the way PIP-468's controller does: the new segments (and their
      * replication cursors, at their first entry) first, then the predecessors sealed, then the layout
      * published.
@@ -552,7 +562,7 @@ public final class MemoryCluster implements LocalSegments {
     }
 
     private void inheritDeduplication(Segment child) {
-        if (child.parentIds().size() != 1) {
+        if (!inheritDeduplication || child.parentIds().size() != 1) {
             return;
         }
         String parentPrefix = child.parentIds().get(0) + "/";
