@@ -129,8 +129,18 @@ interface StoreView extends AutoCloseable {
         }
 
         @Override
+        /** The active segments: a sealed one's topic is terminated (and counting it would stop the splits early). */
         public List<Long> splitCandidates(String cluster) throws Exception {
-            return segments(cluster).stream().map(Segment::id).toList();
+            PulsarStorage storage = storages.get(cluster);
+            List<Long> active = new ArrayList<>();
+            for (Segment s : segments(cluster)) {
+                var stats = admin.topics().getInternalStatsAsync(storage.segmentTopic(topic, s)).get(30,
+                        TimeUnit.SECONDS);
+                if (!"Terminated".equals(stats.state)) {
+                    active.add(s.id());
+                }
+            }
+            return active;
         }
 
         /** Every segment topic of the scalable topic in {@code cluster}'s namespace. */
