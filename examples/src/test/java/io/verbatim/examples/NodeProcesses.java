@@ -80,12 +80,33 @@ final class NodeProcesses implements AutoCloseable {
         start(name, config);
     }
 
+    /**
+     * The nodes' log levels by logger, as {@code -Dverbatim.nodes.logLevels=io.verbatim.pipeline=debug,…} gives them
+     * (to see what a failing seed's nodes did): slf4j-simple's properties for the node's command line.
+     */
+    static List<String> logLevels(String spec) {
+        List<String> out = new ArrayList<>();
+        for (String pair : spec.split(",")) {
+            if (pair.isBlank()) {
+                continue;
+            }
+            String[] kv = pair.strip().split("=", 2);
+            if (kv.length != 2 || kv[0].isBlank() || !Set.of("trace", "debug", "info", "warn", "error").contains(kv[1])) {
+                throw new IllegalArgumentException("verbatim.nodes.logLevels: '" + pair + "' is not logger=level "
+                        + "(trace, debug, info, warn or error)");
+            }
+            out.add("-Dorg.slf4j.simpleLogger.log." + kv[0] + "=" + kv[1]);
+        }
+        return out;
+    }
+
     /** Starts {@code name} from a YAML of its own (the fault tests give each process its own view of the network). */
     void start(String name, Path ownConfig) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String[] parts = name.split("/");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), Verbatim.class.getName(), "node",
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC"));
+        command.addAll(logLevels(System.getProperty("verbatim.nodes.logLevels", "")));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Verbatim.class.getName(), "node",
                 "--config", ownConfig.toString(), "--cluster", parts[0],
                 "--data-dir", dir.resolve("data").resolve(name.replace('/', '-')).toString(), "--drain-timeout", "5s"));
         if (parts.length > 1) {

@@ -19,10 +19,11 @@ import org.jspecify.annotations.Nullable;
  * earlier entry can never be mistaken for a duplicate (Pulsar's silent-loss hole #26113). A newer
  * session fences older ones.
  *
- * <p>A position implausibly far past the highest one taken ({@link #MAX_JUMP} ledgers or entries, counted from
- * {@code 0:0} for a pair that has taken nothing) is refused: one such entry would make every later real entry of
- * the pair a duplicate, for good. Ledgers and entries are counted by the million per day at most, so a real source
- * comes nowhere near it.
+ * <p>A position implausibly far past the highest one taken ({@link #MAX_LEDGER_JUMP} ledgers or
+ * {@link #MAX_ENTRY_JUMP} entries, counted from {@code 0:0} for a pair that has taken nothing) is refused: one such
+ * entry would make every later real entry of the pair a duplicate, for good. Entries are counted by the million per
+ * day at most; ledger ids by the million too, or, on the embedded storage, from its clock (2^10 per millisecond since
+ * 2020, about 2^48 in 2027 and 2^52 past 2150), so a real source comes nowhere near either.
  *
  * @param pushed the highest position accepted for storing, if any
  * @param persisted the highest position stored, if any; never above {@code pushed}
@@ -33,8 +34,10 @@ import org.jspecify.annotations.Nullable;
 public record DestinationState(Optional<SourcePosition> pushed, Optional<SourcePosition> persisted, long session,
         long expectedSequence, boolean poisoned) {
 
-    /** How many ledgers, or entries of one ledger, a position may be past the highest one taken: 2^40. */
-    public static final long MAX_JUMP = 1L << 40;
+    /** How many ledgers a position may be past the highest one taken: 2^52. */
+    public static final long MAX_LEDGER_JUMP = 1L << 52;
+    /** How many entries of one ledger a position may be past the highest one taken: 2^40. */
+    public static final long MAX_ENTRY_JUMP = 1L << 40;
 
     /** A pair that has seen nothing. */
     public static final DestinationState EMPTY = new DestinationState(Optional.empty(), Optional.empty(), -1, 0,
@@ -107,12 +110,12 @@ public record DestinationState(Optional<SourcePosition> pushed, Optional<SourceP
     static @Nullable String implausible(@Nullable SourcePosition highest, SourcePosition position) {
         SourcePosition from = highest != null ? highest : SourcePosition.of(0, 0);
         String after = highest != null ? "the highest position stored, " + highest : "0:0 (nothing stored yet)";
-        if (position.ledgerId() - from.ledgerId() > MAX_JUMP) {
-            return "source position " + position + " is implausibly far past " + after + ": more than 2^40 ledgers ahead";
+        if (position.ledgerId() - from.ledgerId() > MAX_LEDGER_JUMP) {
+            return "source position " + position + " is implausibly far past " + after + ": more than 2^52 ledgers ahead";
         }
         long entriesAhead = position.ledgerId() == from.ledgerId() ? position.entryId() - from.entryId()
                 : position.entryId();
-        if (entriesAhead > MAX_JUMP) {
+        if (entriesAhead > MAX_ENTRY_JUMP) {
             return "source position " + position + " is implausibly far past " + after + ": more than 2^40 entries ahead"
                     + " in its ledger";
         }

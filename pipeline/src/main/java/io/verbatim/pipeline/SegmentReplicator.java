@@ -283,12 +283,19 @@ public final class SegmentReplicator {
         }
         metrics.rewinds.increment();
         state.set(State.BACKING_OFF);
-        LOG.debug("{}: rewinding to the cursor after {}", id, failure.toString());
+        if (failures.stream().anyMatch(TimeoutException.class::isInstance)) {
+            LOG.info("{}: a send to {} was not answered within {}: rewinding to the cursor", id, remote.name(),
+                    config.sendTimeout());
+        } else {
+            LOG.debug("{}: rewinding to the cursor after {}", id, failure.toString());
+        }
         Optional<Throwable> sealedFailure = failures.stream().filter(RemoteException::isSealed).findFirst();
         if (sealedFailure.isPresent()) {
             long sealed = ((RemoteException) sealedFailure.get()).segmentId();
             return remote.layouts().filter(l -> l.segment(sealed).map(s -> !s.isActive()).orElse(true)).next()
-                    .timeout(config.sealWait(), Mono.empty(), timer)
+                    .timeout(config.sealWait(), Mono.fromRunnable(() -> LOG.warn("{}: {} sealed segment {}, and no "
+                            + "layout of it saying so came within {}: sending again", id, remote.name(), sealed,
+                            config.sealWait())), timer)
                     .then(Mono.just(inARow));
         }
         // The remote reached again (a partition healed) ends the wait: the backoff grew while it was away.

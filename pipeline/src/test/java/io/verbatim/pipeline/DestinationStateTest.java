@@ -117,22 +117,28 @@ class DestinationStateTest {
 
     @Test
     void aPositionImplausiblyFarPastTheHighestTakenIsRefusedAndLeavesTheMarkAsItWas() {
-        long jump = DestinationState.MAX_JUMP;
+        long jump = DestinationState.MAX_ENTRY_JUMP;
+        long ledgers = DestinationState.MAX_LEDGER_JUMP;
         Pair d = new Pair();
         // the reported attack: one entry at 0:2^62 made every later real entry a duplicate
         d.assertRefused(1, 0, SourcePosition.of(0, 1L << 62), Kind.IMPLAUSIBLE);
         assertThat(d.state.persisted()).isEmpty();
         assertThat(d.state.pushed()).isEmpty();
         d.assertRefused(2, 0, SourcePosition.of(1L << 62, 0), Kind.IMPLAUSIBLE);
-        d.assertAppended(3, 0, SourcePosition.of(jump, jump)); // at the bound: taken
-        d.persisted(SourcePosition.of(jump, jump));
-        d.assertRefused(3, 1, SourcePosition.of(jump, 2 * jump + 1), Kind.IMPLAUSIBLE);
-        d.assertRefused(4, 0, SourcePosition.of(2 * jump + 1, 0), Kind.IMPLAUSIBLE);
-        d.assertRefused(5, 0, SourcePosition.of(jump + 1, jump + 1), Kind.IMPLAUSIBLE);
-        d.assertAppended(6, 0, SourcePosition.of(2 * jump, jump)); // a new ledger, at both bounds
-        d.assertAppended(6, 1, SourcePosition.of(2 * jump, 2 * jump));
-        d.persisted(SourcePosition.of(2 * jump, 2 * jump));
+        new Pair().assertRefused(1, 0, SourcePosition.of(ledgers + 1, 0), Kind.IMPLAUSIBLE);
+        d.assertAppended(3, 0, SourcePosition.of(ledgers, jump)); // at both bounds: taken
+        d.persisted(SourcePosition.of(ledgers, jump));
+        d.assertRefused(3, 1, SourcePosition.of(ledgers, 2 * jump + 1), Kind.IMPLAUSIBLE);
+        d.assertRefused(4, 0, SourcePosition.of(2 * ledgers + 1, 0), Kind.IMPLAUSIBLE);
+        d.assertRefused(5, 0, SourcePosition.of(ledgers + 1, jump + 1), Kind.IMPLAUSIBLE);
+        d.assertAppended(6, 0, SourcePosition.of(2 * ledgers, jump)); // a new ledger, at both bounds
+        d.assertAppended(6, 1, SourcePosition.of(2 * ledgers, 2 * jump));
+        d.persisted(SourcePosition.of(2 * ledgers, 2 * jump));
         d.assertDuplicate(7, 0, SourcePosition.of(0, 1L << 62)); // below the mark: a duplicate, as ever
+        // the embedded storage's ledger ids come from its clock, 2^10 a millisecond: taken from 0:0 for centuries
+        long in2150 = (java.time.Instant.parse("2150-01-01T00:00:00Z").toEpochMilli()
+                - java.time.Instant.parse("2020-01-01T00:00:00Z").toEpochMilli()) << 10;
+        new Pair().assertAppended(1, 0, SourcePosition.of(in2150, 0));
     }
 
     @Test

@@ -48,6 +48,8 @@ final class LocalStorage implements AutoCloseable {
     static final String LOCK = "lock";
     /** Ledger ids count from the clock's milliseconds since this moment. */
     static final Instant LEDGER_EPOCH = Instant.parse("2020-01-01T00:00:00Z");
+    /** Ledger ids a millisecond of the clock floor stands for: 2^10 ({@link #clockFloor}). */
+    static final int LEDGERS_PER_MS_BITS = 10;
     private static final Logger LOG = Loggers.getLogger(LocalStorage.class);
     /** A journal file past this size is closed and the next record starts a new one. */
     private static final long ROLL_BYTES = 16 << 20;
@@ -244,8 +246,13 @@ final class LocalStorage implements AutoCloseable {
                 + (recovered.isEmpty() ? "" : ", " + recovered.size() + " topic(s)");
     }
 
+    /**
+     * The lowest ledger id a start may hand out: 2^10 per millisecond since 2020, so a process restarted at once
+     * after handing out ledgers faster than one a millisecond (thousands of topics made at start) is still above
+     * every id the run before handed out, though it kept nothing (memory only, or a journal that lost its tail).
+     */
     static long clockFloor(Scheduler timer) {
-        return Math.max(0, timer.now(TimeUnit.MILLISECONDS) - LEDGER_EPOCH.toEpochMilli());
+        return Math.max(0, timer.now(TimeUnit.MILLISECONDS) - LEDGER_EPOCH.toEpochMilli()) << LEDGERS_PER_MS_BITS;
     }
 
     /** What this storage is and what it recovered, for the node's start log. */

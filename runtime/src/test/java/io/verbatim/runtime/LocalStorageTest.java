@@ -468,4 +468,29 @@ class LocalStorageTest {
         ClusterImage image = c.image();
         assertThat(image.segments().get(0).ledgers().get(0).ledgerId()).isEqualTo(p.ledgerId());
     }
+
+    /**
+     * Ledger ids count 2^10 a millisecond from the clock: a memory-only node that handed out 2,000 ledgers (as many
+     * topics made at start) and was restarted half a second later hands out none of them again. Counted one a
+     * millisecond, the second run's first 1,500 would have been the first run's.
+     */
+    @Test
+    void aMemoryOnlyRestartRightAfterHandingOutManyLedgersReusesNone() {
+        reactor.test.scheduler.VirtualTimeScheduler clock = reactor.test.scheduler.VirtualTimeScheduler.create();
+        clock.advanceTimeTo(java.time.Instant.parse("2026-12-03T06:00:00Z"));
+        LocalStorage first = LocalStorage.memoryOnly("a", clock);
+        opened.add(first);
+        long highest = -1;
+        for (int i = 0; i < 2_000; i++) {
+            highest = Math.max(highest, firstLedger(first.openTopic(TOPIC + "-" + i, Layout.initial(1, 4, 0))));
+        }
+        clock.advanceTimeBy(java.time.Duration.ofMillis(500));
+        LocalStorage second = LocalStorage.memoryOnly("a", clock);
+        opened.add(second);
+        assertThat(firstLedger(second.openTopic(TOPIC, Layout.initial(1, 4, 0)))).isGreaterThan(highest);
+    }
+
+    private static long firstLedger(MemoryCluster c) {
+        return c.image().segments().get(0).ledgers().get(0).ledgerId();
+    }
 }
