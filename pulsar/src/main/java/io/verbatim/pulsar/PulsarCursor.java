@@ -21,6 +21,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A replication cursor as a durable Pulsar subscription on the segment's topic, read as raw stored
@@ -38,6 +40,7 @@ import reactor.core.publisher.MonoSink;
  * the acknowledgement.
  */
 final class PulsarCursor implements ReplicationCursor {
+    private static final Logger LOG = LoggerFactory.getLogger(PulsarCursor.class);
     private final PulsarStorage storage;
     private final String topic;
     private final String subscription;
@@ -60,9 +63,15 @@ final class PulsarCursor implements ReplicationCursor {
      */
     private long ackEpoch;
     private final List<Waiter> waiters = new ArrayList<>();
+    /** A read that ended and keeps its consumer until what it emitted is acknowledged ({@code Read#close}). */
+    private @Nullable Read lingering;
     /** When acknowledgements started failing in a row ({@link System#nanoTime}), 0 while they succeed. */
     private long failingSince;
     private static final java.time.Duration ACK_RETRY = java.time.Duration.ofMillis(100);
+    /** How long a read waits for the last read's consumer to close before it subscribes. */
+    private static final java.time.Duration READ_AFTER_CLOSE_WAIT = java.time.Duration.ofSeconds(5);
+    /** How long an acknowledgement without a read waits for the last read's consumer to close. */
+    private static final java.time.Duration ACK_AFTER_CLOSE_WAIT = java.time.Duration.ofSeconds(2);
     /** How soon the broker is asked again whether a sealed topic ended for a read. */
     private static final java.time.Duration END_RETRY = java.time.Duration.ofSeconds(1);
 
@@ -187,7 +196,12 @@ final class PulsarCursor implements ReplicationCursor {
                         + " as " + subscription + " reconnected before the broker answered"));
             }
         };
+        // Not the whole close: a read's consumer closed as its sealed topic is unloaded may not hear back for the
+        // operation timeout, and the acknowledgements of the segment's last entries (what its children's replication
+        // waits for) would wait as long (a direction 30 s behind after a split). The broker drops the consumer
+        // anyway; should it still hold the subscription, the subscribe fails and the acknowledgement goes again.
         return previous.exceptionally(e -> null)
+                .completeOnTimeout(null, ACK_AFTER_CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)
                 .thenCompose(v -> VerbatimRawConsumer.subscribe(storage.client(), topic, subscription,
                         SubscriptionInitialPosition.Latest, 0, receiver))
                 .thenCompose(c -> c.acknowledgeUpTo(target.ledgerId(), target.entryId()).applyToEither(lost, x -> x)
@@ -201,6 +215,7 @@ final class PulsarCursor implements ReplicationCursor {
 
     private void acknowledged(SourcePosition target, @Nullable Throwable error, long epoch) {
         List<Waiter> settled = new ArrayList<>();
+        Read settledLingering = null;
         synchronized (lock) {
             if (epoch != ackEpoch) {
                 return; // given up on at a reconnect and sent again: the one sent since settles the waiters
@@ -221,6 +236,10 @@ final class PulsarCursor implements ReplicationCursor {
             if (error == null && (confirmed == null || target.compareTo(confirmed) > 0)) {
                 confirmed = target;
             }
+            if (lingering != null && confirmedUpTo(lingering.lastEmitted)) {
+                settledLingering = lingering;
+                lingering = null;
+            }
             for (var it = waiters.iterator(); it.hasNext(); ) {
                 Waiter w = it.next();
                 if (error != null || w.upTo.compareTo(target) <= 0) {
@@ -232,6 +251,9 @@ final class PulsarCursor implements ReplicationCursor {
                 wanted = confirmed;
                 failingSince = 0;
             }
+        }
+        if (settledLingering != null) {
+            settledLingering.closeNow(); // everything it emitted is acknowledged
         }
         for (Waiter w : settled) {
             if (error == null) {
@@ -245,6 +267,24 @@ final class PulsarCursor implements ReplicationCursor {
     }
 
     private record Waiter(SourcePosition upTo, MonoSink<Void> sink) {
+    }
+
+    /** Whether the broker confirmed every entry up to {@code position} (nothing to confirm when null). */
+    private boolean confirmedUpTo(@Nullable SourcePosition position) {
+        synchronized (lock) {
+            return position == null || (confirmed != null && confirmed.compareTo(position) >= 0);
+        }
+    }
+
+    /** Closes {@code read}'s consumer if it still lingers (a new read opens, or it waited long enough). */
+    private void closeLingering(Read read) {
+        synchronized (lock) {
+            if (lingering != read) {
+                return;
+            }
+            lingering = null;
+        }
+        read.closeNow();
     }
 
     /** One entry the broker sent, held until demand takes it. */
@@ -264,6 +304,8 @@ final class PulsarCursor implements ReplicationCursor {
         /** The last position emitted downstream (by the drain loop). */
         private volatile @Nullable SourcePosition lastEmitted;
         private volatile boolean ended;
+        /** Whether it completed (emitted the sealed topic's last entry), as opposed to being cancelled. */
+        private volatile boolean completed;
         /** Whether the broker is being asked whether the topic ended ({@link #confirmEnd}): one asking at a time. */
         private final AtomicBoolean confirming = new AtomicBoolean();
         /** Stops telling this read of a seal; run when it closes. */
@@ -276,6 +318,13 @@ final class PulsarCursor implements ReplicationCursor {
         }
 
         void open() {
+            Read before;
+            synchronized (lock) {
+                before = lingering;
+            }
+            if (before != null) {
+                closeLingering(before); // its closing is the previous close this read waits for
+            }
             CompletableFuture<Void> previous;
             synchronized (lock) {
                 previous = lastClose;
@@ -284,7 +333,13 @@ final class PulsarCursor implements ReplicationCursor {
             }
             sink.onRequest(n -> drain());
             sink.onDispose(this::close);
+            long start = System.nanoTime();
+            // at most a few seconds: a consumer closed as its topic is unloaded may not hear back for the operation
+            // timeout; should it still hold the exclusive subscription, this subscribe fails and the read goes again
             previous.exceptionally(e -> null)
+                    .completeOnTimeout(null, READ_AFTER_CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                    .whenComplete((v, e) -> LOG.debug("{} as {}: the last read closed after {} ms; subscribing", topic,
+                            subscription, (System.nanoTime() - start) / 1_000_000))
                     .thenCompose(v -> VerbatimRawConsumer.subscribe(storage.client(), topic, subscription,
                             SubscriptionInitialPosition.Earliest, storage.settings().receiverQueue(), this))
                     // bounded by the client's operation timeout; no deadline of ours, which would leave a consumer
@@ -302,6 +357,8 @@ final class PulsarCursor implements ReplicationCursor {
                                     PulsarStorage.cause(error)));
                             return;
                         }
+                        LOG.debug("{} as {}: reading, subscribed after {} ms{}", topic, subscription,
+                                (System.nanoTime() - start) / 1_000_000, cancelled ? " (cancelled meanwhile)" : "");
                         consumer = c;
                         synchronized (lock) {
                             if (!cancelled) {
@@ -350,6 +407,7 @@ final class PulsarCursor implements ReplicationCursor {
          */
         @Override
         public void endOfTopic() {
+            LOG.debug("{} as {}: the broker says the topic ended", topic, subscription);
             confirmEnd();
         }
 
@@ -371,6 +429,8 @@ final class PulsarCursor implements ReplicationCursor {
                             confirming.set(false); // not sealed (yet): a seal or the broker's word asks again
                             return;
                         }
+                        LOG.debug("{} as {}: asked whether it ended: {}", topic, subscription, error != null ? error
+                                : stats.state + ", last entry " + stats.lastConfirmedEntry + ", emitted " + lastEmitted);
                         if (error == null && atEnd(stats)) {
                             ended = true;
                             drain();
@@ -419,6 +479,7 @@ final class PulsarCursor implements ReplicationCursor {
          */
         @Override
         public void reconnected() {
+            LOG.debug("{} as {}: (re)connected; emitted so far up to {}", topic, subscription, lastEmitted);
             held.clear();
             lastReceived = lastEmitted;
             boolean resend;
@@ -453,13 +514,38 @@ final class PulsarCursor implements ReplicationCursor {
                 }
                 if (!done && !cancelled && ended && held.isEmpty()) {
                     done = true;
+                    completed = true;
                     sink.complete();
                 }
                 missed = wip.addAndGet(-missed);
             } while (missed != 0);
         }
 
+        /**
+         * On the read's end or its cancel. A read that ended (its sealed topic read to the last entry) keeps its
+         * consumer while the acknowledgements of what it emitted are still to come: the seal's unload is under way,
+         * and a consumer closed now may not hear back for the operation timeout, holding the exclusive subscription
+         * all that time; the acknowledgements that the segment's children's replication waits for would wait as long
+         * (a direction 30 s behind after a split). It closes once they are confirmed, or after the operation timeout.
+         */
         private void close() {
+            if (completed && !confirmedUpTo(lastEmitted)) {
+                synchronized (lock) {
+                    if (open == this) {
+                        open = null; // a new read may open: it closes this one first
+                    }
+                    lingering = this;
+                }
+                unwatchSeal.run();
+                CompletableFuture.delayedExecutor(storage.settings().operationTimeout().toMillis(),
+                        TimeUnit.MILLISECONDS).execute(() -> closeLingering(this));
+                kick();
+                return;
+            }
+            closeNow();
+        }
+
+        private void closeNow() {
             cancelled = true;
             unwatchSeal.run();
             VerbatimRawConsumer c;
