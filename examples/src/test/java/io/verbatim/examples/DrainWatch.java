@@ -32,8 +32,16 @@ final class DrainWatch {
         this.topic = topic;
     }
 
-    /** One node's status of the topic: its layout and its backlog toward each peer. */
-    private record Status(String layout, Map<String, Long> backlog) {
+    /**
+     * One node's status of the topic: its layout, its backlog toward each peer, and its stalled or failing
+     * replicators ({@code id state}, for a direction that does not drain).
+     */
+    private record Status(String layout, Map<String, Long> backlog, List<String> stuck) {
+        /** The stuck replicators toward {@code peer}. */
+        String stuckToward(String peer) {
+            List<String> toward = stuck.stream().filter(r -> r.contains("-->" + peer + " ")).toList();
+            return toward.isEmpty() ? "" : "; replicators " + toward;
+        }
     }
 
     private Optional<Status> status(String cluster) {
@@ -42,7 +50,14 @@ final class DrainWatch {
             if (r.statusCode() != 200) {
                 return Optional.empty();
             }
-            JsonNode status = JSON.readTree(r.body()).path("topics").path(topic);
+            JsonNode whole = JSON.readTree(r.body());
+            List<String> stuck = new ArrayList<>();
+            for (String kind : List.of("stalled", "failing")) {
+                for (JsonNode one : whole.path("replicators").path(kind)) {
+                    stuck.add(one.path("id").asText() + " " + one.path("state").asText() + " (" + kind + ")");
+                }
+            }
+            JsonNode status = whole.path("topics").path(topic);
             Map<String, Long> backlog = new LinkedHashMap<>();
             status.path("remotes").properties().forEach(remote -> {
                 long sum = 0;
@@ -51,7 +66,7 @@ final class DrainWatch {
                 }
                 backlog.put(remote.getKey(), sum);
             });
-            return Optional.of(new Status(status.path("layout").toString(), backlog));
+            return Optional.of(new Status(status.path("layout").toString(), backlog, stuck));
         } catch (IOException e) {
             return Optional.empty();
         } catch (InterruptedException e) {
@@ -98,7 +113,7 @@ final class DrainWatch {
                         drained.put(key, OptionalLong.of(TimeUnit.NANOSECONDS.toMillis(now - healedAt)));
                     } else {
                         last.put(key, "backlog " + backlog + (sameLayout ? ", same layout" : ", layouts " + from + " "
-                                + a.get().layout() + " and " + to + " " + b.get().layout()));
+                                + a.get().layout() + " and " + to + " " + b.get().layout()) + a.get().stuckToward(to));
                     }
                 }
             }

@@ -287,7 +287,8 @@ public final class SegmentReplicator {
             LOG.info("{}: a send to {} was not answered within {}: rewinding to the cursor", id, remote.name(),
                     config.sendTimeout());
         } else {
-            LOG.debug("{}: rewinding to the cursor after {}", id, failure.toString());
+            LOG.debug("{}: rewinding to the cursor after {}", id, failures.size() == 1 ? failure.toString()
+                    : failures.size() + " failures: " + failures);
         }
         Optional<Throwable> sealedFailure = failures.stream().filter(RemoteException::isSealed).findFirst();
         if (sealedFailure.isPresent()) {

@@ -42,6 +42,8 @@ import reactor.core.publisher.SynchronousSink;
  */
 final class PulsarProducerSession implements ProducerSession {
     private static final Logger LOG = LoggerFactory.getLogger(PulsarProducerSession.class);
+    /** A producer taking longer than this to make is logged (INFO), as one that could not be made. */
+    private static final java.time.Duration SLOW_CREATION = java.time.Duration.ofSeconds(2);
     /** Where producers are closed: off Pulsar's I/O threads ({@link #closeProducer}). */
     private static final reactor.core.scheduler.Scheduler CLOSER = reactor.core.scheduler.Schedulers.boundedElastic();
     /** The answer to a send of an entry a sealed segment stored already ({@link SealedSends}): a duplicate's. */
@@ -203,10 +205,24 @@ final class PulsarProducerSession implements ProducerSession {
         // bounded by the client's operation timeout; no deadline of ours, which would leave a producer created
         // after it connected, holding the producer name
         // first what a sealed segment refused of this name but may have stored: a send of it is not sent again
+        long start = System.nanoTime();
+        long[] resolved = {0};
         storage.closed(topic, producerName)
                 .thenCompose(v -> storage.sealedSends().resolve(producerName, topic).toFuture())
-                .thenCompose(v -> builder.createAsync())
-                .whenComplete((p, error) -> created(p, error));
+                .thenCompose(v -> {
+                    resolved[0] = System.nanoTime();
+                    return builder.createAsync();
+                })
+                .whenComplete((p, error) -> {
+                    long tookMs = (System.nanoTime() - start) / 1_000_000;
+                    if (error != null || tookMs > SLOW_CREATION.toMillis()) {
+                        LOG.info("{} as {}: {} after {} ms ({} ms before asking the broker){}", topic, producerName,
+                                error == null ? "producer made" : "no producer", tookMs,
+                                resolved[0] == 0 ? tookMs : (resolved[0] - start) / 1_000_000,
+                                error == null ? "" : ": " + PulsarStorage.cause(error));
+                    }
+                    created(p, error);
+                });
     }
 
     private void created(@Nullable Producer<byte[]> created, @Nullable Throwable error) {
