@@ -152,7 +152,7 @@ public final class ClusterNode implements AutoCloseable {
     private volatile boolean stopping;
     private final RateWindow rates;
     /** Where the topics' segments live when they are in memory: kept in a data directory, or memory only. */
-    private LocalStorage local;
+    private volatile LocalStorage local;
     private final PolicyLoop policy;
     private final AdminOperations operations;
     /** Who may call this cluster's ports, their limits and TLS. */
@@ -742,7 +742,16 @@ public final class ClusterNode implements AutoCloseable {
     public Mono<NodeStatus> status() {
         return controller.status(this::backlog).map(s -> new NodeStatus(s, NodeStatus.Replicators.of(replicators()),
                 NodeStatus.MetadataLogMember.of(metadataLog()),
-                group.flatMap(ControllerGroup::leading).map(Delegations::feeds).orElse(List.of())));
+                group.flatMap(ControllerGroup::leading).map(Delegations::feeds).orElse(List.of()), storageStatus()));
+    }
+
+    private NodeStatus.Storage storageStatus() {
+        if (pulsar.isPresent()) {
+            return new NodeStatus.Storage("pulsar", true, "");
+        }
+        LocalStorage storage = local;
+        return new NodeStatus.Storage(storage.durable() ? "embedded" : "memory", storage.durable(),
+                storage.failure().orElse(""));
     }
 
     /**

@@ -270,6 +270,11 @@ final class LocalStorage implements AutoCloseable {
         return journal != null;
     }
 
+    /** Why the journal failed, if it did: nothing is acknowledged any more. */
+    java.util.Optional<String> failure() {
+        return journal == null ? java.util.Optional.empty() : journal.failed();
+    }
+
     /**
      * The storage of {@code topic}, starting from what was recovered of it (then brought to {@code held}, the
      * metadata log's layout, as any adoption would: segments created, sealed, pruned) or empty with

@@ -19,18 +19,38 @@ import org.jspecify.annotations.Nullable;
  * leads the log, who feeds each listener (listener delegation). In JSON the cluster status's fields come
  * first, with {@code replicators}, {@code metadataLog} and {@code listenerFeeds} beside them.
  */
-@JsonPropertyOrder({"exchange", "replicators", "metadataLog", "listenerFeeds"})
+@JsonPropertyOrder({"exchange", "replicators", "metadataLog", "listenerFeeds", "storage"})
 public record NodeStatus(@JsonUnwrapped ClusterStatus exchange, Replicators replicators,
-        List<MetadataLogMember> metadataLog, List<ListenerFeed> listenerFeeds) {
+        List<MetadataLogMember> metadataLog, List<ListenerFeed> listenerFeeds, Storage storage) {
 
     public NodeStatus {
         metadataLog = List.copyOf(metadataLog);
         listenerFeeds = List.copyOf(listenerFeeds);
     }
 
+    /** A status of a process that keeps no segments (a controller replica). */
+    public NodeStatus(ClusterStatus exchange, Replicators replicators, List<MetadataLogMember> metadataLog,
+            List<ListenerFeed> listenerFeeds) {
+        this(exchange, replicators, metadataLog, listenerFeeds, Storage.NONE);
+    }
+
     /** A status without a metadata log (a node on a layout store of its caller's). */
     public NodeStatus(ClusterStatus exchange, Replicators replicators) {
         this(exchange, replicators, List.of(), List.of());
+    }
+
+    /**
+     * Where this process keeps the segments, and whether that works now.
+     *
+     * @param type {@code memory} (the embedded storage without a data directory: a stop loses it), {@code
+     *     embedded} (with one), {@code pulsar}, or {@code none} (a process that keeps no segments)
+     * @param durable whether what it acknowledged survives a crash of this process
+     * @param failure why the embedded storage's journal failed ({@code ""}: it did not): nothing is acknowledged
+     *     until a restart (produce calls 503, ingest UNAVAILABLE)
+     */
+    @JsonPropertyOrder({"type", "durable", "failure"})
+    public record Storage(String type, boolean durable, String failure) {
+        static final Storage NONE = new Storage("none", false, "");
     }
 
     /**

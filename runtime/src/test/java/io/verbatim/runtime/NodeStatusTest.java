@@ -39,9 +39,18 @@ class NodeStatusTest {
                 + "\"lastError\":\"java.lang.IllegalStateException: b refused <it>\"}],\"stalled\":[{"
                 + "\"id\":\"a/t/0000-7fff-0->c\",\"state\":\"BACKING_OFF\",\"stalledForMillis\":12345,"
                 + "\"backlog\":42,\"consecutiveFailures\":0,\"lastError\":null}]},\"metadataLog\":[],"
-                + "\"listenerFeeds\":[]}");
+                + "\"listenerFeeds\":[],\"storage\":{\"type\":\"none\",\"durable\":false,\"failure\":\"\"}}");
         assertThat(STATUS.replicators().failing()).containsExactly(FAILING);
         assertThat(STATUS.replicators().stalled()).containsExactly(STALLED);
+    }
+
+    /** A failed journal shows in the status, not only in a metric: the node acknowledges nothing until a restart. */
+    @Test
+    void theStorageSaysWhereSegmentsAreKeptAndWhyItsJournalFailed() throws Exception {
+        NodeStatus failed = new NodeStatus(STATUS.exchange(), STATUS.replicators(), List.of(), List.of(),
+                new NodeStatus.Storage("embedded", true, "journal /data/journal failed: No space left on device"));
+        assertThat(new ObjectMapper().writeValueAsString(failed)).endsWith("\"storage\":{\"type\":\"embedded\","
+                + "\"durable\":true,\"failure\":\"journal /data/journal failed: No space left on device\"}}");
     }
 
     @Test

@@ -69,6 +69,8 @@ class StatusJsonTest {
                 .anyMatch(entries -> !entries.isEmpty())).blockFirst(Duration.ofSeconds(20));
         a.markCold("t", 0x8000).block();
 
+        assertThat(a.status().block().storage()).as("no data directory: memory only, said in the status")
+                .isEqualTo(new NodeStatus.Storage("memory", false, ""));
         ObjectMapper json = new ObjectMapper();
         String node = write("node-status.shape", shape(json.valueToTree(a.status().block())));
         String endpoint = write("status-endpoint.shape", shape(json.readTree(get(a.adminUrl()
