@@ -20,46 +20,49 @@ import java.util.TreeMap;
 
 /**
  * The slow path's plan for one entry: its messages regrouped by (destination segment, bucket), each
- * group one stamped single-bucket entry. Pure: same entry, layout, exclusions and first index, same parts in the
- * same order, so a part's index is stable across re-sends as long as the layout is.
+ * group one stamped single-bucket entry, numbered by its bucket in its segment. Pure: same entry, layout and
+ * exclusions, same parts in the same order.
+ *
+ * <p>A part's number is its destination bucket, not its place in the plan. A segment's buckets never change (a
+ * rebucket rolls over to a new segment), so the same messages go to the same segment under the same number under
+ * any layout that still has that segment, and after a restart that forgot every plan: the destination's
+ * deduplication by {@code (ledgerId, entryId, part)} then drops exactly what it took. Numbered by place, a change of
+ * another segment shifted the numbers, and a destination took a new part for a duplicate of an old one (lost) or an
+ * old part's messages again under a new number (stored twice).
  *
  * <p>When the layout changes while an entry is partly sent, the entry is planned again without the messages the
- * remote already took, and its parts numbered after every part planned before: a destination that took part 2 of
- * the old plan then never drops a new part as its duplicate, nor is sent a message twice.
+ * remote is known to have taken: a sealed destination's children would otherwise take them again.
  */
 final class Rebatcher {
     private Rebatcher() {
     }
 
     /**
-     * One re-batched part: the entry to send to {@code destination} as part {@code index}, holding the entry's
-     * messages {@code messages} (indices in the entry, from 0).
+     * One re-batched part: the entry to send to {@code destination} as part {@code index} (its bucket there), holding
+     * the entry's messages {@code messages} (indices in the entry, from 0).
      */
     record Part(Segment destination, Entry entry, int index, BitSet messages) {
     }
 
     static List<Part> plan(Entry entry, HashRange source, Layout destination, PartsCodec partsCodec,
             EntryLimits limits) {
-        return plan(entry, source, destination, partsCodec, limits, new BitSet(), 0);
+        return plan(entry, source, destination, partsCodec, limits, new BitSet());
     }
 
-    /** The plan without the messages in {@code excluded}, its parts numbered from {@code firstIndex}. */
+    /** The plan without the messages in {@code excluded}. */
     static List<Part> plan(Entry entry, HashRange source, Layout destination, PartsCodec partsCodec,
-            EntryLimits limits, BitSet excluded, int firstIndex) {
-        if (firstIndex < 0) {
-            throw new IllegalArgumentException("first part index " + firstIndex + " is negative");
-        }
+            EntryLimits limits, BitSet excluded) {
         if (entry.isBatch()) {
             // Decompressed into a per-thread buffer, not a new array: every part copies its messages (a batch
             // is encoded anew, even uncompressed), so none views the buffer once this returns.
             return Entries.withBatchMessages(entry, limits, messages -> parts(entry, messages, source, destination,
-                    partsCodec, excluded, firstIndex));
+                    partsCodec, excluded));
         }
-        return parts(entry, Entries.messages(entry, limits), source, destination, partsCodec, excluded, firstIndex);
+        return parts(entry, Entries.messages(entry, limits), source, destination, partsCodec, excluded);
     }
 
     private static List<Part> parts(Entry entry, List<Message> messages, HashRange source, Layout destination,
-            PartsCodec partsCodec, BitSet excluded, int firstIndex) {
+            PartsCodec partsCodec, BitSet excluded) {
         Map<Long, Group> groups = new TreeMap<>();
         for (int i = 0; i < messages.size(); i++) {
             if (excluded.get(i)) {
@@ -71,7 +74,7 @@ final class Rebatcher {
             int hashB = m.hashB(routing);
             int bucket = d.buckets().bucketOf(hashB);
             long order = (long) d.range().start() << 32 | bucket;
-            groups.computeIfAbsent(order, k -> new Group(d, hashB)).add(m, i, hashB);
+            groups.computeIfAbsent(order, k -> new Group(d, bucket, hashB)).add(m, i, hashB);
         }
         MessageMetadata template = templateOf(entry.metadata());
         CompressionType codec = partsCodec == PartsCodec.NONE ? CompressionType.NONE : entry.metadata().getCompression();
@@ -79,7 +82,7 @@ final class Rebatcher {
         for (Group g : groups.values()) {
             Entry part = entry.isBatch() ? Entries.batch(template, g.messages, codec, g.stamp)
                     : Entries.single(template, g.messages.get(0).payload(), codec);
-            parts.add(new Part(g.destination, part, firstIndex + parts.size(), g.indices));
+            parts.add(new Part(g.destination, part, g.bucket, g.indices));
         }
         return parts;
     }
@@ -92,14 +95,16 @@ final class Rebatcher {
 
     private static final class Group {
         final Segment destination;
+        final int bucket;
         final List<Message> messages = new ArrayList<>();
         final BitSet indices = new BitSet();
         /** The messages' smallest and largest hashB. */
         Stamp stamp;
 
         /** A group for a first message of {@code hashB}, which {@link #add} then adds. */
-        Group(Segment destination, int hashB) {
+        Group(Segment destination, int bucket, int hashB) {
             this.destination = destination;
+            this.bucket = bucket;
             this.stamp = Stamp.of(hashB);
         }
 

@@ -382,14 +382,13 @@ public final class SegmentReplicator {
     private Unit rebatchNow(StoredEntry stored, Entry entry, Layout layout) {
         long bytes = stored.bytes().remaining();
         // Planned before (a rewind): the same plan under the same layout; under another one, a plan of what the
-        // remote has not taken yet, its parts numbered after the earlier plan's.
+        // remote is not known to have taken.
         SentParts before = sentParts.get(stored.position());
-        SentParts planned = before == null ? new SentParts(layout.epoch(), new BitSet(), 0)
+        SentParts planned = before == null ? new SentParts(layout.epoch(), new BitSet())
                 : before.epoch == layout.epoch() ? before : before.next(layout.epoch());
         List<Rebatcher.Part> parts;
         try {
-            parts = Rebatcher.plan(entry, source.range(), layout, config.partsCodec(), limits, planned.excluded,
-                    planned.firstIndex);
+            parts = Rebatcher.plan(entry, source.range(), layout, config.partsCodec(), limits, planned.excluded);
         } catch (EntryFormatException e) {
             LOG.error("{}: entry {} cannot be opened for re-batching and is not replicated: {}", id,
                     stored.position(), e.getMessage());
@@ -424,8 +423,9 @@ public final class SegmentReplicator {
         }
         SentParts taken = Objects.requireNonNull(sentParts.get(unit.position()), "a re-batched entry's plan");
         return Flux.fromIterable(unit.sends())
-                .filter(o -> !taken.contains(o.position().part()))
-                .flatMap(o -> sendOne(o, sessions, watch).doOnNext(receipt -> taken.take(o.position().part())),
+                .filter(o -> !taken.contains(o.segmentId(), o.position().part()))
+                .flatMap(o -> sendOne(o, sessions, watch).doOnNext(receipt -> taken.take(o.segmentId(),
+                        o.position().part())),
                         unit.sends().size())
                 .then(Mono.just(unit))
                 .doFinally(s -> inFlight.end())
@@ -590,48 +590,49 @@ public final class SegmentReplicator {
     }
 
     /**
-     * One slow-path entry's plan under one layout epoch (the messages left out of it, its first part index, each
-     * part's messages) and what the remote took: parts of this plan, and messages of every plan so far.
+     * One slow-path entry's plan under one layout epoch (the messages left out of it, each part's messages by
+     * destination segment and part number) and what the remote took: parts of this plan, and messages of every plan
+     * so far.
      */
     private static final class SentParts {
         final long epoch;
         final BitSet excluded;
-        final int firstIndex;
-        private final Map<Integer, BitSet> partMessages = new java.util.HashMap<>();
-        private final BitSet takenParts = new BitSet();
+        private final Map<PartKey, BitSet> partMessages = new java.util.HashMap<>();
+        private final java.util.Set<PartKey> takenParts = new java.util.HashSet<>();
         private final BitSet takenMessages;
-        private int nextIndex;
 
-        SentParts(long epoch, BitSet excluded, int firstIndex) {
+        SentParts(long epoch, BitSet excluded) {
             this.epoch = epoch;
             this.excluded = (BitSet) excluded.clone();
-            this.firstIndex = firstIndex;
             this.takenMessages = (BitSet) excluded.clone();
-            this.nextIndex = firstIndex;
         }
 
         synchronized void planned(List<Rebatcher.Part> parts) {
             for (Rebatcher.Part part : parts) {
-                partMessages.put(part.index(), part.messages());
-                nextIndex = Math.max(nextIndex, part.index() + 1);
+                partMessages.put(new PartKey(part.destination().id(), part.index()), part.messages());
             }
         }
 
-        /** The plan under {@code newEpoch}: without what the remote took, numbered after every part so far. */
+        /** The plan under {@code newEpoch}: without what the remote took. */
         synchronized SentParts next(long newEpoch) {
-            return new SentParts(newEpoch, takenMessages, nextIndex);
+            return new SentParts(newEpoch, takenMessages);
         }
 
-        synchronized boolean contains(int part) {
-            return takenParts.get(part);
+        synchronized boolean contains(long segmentId, int part) {
+            return takenParts.contains(new PartKey(segmentId, part));
         }
 
-        synchronized void take(int part) {
-            takenParts.set(part);
-            BitSet messages = partMessages.get(part);
+        synchronized void take(long segmentId, int part) {
+            PartKey key = new PartKey(segmentId, part);
+            takenParts.add(key);
+            BitSet messages = partMessages.get(key);
             if (messages != null) {
                 takenMessages.or(messages);
             }
+        }
+
+        /** A part by its destination segment and number (its bucket there). */
+        private record PartKey(long segmentId, int part) {
         }
     }
 }
