@@ -83,7 +83,8 @@ final class BareRebatch {
         MessageMetadata.Builder base = baseOf(md);
         List<Part> parts = new ArrayList<>(groups.size());
         for (Group g : groups) {
-            String position = entry.position().withPart(parts.size()).toProperty();
+            // numbered by its bucket in its segment (the low half of the order), as the slow path numbers parts
+            String position = entry.position().withPart((int) g.order).toProperty();
             parts.add(new Part(g.segmentId, encode(g, base, position)));
         }
         groups.clear();
