@@ -13,10 +13,13 @@ import io.verbatim.model.entry.SourcePosition;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -102,7 +105,7 @@ public final class SegmentReplicator {
      * at another one: after a split of the remote, a re-sent entry goes to a child segment, which on Pulsar knows
      * nothing of what its parent took (or it no longer fits, and would go by the slow path).
      */
-    private final java.util.Set<SourcePosition> takenWhole = ConcurrentHashMap.newKeySet();
+    private final Set<SourcePosition> takenWhole = ConcurrentHashMap.newKeySet();
 
     private SegmentReplicator(Builder b) {
         this.config = Objects.requireNonNull(b.config, "config");
@@ -597,8 +600,8 @@ public final class SegmentReplicator {
     private static final class SentParts {
         final long epoch;
         final BitSet excluded;
-        private final Map<PartKey, BitSet> partMessages = new java.util.HashMap<>();
-        private final java.util.Set<PartKey> takenParts = new java.util.HashSet<>();
+        private final Map<PartKey, BitSet> partMessages = new HashMap<>();
+        private final Set<PartKey> takenParts = new HashSet<>();
         private final BitSet takenMessages;
 
         SentParts(long epoch, BitSet excluded) {
