@@ -38,9 +38,9 @@ import reactor.core.publisher.Mono;
  * ({@link #resolve}), and a send of an entry found there is answered as a duplicate without being sent
  * ({@link #storedBeforeSeal}).
  *
- * <p>Whole entries only (the fast path, which J3 keeps exactly once). A slow-path part is numbered within the layout
- * it was planned on, so part {@code p} planned on the children holds other messages than part {@code p} refused by
- * their parent: matching them could drop messages. Such a part may be stored twice, as J3 allows.
+ * <p>Whole entries only (the fast path, which J3 keeps exactly once). A slow-path part is numbered by its bucket in
+ * its destination segment, so a child's part {@code p} holds other messages than part {@code p} refused by its
+ * parent: matching them could drop messages. Such a part may be stored twice, as J3 allows.
  *
  * <p>Kept in memory: a replicator process restarted in between forgets it (and may store such an entry twice).
  * At most {@link #MAX_STORED} entries found are remembered per producer name; the oldest go first.
