@@ -425,13 +425,16 @@ final class PulsarCursor implements ReplicationCursor {
                         if (cancelled || done) {
                             return;
                         }
-                        if (error == null && !"Terminated".equals(stats.state)) {
+                        if (error == null && !"Terminated".equals(stats.state)
+                                && !sealedAtOpen && !storage.sealedHere(topic)) {
                             confirming.set(false); // not sealed (yet): a seal or the broker's word asks again
                             return;
                         }
                         LOG.debug("{} as {}: asked whether it ended: {}", topic, subscription, error != null ? error
                                 : stats.state + ", last entry " + stats.lastConfirmedEntry + ", emitted " + lastEmitted);
-                        if (error == null && atEnd(stats)) {
+                        // sealed, though the broker may say so only once the seal's unload is over (a topic being
+                        // unloaded reports its managed ledger closed): the end counts on the broker's word
+                        if (error == null && "Terminated".equals(stats.state) && atEnd(stats)) {
                             ended = true;
                             drain();
                             return;
