@@ -1,14 +1,14 @@
 package io.verbatim.bench;
 
+import com.sun.management.GcInfo;
 import io.verbatim.model.Layout;
 import io.verbatim.pipeline.InFlightBudget;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.SegmentReplicator;
 import io.verbatim.pipeline.StartAt;
-import io.verbatim.pipeline.memory.SimulatedLink;
+import io.verbatim.testkit.SimulatedLink;
 import java.lang.management.GarbageCollectorMXBean;
-import com.sun.management.GcInfo;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;

@@ -8,7 +8,7 @@ import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.SegmentReplicator;
 import io.verbatim.pipeline.StartAt;
-import io.verbatim.pipeline.memory.SimulatedLink;
+import io.verbatim.testkit.SimulatedLink;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;

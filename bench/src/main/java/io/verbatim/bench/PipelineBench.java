@@ -1,5 +1,8 @@
 package io.verbatim.bench;
 
+import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegmentLog;
+import io.verbatim.embedded.SendFaults;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.entry.Entries;
@@ -10,9 +13,6 @@ import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.SegmentReplicator;
 import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.StoredEntry;
-import io.verbatim.pipeline.memory.MemoryCluster;
-import io.verbatim.pipeline.memory.MemorySegmentLog;
-import io.verbatim.pipeline.memory.SendFaults;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.verbatim.bench;
 
+import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.pipeline.StoredEntry;
-import io.verbatim.pipeline.memory.MemoryCluster;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

@@ -7,14 +7,14 @@ import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
 import io.verbatim.pipeline.ReplicatorMetrics;
-import io.verbatim.pipeline.memory.ReplicationChecks;
-import io.verbatim.pipeline.memory.ReplicationRecorder;
 import io.verbatim.runtime.ClusterNode;
-import io.verbatim.runtime.DeliveryChecks;
 import io.verbatim.runtime.EmbeddedRuntime;
 import io.verbatim.runtime.Producer;
 import io.verbatim.runtime.Subscription;
-import io.verbatim.runtime.Traffic;
+import io.verbatim.testkit.DeliveryChecks;
+import io.verbatim.testkit.ReplicationChecks;
+import io.verbatim.testkit.ReplicationRecorder;
+import io.verbatim.testkit.Traffic;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryType;
@@ -121,7 +121,7 @@ final class Demo {
             for (String topic : topics) {
                 if (inMemory) {
                     // what every cluster stores, checked as it is stored (on Pulsar the consumers' checks stand in)
-                    recorders.put(topic, runtime.record(topic));
+                    recorders.put(topic, ReplicationRecorder.attach(runtime.storages(topic), true));
                 }
                 Map<String, Producer> producers = new LinkedHashMap<>();
                 Map<String, Subscription> subs = new LinkedHashMap<>();
@@ -131,14 +131,15 @@ final class Demo {
                     DeliveryChecks.ConsumerRecorder dispatched = new DeliveryChecks.ConsumerRecorder(name);
                     recorded.put(name, dispatched);
                     // Checked as entries are dispatched: nothing is kept for the checks.
-                    Subscription s = node.subscription(topic, "demo-checks").consumers(3).onDispatch(dispatched)
-                            .subscribe();
+                    Subscription s = node.subscription(topic, "demo-checks").consumers(3).onDispatch(d ->
+                            dispatched.record(d.consumer(), d.segmentId(), d.messages())).subscribe();
                     // Its consumers read as they would in an application: one nobody reads holds dispatch back
                     // once its queue (subscriptions.receiverQueueSize) is full.
                     Flux.range(0, s.consumers()).flatMap(s::consumer, s.consumers()).subscribe();
                     subs.put(name, s);
                 });
-                traffic.put(topic, new Traffic(producers, options.keys(), 0.02, options.seed() + topics.indexOf(topic)));
+                traffic.put(topic, new Traffic(Traffic.senders(producers, p -> p::sendNow), options.keys(), 0.02,
+                        options.seed() + topics.indexOf(topic)));
                 subscriptions.put(topic, subs);
                 consumerChecks.put(topic, recorded);
             }
@@ -263,7 +264,7 @@ final class Demo {
                 of.forEach(c -> checks.add(new ReplicationChecks.Check(prefix + c.name(), c.passed(), c.detail())));
             }
             for (ClusterNode node : nodes) {
-                checks.add(DeliveryChecks.replicators(node));
+                checks.add(ReplicationChecks.replicators(node.name(), node.replicators()));
             }
             Map<String, Flow> flows = new LinkedHashMap<>();
             runtime.clusters().forEach((name, node) -> flows.put(name, flow(node, topics, traffic)));

@@ -1,8 +1,8 @@
 package io.verbatim.examples;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.verbatim.pipeline.memory.ReplicationChecks;
-import io.verbatim.runtime.DeliveryChecks;
+import io.verbatim.testkit.DeliveryChecks;
+import io.verbatim.testkit.ReplicationChecks;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

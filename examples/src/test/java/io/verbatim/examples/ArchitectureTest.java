@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The house's rules, stated once so that a change cannot break them unseen (issue 24): each module's arrows point
  * one way, no package depends on itself through others, the model is pure, and nothing below the command line
- * knows it. Production classes only; each module is its package root ({@code layout-store} is {@code store}).
+ * knows it, and no test oracle ships below the examples (the test kit is for tests and the demo). Production
+ * classes only; each module is its package root ({@code layout-store} is {@code store}).
  */
 class ArchitectureTest {
     private static final JavaClasses VERBATIM = new ClassFileImporter()
@@ -25,7 +26,8 @@ class ArchitectureTest {
     @Test
     void everyModuleIsRead() {
         for (String type : java.util.List.of("io.verbatim.model.Layout", "io.verbatim.budget.BrokerBudget",
-                "io.verbatim.pipeline.SegmentReplicator", "io.verbatim.store.LayoutStore", "io.verbatim.net.NetServer",
+                "io.verbatim.pipeline.SegmentReplicator", "io.verbatim.embedded.MemoryCluster",
+                "io.verbatim.testkit.ReplicationChecks", "io.verbatim.store.LayoutStore", "io.verbatim.net.NetServer",
                 "io.verbatim.metastore.raft.RaftNode", "io.verbatim.exchange.Controller",
                 "io.verbatim.config.VerbatimConfig", "io.verbatim.pulsar.PulsarStorage",
                 "io.verbatim.runtime.ClusterNode", "io.verbatim.examples.Verbatim")) {
@@ -39,6 +41,8 @@ class ArchitectureTest {
                 .layer("model").definedBy("io.verbatim.model..")
                 .layer("budget").definedBy("io.verbatim.budget..")
                 .layer("pipeline").definedBy("io.verbatim.pipeline..")
+                .layer("embedded").definedBy("io.verbatim.embedded..")
+                .layer("testkit").definedBy("io.verbatim.testkit..")
                 .layer("layout-store").definedBy("io.verbatim.store..")
                 .layer("net").definedBy("io.verbatim.net..")
                 .layer("metastore").definedBy("io.verbatim.metastore..")
@@ -49,14 +53,18 @@ class ArchitectureTest {
                 .layer("command line").definedBy("io.verbatim.examples..")
                 .whereLayer("command line").mayNotBeAccessedByAnyLayer()
                 .whereLayer("runtime").mayOnlyBeAccessedByLayers("command line")
+                .whereLayer("testkit").mayOnlyBeAccessedByLayers("command line") // the demo checks; nothing else
+                .whereLayer("embedded").mayOnlyBeAccessedByLayers("testkit", "runtime", "command line")
                 .whereLayer("config").mayOnlyBeAccessedByLayers("runtime", "command line")
                 .whereLayer("pulsar").mayOnlyBeAccessedByLayers("runtime", "command line")
                 .whereLayer("exchange").mayOnlyBeAccessedByLayers("config", "runtime", "command line")
                 .whereLayer("metastore").mayOnlyBeAccessedByLayers("runtime", "command line")
                 .whereLayer("layout-store").mayOnlyBeAccessedByLayers("metastore", "exchange", "runtime",
                         "command line")
-                .whereLayer("pipeline").mayOnlyBeAccessedByLayers("config", "pulsar", "runtime", "command line")
-                .whereLayer("budget").mayOnlyBeAccessedByLayers("pipeline", "config", "runtime", "command line")
+                .whereLayer("pipeline").mayOnlyBeAccessedByLayers("config", "pulsar", "embedded", "testkit", "runtime",
+                        "command line")
+                .whereLayer("budget").mayOnlyBeAccessedByLayers("pipeline", "config", "embedded", "testkit", "runtime",
+                        "command line")
                 .check(VERBATIM);
     }
 
@@ -77,6 +85,7 @@ class ArchitectureTest {
     void theNetworkModuleKnowsNoOtherModule() {
         classes().that().resideInAPackage("io.verbatim.net..").should().onlyDependOnClassesThat()
                 .resideOutsideOfPackages("io.verbatim.model..", "io.verbatim.pipeline..", "io.verbatim.runtime..",
+                        "io.verbatim.embedded..", "io.verbatim.testkit..",
                         "io.verbatim.metastore..", "io.verbatim.exchange..", "io.verbatim.store..",
                         "io.verbatim.config..", "io.verbatim.budget..", "io.verbatim.pulsar..")
                 .check(VERBATIM);

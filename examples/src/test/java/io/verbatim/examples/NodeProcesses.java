@@ -2,8 +2,8 @@ package io.verbatim.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.verbatim.pipeline.memory.ClusterImage;
-import io.verbatim.pipeline.memory.MemoryCluster;
+import io.verbatim.embedded.ClusterImage;
+import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.runtime.StateFormat;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.verbatim.pipeline.memory.MemoryCluster;
-import io.verbatim.pipeline.memory.ReplicationChecks.Check;
-import io.verbatim.pipeline.memory.ReplicationRecorder;
+import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.testkit.ReplicationChecks.Check;
+import io.verbatim.testkit.ReplicationRecorder;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;

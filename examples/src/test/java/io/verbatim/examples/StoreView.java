@@ -1,5 +1,6 @@
 package io.verbatim.examples;
 
+import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.examples.FaultChecker.Rule;
 import io.verbatim.examples.FaultChecker.Stored;
 import io.verbatim.examples.FaultChecker.Violation;
@@ -10,11 +11,10 @@ import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.ReplicationCursor;
 import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.StoredEntry;
-import io.verbatim.pipeline.memory.MemoryCluster;
-import io.verbatim.pipeline.memory.ReplicationChecks.Check;
-import io.verbatim.pipeline.memory.ReplicationRecorder;
 import io.verbatim.pulsar.PulsarStorage;
 import io.verbatim.pulsar.WirePositions;
+import io.verbatim.testkit.ReplicationChecks.Check;
+import io.verbatim.testkit.ReplicationRecorder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

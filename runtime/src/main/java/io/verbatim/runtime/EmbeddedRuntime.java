@@ -2,10 +2,9 @@ package io.verbatim.runtime;
 
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Shape;
-import io.verbatim.pipeline.memory.MemoryCluster;
-import io.verbatim.pipeline.memory.ReplicationRecorder;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -87,14 +86,14 @@ public final class EmbeddedRuntime implements AutoCloseable {
     }
 
     /**
-     * Checks every entry any cluster stores of {@code topic} from now on, as it is stored (storage that
-     * deletes consumed entries and drained segments keeps nothing to check at the end): attach before
-     * traffic, read {@link ReplicationRecorder#checks} once it stopped and replication settled.
+     * Each cluster's embedded storage of {@code topic}, by cluster name: what a test kit's recorder attaches to
+     * before traffic to check every entry as it is stored (a storage that deletes consumed entries and drained
+     * segments keeps nothing to check at the end).
      */
-    public ReplicationRecorder record(String topic) {
+    public Map<String, MemoryCluster> storages(String topic) {
         Map<String, MemoryCluster> storage = new LinkedHashMap<>();
         clusters.forEach((name, node) -> storage.put(name, node.storage(topic)));
-        return ReplicationRecorder.attach(storage, true);
+        return storage;
     }
 
     /** True when every cluster holds the same shape of {@code topic}. */

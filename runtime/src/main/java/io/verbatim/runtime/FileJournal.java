@@ -2,7 +2,7 @@ package io.verbatim.runtime;
 
 import com.google.protobuf.CodedOutputStream;
 import io.verbatim.config.StorageConfig;
-import io.verbatim.pipeline.memory.Journal;
+import io.verbatim.embedded.Journal;
 import io.verbatim.runtime.proto.JournalRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;

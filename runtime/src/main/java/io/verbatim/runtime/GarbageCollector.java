@@ -1,8 +1,8 @@
 package io.verbatim.runtime;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.exchange.Controller;
-import io.verbatim.pipeline.memory.MemoryCluster;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;

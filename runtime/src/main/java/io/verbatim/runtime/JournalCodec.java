@@ -3,7 +3,7 @@ package io.verbatim.runtime;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.UnsafeByteOperations;
-import io.verbatim.pipeline.memory.Journal.Record;
+import io.verbatim.embedded.Journal.Record;
 import io.verbatim.runtime.proto.Acknowledged;
 import io.verbatim.runtime.proto.Adopted;
 import io.verbatim.runtime.proto.Appended;

@@ -1,12 +1,12 @@
 package io.verbatim.runtime;
 
 import io.verbatim.config.StorageConfig;
+import io.verbatim.embedded.ClusterImage;
+import io.verbatim.embedded.Journal;
+import io.verbatim.embedded.LedgerIds;
+import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
-import io.verbatim.pipeline.memory.ClusterImage;
-import io.verbatim.pipeline.memory.Journal;
-import io.verbatim.pipeline.memory.LedgerIds;
-import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.runtime.JournalCodec.Sequenced;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,12 +1,12 @@
 package io.verbatim.runtime;
 
+import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.DrainGate;
 import io.verbatim.pipeline.SourceSegmentLog;
-import io.verbatim.pipeline.memory.MemoryCluster;
 import java.util.List;
 import java.util.Optional;
 import reactor.core.publisher.Flux;

@@ -3,7 +3,7 @@ package io.verbatim.runtime;
 import io.verbatim.config.Addresses;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.VerbatimConfig;
-import io.verbatim.pipeline.memory.ClusterImage;
+import io.verbatim.embedded.ClusterImage;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.verbatim.runtime;
 
+import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.model.Backoff;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
@@ -10,7 +11,6 @@ import io.verbatim.pipeline.DrainGate;
 import io.verbatim.pipeline.ReplicationCursor;
 import io.verbatim.pipeline.SourceSegmentLog;
 import io.verbatim.pipeline.StartAt;
-import io.verbatim.pipeline.memory.MemoryCluster;
 import io.verbatim.pulsar.PulsarProducer;
 import io.verbatim.pulsar.PulsarSegments;
 import io.verbatim.pulsar.PulsarStorage;

@@ -2,9 +2,9 @@ package io.verbatim.runtime;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
+import io.verbatim.embedded.ClusterImage;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.DestinationState;
-import io.verbatim.pipeline.memory.ClusterImage;
 import io.verbatim.runtime.proto.DestinationRecord;
 import io.verbatim.runtime.proto.EntriesChunk;
 import io.verbatim.runtime.proto.Ledger;

@@ -166,14 +166,14 @@ final class TopicsApi {
      * Removes the mark and answers whether there was one once the journal made the removal durable: a reset
      * answered is one a crash keeps.
      */
-    static Mono<Boolean> resetDurably(io.verbatim.pipeline.memory.MemoryCluster memory, long segment, String producer) {
+    static Mono<Boolean> resetDurably(io.verbatim.embedded.MemoryCluster memory, long segment, String producer) {
         return Mono.fromCallable(() -> memory.resetMark(segment, producer))
                 .flatMap(reset -> reset ? memory.durable().thenReturn(true) : Mono.just(false));
     }
 
     /** What a checked call on a topic kept in memory goes on to do. */
     private interface MemoryCall {
-        Mono<Void> run(String topic, io.verbatim.pipeline.memory.MemoryCluster memory, Map<String, String> params);
+        Mono<Void> run(String topic, io.verbatim.embedded.MemoryCluster memory, Map<String, String> params);
     }
 
     private Mono<Void> inMemory(HttpServerRequest request, HttpServerResponse response, MemoryCall call) {

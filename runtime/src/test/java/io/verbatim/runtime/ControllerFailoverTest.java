@@ -1,19 +1,20 @@
 package io.verbatim.runtime;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.raft.RaftStatus;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Segment;
-import io.verbatim.pipeline.memory.ReplicationChecks;
-import io.verbatim.pipeline.memory.ReplicationRecorder;
+import io.verbatim.testkit.ReplicationChecks;
+import io.verbatim.testkit.ReplicationRecorder;
+import io.verbatim.testkit.Traffic;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** A cluster loses its controller leader during traffic: a replica takes over, nothing committed or sent is lost. */
 class ControllerFailoverTest {
@@ -37,9 +38,9 @@ class ControllerFailoverTest {
                 """));
         ClusterNode a = runtime.cluster("a");
         ClusterNode b = runtime.cluster("b");
-        ReplicationRecorder recorder = runtime.record("t");
-        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4), "b",
-                b.producer("t", Compression.LZ4)), 100, 0, 5);
+        ReplicationRecorder recorder = ReplicationRecorder.attach(runtime.storages("t"), true);
+        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4)::sendNow, "b",
+                b.producer("t", Compression.LZ4)::sendNow), 100, 0, 5);
         Segment first = a.layout("t").activeSegments().get(0);
         a.split("t", first.id()).block(Duration.ofSeconds(10));
         long epochBefore = a.layout("t").epoch();

@@ -1,7 +1,5 @@
 package io.verbatim.runtime;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ControllerLeader;
 import io.verbatim.exchange.ExchangeServer;
@@ -9,6 +7,7 @@ import io.verbatim.metastore.identity.MemberKeys;
 import io.verbatim.metastore.identity.SignedCall;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.net.SigningKey;
+import io.verbatim.testkit.Traffic;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -27,6 +26,8 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A cluster's three controller replicas and its brokers, each as {@code verbatim node --member} would run
@@ -249,7 +250,7 @@ class ControllerReplicasTest {
         ClusterNode brokers = startAll("autoScale: {enabled: true, interval: 200ms, splitCooldown: 1h, "
                 + "split: {msgRateIn: 200}, merge: {msgRateIn: 0}}\ncaps: {maxSegments: 3}\n");
         awaitLeader();
-        Traffic traffic = new Traffic(Map.of("a", brokers.producer(T, io.verbatim.model.Compression.LZ4)), 50, 0, 3);
+        Traffic traffic = new Traffic(Map.of("a", brokers.producer(T, io.verbatim.model.Compression.LZ4)::sendNow), 50, 0, 3);
         Flux.interval(Duration.ofMillis(20)).doOnNext(t -> traffic.send("a", 20))
                 .takeUntil(t -> brokers.layout(T).activeSegments().size() == 3).blockLast(Duration.ofSeconds(30));
         assertThat(brokers.layout(T).activeSegments()).hasSize(3);

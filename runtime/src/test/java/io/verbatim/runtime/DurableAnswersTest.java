@@ -2,6 +2,8 @@ package io.verbatim.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.embedded.LedgerIds;
+import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Entries;
@@ -11,8 +13,6 @@ import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
-import io.verbatim.pipeline.memory.LedgerIds;
-import io.verbatim.pipeline.memory.MemoryCluster;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;

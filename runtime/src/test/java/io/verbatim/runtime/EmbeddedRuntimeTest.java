@@ -1,8 +1,5 @@
 package io.verbatim.runtime;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.VerbatimConfig;
@@ -11,8 +8,10 @@ import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
 import io.verbatim.model.Shape;
 import io.verbatim.pipeline.ReplicatorMetrics;
-import io.verbatim.pipeline.memory.ReplicationChecks;
-import io.verbatim.pipeline.memory.ReplicationRecorder;
+import io.verbatim.testkit.DeliveryChecks;
+import io.verbatim.testkit.ReplicationChecks;
+import io.verbatim.testkit.ReplicationRecorder;
+import io.verbatim.testkit.Traffic;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,6 +25,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Three clusters on loopback: traffic everywhere, layout changes and an outage on the way, then checks. */
 class EmbeddedRuntimeTest {
@@ -60,14 +62,14 @@ class EmbeddedRuntimeTest {
     @Test
     void replicatesInEveryDirectionThroughSplitsARebucketAndAnOutage() throws Exception {
         runtime = EmbeddedRuntime.start(VerbatimConfig.parse(CONFIG));
-        ReplicationRecorder recorder = runtime.record(TOPIC);
+        ReplicationRecorder recorder = ReplicationRecorder.attach(runtime.storages(TOPIC), true);
         Map<String, Subscription> subscriptions = new LinkedHashMap<>();
         Map<String, Producer> producers = new LinkedHashMap<>();
         runtime.clusters().forEach((name, node) -> {
             producers.put(name, node.producer(TOPIC, Compression.LZ4));
             subscriptions.put(name, reading(node.subscribe(TOPIC, "checks", 3, true)));
         });
-        Traffic traffic = new Traffic(producers, 300, 0.05, 42);
+        Traffic traffic = new Traffic(Traffic.senders(producers, p -> p::sendNow), 300, 0.05, 42);
         ClusterNode a = runtime.cluster("a");
         for (int round = 0; round < 90; round++) {
             traffic.round(40);
@@ -92,14 +94,16 @@ class EmbeddedRuntimeTest {
 
         List<ReplicationChecks.Check> checks = new ArrayList<>(recorder.checks(traffic.produced()));
         subscriptions.forEach((name, s) -> checks.addAll(DeliveryChecks.consumers(name,
-                s.deliveries().take(Duration.ofMillis(200)).collectList().block())));
+                s.deliveries().take(Duration.ofMillis(200))
+                        .map(d -> new DeliveryChecks.Delivered(d.consumer(), d.segmentId(), d.messages()))
+                        .collectList().block())));
         assertThat(checks).allSatisfy(c -> assertThat(c.passed()).as(c.name() + ": " + c.detail()).isTrue());
 
         // Every cluster took the split and the rebucket (the finer layout won everywhere).
         for (ClusterNode node : runtime.clusters().values()) {
             assertThat(node.layout(TOPIC).activeSegments()).hasSize(3);
             assertThat(node.layout(TOPIC).activeSegments()).anyMatch(s -> s.buckets().count() == 8);
-            ReplicationChecks.Check replicators = DeliveryChecks.replicators(node);
+            ReplicationChecks.Check replicators = ReplicationChecks.replicators(node.name(), node.replicators());
             assertThat(replicators.passed()).as(replicators.detail()).isTrue();
         }
         long verbatim = 0;
@@ -133,11 +137,11 @@ class EmbeddedRuntimeTest {
                 """));
         ClusterNode a = runtime.cluster("a");
         ClusterNode b = runtime.cluster("b");
-        ReplicationRecorder recorder = runtime.record("t");
+        ReplicationRecorder recorder = ReplicationRecorder.attach(runtime.storages("t"), true);
         Map<String, Subscription> subscriptions = Map.of("a", reading(a.subscribe("t", "checks", 2, true)), "b",
                 reading(b.subscribe("t", "checks", 2, true)));
-        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4), "b",
-                b.producer("t", Compression.LZ4)), 100, 0, 11);
+        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4)::sendNow, "b",
+                b.producer("t", Compression.LZ4)::sendNow), 100, 0, 11);
         // Hot until both clusters split, then quiet: the halves go cold, each cluster marks the boundary,
         // and the exchange merges it everywhere.
         Flux.interval(Duration.ofMillis(20)).takeUntil(t -> a.layout("t").activeSegments().size() == 2
@@ -160,7 +164,9 @@ class EmbeddedRuntimeTest {
         assertThat(Shape.of(a.layout("t"))).isEqualTo(Shape.of(b.layout("t")));
         List<ReplicationChecks.Check> checks = new ArrayList<>(recorder.checks(traffic.produced()));
         subscriptions.forEach((name, s) -> checks.addAll(DeliveryChecks.consumers(name,
-                s.deliveries().take(Duration.ofMillis(200)).collectList().block())));
+                s.deliveries().take(Duration.ofMillis(200))
+                        .map(d -> new DeliveryChecks.Delivered(d.consumer(), d.segmentId(), d.messages()))
+                        .collectList().block())));
         assertThat(checks).allSatisfy(c -> assertThat(c.passed()).as(c.name() + ": " + c.detail()).isTrue());
     }
 
@@ -193,7 +199,7 @@ class EmbeddedRuntimeTest {
                 security: {adminToken: policy-token}
                 """));
         ClusterNode a = runtime.cluster("a");
-        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.ZSTD)), 100, 0, 7);
+        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.ZSTD)::sendNow), 100, 0, 7);
         Flux.interval(Duration.ofMillis(20)).takeUntil(t -> a.layout("t").activeSegments().size() == 2)
                 .doOnNext(t -> traffic.send("a", 20)).blockLast(Duration.ofSeconds(30));
         runtime.awaitQuiet(Duration.ofSeconds(30)).block();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.verbatim.config.StorageConfig;
-import io.verbatim.pipeline.memory.Journal;
+import io.verbatim.embedded.Journal;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,12 +1,12 @@
 package io.verbatim.runtime;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
-import io.verbatim.pipeline.memory.ReplicationChecks;
-import io.verbatim.pipeline.memory.ReplicationRecorder;
+import io.verbatim.testkit.DeliveryChecks;
+import io.verbatim.testkit.ReplicationChecks;
+import io.verbatim.testkit.ReplicationRecorder;
+import io.verbatim.testkit.Traffic;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +15,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * R-C8 end to end: a sealed segment is deleted once every replication cursor and every subscription
@@ -44,12 +46,12 @@ class GarbageCollectionTest {
         runtime = EmbeddedRuntime.start(VerbatimConfig.parse(CONFIG));
         ClusterNode a = runtime.cluster("a");
         ClusterNode b = runtime.cluster("b");
-        ReplicationRecorder recorder = runtime.record("t");
+        ReplicationRecorder recorder = ReplicationRecorder.attach(runtime.storages("t"), true);
         DeliveryChecks.ConsumerRecorder onA = new DeliveryChecks.ConsumerRecorder("a");
         // A subscription on a whose consumers nobody reads yet: its queues fill, its cursor holds backlog.
-        Subscription idle = a.subscription("t", "idle").consumers(2).receiverQueueSize(5).onDispatch(onA).subscribe();
-        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4), "b",
-                b.producer("t", Compression.LZ4)), 50, 0, 3);
+        Subscription idle = a.subscription("t", "idle").consumers(2).receiverQueueSize(5).onDispatch(d -> onA.record(d.consumer(), d.segmentId(), d.messages())).subscribe();
+        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4)::sendNow, "b",
+                b.producer("t", Compression.LZ4)::sendNow), 50, 0, 3);
         for (int i = 0; i < 20; i++) {
             traffic.round(10);
         }
@@ -84,8 +86,8 @@ class GarbageCollectionTest {
         runtime = EmbeddedRuntime.start(VerbatimConfig.parse(CONFIG));
         ClusterNode a = runtime.cluster("a");
         ClusterNode b = runtime.cluster("b");
-        ReplicationRecorder recorder = runtime.record("t");
-        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4)), 50, 0, 5);
+        ReplicationRecorder recorder = ReplicationRecorder.attach(runtime.storages("t"), true);
+        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4)::sendNow), 50, 0, 5);
         b.stopIngest();
         for (int i = 0; i < 10; i++) {
             traffic.round(10);

@@ -1,12 +1,11 @@
 package io.verbatim.runtime;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
+import io.verbatim.testkit.Traffic;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +18,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code config/grafana/verbatim.json} charts only what a running runtime exports: every metric name in
@@ -126,8 +127,8 @@ class GrafanaDashboardTest {
             ClusterNode a = runtime.cluster("a");
             ClusterNode b = runtime.cluster("b");
             EmbeddedRuntimeTest.reading(a.subscribe("t", "dashboard", 2));
-            Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4), "b",
-                    b.producer("t", Compression.LZ4)), 200, 0, 5);
+            Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4)::sendNow, "b",
+                    b.producer("t", Compression.LZ4)::sendNow), 200, 0, 5);
             b.stopIngest();
             traffic.round(50);
             traffic.round(50);

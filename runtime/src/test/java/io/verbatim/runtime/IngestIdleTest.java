@@ -3,6 +3,7 @@ package io.verbatim.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.entry.Entries;
@@ -15,7 +16,6 @@ import io.verbatim.model.proto.MessageMetadata;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.NetworkLimits;
 import io.verbatim.pipeline.ProducerSession;
-import io.verbatim.pipeline.memory.MemoryCluster;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.verbatim.config.StorageConfig;
+import io.verbatim.embedded.ClusterImage;
+import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
@@ -17,8 +19,6 @@ import io.verbatim.model.proto.MessageMetadata;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.StoredEntry;
-import io.verbatim.pipeline.memory.ClusterImage;
-import io.verbatim.pipeline.memory.MemoryCluster;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package io.verbatim.runtime;
 
-import io.verbatim.pipeline.memory.Journal;
+import io.verbatim.embedded.Journal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.embedded.ClusterImage;
 import io.verbatim.pipeline.StoredEntry;
-import io.verbatim.pipeline.memory.ClusterImage;
 import java.io.ByteArrayInputStream;
 import java.net.ServerSocket;
 import java.net.URI;

@@ -1,7 +1,5 @@
 package io.verbatim.runtime;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.google.protobuf.ByteString;
 import io.netty.buffer.Unpooled;
 import io.verbatim.config.VerbatimConfig;
@@ -13,10 +11,11 @@ import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
-import io.verbatim.pipeline.memory.ReplicationChecks;
-import io.verbatim.pipeline.memory.ReplicationRecorder;
 import io.verbatim.runtime.proto.IngestReply;
 import io.verbatim.runtime.proto.IngestSend;
+import io.verbatim.testkit.ReplicationChecks;
+import io.verbatim.testkit.ReplicationRecorder;
+import io.verbatim.testkit.Traffic;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +24,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.netty.http.client.HttpClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The reported attack: with one token shared by every cluster, anyone holding it could open an ingest
@@ -56,7 +57,7 @@ class PeerIdentityTest {
                 replication: {startAt: earliest, retry: {initial: 20ms, max: 300ms}}
                 exchange: {antiEntropyInterval: 300ms, retry: {initial: 20ms, max: 300ms}}
                 """));
-        ReplicationRecorder recorder = runtime.record(TOPIC);
+        ReplicationRecorder recorder = ReplicationRecorder.attach(runtime.storages(TOPIC), true);
         String ingest = runtime.cluster("eu-west").brokerUrls().get(0) + IngestServer.SESSION_PATH
                 + "?topic=t&segment=1&producer=pulsar.repl.us-east.1";
 
@@ -73,7 +74,7 @@ class PeerIdentityTest {
         assertThat(runtime.cluster("eu-west").storage(TOPIC).log(1).entries()).isEmpty();
 
         // The real traffic of that producer afterwards: every message stored everywhere, none a duplicate.
-        Traffic traffic = new Traffic(Map.of("us-east", runtime.cluster("us-east").producer(TOPIC, Compression.LZ4)),
+        Traffic traffic = new Traffic(Map.of("us-east", runtime.cluster("us-east").producer(TOPIC, Compression.LZ4)::sendNow),
                 100, 0.0, 7);
         for (int round = 0; round < 27; round++) {
             traffic.round(50);

@@ -1,13 +1,13 @@
 package io.verbatim.runtime;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
-import io.verbatim.pipeline.memory.ReplicationChecks;
 import io.verbatim.pulsar.broker.PulsarProcess;
+import io.verbatim.testkit.DeliveryChecks;
+import io.verbatim.testkit.ReplicationChecks;
+import io.verbatim.testkit.Traffic;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,6 +20,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Garbage collection on a real broker: a sealed segment every subscription drained goes from both clusters'
@@ -77,9 +79,9 @@ class PulsarGcTest {
         ClusterNode b = runtime.cluster("b");
         DeliveryChecks.ConsumerRecorder onA = new DeliveryChecks.ConsumerRecorder("a");
         // a subscription on a whose consumer nobody reads yet: its queue fills, its cursor holds backlog
-        Subscription idle = a.subscription(TOPIC, "idle").receiverQueueSize(5).onDispatch(onA).subscribe();
-        Traffic traffic = new Traffic(Map.of("a", a.producer(TOPIC, Compression.LZ4),
-                "b", b.producer(TOPIC, Compression.LZ4)), 50, 0, 3);
+        Subscription idle = a.subscription(TOPIC, "idle").receiverQueueSize(5).onDispatch(d -> onA.record(d.consumer(), d.segmentId(), d.messages())).subscribe();
+        Traffic traffic = new Traffic(Map.of("a", a.producer(TOPIC, Compression.LZ4)::sendNow,
+                "b", b.producer(TOPIC, Compression.LZ4)::sendNow), 50, 0, 3);
         for (int i = 0; i < 10; i++) {
             traffic.round(10);
         }

@@ -1,12 +1,11 @@
 package io.verbatim.runtime;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
-import io.verbatim.pipeline.memory.ReplicationChecks;
 import io.verbatim.pulsar.broker.PulsarProcess;
+import io.verbatim.testkit.DeliveryChecks;
+import io.verbatim.testkit.ReplicationChecks;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -27,6 +26,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Issue 14: {@code verbatim node} on Pulsar: one cluster per node on its configured ports, messages produced over
@@ -115,7 +116,7 @@ class PulsarNodeTest {
         Node b = Node.start(config, "b", Optional.of(dir.resolve("b")));
         nodes.add(b);
         DeliveryChecks.ConsumerRecorder recorder = new DeliveryChecks.ConsumerRecorder("b");
-        Subscription s = b.cluster().subscription(T, "checks").consumers(2).onDispatch(recorder).subscribe();
+        Subscription s = b.cluster().subscription(T, "checks").consumers(2).onDispatch(d -> recorder.record(d.consumer(), d.segmentId(), d.messages())).subscribe();
         Flux.range(0, s.consumers()).flatMap(s::consumer, s.consumers()).subscribe();
 
         produce(a, 0, 100);

@@ -1,15 +1,14 @@
 package io.verbatim.runtime;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
 import io.verbatim.pipeline.ReplicatorMetrics;
-import io.verbatim.pipeline.memory.ReplicationChecks;
 import io.verbatim.pulsar.broker.PulsarProcess;
+import io.verbatim.testkit.DeliveryChecks;
+import io.verbatim.testkit.ReplicationChecks;
+import io.verbatim.testkit.Traffic;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,6 +22,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Issue 14: the runtime with {@code storage: pulsar} on a real broker (a child process): two clusters as two
@@ -91,7 +93,7 @@ class PulsarRuntimeTest {
             AtomicInteger repeated = new AtomicInteger();
             repeats.put(name, repeated);
             Subscription s = node.subscription(TOPIC, "checks").consumers(2).onDispatch(d -> {
-                recorder.accept(d);
+                recorder.record(d.consumer(), d.segmentId(), d.messages());
                 d.messages().forEach(m -> {
                     if (!seen.add(new String(m.payloadBytes(), java.nio.charset.StandardCharsets.UTF_8))) {
                         repeated.incrementAndGet();
@@ -101,7 +103,7 @@ class PulsarRuntimeTest {
             Flux.range(0, s.consumers()).flatMap(s::consumer, s.consumers()).subscribe();
             subscriptions.put(name, s);
         });
-        Traffic traffic = new Traffic(producers, 200, 0.05, 7);
+        Traffic traffic = new Traffic(Traffic.senders(producers, p -> p::sendNow), 200, 0.05, 7);
         ClusterNode a = runtime.cluster("a");
         long began = System.nanoTime();
         for (int round = 0; round < 30; round++) {
@@ -139,7 +141,8 @@ class PulsarRuntimeTest {
             assertThat(node.layout(TOPIC).activeSegments()).as("the split reached %s", node.name()).hasSize(3);
             ReplicatorMetrics m = node.replication(TOPIC, node.name().equals("a") ? "b" : "a");
             assertThat(m.verbatimEntries()).as("%s replicated verbatim", node.name()).isPositive();
-            assertThat(DeliveryChecks.replicators(node).passed()).as(DeliveryChecks.replicators(node).detail()).isTrue();
+            assertThat(ReplicationChecks.replicators(node.name(), node.replicators()).passed())
+                    .as(ReplicationChecks.replicators(node.name(), node.replicators()).detail()).isTrue();
         }
         // the segments are Pulsar topics in each cluster's namespace, the sealed one terminated, or deleted once
         // garbage collection pruned it (every 10 s by default): the topics are the layout's segments

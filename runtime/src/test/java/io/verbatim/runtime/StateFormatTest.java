@@ -3,6 +3,8 @@ package io.verbatim.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.verbatim.embedded.ClusterImage;
+import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
@@ -15,8 +17,6 @@ import io.verbatim.model.proto.MessageMetadata;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.StoredEntry;
-import io.verbatim.pipeline.memory.ClusterImage;
-import io.verbatim.pipeline.memory.MemoryCluster;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

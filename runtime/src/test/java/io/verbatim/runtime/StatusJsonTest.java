@@ -1,12 +1,11 @@
 package io.verbatim.runtime;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Compression;
 import io.verbatim.model.entry.Message;
+import io.verbatim.testkit.DeliveryChecks;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -26,6 +25,8 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The shape of a node's status (field names, nesting, value types, which optional fields are present) as

@@ -1,12 +1,10 @@
 package io.verbatim.runtime;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
+import io.verbatim.testkit.Traffic;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -21,6 +19,9 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 /**
  * The live status page in a real headless Chromium (over the DevTools protocol): it loads, it updates as
@@ -141,7 +142,7 @@ class StatusPageBrowserTest {
     void thePageUpdatesAsTrafficIsProduced() throws Exception {
         JsonNode before = read(pageOfA);
         Producer producer = runtime.cluster("a").producer("t", Compression.LZ4);
-        Traffic traffic = new Traffic(Map.of("a", producer), 50, 0, 3);
+        Traffic traffic = new Traffic(Map.of("a", producer::sendNow), 50, 0, 3);
         long deadline = System.nanoTime() + WAIT.toNanos();
         JsonNode now = before;
         while (System.nanoTime() < deadline && !(now.path("rate").asDouble() > 0 && now.path("points").asInt() >= 2)) {
@@ -173,7 +174,7 @@ class StatusPageBrowserTest {
         assertThat(marked.path("changeMarks").asInt()).isEqualTo(1);
         String screenshot = System.getProperty("verbatim.screenshot");
         if (screenshot != null) {
-            new Traffic(Map.of("a", a.producer("t", Compression.LZ4)), 50, 0, 4).send("a", 50);
+            new Traffic(Map.of("a", a.producer("t", Compression.LZ4)::sendNow), 50, 0, 4).send("a", 50);
             Thread.sleep(2500);
             pageOfA.screenshot(Path.of(screenshot));
         }

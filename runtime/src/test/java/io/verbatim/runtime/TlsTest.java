@@ -1,8 +1,5 @@
 package io.verbatim.runtime;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.verbatim.config.ConfigException;
@@ -14,8 +11,9 @@ import io.verbatim.net.NetServer;
 import io.verbatim.net.NetworkLimits;
 import io.verbatim.net.TestCertificates;
 import io.verbatim.net.Tls;
-import io.verbatim.pipeline.memory.ReplicationChecks;
-import io.verbatim.pipeline.memory.ReplicationRecorder;
+import io.verbatim.testkit.ReplicationChecks;
+import io.verbatim.testkit.ReplicationRecorder;
+import io.verbatim.testkit.Traffic;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -28,6 +26,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.client.HttpClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Two clusters replicating over mutual TLS, with certificates a test CA made; strangers are refused. */
 class TlsTest {
@@ -62,12 +63,12 @@ class TlsTest {
     void twoClustersReplicateOverMutualTlsAndAClientWithoutTheCaOrWithAWrongCertificateIsRefused() throws Exception {
         TestCertificates ca = new TestCertificates(dir, "test-ca");
         runtime = EmbeddedRuntime.start(VerbatimConfig.parse(config(ca, "require")));
-        ReplicationRecorder recorder = runtime.record("t");
+        ReplicationRecorder recorder = ReplicationRecorder.attach(runtime.storages("t"), true);
         ClusterNode a = runtime.cluster("a");
         assertThat(a.adminUrl()).startsWith("https://127.0.0.1:");
         assertThat(a.brokerUrls()).allMatch(u -> u.startsWith("https://"));
-        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4),
-                "b", runtime.cluster("b").producer("t", Compression.LZ4)), 50, 0.0, 3);
+        Traffic traffic = new Traffic(Map.of("a", a.producer("t", Compression.LZ4)::sendNow,
+                "b", runtime.cluster("b").producer("t", Compression.LZ4)::sendNow), 50, 0.0, 3);
         for (int i = 0; i < 10; i++) {
             traffic.round(20);
         }

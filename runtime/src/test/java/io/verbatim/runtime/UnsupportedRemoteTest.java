@@ -1,11 +1,10 @@
 package io.verbatim.runtime;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ExchangeMetricsBinder;
 import io.verbatim.model.Compression;
 import io.verbatim.pipeline.SegmentReplicator;
+import io.verbatim.testkit.DeliveryChecks;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +13,8 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * R-C11 end to end: a remote whose address answers 404 for the exchange is reported unsupported, probed

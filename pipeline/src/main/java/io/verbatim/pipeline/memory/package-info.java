@@ -1,4 +1,0 @@
-@NullMarked
-package io.verbatim.pipeline.memory;
-
-import org.jspecify.annotations.NullMarked;
