@@ -5,7 +5,7 @@ import io.verbatim.model.Compression;
 import io.verbatim.model.entry.Message;
 import io.verbatim.runtime.ClusterNode;
 import io.verbatim.runtime.EmbeddedRuntime;
-import io.verbatim.runtime.Producer;
+import io.verbatim.runtime.broker.Producer;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

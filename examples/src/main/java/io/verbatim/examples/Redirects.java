@@ -1,10 +1,10 @@
 package io.verbatim.examples;
 
 import io.verbatim.config.ClusterConfig;
+import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.ConfigException;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.net.Origin;
-import io.verbatim.runtime.ClusterNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -55,7 +55,7 @@ record Redirects(Set<Origin> allowed) {
             return Optional.empty();
         }
         for (ClusterConfig cluster : parsed.clusters()) {
-            ClusterNode.Address address = ClusterNode.Address.of(parsed, cluster.name());
+            ClusterUrls address = ClusterUrls.of(parsed, cluster.name());
             Set<Origin> origins = new LinkedHashSet<>();
             origins.add(Origin.of(address.adminUrl()));
             address.exchangeUrls().forEach(u -> origins.add(Origin.of(u)));

@@ -5,7 +5,10 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.properties.HasName;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
@@ -30,7 +33,9 @@ class ArchitectureTest {
                 "io.verbatim.testkit.ReplicationChecks", "io.verbatim.store.LayoutStore", "io.verbatim.net.NetServer",
                 "io.verbatim.metastore.raft.RaftNode", "io.verbatim.exchange.Controller",
                 "io.verbatim.config.VerbatimConfig", "io.verbatim.pulsar.PulsarStorage",
-                "io.verbatim.runtime.ClusterNode", "io.verbatim.examples.Verbatim")) {
+                "io.verbatim.runtime.ClusterNode", "io.verbatim.runtime.controller.ControllerReplicaNode",
+                "io.verbatim.runtime.broker.Broker", "io.verbatim.runtime.storage.LocalStorage",
+                "io.verbatim.runtime.status.NodeStatus", "io.verbatim.examples.Verbatim")) {
             org.assertj.core.api.Assertions.assertThat(VERBATIM.contain(type)).as(type).isTrue();
         }
     }
@@ -65,6 +70,42 @@ class ArchitectureTest {
                         "command line")
                 .whereLayer("budget").mayOnlyBeAccessedByLayers("pipeline", "config", "embedded", "testkit", "runtime",
                         "command line")
+                .check(VERBATIM);
+    }
+
+    /**
+     * The runtime in rooms: the process shell ({@code io.verbatim.runtime}: {@code ClusterNode}, {@code Node},
+     * {@code EmbeddedRuntime}, the status page) wires a controller room (admin and delegation endpoints, the replica
+     * process, operations, the policy loop, GC), a broker room (brokers, subscriptions, the producer, load, ingest
+     * and sessions, remotes) and a storage room (the storage choice, the journal and state files) over the status
+     * documents. No room knows the shell, the broker and storage rooms know no controller, storage knows no other.
+     */
+    @Test
+    void theRuntimesRoomsDependOneWay() {
+        layeredArchitecture().consideringOnlyDependenciesInLayers()
+                .layer("shell").definedBy("io.verbatim.runtime")
+                .layer("controller room").definedBy("io.verbatim.runtime.controller..")
+                .layer("broker room").definedBy("io.verbatim.runtime.broker..")
+                .layer("storage room").definedBy("io.verbatim.runtime.storage..")
+                .layer("status").definedBy("io.verbatim.runtime.status..")
+                .whereLayer("shell").mayNotBeAccessedByAnyLayer()
+                .whereLayer("controller room").mayOnlyBeAccessedByLayers("shell")
+                .whereLayer("broker room").mayOnlyBeAccessedByLayers("shell", "controller room")
+                .whereLayer("storage room").mayOnlyBeAccessedByLayers("shell", "controller room", "broker room")
+                .whereLayer("status").mayOnlyBeAccessedByLayers("shell", "controller room")
+                .check(VERBATIM);
+    }
+
+    /** Other modules reach the runtime by its shell, its status documents and the broker's producer and subscriptions. */
+    @Test
+    void theRuntimesFrontDoorIsItsShell() {
+        noClasses().that().resideOutsideOfPackage("io.verbatim.runtime..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.verbatim.runtime.controller..", "io.verbatim.runtime.storage..")
+                .check(VERBATIM);
+        noClasses().that().resideOutsideOfPackage("io.verbatim.runtime..").should().dependOnClassesThat(
+                JavaClass.Predicates.resideInAPackage("io.verbatim.runtime.broker..").and(DescribedPredicate.not(
+                        HasName.Predicates.nameMatching(
+                                "io\\.verbatim\\.runtime\\.broker\\.(Producer|Subscription)(\\$.*)?"))))
                 .check(VERBATIM);
     }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.embedded.ClusterImage;
 import io.verbatim.embedded.MemoryCluster;
-import io.verbatim.runtime.StateFormat;
+import io.verbatim.runtime.storage.StateFormat;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.ServerSocket;

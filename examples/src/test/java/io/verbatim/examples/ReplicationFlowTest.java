@@ -7,7 +7,7 @@ import io.verbatim.model.Compression;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.entry.Message;
 import io.verbatim.runtime.EmbeddedRuntime;
-import io.verbatim.runtime.Subscription;
+import io.verbatim.runtime.broker.Subscription;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

@@ -8,6 +8,7 @@ import io.verbatim.budget.BrokerBudget;
 import io.verbatim.budget.BudgetMetricsBinder;
 import io.verbatim.config.Addresses;
 import io.verbatim.config.ClusterConfig;
+import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.TopicConfig;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.embedded.ClusterImage;
@@ -35,6 +36,31 @@ import io.verbatim.pipeline.ReplicationLink;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.ReplicatorStatus;
+import io.verbatim.runtime.broker.Broker;
+import io.verbatim.runtime.broker.BrokerReport;
+import io.verbatim.runtime.broker.Heartbeat;
+import io.verbatim.runtime.broker.IngestServer;
+import io.verbatim.runtime.broker.LoadTracker;
+import io.verbatim.runtime.broker.NetworkRemote;
+import io.verbatim.runtime.broker.Producer;
+import io.verbatim.runtime.broker.Subscription;
+import io.verbatim.runtime.broker.SubscriptionMetricsBinder;
+import io.verbatim.runtime.controller.AdminApi;
+import io.verbatim.runtime.controller.AdminOperations;
+import io.verbatim.runtime.controller.AdoptingLayoutStore;
+import io.verbatim.runtime.controller.ControllerGroup;
+import io.verbatim.runtime.controller.ControllerLink;
+import io.verbatim.runtime.controller.ControllerOperations;
+import io.verbatim.runtime.controller.DelegationApi;
+import io.verbatim.runtime.controller.Delegations;
+import io.verbatim.runtime.controller.GarbageCollector;
+import io.verbatim.runtime.controller.PolicyLoop;
+import io.verbatim.runtime.status.NodeStatus;
+import io.verbatim.runtime.storage.LocalStorage;
+import io.verbatim.runtime.storage.MemoryTopicStorage;
+import io.verbatim.runtime.storage.PulsarConnections;
+import io.verbatim.runtime.storage.PulsarTopicStorage;
+import io.verbatim.runtime.storage.TopicStorage;
 import io.verbatim.store.InMemoryLayoutStore;
 import io.verbatim.store.LayoutStore;
 import java.nio.charset.StandardCharsets;
@@ -81,38 +107,6 @@ public final class ClusterNode implements AutoCloseable {
     public static final String IGNORED_BROKER_URLS = "verbatim.replication.brokers.ignored";
     /** Sealed segments garbage collection deleted, per topic. */
     public static final String PRUNED = GarbageCollector.PRUNED;
-
-    /**
-     * Where a peer is reached: its admin URL, its brokers' ingest URLs, and where its exchange answers (its
-     * controller replicas' admin URLs when they run as processes of their own, else its admin URL).
-     */
-    public record Address(String adminUrl, List<String> brokerUrls, List<String> exchangeUrls) {
-        public Address {
-            brokerUrls = List.copyOf(brokerUrls);
-            exchangeUrls = List.copyOf(exchangeUrls);
-            if (exchangeUrls.isEmpty()) {
-                throw new IllegalArgumentException("no exchange URL for " + adminUrl);
-            }
-        }
-
-        public Address(String adminUrl, List<String> brokerUrls) {
-            this(adminUrl, brokerUrls, List.of(adminUrl));
-        }
-
-        /**
-         * Where cluster {@code name} of {@code config} is reached: its advertised address and named ports, over
-         * HTTPS when it serves TLS.
-         */
-        public static Address of(VerbatimConfig config, String name) {
-            ClusterConfig cluster = config.cluster(name);
-            Addresses a = cluster.addresses();
-            String scheme = config.security().tls(name).isPresent() ? "https" : "http";
-            String admin = a.advertisedUrl(scheme, a.adminPort());
-            List<String> exchange = cluster.separateControllers()
-                    ? cluster.controllers().stream().map(c -> c.adminUrl(scheme)).toList() : List.of(admin);
-            return new Address(admin, a.brokerPorts().stream().map(p -> a.advertisedUrl(scheme, p)).toList(), exchange);
-        }
-    }
 
     /** How long the brokers' process waits for a topic's first layout from the metadata log. */
     private static final Duration FIRST_LAYOUT_WAIT = Duration.ofSeconds(60);
@@ -397,7 +391,7 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /** Connects to the peers: pushes layouts to their controllers and replicates into their brokers. */
-    public synchronized ClusterNode connect(Map<String, Address> peers) {
+    public synchronized ClusterNode connect(Map<String, ClusterUrls> peers) {
         Map<String, List<String>> exchangeUrls = new TreeMap<>();
         peers.forEach((peer, address) -> exchangeUrls.put(peer, address.exchangeUrls()));
         ExchangeTransport http = HttpTransport.toReplicas(exchangeUrls, client);
@@ -418,7 +412,7 @@ public final class ClusterNode implements AutoCloseable {
         ExchangeGate gate = link.map(ControllerLink::gate).orElseGet(() -> exchangeGate(controller));
         for (var topic : topics.entrySet()) {
             for (String peer : peers()) {
-                Address address = peers.get(peer);
+                ClusterUrls address = peers.get(peer);
                 if (address == null) {
                     throw new IllegalArgumentException("no address for peer " + peer + " of " + name());
                 }
@@ -498,8 +492,8 @@ public final class ClusterNode implements AutoCloseable {
                 .map(ok -> ok ? ExchangeGate.Readiness.READY : ExchangeGate.Readiness.UNSUPPORTED);
     }
 
-    public Address address() {
-        return new Address(adminUrl(), brokerUrls());
+    public ClusterUrls address() {
+        return new ClusterUrls(adminUrl(), brokerUrls());
     }
 
     /** The controller's admin URL as peers reach it (the advertised address). */

@@ -1,6 +1,7 @@
 package io.verbatim.runtime;
 
 import io.verbatim.config.ClusterConfig;
+import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.model.Layout;
@@ -45,10 +46,10 @@ public final class EmbeddedRuntime implements AutoCloseable {
             for (ClusterConfig c : config.clusters()) {
                 runtime.clusters.put(c.name(), new ClusterNode(config, c.name(), runtime.timer, runtime.cpu).start());
             }
-            Map<String, ClusterNode.Address> addresses = new LinkedHashMap<>();
+            Map<String, ClusterUrls> addresses = new LinkedHashMap<>();
             runtime.clusters.forEach((name, node) -> addresses.put(name, node.address()));
             for (ClusterNode node : runtime.clusters.values()) {
-                Map<String, ClusterNode.Address> peers = new LinkedHashMap<>(addresses);
+                Map<String, ClusterUrls> peers = new LinkedHashMap<>(addresses);
                 peers.remove(node.name());
                 node.connect(peers);
             }

@@ -2,8 +2,10 @@ package io.verbatim.runtime;
 
 import io.verbatim.config.Addresses;
 import io.verbatim.config.ClusterConfig;
+import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.VerbatimConfig;
-import io.verbatim.embedded.ClusterImage;
+import io.verbatim.runtime.controller.ControllerReplicaNode;
+import io.verbatim.runtime.storage.LocalStorage;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -130,10 +132,10 @@ public final class Node implements AutoCloseable {
         }
         try {
             node.start();
-            Map<String, ClusterNode.Address> peers = new LinkedHashMap<>();
+            Map<String, ClusterUrls> peers = new LinkedHashMap<>();
             for (ClusterConfig c : config.clusters()) {
                 if (!c.name().equals(name)) {
-                    peers.put(c.name(), ClusterNode.Address.of(config, c.name()));
+                    peers.put(c.name(), ClusterUrls.of(config, c.name()));
                 }
             }
             node.connect(peers);

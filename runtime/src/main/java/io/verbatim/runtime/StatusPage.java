@@ -1,16 +1,15 @@
 package io.verbatim.runtime;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.verbatim.exchange.ExchangeServer;
 import io.verbatim.exchange.LayoutChange;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.Role;
+import io.verbatim.runtime.controller.AdminApi;
+import io.verbatim.runtime.status.StatusJson;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -20,7 +19,6 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.http.server.HttpServerRoutes;
 
 /**
@@ -41,7 +39,6 @@ import reactor.netty.http.server.HttpServerRoutes;
 final class StatusPage {
     static final String RATES_PATH = AdminApi.PREFIX + "rates";
     static final String RESOURCE = "status-page.html";
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final byte[] PAGE = load();
 
     private final ClusterNode node;
@@ -63,8 +60,8 @@ final class StatusPage {
      */
     void register(HttpServerRoutes routes) {
         routes.get(ExchangeServer.STATUS_PATH, net.guard(Role.STATUS, "the status endpoint",
-                        (request, response) -> json(response, node.status())))
-                .get(RATES_PATH, net.guard(Role.STATUS, "the rates", (request, response) -> json(response,
+                        (request, response) -> StatusJson.send(response, node.status())))
+                .get(RATES_PATH, net.guard(Role.STATUS, "the rates", (request, response) -> StatusJson.send(response,
                         Mono.fromCallable(this::rates))))
                 .get("/", net.guard(Role.STATUS, "the status page", (request, response) -> response
                         .header(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8")
@@ -127,17 +124,6 @@ final class StatusPage {
         return out;
     }
 
-    static Mono<Void> json(HttpServerResponse response, Mono<?> body) {
-        return body.map(b -> {
-            try {
-                return JSON.writeValueAsString(b) + "\n";
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }).flatMap(text -> response.header(HttpHeaderNames.CONTENT_TYPE, "application/json")
-                .header(HttpHeaderNames.CACHE_CONTROL, "no-store")
-                .sendString(Mono.just(text), StandardCharsets.UTF_8).then());
-    }
 
     private static byte[] load() {
         try (InputStream in = StatusPage.class.getResourceAsStream(RESOURCE)) {

@@ -12,6 +12,8 @@ import io.verbatim.net.NetServer;
 import io.verbatim.net.Query;
 import io.verbatim.net.Role;
 import io.verbatim.net.Verdict;
+import io.verbatim.runtime.controller.AdminApi;
+import io.verbatim.runtime.storage.StateFormat;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -20,7 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * retransmits until one gets through; connections made after the heal pass. Blocking sockets, two threads per
  * connection: for tests with a few connections.
  */
-final class BlackholeProxy implements AutoCloseable {
+public final class BlackholeProxy implements AutoCloseable {
     private final ServerSocket server;
     private final InetSocketAddress target;
     private final List<Link> links = new CopyOnWriteArrayList<>();
@@ -29,7 +29,7 @@ final class BlackholeProxy implements AutoCloseable {
     private volatile boolean closed;
 
     /** Listens on {@code host:port} and forwards every connection to {@code target}. */
-    BlackholeProxy(String host, int port, InetSocketAddress target) throws IOException {
+    public BlackholeProxy(String host, int port, InetSocketAddress target) throws IOException {
         this.target = target;
         this.server = new ServerSocket();
         server.setReuseAddress(true);
@@ -40,7 +40,7 @@ final class BlackholeProxy implements AutoCloseable {
     }
 
     /** From now on nothing passes: every connection that carried bytes is frozen for good, new ones are held. */
-    synchronized void partition() {
+    public synchronized void partition() {
         partitioned = true;
         for (Link link : links) {
             if (!link.held) {
@@ -53,7 +53,7 @@ final class BlackholeProxy implements AutoCloseable {
      * Connections pass again: those attempted during the partition go through now (unless their client closed
      * them), new ones pass; those frozen by the partition stay frozen.
      */
-    synchronized void heal() {
+    public synchronized void heal() {
         partitioned = false;
         for (Link link : links) {
             if (link.held) {

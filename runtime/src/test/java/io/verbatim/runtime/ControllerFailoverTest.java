@@ -5,7 +5,6 @@ import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.raft.RaftStatus;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Segment;
-import io.verbatim.testkit.ReplicationChecks;
 import io.verbatim.testkit.ReplicationRecorder;
 import io.verbatim.testkit.Traffic;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.verbatim.runtime;
 
+import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ControllerLeader;
 import io.verbatim.exchange.ExchangeServer;
@@ -7,6 +8,9 @@ import io.verbatim.metastore.identity.MemberKeys;
 import io.verbatim.metastore.identity.SignedCall;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.net.SigningKey;
+import io.verbatim.runtime.broker.BrokerReport;
+import io.verbatim.runtime.controller.ControllerReplicaNode;
+import io.verbatim.runtime.controller.DelegationApi;
 import io.verbatim.testkit.Traffic;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -107,8 +111,8 @@ class ControllerReplicasTest {
         open.add(brokers);
         ClusterNode b = new ClusterNode(config, "b", timer, cpu).start();
         open.add(b);
-        brokers.connect(Map.of("b", ClusterNode.Address.of(config, "b")));
-        b.connect(Map.of("a", ClusterNode.Address.of(config, "a")));
+        brokers.connect(Map.of("b", ClusterUrls.of(config, "b")));
+        b.connect(Map.of("a", ClusterUrls.of(config, "a")));
         return brokers;
     }
 

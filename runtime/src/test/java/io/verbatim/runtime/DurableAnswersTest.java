@@ -13,6 +13,8 @@ import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
+import io.verbatim.runtime.storage.MemoryTopicStorage;
+import io.verbatim.runtime.storage.NeverDurableJournal;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;

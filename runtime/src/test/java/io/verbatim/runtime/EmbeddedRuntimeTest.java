@@ -8,6 +8,8 @@ import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
 import io.verbatim.model.Shape;
 import io.verbatim.pipeline.ReplicatorMetrics;
+import io.verbatim.runtime.broker.Producer;
+import io.verbatim.runtime.broker.Subscription;
 import io.verbatim.testkit.DeliveryChecks;
 import io.verbatim.testkit.ReplicationChecks;
 import io.verbatim.testkit.ReplicationRecorder;

@@ -3,6 +3,7 @@ package io.verbatim.runtime;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
+import io.verbatim.runtime.broker.Subscription;
 import io.verbatim.testkit.DeliveryChecks;
 import io.verbatim.testkit.ReplicationChecks;
 import io.verbatim.testkit.ReplicationRecorder;

@@ -14,6 +14,7 @@ import io.verbatim.metastore.transport.RaftTransportMetrics.Drop;
 import io.verbatim.metastore.transport.RaftTransportMetrics.Refusal;
 import io.verbatim.net.CapturedLogs;
 import io.verbatim.net.SigningKey;
+import io.verbatim.runtime.controller.NetworkedMember;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;

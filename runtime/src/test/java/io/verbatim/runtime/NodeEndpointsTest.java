@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.embedded.ClusterImage;
 import io.verbatim.pipeline.StoredEntry;
+import io.verbatim.runtime.storage.StateFormat;
 import java.io.ByteArrayInputStream;
 import java.net.ServerSocket;
 import java.net.URI;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ExchangeServer;
+import io.verbatim.runtime.controller.AdminApi;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -5,6 +5,7 @@ import io.verbatim.model.Compression;
 import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.Message;
+import io.verbatim.runtime.status.NodeStatus;
 import io.verbatim.testkit.DeliveryChecks;
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -11,6 +11,8 @@ import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
+import io.verbatim.runtime.broker.IngestServer;
+import io.verbatim.runtime.broker.IngestServerTest;
 import io.verbatim.runtime.proto.IngestReply;
 import io.verbatim.runtime.proto.IngestSend;
 import io.verbatim.testkit.ReplicationChecks;

@@ -2,9 +2,11 @@ package io.verbatim.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ExchangeServer;
 import io.verbatim.model.Compression;
+import io.verbatim.runtime.broker.IngestServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +60,7 @@ class PeerSignatureTest {
         // us-east reaches eu-west's admin port and its broker through the proxy
         RecordingProxy westAdmin = opened(new RecordingProxy(west.adminUrl()));
         RecordingProxy westBroker = opened(new RecordingProxy(west.brokerUrls().get(0)));
-        east.connect(Map.of("eu-west", new ClusterNode.Address(westAdmin.url(), List.of(westBroker.url())),
+        east.connect(Map.of("eu-west", new ClusterUrls(westAdmin.url(), List.of(westBroker.url())),
                 "ap-south", south.address()));
         west.connect(Map.of("us-east", east.address(), "ap-south", south.address()));
         south.connect(Map.of("us-east", east.address(), "eu-west", west.address()));

@@ -5,6 +5,7 @@ import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
 import io.verbatim.pulsar.broker.PulsarProcess;
+import io.verbatim.runtime.broker.Subscription;
 import io.verbatim.testkit.DeliveryChecks;
 import io.verbatim.testkit.ReplicationChecks;
 import io.verbatim.testkit.Traffic;

@@ -9,12 +9,12 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 
 /** Requests no well-behaved client would send (bad escapes, a thousand bad headers), on a plain socket. */
-final class RawHttp {
+public final class RawHttp {
     private RawHttp() {
     }
 
     /** Sends {@code request} as is to {@code baseUrl}'s host and port; the whole answer, up to 64 KiB. */
-    static String send(String baseUrl, String request) throws IOException {
+    public static String send(String baseUrl, String request) throws IOException {
         URI base = URI.create(baseUrl);
         try (Socket socket = new Socket(base.getHost(), base.getPort())) {
             socket.setSoTimeout(5000);
@@ -41,7 +41,7 @@ final class RawHttp {
     }
 
     /** {@code HTTP/1.1 400 Bad Request ...} → 400, or -1 when nothing came. */
-    static int status(String answer) {
+    public static int status(String answer) {
         return answer.startsWith("HTTP/1.1 ") ? Integer.parseInt(answer.substring(9, 12)) : -1;
     }
 }

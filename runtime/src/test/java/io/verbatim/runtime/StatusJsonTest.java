@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Compression;
 import io.verbatim.model.entry.Message;
+import io.verbatim.runtime.status.NodeStatus;
 import io.verbatim.testkit.DeliveryChecks;
 import java.io.IOException;
 import java.io.InputStream;

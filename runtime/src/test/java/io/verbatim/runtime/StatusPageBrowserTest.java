@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
+import io.verbatim.runtime.broker.Producer;
 import io.verbatim.testkit.Traffic;
 import java.nio.file.Path;
 import java.time.Duration;

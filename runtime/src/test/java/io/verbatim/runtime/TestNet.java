@@ -14,8 +14,8 @@ import reactor.core.scheduler.Schedulers;
  * Clusters a, b, c with secrets {@code a-token}, …, and the admin's {@code admin-token}, over plain HTTP: the
  * ports of one of them, how one calls another, and one signed call of one to another.
  */
-final class TestNet {
-    static final String ADMIN = "admin-token";
+public final class TestNet {
+    public static final String ADMIN = "admin-token";
 
     private TestNet() {
     }
@@ -26,23 +26,23 @@ final class TestNet {
                 "c", key("c").verifying()), Optional.of(Token.clear(ADMIN)), Map.of(), true);
     }
 
-    static NetServer server(String self, NetworkLimits limits) {
+    public static NetServer server(String self, NetworkLimits limits) {
         return new NetServer(authenticator(self), limits);
     }
 
-    static NetServer server(String self) {
+    public static NetServer server(String self) {
         return server(self, NetworkLimits.defaults());
     }
 
-    static NetClient client(String cluster) {
+    public static NetClient client(String cluster) {
         return client(cluster, NetworkLimits.defaults());
     }
 
-    static NetClient client(String cluster, NetworkLimits limits) {
+    public static NetClient client(String cluster, NetworkLimits limits) {
         return NetClient.of(cluster, key(cluster), limits, Optional.empty(), Schedulers.parallel());
     }
 
-    static String token(String cluster) {
+    public static String token(String cluster) {
         return cluster + "-token";
     }
 
@@ -51,7 +51,7 @@ final class TestNet {
     }
 
     /** A fresh signature of cluster {@code from} for one {@code method} of {@code url} at cluster {@code to}. */
-    static String signed(String from, String to, String method, String url) {
+    public static String signed(String from, String to, String method, String url) {
         int path = url.indexOf('/', url.indexOf("://") + 3);
         return client(from).authorization(to, method, path < 0 ? "/" : url.substring(path));
     }

@@ -1,5 +1,6 @@
 package io.verbatim.runtime;
 
+import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ExchangeMetricsBinder;
 import io.verbatim.model.Compression;
@@ -52,7 +53,7 @@ class UnsupportedRemoteTest {
         a = new ClusterNode(CONFIG, "a", timer, cpu).start();
         b = new ClusterNode(CONFIG, "b", timer, cpu).start();
         // a reaches b's "controller" at one of b's brokers: an HTTP server with no exchange endpoint (404).
-        ClusterNode.Address wrong = new ClusterNode.Address(b.brokerUrls().get(0), b.brokerUrls());
+        ClusterUrls wrong = new ClusterUrls(b.brokerUrls().get(0), b.brokerUrls());
         a.connect(Map.of("b", wrong));
         a.producer("t", Compression.LZ4).sendNow(List.of(io.verbatim.model.entry.Message.of("k",
                 DeliveryChecks.payload("a", 0))));

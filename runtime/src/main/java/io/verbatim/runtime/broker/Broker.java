@@ -1,0 +1,84 @@
+package io.verbatim.runtime.broker;
+
+import io.verbatim.budget.BrokerBudget;
+import io.verbatim.model.Segment;
+import io.verbatim.pipeline.InFlightBudget;
+import io.verbatim.pipeline.ReplicationLink;
+import io.verbatim.pipeline.ReplicatorStatus;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One broker of a cluster: its slow-path budget, its bytes in flight (shared by all its replicators), its
+ * ingest endpoint (where peers' replicators write), and the replication links of the segments it owns —
+ * those whose id modulo the cluster's broker count is its index.
+ */
+public final class Broker {
+    private final int index;
+    private final int brokers;
+    private final BrokerBudget budget;
+    private final InFlightBudget inFlight;
+    private final IngestServer ingest;
+    private final List<ReplicationLink> links = new CopyOnWriteArrayList<>();
+    private @Nullable String host;
+    private int port;
+
+    public Broker(int index, int brokers, BrokerBudget budget, InFlightBudget inFlight, IngestServer ingest) {
+        this.index = index;
+        this.brokers = brokers;
+        this.budget = budget;
+        this.inFlight = inFlight;
+        this.ingest = ingest;
+    }
+
+    /** Binds the ingest endpoint to {@code host:port} (0 picks a free port). */
+    public void listen(String host, int port) {
+        ingest.start(host, port);
+        this.host = host;
+        this.port = ingest.port();
+    }
+
+    /** The ingest port bound (kept across {@link #stopIngest()} so a restart takes the same one). */
+    public int port() {
+        return port;
+    }
+
+    boolean owns(Segment s) {
+        return Math.floorMod(s.id(), (long) brokers) == index;
+    }
+
+    /** Starts a link of one topic toward one remote for the segments this broker owns, on its budgets. */
+    public ReplicationLink replicate(Supplier<ReplicationLink.Builder> link) {
+        ReplicationLink started = link.get().owned(this::owns).budget(budget).inFlightBudget(inFlight).build().start();
+        links.add(started);
+        return started;
+    }
+
+    /** Stops every link at once; the cursors keep what was acknowledged. */
+    public void stopReplicating() {
+        links.forEach(ReplicationLink::stop);
+    }
+
+    public boolean caughtUp() {
+        return links.stream().allMatch(ReplicationLink::caughtUp);
+    }
+
+    public List<ReplicatorStatus> replicators() {
+        return links.stream().flatMap(l -> l.status().stream()).toList();
+    }
+
+    /** Drops every connection into this broker and stops answering (what a crash does to peers). */
+    public void stopIngest() {
+        ingest.stop();
+    }
+
+    /** Listens again on the port it had. */
+    public void restartIngest() {
+        if (!ingest.isRunning()) {
+            ingest.start(Objects.requireNonNull(host, "never listened"), port);
+        }
+    }
+}

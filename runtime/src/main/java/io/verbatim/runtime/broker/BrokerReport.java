@@ -1,0 +1,82 @@
+package io.verbatim.runtime.broker;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a cluster's brokers' process tells its controller leader every report interval, when the controller
+ * replicas run as processes of their own (PIP-483's load report, with what garbage collection needs): per
+ * topic the load per segment since the last report, the consumers of its largest subscription, and the
+ * sealed segments nothing needs any more — only the topics where something changed since the last report,
+ * every topic after a failed report or a change of leader, in bodies of at most
+ * {@link #TOPICS_PER_BODY} topics. The answer carries the exchange's verdict on each peer, which
+ * gates the brokers' replicators (R-C11). JSON on {@code POST /controller/report}, the broker role.
+ *
+ * @param topics by topic name
+ */
+public record BrokerReport(@JsonProperty("topics") Map<String, Topic> topics) {
+    public static final String PATH = "/controller/report";
+
+    public BrokerReport {
+        topics = Map.copyOf(topics);
+    }
+
+    /**
+     * @param load per segment id, {@code [msgIn, bytesIn, msgOut, bytesOut]} since the previous report
+     * @param consumers how many consumers the topic's largest open subscription has
+     * @param prunable sealed segments every cursor has drained (garbage collection may delete them)
+     */
+    public record Topic(@JsonProperty("load") Map<Long, long[]> load, @JsonProperty("consumers") int consumers,
+            @JsonProperty("prunable") List<Long> prunable) {
+        public Topic {
+            load = Map.copyOf(load);
+            prunable = List.copyOf(prunable);
+            if (consumers < 0) {
+                throw new IllegalArgumentException("consumers is " + consumers + ": must be at least 0");
+            }
+            for (long[] v : load.values()) {
+                if (v == null || v.length != 4) {
+                    throw new IllegalArgumentException("a segment's load is [msgIn, bytesIn, msgOut, bytesOut]");
+                }
+                for (long x : v) {
+                    if (x < 0) {
+                        throw new IllegalArgumentException("a segment's load is negative: " + x);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * @param verdicts per peer, whether it takes part in the exchange (absent: no answer from it yet)
+     * @param leader the replica that took the report
+     * @param term its term: a report to a leader of another term than the previous one is followed by a whole one
+     */
+    public record Answer(@JsonProperty("verdicts") Map<String, Boolean> verdicts, @JsonProperty("leader") String leader,
+            @JsonProperty("term") long term) {
+        public Answer {
+            verdicts = Map.copyOf(verdicts);
+        }
+    }
+
+    /** At most this many topics in one report body: a fleet of many topics reports in several. */
+    static final int TOPICS_PER_BODY = 200;
+
+    /** This report in bodies of at most {@link #TOPICS_PER_BODY} topics (one body, possibly empty, at least). */
+    public java.util.List<BrokerReport> chunks() {
+        java.util.List<BrokerReport> out = new java.util.ArrayList<>();
+        Map<String, Topic> chunk = new java.util.LinkedHashMap<>();
+        for (Map.Entry<String, Topic> e : new java.util.TreeMap<>(topics).entrySet()) {
+            chunk.put(e.getKey(), e.getValue());
+            if (chunk.size() == TOPICS_PER_BODY) {
+                out.add(new BrokerReport(chunk));
+                chunk = new java.util.LinkedHashMap<>();
+            }
+        }
+        if (!chunk.isEmpty() || out.isEmpty()) {
+            out.add(new BrokerReport(chunk));
+        }
+        return out;
+    }
+}

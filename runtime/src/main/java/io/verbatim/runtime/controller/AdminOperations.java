@@ -1,0 +1,41 @@
+package io.verbatim.runtime.controller;
+
+import io.verbatim.exchange.MarksBySource;
+import io.verbatim.model.HashRange;
+import io.verbatim.model.Layout;
+import io.verbatim.model.Outcome;
+import java.util.List;
+import reactor.core.publisher.Mono;
+
+/**
+ * What an operator may do to a cluster's topics (what Pulsar's {@code /admin/v2/scalable} split, rebucket
+ * and merge calls do), and what those calls read: the seam between the admin endpoint and the cluster.
+ */
+public interface AdminOperations {
+    String cluster();
+
+    List<String> topics();
+
+    Layout layout(String topic);
+
+    /** A midpoint split: the cluster's own change, pushed to every peer at once. */
+    Mono<Outcome> split(String topic, long segmentId);
+
+    /** A rebucket rollover to a higher count; a lower one is refused ({@code LOWERS_BUCKETS}): see {@link #lowerBuckets}. */
+    Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount);
+
+    /** A manual merge of a replicated topic is a cold mark: merged once every peer agrees (PIP-495). */
+    Mono<Void> markCold(String topic, int boundary);
+
+    /** A manual rebucket-down is a cold mark too: lowered once every cluster issued it (or holds no more there). */
+    Mono<Void> lowerBuckets(String topic, long segmentId, int bucketCount);
+
+    /** Withdraws an operator's cold mark on {@code boundary}; true if there was one. */
+    boolean unmarkCold(String topic, int boundary);
+
+    /** Withdraws an operator's lowering of {@code range}; true if there was one. */
+    boolean unmarkBuckets(String topic, HashRange range);
+
+    /** The topic's cold marks by source (manual, policy, caps, bucket lowerings). */
+    MarksBySource coldMarks(String topic);
+}

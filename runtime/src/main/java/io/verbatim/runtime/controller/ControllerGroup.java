@@ -1,0 +1,224 @@
+package io.verbatim.runtime.controller;
+
+import io.verbatim.config.ClusterConfig;
+import io.verbatim.config.MetadataLogConfig;
+import io.verbatim.metastore.proto.RaftConfigurationProto;
+import io.verbatim.metastore.proto.RaftPeerProto;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.raft.RaftConfig;
+import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.RaftServer;
+import io.verbatim.metastore.state.LayoutRegister;
+import io.verbatim.metastore.state.LeaderLayoutStore;
+import io.verbatim.metastore.state.RaftLayoutStore;
+import io.verbatim.metastore.storage.MemoryRaftStorage;
+import io.verbatim.metastore.storage.RaftStorage;
+import io.verbatim.metastore.storage.SegmentedRaftStorage;
+import io.verbatim.metastore.storage.StorageOptions;
+import io.verbatim.metastore.transport.MemoryNetwork;
+import io.verbatim.store.LayoutStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A cluster's metadata log in this process: three controller replicas (the voters {@code c1..c3}) and one
+ * listener per broker ({@code b0..}), on an in-process network, each on a thread of its own and, with a
+ * data directory, on disk under {@code <dataDir>/metadata/<member>}. The controller writes through
+ * whichever replica leads; the brokers watch layouts from their own listener's replica. With
+ * {@code metadataLog.enabled}, the listeners the cluster's {@code delegations} assign are fed by those
+ * followers (the assignment starts a new group; {@link #assign} changes it on the leader).
+ */
+public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
+    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(ControllerGroup.class);
+    static final List<String> VOTERS = ClusterConfig.IN_PROCESS_VOTERS;
+    /** What the driver of each member runs on, from the configuration's {@code metadataLog} timing. */
+    static RaftServer.Options options(MetadataLogConfig.Timing timing) {
+        return new RaftServer.Options(timing.tick(), timing.snapshotEvery(), timing.readTimeout());
+    }
+
+    /**
+     * Member {@code member} of group {@code cluster}'s core settings, on the configuration's timing, with
+     * listener delegation as {@code log} sets it (a revoked delegation is restored at the earliest one
+     * reassignment interval later, at a re-check that finds its follower healthy).
+     */
+    static RaftConfig raft(String member, String cluster, MetadataLogConfig log) {
+        MetadataLogConfig.Timing timing = log.timing();
+        return new RaftConfig(member, cluster, timing.electionTicks(), timing.heartbeatTicks(), 1 << 20, 8, true, true,
+                1 << 20).withDelegation(log.enabled(), log.maxListenersPerFollower(), log.followerLagThreshold(),
+                log.reassignmentTicks(), log.reassignmentTicks()).withLogTailEntries(timing.logTailEntries());
+    }
+
+    private final String cluster;
+    private final List<String> listeners;
+    private final Optional<Path> dataDir;
+    private final MetadataLogConfig log;
+    private final MetadataLogConfig.Timing timing;
+    private final MemoryNetwork network;
+    private final Scheduler networkThread;
+    private final RaftConfigurationProto configuration;
+    private final Map<String, RaftServer> members = new LinkedHashMap<>();
+    private final Map<String, LayoutRegister> registers = new LinkedHashMap<>();
+    private final Map<String, RaftLayoutStore> stores = new LinkedHashMap<>();
+    private final Map<String, Scheduler> threads = new LinkedHashMap<>();
+    private final LeaderLayoutStore store;
+    private final Disposable.Composite meters = Disposables.composite();
+
+    private ControllerGroup(ClusterConfig cluster, MetadataLogConfig log, Optional<Path> dataDir, Scheduler timer) {
+        this.cluster = cluster.name();
+        this.dataDir = dataDir;
+        this.log = log;
+        this.timing = log.timing();
+        this.listeners = cluster.metadataListeners();
+        // deliveries on a thread of the group's own: never held up by other work on a shared scheduler
+        this.networkThread = Schedulers.newSingle("raft-" + cluster + "-network", true);
+        this.network = new MemoryNetwork(this.cluster, networkThread, new SplittableRandom(this.cluster.hashCode()));
+        RaftConfigurationProto.Builder conf = RaftConfigurationProto.newBuilder();
+        VOTERS.forEach(v -> conf.addPeers(RaftPeerProto.newBuilder().setId(v)));
+        listeners.forEach(l -> conf.addListeners(RaftPeerProto.newBuilder().setId(l)));
+        this.configuration = Delegations.assign(conf.build(), cluster.delegations());
+        for (String member : members()) {
+            start(member);
+        }
+        // The brokers watch from the first broker's listener (all brokers of this process share its storage).
+        String watcher = listeners.isEmpty() ? VOTERS.get(0) : listeners.get(0);
+        this.store = new LeaderLayoutStore(stores, this::leader, watcher, Duration.ofSeconds(30), timer);
+    }
+
+    /** Starts the group of {@code cluster} with a listener per broker, its delegations the cluster's. */
+    public static ControllerGroup start(ClusterConfig cluster, MetadataLogConfig log, Optional<Path> dataDir, Scheduler timer) {
+        return new ControllerGroup(cluster, log, dataDir, timer);
+    }
+
+    private List<String> members() {
+        List<String> all = new ArrayList<>(VOTERS);
+        all.addAll(listeners);
+        return all;
+    }
+
+    private synchronized void start(String member) {
+        RaftConfig config = raft(member, cluster, log);
+        LayoutRegister register = new LayoutRegister();
+        RaftStorage storage = dataDir.<RaftStorage>map(d -> SegmentedRaftStorage.open(d.resolve("metadata").resolve(member),
+                StorageOptions.defaults())).orElseGet(MemoryRaftStorage::new);
+        Scheduler thread = Schedulers.newSingle("raft-" + cluster + "-" + member, true);
+        try {
+            RaftServer server = RaftServer.start(config, configuration, storage, network.join(member), register,
+                    options(timing), thread, (cluster + "/" + member).hashCode());
+            Delegations.drift(configuration, server.status().configuration()).ifPresent(d -> LOG.warn(
+                    "{}/{}: its metadata log runs on the configuration it holds, not the YAML's: {}", cluster, member, d));
+            members.put(member, server);
+            registers.put(member, register);
+            stores.put(member, new RaftLayoutStore(server, register));
+            threads.put(member, thread);
+        } catch (RuntimeException e) {
+            thread.dispose();
+            storage.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Every member's state as gauges (see {@link MetadataLogMetrics}), tagged with the member, and each
+     * listener's feed as the leader sees it.
+     */
+    public synchronized void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
+        members.forEach((member, server) -> meters.add(MetadataLogMetrics.bind(server, member, registry)));
+        meters.add(MetadataLogMetrics.bindListeners(this::leading,
+                Flux.merge(currentMembers().stream().map(RaftServer::statuses).toList()), listeners, VOTERS, registry));
+    }
+
+    @Override
+    public synchronized Optional<RaftStatus> leading() {
+        return leaderServer().map(RaftServer::status).filter(s -> s.role() == RaftPeerRole.LEADER);
+    }
+
+    @Override
+    public Mono<Void> assign(Map<String, String> assignment) {
+        return Mono.defer(() -> leaderServer().map(l -> Delegations.propose(l, assignment, log))
+                .orElseGet(() -> Mono.error(new Delegations.Unavailable("no member of " + cluster
+                        + "'s metadata log leads now"))));
+    }
+
+    private synchronized Optional<RaftServer> leaderServer() {
+        return leader().flatMap(m -> Optional.ofNullable(members.get(m)));
+    }
+
+    /** The layout store the controller writes through and the brokers watch. */
+    public LayoutStore store() {
+        return store;
+    }
+
+    /** The member that leads the highest term (a cut-off leader may not know it was deposed), if any. */
+    public synchronized Optional<String> leader() {
+        return members.values().stream().map(RaftServer::status).filter(s -> s.role() == RaftPeerRole.LEADER)
+                .max(Comparator.comparingLong(RaftStatus::term)).map(RaftStatus::memberId);
+    }
+
+    /** Each leader as it takes over, the first one included: one per term that had a leader, in term order. */
+    public Flux<String> leaders() {
+        return Flux.merge(currentMembers().stream().map(RaftServer::statuses).toList())
+                .filter(s -> s.role() == RaftPeerRole.LEADER)
+                .scan((held, next) -> next.term() > held.term() ? next : held)
+                .distinctUntilChanged(RaftStatus::term).map(RaftStatus::memberId);
+    }
+
+    private synchronized List<RaftServer> currentMembers() {
+        return List.copyOf(members.values());
+    }
+
+    /** Every running member's state, voters first. */
+    public synchronized List<RaftStatus> statuses() {
+        return members.values().stream().map(RaftServer::status).toList();
+    }
+
+    /**
+     * Stops {@code member} as a crash would (what it synced stays on disk, if it has one). It leaves the group
+     * under the lock; it closes outside it, so the gauges and the store's leader lookups never wait on it.
+     */
+    public void kill(String member) {
+        RaftServer server;
+        Scheduler thread;
+        synchronized (this) {
+            server = members.remove(member);
+            if (server == null) {
+                throw new IllegalArgumentException(cluster + " has no running member " + member);
+            }
+            stores.remove(member);
+            registers.remove(member);
+            thread = threads.remove(member);
+        }
+        server.close();
+        if (thread != null) {
+            thread.dispose();
+        }
+    }
+
+    @Override
+    public void close() {
+        List<RaftServer> servers;
+        List<Scheduler> schedulers;
+        synchronized (this) {
+            meters.dispose();
+            servers = List.copyOf(members.values());
+            schedulers = List.copyOf(threads.values());
+            members.clear();
+            threads.clear();
+        }
+        servers.forEach(RaftServer::close);
+        schedulers.forEach(Scheduler::dispose);
+        networkThread.dispose();
+    }
+}

@@ -1,0 +1,281 @@
+package io.verbatim.runtime.controller;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.verbatim.config.ClusterConfig;
+import io.verbatim.config.ControllerReplica;
+import io.verbatim.config.VerbatimConfig;
+import io.verbatim.exchange.ControllerLeader;
+import io.verbatim.metastore.identity.MemberKeys;
+import io.verbatim.metastore.identity.SignedCall;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.RaftServer;
+import io.verbatim.metastore.state.LayoutRegister;
+import io.verbatim.metastore.state.RaftLayoutStore;
+import io.verbatim.net.LogText;
+import io.verbatim.net.NetClient;
+import io.verbatim.pipeline.ExchangeGate;
+import io.verbatim.runtime.broker.BrokerReport;
+import io.verbatim.store.LayoutStore;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.netty.ByteBufFlux;
+import reactor.netty.http.client.HttpClient;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * The brokers' process's side of a cluster whose controller replicas run as processes of their own: the
+ * metadata log's listener ({@value ControllerReplica#BROKERS}), from whose replica the brokers watch
+ * layouts, and the report loop to the controller leader — every interval it sends the brokers' load, their
+ * subscriptions' consumers and their prunable segments ({@link BrokerReport}), signed with the brokers' own
+ * member key for the replica it goes to ({@link SignedCall}), and takes back the exchange's verdict on each
+ * peer, which gates the replicators (R-C11).
+ */
+public final class ControllerLink implements AutoCloseable {
+    private static final Logger LOG = Loggers.getLogger(ControllerLink.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** A follower redirects to the leader; a leader deposed meanwhile may redirect once more. */
+    private static final int MAX_REDIRECTS = 2;
+
+    private final VerbatimConfig config;
+    private final ClusterConfig self;
+    private final Scheduler thread;
+    private final RaftServer server;
+    private final NetworkedMember.Started member;
+    private final LayoutRegister register = new LayoutRegister();
+    private final RaftLayoutStore store;
+    private final List<String> urls;
+    private final HttpClient http;
+    /** The brokers' member's keys: it signs its reports with its own. */
+    private final MemberKeys keys;
+    /** The controller replicas' member ids, in the order of {@link #urls}. */
+    private final List<String> replicas;
+    private final Map<String, Sinks.Many<Boolean>> verdicts = new ConcurrentHashMap<>();
+    private final reactor.core.Disposable.Composite meters = reactor.core.Disposables.composite();
+    private volatile int preferred;
+    private volatile boolean failing;
+    /** Whether the next report carries every topic (at the start, after a failure, after a change of leader). */
+    private volatile boolean nextWhole = true;
+    private volatile String reportedTo = "";
+    private volatile long reportedTerm = -1;
+    private Disposable reporting = reactor.core.Disposables.disposed();
+
+    public ControllerLink(VerbatimConfig config, String cluster, Optional<Path> dataDir) {
+        this(config, cluster, dataDir, NetClient.unsigned(config.network(),
+                config.security().tls(cluster).map(io.verbatim.net.Tls::clientContext)));
+    }
+
+    private ControllerLink(VerbatimConfig config, String cluster, Optional<Path> dataDir, NetClient client) {
+        this.config = config;
+        this.self = config.cluster(cluster);
+        String scheme = config.security().tls(cluster).isPresent() ? "https" : "http";
+        this.urls = self.controllers().stream().map(c -> c.adminUrl(scheme)).toList();
+        this.thread = NetworkedMember.thread(cluster, ControllerReplica.BROKERS);
+        try {
+            this.member = NetworkedMember.start(config, self, ControllerReplica.BROKERS, dataDir, register, thread);
+            this.server = member.server();
+        } catch (RuntimeException e) {
+            thread.dispose();
+            throw e;
+        }
+        this.store = new RaftLayoutStore(server, register);
+        this.keys = NetworkedMember.keys(config, self, ControllerReplica.BROKERS);
+        this.replicas = self.controllers().stream().map(ControllerReplica::id).toList();
+        // Redirects are followed by send() itself: each call is signed anew for the replica it goes to, and only
+        // to one of this cluster's own replicas.
+        this.http = client.apply(HttpClient.create()).followRedirect(false)
+                .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/json"));
+        for (ClusterConfig c : config.clusters()) {
+            if (!c.name().equals(cluster)) {
+                verdicts.put(c.name(), Sinks.many().replay().latest());
+            }
+        }
+    }
+
+    /** The listener's meters (its state, transport and storage). */
+    public void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
+        meters.add(member.bindTo(registry, self));
+    }
+
+    /** {@code scheme://host:port} of a URL, the default port made explicit. */
+    static String origin(@org.jspecify.annotations.Nullable String url) {
+        java.net.URI u = java.net.URI.create(String.valueOf(url));
+        int port = u.getPort() != -1 ? u.getPort() : "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
+        return (u.getScheme() + "://" + u.getHost() + ":" + port).toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** The brokers' view of the cluster's layouts: their listener's replica (writes belong to the leader). */
+    public LayoutStore store() {
+        return store;
+    }
+
+    /** The first layout of {@code topic}: the controller leader creates it, this waits until it arrives. */
+    public Mono<io.verbatim.model.Layout> first(String topic, Duration within) {
+        return store.watch(topic).next().timeout(within).onErrorMap(java.util.concurrent.TimeoutException.class,
+                e -> new IllegalStateException(self.name() + ": no layout of " + topic + " from the metadata log within "
+                        + within + " (is a majority of the controller replicas " + urls + " up?)", e));
+    }
+
+    /** Where the controller leader is, as the listener knows it: where exchange and admin calls are redirected. */
+    public ControllerLeader leader() {
+        RaftStatus s = server.status();
+        return ControllerReplicaNode.leaderUrl(config, self, s.leader()).map(ControllerLeader::at)
+                .orElseGet(() -> ControllerLeader.unknown("the brokers know no controller leader in term " + s.term()));
+    }
+
+    /** The replicators' gate: the controller leader's verdict on each peer, as its latest report answer said. */
+    public ExchangeGate gate() {
+        return remote -> {
+            Sinks.Many<Boolean> v = verdicts.get(remote);
+            return v == null ? Flux.just(ExchangeGate.Readiness.UNSUPPORTED)
+                    : v.asFlux().distinctUntilChanged()
+                            .map(ok -> ok ? ExchangeGate.Readiness.READY : ExchangeGate.Readiness.UNSUPPORTED);
+        };
+    }
+
+    /** Reports every {@code interval} what {@code report} builds; a report not taken is put back by {@code untaken}. */
+    public synchronized void start(Duration interval, java.util.function.Function<Boolean, BrokerReport> report,
+            java.util.function.Consumer<BrokerReport> untaken, Scheduler timer) {
+        reporting = Flux.interval(Duration.ZERO, interval, timer).onBackpressureDrop()
+                .concatMap(tick -> {
+                    List<BrokerReport> chunks = report.apply(nextWhole).chunks();
+                    java.util.Set<BrokerReport> taken = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+                    return Flux.fromIterable(chunks)
+                            .concatMap(chunk -> send(chunk, 0, timer).timeout(config.exchange().requestTimeout(), timer)
+                                    .doOnNext(a -> taken.add(chunk)))
+                            .last()
+                            .doOnNext(a -> {
+                                // a leader of another term than the last may lack what earlier reports left out
+                                nextWhole = !a.leader().equals(reportedTo) || a.term() != reportedTerm;
+                                reportedTo = a.leader();
+                                reportedTerm = a.term();
+                            })
+                            .onErrorResume(e -> {
+                                nextWhole = true;
+                                chunks.stream().filter(c -> !taken.contains(c)).forEach(untaken); // counted next time
+                                if (!failing) {
+                                    failing = true;
+                                    LOG.warn("{}: the brokers' report to the controller leader failed ({}); trying every {}",
+                                            self.name(), e.toString(), interval);
+                                }
+                                return Mono.empty();
+                            });
+                })
+                .subscribe(this::answered, e -> LOG.error("{}: the brokers' reports stopped: {}", self.name(), e.toString()));
+    }
+
+    private void answered(BrokerReport.Answer answer) {
+        if (failing) {
+            failing = false;
+            LOG.info("{}: the brokers report to the controller leader again", self.name());
+        }
+        answer.verdicts().forEach((peer, ok) -> {
+            Sinks.Many<Boolean> v = verdicts.get(peer);
+            if (v != null) {
+                v.tryEmitNext(ok);
+            }
+        });
+    }
+
+    /** To the replica that answered last; an unreachable one is passed over for the next, in turn. */
+    private Mono<BrokerReport.Answer> send(BrokerReport report, int tried, Scheduler clock) {
+        int index = (preferred + tried) % urls.size();
+        byte[] body;
+        try {
+            body = JSON.writeValueAsBytes(report);
+        } catch (IOException e) {
+            return Mono.error(e);
+        }
+        return post(index, body, MAX_REDIRECTS, clock)
+                .onErrorResume(e -> tried + 1 < urls.size(), e -> send(report, tried + 1, clock));
+    }
+
+    /**
+     * {@code body} to replica {@code index}, signed for it by the brokers' member ({@link SignedCall}: it proves
+     * who sends without a secret on the wire, good at that replica, now, once); a redirect is followed to a
+     * replica of this cluster only, signed anew for it.
+     */
+    private Mono<BrokerReport.Answer> post(int index, byte[] body, int redirects, Scheduler clock) {
+        String url = urls.get(index);
+        String authorization = SignedCall.authorization(self.name(), keys, replicas.get(index), "POST",
+                BrokerReport.PATH, body, clock.now(TimeUnit.MILLISECONDS));
+        return http.headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, authorization)).post()
+                .uri(url + BrokerReport.PATH).send(ByteBufFlux.fromInbound(Mono.just(body)))
+                .responseSingle((response, content) -> content.asByteArray().defaultIfEmpty(new byte[0]).flatMap(bytes -> {
+                    int status = response.status().code();
+                    if ((status == 307 || status == 308) && redirects > 0) {
+                        return redirected(url, response.responseHeaders().get(HttpHeaderNames.LOCATION))
+                                .map(next -> post(next, body, redirects - 1, clock)).orElseGet(() -> Mono.error(
+                                        new IllegalStateException(url + " redirected the report to "
+                                                + LogText.escape(response.responseHeaders().get(HttpHeaderNames.LOCATION))
+                                                + ", not to " + BrokerReport.PATH + " of one of " + urls)));
+                    }
+                    if (status != 200) {
+                        return Mono.error(new IllegalStateException(url + " answered " + status + ": "
+                                + LogText.escape(new String(bytes, java.nio.charset.StandardCharsets.UTF_8))));
+                    }
+                    try {
+                        BrokerReport.Answer answer = JSON.readValue(bytes, BrokerReport.Answer.class);
+                        preferred = index;
+                        return Mono.just(answer);
+                    } catch (IOException e) {
+                        return Mono.error(e);
+                    }
+                }));
+    }
+
+    /** The replica a redirect from {@code from} to {@code location} names: one of {@link #urls}, at the report's path. */
+    private Optional<Integer> redirected(String from, @org.jspecify.annotations.Nullable String location) {
+        if (location == null) {
+            return Optional.empty();
+        }
+        java.net.URI target;
+        try {
+            target = java.net.URI.create(from).resolve(location);
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+        if (!BrokerReport.PATH.equals(target.getPath()) || target.getRawQuery() != null) {
+            return Optional.empty();
+        }
+        String origin = origin(target.toString());
+        for (int i = 0; i < urls.size(); i++) {
+            if (origin(urls.get(i)).equals(origin)) {
+                return Optional.of(i);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The listener as it reports itself. */
+    public RaftStatus status() {
+        return server.status();
+    }
+
+    /** Whether the listener knows a leader now. */
+    boolean knowsLeader() {
+        RaftStatus s = server.status();
+        return s.role() == RaftPeerRole.LISTENER && !s.leader().isEmpty();
+    }
+
+    @Override
+    public synchronized void close() {
+        reporting.dispose();
+        meters.dispose();
+        server.close();
+        thread.dispose();
+    }
+}

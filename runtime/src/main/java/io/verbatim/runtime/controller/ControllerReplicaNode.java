@@ -1,0 +1,549 @@
+package io.verbatim.runtime.controller;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.verbatim.config.ClusterConfig;
+import io.verbatim.config.ClusterUrls;
+import io.verbatim.config.ControllerReplica;
+import io.verbatim.config.TopicConfig;
+import io.verbatim.config.VerbatimConfig;
+import io.verbatim.exchange.Controller;
+import io.verbatim.exchange.ControllerLeader;
+import io.verbatim.exchange.ExchangeMetricsBinder;
+import io.verbatim.exchange.ExchangeServer;
+import io.verbatim.exchange.ExchangeTransport;
+import io.verbatim.exchange.HttpTransport;
+import io.verbatim.exchange.Pusher;
+import io.verbatim.metastore.identity.SignedCall;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.RaftServer;
+import io.verbatim.metastore.state.LayoutRegister;
+import io.verbatim.metastore.state.RaftLayoutStore;
+import io.verbatim.model.Layout;
+import io.verbatim.net.Bodies;
+import io.verbatim.net.NetClient;
+import io.verbatim.net.NetMetricsBinder;
+import io.verbatim.net.NetServer;
+import io.verbatim.net.Role;
+import io.verbatim.net.Tls;
+import io.verbatim.runtime.broker.BrokerReport;
+import io.verbatim.runtime.broker.LoadTracker;
+import io.verbatim.runtime.status.NodeStatus;
+import io.verbatim.runtime.status.StatusJson;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
+import reactor.netty.http.server.HttpServerRoutes;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * One of a cluster's controller replicas as a process of its own ({@code verbatim node --member c1}): a
+ * voter of the cluster's metadata log over TCP, and the cluster's controller while it leads the log. The
+ * leader creates the configured topics it does not hold yet, runs the exchange (answers peers, pushes to
+ * them, anti-entropy), the admin operations, the local policy and garbage collection — the last two on
+ * what the brokers' process reports ({@link BrokerReport}); a replica that does not lead redirects the
+ * exchange, admin calls and reports to the leader (307), and answers 503 while no leader is known. On
+ * taking over, the new leader knows nothing of its peers: it pushes its state to every peer at once and
+ * defers its own changes until it holds every peer's state (R-E5).
+ */
+public final class ControllerReplicaNode implements AutoCloseable {
+    private static final Logger LOG = Loggers.getLogger(ControllerReplicaNode.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final VerbatimConfig config;
+    private final ClusterConfig self;
+    private final ControllerReplica replica;
+    private final Scheduler timer;
+    private final Scheduler raftThread;
+    private final RaftServer server;
+    private final NetworkedMember.Started member;
+    private final LayoutRegister register = new LayoutRegister();
+    private final Controller controller;
+    private final NetServer net;
+    private final NetClient client;
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Map<String, LoadTracker> load = new ConcurrentHashMap<>();
+    private final Map<String, BrokerReport.Topic> reported = new ConcurrentHashMap<>();
+    private final Map<String, List<Long>> prunable = new ConcurrentHashMap<>();
+    private final AtomicLong takeovers = new AtomicLong();
+    /** The brokers' reports remembered against replay within {@link SignedCall#WINDOW}: about one a second. */
+    private static final int MAX_REPORTS_REMEMBERED = 10_000;
+    /** A report older than this holds the policy back: the brokers report every second at least. */
+    static final java.time.Duration STALE_REPORTS = java.time.Duration.ofSeconds(5);
+    private volatile long lastReportMs = -1;
+    private final Disposable.Composite running = Disposables.composite();
+    private final PolicyLoop policy;
+    /** Checks the brokers' signed reports. */
+    private final SignedCall.Verifier reports;
+    private @Nullable ExchangeServer admin;
+    /** While this replica leads: the pushes, the policy, garbage collection. */
+    private @Nullable Disposable leading;
+    private @Nullable ExchangeTransport transport;
+    private volatile long leadingTerm = -1;
+    private boolean closed;
+
+    private ControllerReplicaNode(VerbatimConfig config, String cluster, ControllerReplica replica, Path dataDir,
+            Scheduler timer) {
+        this.config = config;
+        this.self = config.cluster(cluster);
+        this.replica = replica;
+        this.timer = timer;
+        Optional<Tls> tls = config.security().tls(cluster);
+        this.net = new NetServer(config.security().authenticator(cluster), config.network(), tls.map(Tls::serverContext),
+                timer);
+        this.client = NetClient.of(cluster, config.security().signingKey(cluster), config.network(),
+                tls.map(Tls::clientContext), timer);
+        registry.config().commonTags("cluster", cluster, "member", replica.id());
+        this.raftThread = NetworkedMember.thread(cluster, replica.id());
+        NetworkedMember.Started member;
+        try {
+            member = NetworkedMember.start(config, self, replica.id(), Optional.of(dataDir), register, raftThread);
+        } catch (RuntimeException e) {
+            raftThread.dispose();
+            throw e;
+        }
+        this.server = member.server();
+        this.member = member;
+        this.reports = new SignedCall.Verifier(cluster, replica.id(), Map.of(ControllerReplica.BROKERS,
+                NetworkedMember.keys(config, self, replica.id()).keyOf(ControllerReplica.BROKERS).orElseThrow()),
+                SignedCall.WINDOW, MAX_REPORTS_REMEMBERED);
+        running.add(member.bindTo(registry, self));
+        this.controller = new Controller(cluster, Set.copyOf(peers()), self.caps(), new ReplicaStore(), timer);
+        this.policy = new PolicyLoop(cluster, config.autoScale(), controller, this::layout, this::loadOf,
+                topic -> reported.containsKey(topic) ? reported.get(topic).consumers() : 0, registry, timer)
+                .holdWhile(this::reportsStale);
+    }
+
+    /**
+     * Starts controller replica {@code member} of {@code cluster}: its metadata log member, and its admin port.
+     *
+     * @param dataDir where its metadata log keeps its log, its term and vote, and snapshots: a voter must keep
+     *        them across a restart (one that forgot its vote could vote twice in a term, one that forgot
+     *        entries it acknowledged could help elect a leader without a committed layout)
+     * @throws IllegalArgumentException when the cluster names no such controller replica
+     */
+    public static ControllerReplicaNode start(VerbatimConfig config, String cluster, String member, Path dataDir,
+            Scheduler timer) {
+        ClusterConfig self = config.cluster(cluster);
+        ControllerReplica replica = self.controller(member).orElseThrow(() -> new IllegalArgumentException("cluster "
+                + cluster + " has no controller replica '" + member + "' (it has "
+                + self.controllers().stream().map(ControllerReplica::id).toList() + ")"));
+        ControllerReplicaNode node = new ControllerReplicaNode(config, cluster, replica, dataDir, timer);
+        try {
+            return node.listen();
+        } catch (RuntimeException e) {
+            node.close();
+            throw e;
+        }
+    }
+
+    private ControllerReplicaNode listen() {
+        ExchangeServer exchange = new ExchangeServer(controller, config.exchange(), Controller.BacklogSource.NONE, net,
+                this::leader);
+        String key = "clusters[" + config.clusters().indexOf(self) + "].controllers["
+                + self.controllers().indexOf(replica) + "].adminPort";
+        try {
+            admin = exchange.start(replica.bindAddress(), replica.adminPort(), this::routes);
+        } catch (RuntimeException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new IllegalStateException(key + ": cannot listen on " + replica.bindAddress() + ":" + replica.adminPort()
+                    + " (" + cause.getMessage() + "; is the port in use?)", e);
+        }
+        new ExchangeMetricsBinder(controller).bindTo(registry);
+        new NetMetricsBinder(net).bindTo(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.controller.failovers", takeovers, AtomicLong::get)
+                .description("times this replica took over as the controller leader").register(registry);
+        io.micrometer.core.instrument.Gauge.builder("verbatim.controller.leading", this,
+                n -> n.leader() instanceof ControllerLeader.Here ? 1 : 0)
+                .description("1 while this replica is its cluster's controller leader").register(registry);
+        Map<String, List<String>> peerUrls = new LinkedHashMap<>();
+        for (String peer : peers()) {
+            peerUrls.put(peer, ClusterUrls.of(config, peer).exchangeUrls());
+        }
+        transport = HttpTransport.toReplicas(peerUrls, client);
+        // Leadership as the member reports it, handled off its thread (taking over reads and writes the log).
+        running.add(server.statuses().map(s -> s.role() == RaftPeerRole.LEADER ? s.term() : -1L).distinctUntilChanged()
+                .publishOn(Schedulers.boundedElastic()).subscribe(this::leadership,
+                        e -> LOG.error("{}/{}: no longer following the metadata log's leadership: {}", self.name(),
+                                replica.id(), e.toString())));
+        return this;
+    }
+
+    private List<String> peers() {
+        return config.clusters().stream().map(ClusterConfig::name).filter(n -> !n.equals(self.name())).toList();
+    }
+
+    /** Where the controller leader is, as this replica's member knows it. */
+    public ControllerLeader leader() {
+        RaftStatus s = server.status();
+        if (s.role() == RaftPeerRole.LEADER) {
+            return leadingTerm == s.term() ? ControllerLeader.HERE
+                    : ControllerLeader.unknown(replica.id() + " is taking over");
+        }
+        return leaderUrl(config, self, s.leader()).map(ControllerLeader::at)
+                .orElseGet(() -> ControllerLeader.unknown("no leader elected in term " + s.term()));
+    }
+
+    /** The admin URL of {@code cluster}'s controller replica {@code member}, if it is one. */
+    static Optional<String> leaderUrl(VerbatimConfig config, ClusterConfig cluster, String member) {
+        String scheme = config.security().tls(cluster.name()).isPresent() ? "https" : "http";
+        return cluster.controller(member).map(c -> c.adminUrl(scheme));
+    }
+
+    /** {@code term} ≥ 0: this replica leads in it; −1: it does not lead. */
+    private synchronized void leadership(long term) {
+        if (closed) {
+            return;
+        }
+        if (leading != null) {
+            leading.dispose();
+            leading = null;
+            leadingTerm = -1;
+            LOG.info("{}/{}: no longer the controller leader", self.name(), replica.id());
+        }
+        if (term < 0) {
+            return;
+        }
+        LOG.info("{}/{}: leads the metadata log in term {}: taking over as controller (pushing to every peer, own "
+                + "changes deferred until every peer's state is held)", self.name(), replica.id(), term);
+        Disposable.Composite mine = Disposables.composite();
+        leading = mine;
+        // Until the topics are there: a read or a commit that times out on a loaded machine is tried again, as long
+        // as this replica leads in this term.
+        mine.add(createTopics().doOnError(e -> LOG.warn("{}/{}: taking over in term {}: {}; trying again",
+                        self.name(), replica.id(), term, e.toString()))
+                .retryWhen(reactor.util.retry.Retry.backoff(Long.MAX_VALUE, java.time.Duration.ofMillis(100))
+                        .maxBackoff(java.time.Duration.ofSeconds(2)))
+                .then(Mono.fromRunnable(() -> takeOver(term, mine)))
+                .subscribe(v -> { }, e -> LOG.warn("{}/{}: taking over in term {} failed: {}", self.name(), replica.id(),
+                        term, e.toString())));
+    }
+
+    /** The configured topics the log does not hold yet, created with their initial layouts (the same everywhere). */
+    private Mono<Void> createTopics() {
+        RaftLayoutStore store = new RaftLayoutStore(server, register);
+        return Flux.fromIterable(config.topics()).concatMap(t -> store.get(t.name())
+                .switchIfEmpty(Mono.defer(() -> store.create(t.name(), initial(t))))).then();
+    }
+
+    private static Layout initial(TopicConfig t) {
+        return Layout.initial(t.initialSegments(), t.bucketBudget(), 0);
+    }
+
+    private synchronized void takeOver(long term, Disposable.Composite mine) {
+        if (mine.isDisposed() || closed) {
+            return;
+        }
+        takeovers.incrementAndGet();
+        // Nothing of an earlier term of its own: the brokers' reports start again, its own marks are dropped and
+        // its marks versions raised above any earlier leader's.
+        load.clear();
+        reported.clear();
+        prunable.clear();
+        lastReportMs = -1;
+        controller.becomeLeaderAfresh();
+        Pusher pusher = new Pusher(controller, Objects.requireNonNull(transport), config.exchange(), timer).start();
+        mine.add(pusher::dispose);
+        List<String> topics = config.topics().stream().map(TopicConfig::name).toList();
+        if (config.storage().pruneSealed()) {
+            mine.add(new GarbageCollector(self.name(), controller, this::prunable, registry)
+                    .start(topics, config.storage().gcInterval(), timer));
+        }
+        if (config.autoScale().enabled()) {
+            mine.add(policy.start(topics));
+        }
+        leadingTerm = term;
+        LOG.info("{}/{}: the controller leader in term {}", self.name(), replica.id(), term);
+    }
+
+    private Layout layout(String topic) {
+        return register.get(topic).orElseThrow(() -> new IllegalArgumentException("cluster " + self.name()
+                + " has no topic '" + topic + "'"));
+    }
+
+    /**
+     * Why the brokers' load is not current, if it is not: no report since this replica took over, or none for
+     * {@link #STALE_REPORTS} (the brokers' process down or cut off, which is not a cold cluster).
+     */
+    private Optional<String> reportsStale() {
+        long last = lastReportMs;
+        long now = timer.now(java.util.concurrent.TimeUnit.MILLISECONDS);
+        if (last < 0) {
+            return Optional.of("no report from " + self.name() + "'s brokers since this replica took over");
+        }
+        long ageMs = now - last;
+        return ageMs > STALE_REPORTS.toMillis() ? Optional.of("the last report from " + self.name() + "'s brokers is "
+                + ageMs + " ms old (they report every second)") : Optional.empty();
+    }
+
+    private LoadTracker loadOf(String topic) {
+        return load.computeIfAbsent(topic, t -> new LoadTracker());
+    }
+
+    /** What the brokers last reported prunable, taken once: a later report says it again if it still is. */
+    private List<Long> prunable(String topic) {
+        List<Long> ids = prunable.remove(topic);
+        return ids == null ? List.of() : ids;
+    }
+
+    /**
+     * The controller's store: the metadata log through this replica, with linearizable reads while it leads
+     * (what the controller decides on) and this replica's own state otherwise (what its status shows, with
+     * no leader to ask during an election). Writes are compare-and-set commands: a decision made on a stale
+     * read is refused at commit, never applied.
+     */
+    private final class ReplicaStore implements io.verbatim.store.LayoutStore {
+        private final RaftLayoutStore log = new RaftLayoutStore(server, register);
+
+        private boolean leads() {
+            return server.status().role() == RaftPeerRole.LEADER;
+        }
+
+        @Override
+        public Mono<Layout> get(String topic) {
+            return leads() ? log.get(topic) : log.getLocal(topic);
+        }
+
+        @Override
+        public Mono<Layout> create(String topic, Layout initial) {
+            return log.create(topic, initial);
+        }
+
+        @Override
+        public Mono<Layout> compareAndSet(String topic, long expectedEpoch, Layout next) {
+            return log.compareAndSet(topic, expectedEpoch, next);
+        }
+
+        @Override
+        public Flux<Layout> watch(String topic) {
+            return log.watch(topic);
+        }
+
+        @Override
+        public Flux<String> topics() {
+            return leads() ? log.topics() : Flux.defer(() -> Flux.fromIterable(register.topics()));
+        }
+    }
+
+    // ---- endpoints ------------------------------------------------------------------------------------
+
+    private void routes(HttpServerRoutes routes) {
+        // carried out here while this replica leads (AdminApi redirects otherwise)
+        new AdminApi(new ControllerOperations(self.name(), () -> config.topics().stream().map(TopicConfig::name).toList(),
+                this::layout, controller, policy), net, this::leader).register(routes);
+        new DelegationApi(delegation(), net, this::leader).register(routes);
+        routes.post(BrokerReport.PATH, this::report)
+                .get(ExchangeServer.STATUS_PATH, net.guard(Role.STATUS, "the status endpoint",
+                        (request, response) -> StatusJson.send(response, status())))
+                .get("/metrics", net.guard(Role.STATUS, "the metrics", (request, response) -> response
+                        .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
+                        .sendString(Mono.fromCallable(registry::scrape), StandardCharsets.UTF_8)));
+    }
+
+    /**
+     * The brokers' report: from this cluster's own brokers only, by their member's signature made for this
+     * replica ({@link SignedCall}: no secret on the wire, good here, now, once); taken by the leader only, a
+     * follower redirects it (the brokers sign it anew for the leader).
+     */
+    private Mono<Void> report(HttpServerRequest request, HttpServerResponse response) {
+        String authorization = request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION);
+        SignedCall.Result.Refused early = reports.precheck(authorization, timer.now(TimeUnit.MILLISECONDS));
+        if (early != null) {
+            return text(response, early.status(), "the brokers' report of " + self.name() + ": " + early.why());
+        }
+        return Bodies.read(request, config.exchange().maxBodyBytes()).flatMap(body -> {
+            SignedCall.Result checked = reports.check(authorization, "POST", BrokerReport.PATH, body,
+                    timer.now(TimeUnit.MILLISECONDS));
+            if (checked instanceof SignedCall.Result.Refused refused) {
+                return text(response, refused.status(), "the brokers' report of " + self.name() + ": " + refused.why());
+            }
+            NetServer.authenticated(request); // its connection is one of the cluster's own: never evicted for room
+            ControllerLeader where = leader();
+            if (where instanceof ControllerLeader.At at) {
+                return response.status(307).header(HttpHeaderNames.LOCATION, at.baseUrl() + BrokerReport.PATH).send();
+            }
+            if (where instanceof ControllerLeader.Unknown unknown) {
+                return text(response, 503, "no controller leader now (" + unknown.why() + "); try again");
+            }
+            BrokerReport parsed;
+            try {
+                parsed = JSON.readValue(body, BrokerReport.class);
+            } catch (IOException | RuntimeException e) {
+                return text(response, 400, "body is not a brokers' report: " + e.getMessage());
+            }
+            take(parsed);
+            Map<String, Boolean> verdicts = new LinkedHashMap<>();
+            for (String peer : peers()) {
+                if (controller.isUnsupported(peer)) {
+                    verdicts.put(peer, false);
+                } else if (controller.hasAnswered(peer)) {
+                    verdicts.put(peer, true);
+                }
+            }
+            try {
+                byte[] answer = JSON.writeValueAsBytes(new BrokerReport.Answer(verdicts, replica.id(), leadingTerm));
+                return response.status(200).header(HttpHeaderNames.CONTENT_TYPE, "application/json")
+                        .sendByteArray(Mono.just(answer)).then();
+            } catch (IOException e) {
+                return text(response, 500, e.toString());
+            }
+        }).onErrorResume(Bodies.TooLarge.class, e -> Bodies.tooLarge(response, String.valueOf(e.getMessage())));
+    }
+
+    private void take(BrokerReport report) {
+        lastReportMs = timer.now(java.util.concurrent.TimeUnit.MILLISECONDS);
+        Set<String> known = Set.copyOf(config.topics().stream().map(TopicConfig::name).toList());
+        report.topics().forEach((topic, t) -> {
+            if (known.contains(topic)) {
+                loadOf(topic).add(t.load());
+                reported.put(topic, t);
+                // the latest report says what is prunable now, nothing else: an empty list clears an earlier one
+                if (t.prunable().isEmpty()) {
+                    prunable.remove(topic);
+                } else {
+                    prunable.put(topic, t.prunable());
+                }
+            }
+        });
+    }
+
+    private static Mono<Void> text(HttpServerResponse response, int status, String message) {
+        return response.status(status).header(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+                .sendString(Mono.just(message + "\n"), StandardCharsets.UTF_8).then();
+    }
+
+    /** The listener delegation of the log, changed here while this replica leads. */
+    private DelegationApi.Log delegation() {
+        return new DelegationApi.Log() {
+            @Override
+            public Optional<RaftStatus> leading() {
+                return member.leading();
+            }
+
+            @Override
+            public Mono<Void> assign(Map<String, String> assignment) {
+                return Delegations.propose(server, assignment, config.metadataLog());
+            }
+        };
+    }
+
+    /**
+     * The controller's side of the exchange and this replica's view of the metadata log (with every
+     * listener's feed while it leads).
+     */
+    public Mono<NodeStatus> status() {
+        return controller.status(Controller.BacklogSource.NONE).map(s -> {
+            RaftStatus member = server.status(); // one state for both views
+            return new NodeStatus(s, NodeStatus.Replicators.of(List.of()), NodeStatus.MetadataLogMember.of(List.of(member)),
+                    Delegations.feeds(member));
+        });
+    }
+
+    // ---- identity and lifecycle -----------------------------------------------------------------------
+
+    public String cluster() {
+        return self.name();
+    }
+
+    public String member() {
+        return replica.id();
+    }
+
+    /** Its admin URL as peers reach it. */
+    public String adminUrl() {
+        return replica.adminUrl(net.scheme());
+    }
+
+    public Controller controller() {
+        return controller;
+    }
+
+    /** Its meters: the controller's, its metadata log member's, its ports'. */
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /** Its member of the metadata log, as it reports itself. */
+    public RaftStatus metadataLog() {
+        return server.status();
+    }
+
+    /** What it runs and where, in a few lines (what the node logs). */
+    public String describe() {
+        List<String> lines = new ArrayList<>();
+        lines.add(self.name() + ": controller replica " + replica.id() + " started");
+        lines.add("  controller (exchange, admin, status, metrics) " + adminUrl() + " bound to " + replica.bindAddress()
+                + ":" + replica.adminPort());
+        lines.add("  metadata log " + replica.raftAddress() + ", voters "
+                + self.controllers().stream().map(ControllerReplica::id).toList() + ", listener "
+                + ControllerReplica.BROKERS);
+        return String.join(System.lineSeparator(), lines);
+    }
+
+    /**
+     * Stops: a leading replica first hands its leadership to the most caught-up other voter (at most two
+     * seconds), so a planned restart costs no election timeout; then everything closes.
+     */
+    @Override
+    public void close() {
+        RaftStatus s = server.status();
+        if (s.role() == RaftPeerRole.LEADER) {
+            s.peers().stream().filter(RaftStatus.PeerStatus::voter).filter(p -> !p.id().equals(replica.id()))
+                    .max(java.util.Comparator.comparingLong(RaftStatus.PeerStatus::matchIndex)).ifPresent(p -> {
+                        try {
+                            server.transferLeadership(p.id()).then(server.statuses()
+                                    .filter(now -> now.role() != RaftPeerRole.LEADER && now.leader().equals(p.id()))
+                                    .next())
+                                    .block(java.time.Duration.ofSeconds(2));
+                            LOG.info("{}/{}: handed the leadership to {} before stopping", self.name(), replica.id(),
+                                    p.id());
+                        } catch (RuntimeException e) {
+                            LOG.info("{}/{}: stopping as leader ({} did not take over: {})", self.name(), replica.id(),
+                                    p.id(), e.toString());
+                        }
+                    });
+        }
+        closeNow();
+    }
+
+    /** Stops at once, as a crash would (what the log synced stays on disk). */
+    public synchronized void closeNow() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (leading != null) {
+            leading.dispose();
+        }
+        running.dispose();
+        if (admin != null) {
+            admin.stop();
+        }
+        server.close();
+        raftThread.dispose();
+        registry.close();
+    }
+}

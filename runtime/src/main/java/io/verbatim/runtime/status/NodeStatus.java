@@ -1,0 +1,156 @@
+package io.verbatim.runtime.status;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import io.verbatim.exchange.ClusterStatus;
+import io.verbatim.pipeline.ReplicatorStatus;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.raft.RaftStatus;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A node's status: its controller's side of the exchange ({@link ClusterStatus}) and its replicators,
+ * how many, their restarts, and each one failing or stalled now; its metadata log's members; and, where a member here
+ * leads the log, who feeds each listener (listener delegation). In JSON the cluster status's fields come
+ * first, with {@code replicators}, {@code metadataLog} and {@code listenerFeeds} beside them.
+ */
+@JsonPropertyOrder({"exchange", "replicators", "metadataLog", "listenerFeeds", "storage"})
+public record NodeStatus(@JsonUnwrapped ClusterStatus exchange, Replicators replicators,
+        List<MetadataLogMember> metadataLog, List<ListenerFeed> listenerFeeds, Storage storage) {
+
+    public NodeStatus {
+        metadataLog = List.copyOf(metadataLog);
+        listenerFeeds = List.copyOf(listenerFeeds);
+    }
+
+    /** A status of a process that keeps no segments (a controller replica). */
+    public NodeStatus(ClusterStatus exchange, Replicators replicators, List<MetadataLogMember> metadataLog,
+            List<ListenerFeed> listenerFeeds) {
+        this(exchange, replicators, metadataLog, listenerFeeds, Storage.NONE);
+    }
+
+    /** A status without a metadata log (a node on a layout store of its caller's). */
+    public NodeStatus(ClusterStatus exchange, Replicators replicators) {
+        this(exchange, replicators, List.of(), List.of());
+    }
+
+    /**
+     * Where this process keeps the segments, and whether that works now.
+     *
+     * @param type {@code memory} (the embedded storage without a data directory: a stop loses it), {@code
+     *     embedded} (with one), {@code pulsar}, or {@code none} (a process that keeps no segments)
+     * @param durable whether what it acknowledged survives a crash of this process
+     * @param failure why the embedded storage's journal failed ({@code ""}: it did not): nothing is acknowledged
+     *     until a restart (produce calls 503, ingest UNAVAILABLE)
+     */
+    @JsonPropertyOrder({"type", "durable", "failure"})
+    public record Storage(String type, boolean durable, String failure) {
+        static final Storage NONE = new Storage("none", false, "");
+    }
+
+    /**
+     * Who feeds one listener, as the leader sees it.
+     *
+     * @param assignedTo the follower the admin assigned it to ({@code ""}: none, the leader feeds it)
+     * @param source who feeds it now: the leader or the delegate follower
+     * @param delegated whether its delegate feeds it now (else the leader does)
+     * @param revoked whether the leader revoked the admin's delegation and feeds it itself
+     * @param revocationReason why, when revoked
+     * @param revocations how many times this leader revoked it
+     * @param lag entries between the leader's commit and what the listener is known to hold
+     */
+    @JsonPropertyOrder({"listener", "assignedTo", "source", "delegated", "revoked", "revocationReason", "revocations",
+            "lag"})
+    public record ListenerFeed(String listener, String assignedTo, String source, boolean delegated, boolean revoked,
+            String revocationReason, long revocations, long lag) {
+    }
+
+
+    /**
+     * One member of the cluster's metadata log, as it reports itself, with the leader's view of how far
+     * behind it is.
+     *
+     * @param role LEADER, CANDIDATE, FOLLOWER or LISTENER
+     * @param leader the leader it knows in its term ({@code ""}: none)
+     * @param lag entries between the leader's last index and what the leader knows this member holds
+     *     ({@code -1}: the leader has no view of it, or there is no leader)
+     */
+    @JsonPropertyOrder({"id", "role", "term", "leader", "commitIndex", "appliedIndex", "lastIndex", "lag"})
+    public record MetadataLogMember(String id, String role, long term, String leader, long commitIndex,
+            long appliedIndex, long lastIndex, long lag) {
+
+        /** Every member of {@code statuses}, the lags from the leader of the highest term among them. */
+        public static List<MetadataLogMember> of(List<RaftStatus> statuses) {
+            Optional<RaftStatus> leader = statuses.stream().filter(s -> s.role() == RaftPeerRole.LEADER)
+                    .max(Comparator.comparingLong(RaftStatus::term));
+            return statuses.stream().map(s -> new MetadataLogMember(s.memberId(), s.role().name(), s.term(), s.leader(),
+                    s.commitIndex(), s.appliedIndex(), s.lastIndex(), leader.map(l -> lag(l, s.memberId())).orElse(-1L)))
+                    .toList();
+        }
+
+        private static long lag(RaftStatus leader, String member) {
+            if (leader.memberId().equals(member)) {
+                return 0;
+            }
+            return leader.peers().stream().filter(p -> p.id().equals(member)).findFirst()
+                    .map(p -> Math.max(0, leader.lastIndex() - p.matchIndex())).orElse(-1L);
+        }
+    }
+
+    /**
+     * Every replicator of every topic toward every peer, summed.
+     *
+     * @param restarts how often their links restarted them after a failure
+     * @param failing each one that failed and has not made progress since
+     * @param stalled each one with backlog that acknowledged nothing for {@code replication.stallAfter}: one that
+     *        rewinds and reconnects across a partition stands still without failing
+     */
+    @JsonPropertyOrder({"total", "restarts", "failing", "stalled"})
+    public record Replicators(int total, long restarts, @JsonIgnore List<ReplicatorStatus> failing,
+            @JsonIgnore List<ReplicatorStatus> stalled) {
+
+        public Replicators {
+            failing = List.copyOf(failing);
+            stalled = List.copyOf(stalled);
+        }
+
+        /** The summary of {@code all}. */
+        public static Replicators of(List<ReplicatorStatus> all) {
+            return new Replicators(all.size(), all.stream().mapToLong(ReplicatorStatus::restarts).sum(),
+                    all.stream().filter(ReplicatorStatus::failing).toList(),
+                    all.stream().filter(ReplicatorStatus::stalled).toList());
+        }
+
+        @JsonProperty("failing")
+        List<Failing> failingJson() {
+            return failing.stream().map(f -> new Failing(f.id(), f.state().name(), f.consecutiveFailures(),
+                    f.restarts(), f.lastError().orElse(null))).toList();
+        }
+
+        @JsonProperty("stalled")
+        List<Stalled> stalledJson() {
+            return stalled.stream().map(s -> new Stalled(s.id(), s.state().name(),
+                    s.stalledFor().map(java.time.Duration::toMillis).orElse(0L), s.backlog(), s.consecutiveFailures(),
+                    s.lastError().orElse(null))).toList();
+        }
+    }
+
+    /** A failing replicator as the JSON shows it (no segment: its id names it). */
+    record Failing(String id, String state, int consecutiveFailures, long restarts, @Nullable String lastError) {
+    }
+
+    /**
+     * A stalled replicator as the JSON shows it.
+     *
+     * @param stalledForMillis how long it has acknowledged nothing while it had backlog
+     * @param backlog the entries waiting
+     */
+    record Stalled(String id, String state, long stalledForMillis, long backlog, int consecutiveFailures,
+            @Nullable String lastError) {
+    }
+}
