@@ -199,7 +199,10 @@ public final class RaftNode {
 
     /**
      * Takes one message from another member. Messages for another group or from this member are dropped;
-     * anything else is handled by the rules of its term and this member's role.
+     * anything else is handled by the rules of its term and this member's role: as etcd raft's
+     * {@code Step}, this method does the term checks and what every role handles alike (reads, a
+     * delegate's message to a member that takes none, a vote request), then hands the message to
+     * {@link #stepLeader}, {@link #stepCandidate} or {@link #stepFollower}.
      */
     public void step(RaftMessageProto m) {
         String from = Messages.from(m);
@@ -250,13 +253,69 @@ public final class RaftNode {
             onStaleTerm(m);
             return;
         }
+        if (m.hasRequestVote()) {
+            onRequestVote(m.getRequestVote());
+            return;
+        }
+        switch (role) {
+            case LEADER -> stepLeader(from, m);
+            case CANDIDATE -> stepCandidate(from, m);
+            default -> stepFollower(from, m); // a follower or a listener
+        }
+    }
+
+    /**
+     * A leader's step in its own term: the replies of the members it replicates to. Another leader's append
+     * or snapshot in this term cannot happen (two leaders in one term), and is never obeyed; vote replies
+     * and a call to campaign are not for a leader.
+     */
+    private void stepLeader(String from, RaftMessageProto m) {
+        switch (m.getBodyCase()) {
+            case APPENDENTRIESREPLY -> onAppendEntriesReply(from, m.getAppendEntriesReply());
+            case INSTALLSNAPSHOTREPLY -> onInstallSnapshotReply(from, progress.get(from), m.getInstallSnapshotReply());
+            default -> {
+            }
+        }
+    }
+
+    /**
+     * A candidate's step in its own term: the votes; a leader's append or snapshot in this term means the
+     * election is lost, so it follows that leader and takes the message as a follower would. It takes no
+     * delegate's message ({@link #step} refused it).
+     */
+    private void stepCandidate(String from, RaftMessageProto m) {
+        switch (m.getBodyCase()) {
+            case REQUESTVOTEREPLY -> onRequestVoteReply(from, m.getRequestVoteReply());
+            case APPENDENTRIES -> {
+                becomeFollower(term, from);
+                onAppendEntries(m.getAppendEntries());
+            }
+            case INSTALLSNAPSHOT -> {
+                becomeFollower(term, from);
+                onInstallSnapshot(m.getInstallSnapshot());
+            }
+            default -> {
+            }
+        }
+    }
+
+    /**
+     * A follower's or listener's step in its own term: the leader's (or, for a member that takes them, a
+     * delegate's) appends and snapshot chunks, the leader's call to campaign, and, as a delegate, the
+     * replies of the listeners it feeds.
+     */
+    private void stepFollower(String from, RaftMessageProto m) {
         switch (m.getBodyCase()) {
             case APPENDENTRIES -> onAppendEntries(m.getAppendEntries());
-            case APPENDENTRIESREPLY -> onAppendEntriesReply(from, m.getAppendEntriesReply());
-            case REQUESTVOTE -> onRequestVote(m.getRequestVote());
-            case REQUESTVOTEREPLY -> onRequestVoteReply(from, m.getRequestVoteReply());
             case INSTALLSNAPSHOT -> onInstallSnapshot(m.getInstallSnapshot());
-            case INSTALLSNAPSHOTREPLY -> onInstallSnapshotReply(from, m.getInstallSnapshotReply());
+            case APPENDENTRIESREPLY -> {
+                Progress a = role == RaftPeerRole.FOLLOWER ? appenders.get(from) : null;
+                if (a != null) {
+                    onDelegateReply(a, m.getAppendEntriesReply());
+                }
+            }
+            case INSTALLSNAPSHOTREPLY -> onInstallSnapshotReply(from,
+                    role == RaftPeerRole.FOLLOWER ? appenders.get(from) : null, m.getInstallSnapshotReply());
             case STARTLEADERELECTION -> onStartLeaderElection(from);
             default -> {
             }
@@ -737,7 +796,7 @@ public final class RaftNode {
     }
 
     private void onRequestVoteReply(String from, RequestVoteReplyProto r) {
-        if (role != RaftPeerRole.CANDIDATE || r.getPreVote() != preCandidate) {
+        if (r.getPreVote() != preCandidate) {
             return;
         }
         boolean granted = r.getServerReply().getSuccess();
@@ -759,14 +818,11 @@ public final class RaftNode {
 
     private void onAppendEntries(AppendEntriesRequestProto a) {
         String from = a.getServerRequest().getRequestorId();
-        if (role == RaftPeerRole.LEADER) {
-            return; // two leaders in one term cannot happen; never obey one
-        }
         if (a.getFromFollower()) {
             onDelegatedAppend(a);
             return;
         }
-        if (role == RaftPeerRole.CANDIDATE || !leader.equals(from)) {
+        if (!leader.equals(from)) {
             becomeFollower(term, from);
         }
         electionElapsed = 0;
@@ -839,15 +895,12 @@ public final class RaftNode {
 
     private void onInstallSnapshot(InstallSnapshotRequestProto s) {
         String from = s.getServerRequest().getRequestorId();
-        if (role == RaftPeerRole.LEADER) {
-            return;
-        }
         long index = s.getSnapshot().getLastIncluded().getIndex();
         if (s.getFromFollower()) {
             if (leader.isEmpty()) { // as for a delegated append: this member takes delegates (step)
                 leader = s.getLeaderId();
             }
-        } else if (role == RaftPeerRole.CANDIDATE || !leader.equals(from)) {
+        } else if (!leader.equals(from)) {
             becomeFollower(term, from);
         }
         electionElapsed = 0;
@@ -934,15 +987,8 @@ public final class RaftNode {
     }
 
     private void onAppendEntriesReply(String from, AppendEntriesReplyProto r) {
-        if (role == RaftPeerRole.FOLLOWER) {
-            Progress a = appenders.get(from);
-            if (a != null) {
-                onDelegateReply(a, r);
-            }
-            return;
-        }
         Progress p = progress.get(from);
-        if (role != RaftPeerRole.LEADER || p == null) {
+        if (p == null) {
             return;
         }
         p.recentActive = true;
@@ -1230,9 +1276,11 @@ public final class RaftNode {
         send(RaftMessageProto.newBuilder().setInstallSnapshot(s).build());
     }
 
-    private void onInstallSnapshotReply(String from, InstallSnapshotReplyProto r) {
-        Progress p = role == RaftPeerRole.LEADER ? progress.get(from)
-                : role == RaftPeerRole.FOLLOWER ? appenders.get(from) : null;
+    /**
+     * A reply to a snapshot chunk this member sent, as leader ({@code p} the member's progress) or as a
+     * delegate ({@code p} the listener's appender); null if it is neither's.
+     */
+    private void onInstallSnapshotReply(String from, @Nullable Progress p, InstallSnapshotReplyProto r) {
         if (p == null) {
             return;
         }
