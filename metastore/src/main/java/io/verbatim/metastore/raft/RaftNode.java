@@ -13,7 +13,6 @@ import io.verbatim.metastore.proto.ListenerAssignmentProto;
 import io.verbatim.metastore.proto.LogEntryProto;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
 import io.verbatim.metastore.proto.RaftMessageProto;
-import io.verbatim.metastore.proto.RaftPeerProto;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.proto.RaftRpcRequestProto;
 import io.verbatim.metastore.proto.ReadIndexReplyProto;
@@ -29,9 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
@@ -71,22 +68,8 @@ public final class RaftNode {
     private String transferTarget = "";
     /** As leader, the index of its no-op, the first entry of its term. */
     private long termFirstIndex;
-    /** As leader, the tick at which it became leader. */
-    private long leaderSinceTick;
-    /** As leader with delegation on, ticks since revoked delegations were last reconsidered. */
-    private int delegationElapsed;
-    /**
-     * As a delegate follower: an appender per listener the leader of this term assigned it (a Progress
-     * over this member's own log, sending committed entries only); cleared on any change of term, leader
-     * or role, and whenever the leader's assignment stops naming a listener.
-     */
-    private final TreeMap<String, Progress> appenders = new TreeMap<>();
-    /**
-     * As a follower, the term of the leader's assignment {@link #appenders} follow (0: none read since the
-     * last change of term, leader or role): an append that carries no assignment keeps them only if it is
-     * this term's.
-     */
-    private long assignmentTerm;
+    /** Listener delegation: as leader, who feeds each listener; as a delegate, the listeners it feeds. */
+    private final Delegation delegation;
 
     private int electionElapsed;
     private int heartbeatElapsed;
@@ -126,6 +109,7 @@ public final class RaftNode {
         HardStateProto hs = recovered.hardState();
         this.log = new RaftLog(meta.getLastIncluded().getIndex(), meta.getLastIncluded().getTerm(),
                 meta.getConfiguration(), recovered.entries(), hs.getCommitIndex());
+        this.delegation = new Delegation(this, config, log, counters, progress);
         this.term = hs.getCurrentTerm();
         this.votedFor = hs.getVotedFor();
         this.handedHardState = hs;
@@ -169,7 +153,7 @@ public final class RaftNode {
             return;
         }
         electionElapsed++;
-        tickAppenders();
+        delegation.tickAppenders();
         if (promotable() && electionElapsed >= randomizedElectionTimeout) {
             electionElapsed = 0;
             campaign(config.preVote(), false);
@@ -194,7 +178,7 @@ public final class RaftNode {
             heartbeatElapsed = 0;
             progress.values().forEach(this::heartbeat);
         }
-        checkDelegations();
+        delegation.checkDelegations();
     }
 
     /**
@@ -309,13 +293,13 @@ public final class RaftNode {
             case APPENDENTRIES -> onAppendEntries(m.getAppendEntries());
             case INSTALLSNAPSHOT -> onInstallSnapshot(m.getInstallSnapshot());
             case APPENDENTRIESREPLY -> {
-                Progress a = role == RaftPeerRole.FOLLOWER ? appenders.get(from) : null;
+                Progress a = role == RaftPeerRole.FOLLOWER ? delegation.appender(from) : null;
                 if (a != null) {
-                    onDelegateReply(a, m.getAppendEntriesReply());
+                    delegation.onDelegateReply(a, m.getAppendEntriesReply());
                 }
             }
             case INSTALLSNAPSHOTREPLY -> onInstallSnapshotReply(from,
-                    role == RaftPeerRole.FOLLOWER ? appenders.get(from) : null, m.getInstallSnapshotReply());
+                    role == RaftPeerRole.FOLLOWER ? delegation.appender(from) : null, m.getInstallSnapshotReply());
             case STARTLEADERELECTION -> onStartLeaderElection(from);
             default -> {
             }
@@ -628,13 +612,13 @@ public final class RaftNode {
                     sources.add(new RaftStatus.ListenerSource(l, membership.delegations().getOrDefault(l, ""),
                             p.delegatedTo.isEmpty() ? id : p.delegatedTo, p.revoked, p.revocationReason,
                             p.revokedTick, p.revocations, p.revocationsInARow,
-                            cooldownTicks(p.revoked ? p.revocationsInARow : p.revocationsInARow + 1)));
+                            delegation.cooldownTicks(p.revoked ? p.revocationsInARow : p.revocationsInARow + 1)));
                 }
             }
         }
         return new RaftStatus(id, role, preCandidate, term, leader, log.committed(), log.applied(), log.firstIndex(),
                 log.lastIndex(), membership.proto(), log.latestConfigurationIndex(), ticks, peers, sources,
-                List.copyOf(appenders.keySet()));
+                delegation.feeding());
     }
 
     /** What this member sent, by message type and by peer. */
@@ -669,8 +653,7 @@ public final class RaftNode {
         electionElapsed = 0;
         heartbeatElapsed = 0;
         progress.clear();
-        appenders.clear();
-        assignmentTerm = 0;
+        delegation.dropAppenders();
         votes.clear();
         reads.clear();
         transferTarget = "";
@@ -687,8 +670,7 @@ public final class RaftNode {
         electionElapsed = 0;
         resetRandomizedElectionTimeout();
         progress.clear();
-        appenders.clear();
-        assignmentTerm = 0;
+        delegation.dropAppenders();
         reads.clear();
         votes.clear();
         if (!pre) {
@@ -749,17 +731,15 @@ public final class RaftNode {
         votes.clear();
         reads.clear();
         progress.clear();
-        appenders.clear();
-        assignmentTerm = 0;
-        leaderSinceTick = ticks;
-        delegationElapsed = 0;
+        delegation.dropAppenders();
+        delegation.leaderStarted(ticks);
         for (String member : membership.members()) {
             if (!member.equals(id)) {
                 progress.put(member, new Progress(member, log.lastIndex() + 1));
             }
         }
         // A new leader starts from the admin's assignment: nothing it revoked survives it.
-        refreshDelegations(false);
+        delegation.refreshDelegations(false);
         // The no-op: a leader may commit only entries of its own term (§5.4.2), so it appends one at once
         // to commit everything before it and to learn its commit index for reads.
         termFirstIndex = log.lastIndex() + 1;
@@ -826,9 +806,9 @@ public final class RaftNode {
             becomeFollower(term, from);
         }
         electionElapsed = 0;
-        updateAssignment(a);
+        delegation.updateAssignment(a);
         acceptAppend(a);
-        feedListeners();
+        delegation.feedListeners();
     }
 
     /**
@@ -924,7 +904,7 @@ public final class RaftNode {
         handedApplied = Math.max(handedApplied, index);
         onMembershipChanged();
         replySnapshot(s, reply.setResult(InstallSnapshotResult.SNAPSHOT_INSTALLED).setNextOffset(s.getTotalSize()));
-        feedListeners();
+        delegation.feedListeners();
     }
 
     private void replySnapshot(InstallSnapshotRequestProto s, InstallSnapshotReplyProto.Builder reply) {
@@ -945,8 +925,7 @@ public final class RaftNode {
             case FOLLOWER -> {
                 if (membership.isListener(id)) {
                     role = RaftPeerRole.LISTENER;
-                    appenders.clear();
-                    assignmentTerm = 0;
+                    delegation.dropAppenders();
                 }
             }
             case CANDIDATE -> {
@@ -964,7 +943,7 @@ public final class RaftNode {
                 if (!membership.isVoter(transferTarget)) {
                     transferTarget = "";
                 }
-                refreshDelegations(false);
+                delegation.refreshDelegations(false);
             }
             default -> {
             }
@@ -1024,11 +1003,11 @@ public final class RaftNode {
         }
         if (p.match > matchBefore) {
             p.matchTick = ticks;
-            onListenerMatchAdvanced(p);
+            delegation.onListenerMatchAdvanced(p);
         }
         if (membership.isListener(from) && r.getVoter() != p.ownVoter) {
             p.ownVoter = r.getVoter(); // it refuses delegates while it takes itself for a voter: fed directly
-            refreshDelegations(true);
+            delegation.refreshDelegations(true);
         }
         if (role == RaftPeerRole.LEADER && progress.containsKey(from)) {
             sendAppend(p, false);
@@ -1077,7 +1056,7 @@ public final class RaftNode {
      * one hinting at or below the match means the member's log diverges right after its match (a suffix
      * of an older term whose run reaches below it): the probe restarts at match + 1.
      */
-    private void onAppendInconsistency(Progress p, long hint, long callId) {
+    void onAppendInconsistency(Progress p, long hint, long callId) {
         if (p.state == Progress.State.SNAPSHOT || callId <= p.since) {
             return;
         }
@@ -1119,7 +1098,7 @@ public final class RaftNode {
     }
 
     /** Sends what {@code p} needs next, within its window; with {@code sendIfEmpty}, at least the commit. */
-    private void sendAppend(Progress p, boolean sendIfEmpty) {
+    void sendAppend(Progress p, boolean sendIfEmpty) {
         if (!p.delegatedTo.isEmpty()) {
             return; // the leader only heartbeats a delegated listener
         }
@@ -1178,7 +1157,7 @@ public final class RaftNode {
      * lost probe costs a round trip. Only with no probe out, or its previous entry compacted, does a
      * heartbeat send the append (or the snapshot) itself.
      */
-    private void heartbeat(Progress p) {
+    void heartbeat(Progress p) {
         if (!p.delegatedTo.isEmpty()) {
             // Delegated: no entries, previousLog at the listener's known match (its reply proves it again),
             // the commit capped there as always, so it applies nothing the delegate has not sent.
@@ -1213,7 +1192,7 @@ public final class RaftNode {
         }
     }
 
-    private void sendAppendEntries(Progress p, long prevIndex, long prevTerm, List<LogEntryProto> entries) {
+    void sendAppendEntries(Progress p, long prevIndex, long prevTerm, List<LogEntryProto> entries) {
         AppendEntriesRequestProto.Builder a = AppendEntriesRequestProto.newBuilder()
                 .setServerRequest(request(p.id)).setLeaderTerm(term)
                 .setLeaderCommit(Math.min(log.committed(), prevIndex + entries.size()))
@@ -1229,7 +1208,7 @@ public final class RaftNode {
             // push included) until the follower answers one of them; then only on a heartbeat once an election
             // timeout, which repairs one an older message overtook and a follower restarted in this term. A
             // follower keeps this term's assignment it last read when an append carries none (updateAssignment).
-            ListenerAssignmentProto assignment = assignmentFor(p.id);
+            ListenerAssignmentProto assignment = delegation.assignmentFor(p.id);
             boolean changed = !assignment.equals(p.assignmentSent);
             if (changed || !p.assignmentAcked
                     || (entries.isEmpty() && ticks - p.assignmentSentTick >= config.electionTicks())) {
@@ -1260,7 +1239,7 @@ public final class RaftNode {
         sendSnapshotChunk(p);
     }
 
-    private void sendSnapshotChunk(Progress p) {
+    void sendSnapshotChunk(Progress p) {
         ByteString data = p.sendingSnapshotData();
         long offset = Math.min(p.snapshotOffset, data.size());
         int end = (int) Math.min(data.size(), offset + config.snapshotChunkBytes());
@@ -1285,7 +1264,7 @@ public final class RaftNode {
             return;
         }
         if (r.getResult() == InstallSnapshotResult.SNAPSHOT_NOT_LEADER && role == RaftPeerRole.FOLLOWER) {
-            appenders.remove(from);
+            delegation.dropAppender(from);
             return;
         }
         p.recentActive = true;
@@ -1312,9 +1291,9 @@ public final class RaftNode {
                 p.becomeProbe(p.match + 1, callIds);
                 maybeCommit();
                 if (advanced) {
-                    onListenerMatchAdvanced(p);
+                    delegation.onListenerMatchAdvanced(p);
                 }
-                if (role == RaftPeerRole.LEADER || appenders.get(from) == p) {
+                if (role == RaftPeerRole.LEADER || delegation.appender(from) == p) {
                     sendAppend(p, true);
                 }
             }
@@ -1346,7 +1325,7 @@ public final class RaftNode {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Listener delegation
+    // Listener delegation (the rest is Delegation's)
 
     /**
      * The last index this member may send: a leader its whole log; a delegate follower only what it knows
@@ -1355,351 +1334,6 @@ public final class RaftNode {
      */
     private long sendLimit() {
         return role == RaftPeerRole.LEADER ? log.lastIndex() : log.committed();
-    }
-
-    /** The follower the admin assigned {@code listener} to, if the leader may delegate it at all now. */
-    private @Nullable String adminDelegate(String listener) {
-        if (!config.delegationEnabled() || !membership.isListener(listener)) {
-            return null;
-        }
-        String f = membership.delegations().get(listener);
-        if (f == null || f.equals(id) || !membership.isVoter(f) || !progress.containsKey(f)) {
-            return null;
-        }
-        return takesItselfForAVoter(listener) ? null : f;
-    }
-
-    /**
-     * Whether {@code listener} may take itself for a voter, and so refuse its delegate, which could never
-     * bring it what it lacks: it said so in its last reply (its log holds an older term's entry promoting
-     * it, say, from a leader deposed before the promotion reached anyone else), or it is not known to hold
-     * the entry that made it a listener after it was a voter (a demotion, or its removal and return as a
-     * listener). The leader feeds it directly until neither holds, and delegates it from then on.
-     */
-    private boolean takesItselfForAVoter(String listener) {
-        Progress p = progress.get(listener);
-        return p != null && (p.ownVoter || p.match < log.becameListenerAt(listener));
-    }
-
-    /** A listener's match advanced: if it was fed directly only until it held what makes it one, delegate it now. */
-    private void onListenerMatchAdvanced(Progress p) {
-        if (role == RaftPeerRole.LEADER && config.delegationEnabled() && p.delegatedTo.isEmpty() && !p.revoked
-                && membership.isListener(p.id) && membership.delegations().containsKey(p.id)) {
-            refreshDelegations(true);
-        }
-    }
-
-    /** What the leader tells {@code follower} to feed: the admin's assignment less what it revoked. */
-    private ListenerAssignmentProto assignmentFor(String follower) {
-        ListenerAssignmentProto.Builder b = ListenerAssignmentProto.newBuilder().setLeaderTerm(term);
-        for (RaftPeerProto l : membership.proto().getListenersList()) {
-            Progress p = progress.get(l.getId());
-            if (p != null && p.delegatedTo.equals(follower)) {
-                b.addAssignedListeners(l);
-            }
-        }
-        return b.build();
-    }
-
-    /**
-     * Sets each listener's source from the admin's assignment and the revocations; a listener that stops
-     * being delegated is replicated to directly at once (a probe from its match + 1), one that starts is
-     * only heartbeated from now on. With {@code push}, each follower whose assignment changed is told at
-     * once, in an append of its own ({@link #pushAssignment}); without, with its next append or heartbeat
-     * (a new leader's no-op, or the configuration entry that changed the assignment, goes to it at once).
-     */
-    private void refreshDelegations(boolean push) {
-        if (role != RaftPeerRole.LEADER) {
-            return;
-        }
-        Set<String> told = new TreeSet<>();
-        for (Progress p : progress.values()) {
-            String assigned = membership.isListener(p.id) ? membership.delegations().getOrDefault(p.id, "") : "";
-            if (!assigned.equals(p.assignedFollower)) {
-                // The admin's new assignment takes effect at once: what this leader revoked, and the backoff
-                // of those revocations, belonged to the old one.
-                p.assignedFollower = assigned;
-                p.revoked = false;
-                p.revocationReason = "";
-                p.revocationsInARow = 0;
-            }
-            String f = adminDelegate(p.id);
-            String source = f == null || p.revoked ? "" : f;
-            if (source.equals(p.delegatedTo)) {
-                continue;
-            }
-            boolean wasDelegated = !p.delegatedTo.isEmpty();
-            if (wasDelegated) {
-                told.add(p.delegatedTo);
-            }
-            if (!source.isEmpty()) {
-                told.add(source);
-            }
-            p.delegatedTo = source;
-            p.becomeProbe(p.match + 1, callIds);
-            if (source.isEmpty()) {
-                if (wasDelegated) {
-                    sendAppend(p, true);
-                }
-            } else {
-                p.matchTick = ticks;
-                p.delegatedSinceTick = ticks;
-                p.delegatedAtLastIndex = log.lastIndex();
-            }
-        }
-        if (push) {
-            for (String f : told) {
-                Progress d = progress.get(f);
-                if (d != null && membership.isVoter(f)) {
-                    pushAssignment(d);
-                }
-            }
-        }
-    }
-
-    /**
-     * Tells the follower {@code d} its assignment now: a heartbeat (which carries it), or, while it is
-     * being sent a snapshot (whose chunks carry none), an empty append at its match, or at the snapshot's
-     * index when its match is compacted away (as a REPLICATE heartbeat does): the follower reads the
-     * assignment before the consistency check, and a rejection leaves the snapshot under way. A delegate
-     * whose delegation was revoked stops feeding the listener within a round trip, not a heartbeat period
-     * (or a whole snapshot) later.
-     */
-    private void pushAssignment(Progress d) {
-        if (d.state != Progress.State.SNAPSHOT) {
-            heartbeat(d);
-            return;
-        }
-        long prevTerm = log.term(d.match);
-        if (prevTerm >= 0) {
-            sendAppendEntries(d, d.match, prevTerm, List.of());
-        } else {
-            sendAppendEntries(d, log.snapshotIndex(), log.snapshotTerm(), List.of());
-        }
-    }
-
-    /** At most this many doublings of the revocation cooldown (16 times as long). */
-    private static final int MAX_COOLDOWN_DOUBLINGS = 4;
-
-    /** The cooldown after the {@code nth} revocation in a row (1 is the first): doubled each time, capped. */
-    private long cooldownTicks(int nth) {
-        return (long) config.revocationCooldownTicks() << Math.min(Math.max(nth - 1, 0), MAX_COOLDOWN_DOUBLINGS);
-    }
-
-    /** Why {@code delegate} cannot feed listeners now, or null if it can. */
-    private @Nullable String unhealthy(Progress delegate) {
-        if (ticks - Math.max(delegate.lastResponseTick, leaderSinceTick) >= config.electionTicks()) {
-            return "delegate " + delegate.id + " not heard for " + config.electionTicks() + " ticks";
-        }
-        // Lag against the commit, and only once the delegate answered in this term: a new leader knows no
-        // match yet, and a burst of proposals within one round trip is not a delegate falling behind. The lag
-        // must also last two heartbeat intervals: at thousands of commits a second, 100 entries are a few
-        // milliseconds, and a delegate a moment behind (a pause, a full window) catches up by the next reply.
-        if (delegate.laggingSinceTick >= 0 && ticks - delegate.laggingSinceTick >= lagTicks()) {
-            return "delegate " + delegate.id + " at " + delegate.match + " lags the leader's commit "
-                    + log.committed() + " by more than " + config.followerLagThreshold() + " for " + lagTicks()
-                    + " ticks";
-        }
-        return null;
-    }
-
-    /** How long a delegate's lag past the threshold lasts before it counts: two heartbeat intervals. */
-    private int lagTicks() {
-        return 2 * config.heartbeatTicks();
-    }
-
-    /** Once a tick: when each voter's lag past the threshold began (-1: it is within it). */
-    private void trackLag() {
-        for (Progress v : progress.values()) {
-            boolean lagging = membership.isVoter(v.id) && v.lastResponseTick >= 0
-                    && log.committed() - v.match > config.followerLagThreshold();
-            if (!lagging) {
-                v.laggingSinceTick = -1;
-            } else if (v.laggingSinceTick < 0) {
-                v.laggingSinceTick = ticks;
-            }
-        }
-    }
-
-    /**
-     * Fallback (R-H6), each tick: revoke a delegation whose delegate is inactive or lags, or whose listener
-     * has not advanced for reassignmentTicks while the commit is above it; every reassignmentTicks, restore
-     * a revoked one whose cooldown is over if its delegate is healthy again. The listener notices nothing.
-     */
-    private void checkDelegations() {
-        if (!config.delegationEnabled() || role != RaftPeerRole.LEADER) {
-            return;
-        }
-        trackLag();
-        boolean reconsider = ++delegationElapsed >= config.reassignmentTicks();
-        if (reconsider) {
-            delegationElapsed = 0;
-        }
-        boolean changed = false;
-        for (Progress p : progress.values()) {
-            String f = adminDelegate(p.id);
-            if (f == null) {
-                continue;
-            }
-            Progress d = Objects.requireNonNull(progress.get(f), "adminDelegate names a tracked voter");
-            String why = unhealthy(d);
-            if (log.committed() <= p.match) {
-                p.matchTick = ticks; // the stuck clock runs only while the commit is above the listener's match
-            }
-            if (!p.revoked) {
-                if (why == null && log.committed() > p.match && ticks - p.matchTick >= config.reassignmentTicks()) {
-                    why = "listener " + p.id + " stuck at " + p.match + " for " + config.reassignmentTicks()
-                            + " ticks (commit " + log.committed() + ")";
-                }
-                if (why != null) {
-                    p.revoked = true;
-                    p.revokedTick = ticks;
-                    p.revocationReason = why;
-                    p.revocations++;
-                    p.revocationsInARow++;
-                    counters.revoked();
-                    changed = true;
-                } else if (p.revocationsInARow > 0 && !p.delegatedTo.isEmpty()
-                        && ticks - p.delegatedSinceTick >= 2L * config.reassignmentTicks()
-                        && p.match > p.delegatedAtLastIndex) {
-                    // In force for longer than the stuck rule takes to revoke a cut listener, and the delegate
-                    // fed the listener meanwhile: healthy again. Time alone proves nothing, as the stuck clock
-                    // stands still while there is nothing to send: a cut outlasting a quiet spell would look
-                    // healthy.
-                    p.revocationsInARow = 0;
-                }
-            } else if (reconsider && ticks - p.revokedTick >= cooldownTicks(p.revocationsInARow) && why == null
-                    && d.laggingSinceTick < 0) {
-                // healthy means within the lag threshold now, not only behind for less time than a lag needs to
-                // count: restored while behind, it would be revoked again and its backoff doubled
-                p.revoked = false;
-                p.revocationReason = "";
-                counters.restored();
-                changed = true;
-            }
-        }
-        if (changed) {
-            refreshDelegations(true);
-        }
-    }
-
-    /**
-     * A follower reads the leader's assignment on each of its appends: it feeds exactly the listeners
-     * named for its current term, keeps the appenders of those it already fed, and drops the others. The
-     * leader attaches it from a change until this follower answers an append that carried it, and then to a
-     * heartbeat once an election timeout only: an append with none keeps the assignment read in this term (never
-     * one of an earlier term or leader: a change of either clears it), or feeds none if none was read yet
-     * (a follower restarted in this term waits for the next refresh). With
-     * delegation off here it feeds none, whatever the leader assigns (a group switching delegation on
-     * member by member): the leader's stuck rule revokes those listeners and feeds them itself.
-     */
-    private void updateAssignment(AppendEntriesRequestProto a) {
-        if (config.delegationEnabled() && role == RaftPeerRole.FOLLOWER && !a.hasListenerAssignment()
-                && assignmentTerm == term && a.getLeaderTerm() == term) {
-            return; // unchanged since the last one this leader sent: keep it
-        }
-        if (!config.delegationEnabled() || role != RaftPeerRole.FOLLOWER || !a.hasListenerAssignment()
-                || a.getListenerAssignment().getLeaderTerm() != term) {
-            appenders.clear();
-            assignmentTerm = 0;
-            return;
-        }
-        assignmentTerm = term;
-        Set<String> named = new TreeSet<>();
-        a.getListenerAssignment().getAssignedListenersList().forEach(l -> named.add(l.getId()));
-        named.remove(id);
-        appenders.keySet().removeIf(l -> !named.contains(l));
-        for (String l : named) {
-            if (!appenders.containsKey(l)) {
-                Progress p = new Progress(l, log.committed() + 1);
-                p.since = callIds;
-                p.lastResponseTick = ticks;
-                p.waitingSinceTick = ticks;
-                appenders.put(l, p);
-            }
-        }
-    }
-
-    /** As a delegate: send each listener what it needs of the committed log, within its window. */
-    private void feedListeners() {
-        if (role != RaftPeerRole.FOLLOWER) {
-            return;
-        }
-        for (Progress p : appenders.values()) {
-            sendAppend(p, false);
-        }
-    }
-
-    /**
-     * As a delegate: an append or snapshot chunk unanswered for an election timeout is sent again (a probe
-     * from match + 1, or the chunk).
-     */
-    private void tickAppenders() {
-        if (role != RaftPeerRole.FOLLOWER || appenders.isEmpty()) {
-            return;
-        }
-        // An election timeout: longer than any round trip a working link has (a shorter one resent what was
-        // merely slow), and a listener cut off that long is the leader's to revoke meanwhile.
-        int retry = config.electionTicks();
-        for (Progress p : appenders.values()) {
-            if (p.awaitingReply() && ticks - p.waitingSinceTick >= retry) {
-                p.waitingSinceTick = ticks;
-                if (p.state == Progress.State.SNAPSHOT) {
-                    sendSnapshotChunk(p);
-                } else {
-                    p.becomeProbe(p.match + 1, callIds);
-                    sendAppend(p, true);
-                }
-            }
-        }
-    }
-
-    /**
-     * A listener's reply to this delegate: the leader's probe/replicate rules over this member's committed
-     * log, plus one: the listener's {@code followerCommit} is a prefix of the committed log, as is this
-     * member's, so they agree up to the smaller one and nothing at or below the listener's commit is sent.
-     * Either way the reply's call id is recorded with the match it proves, so the stale-hint filter of
-     * {@link #onAppendInconsistency} applies here as on the leader. NOT_LEADER (the listener is no longer a
-     * listener) drops the appender.
-     */
-    private void onDelegateReply(Progress p, AppendEntriesReplyProto r) {
-        p.lastResponseTick = ticks;
-        p.waitingSinceTick = ticks;
-        long committed = log.committed();
-        switch (r.getResult()) {
-            case NOT_LEADER -> {
-                appenders.remove(p.id);
-                return;
-            }
-            case SUCCESS -> {
-                if (r.getMatchIndex() > p.match) {
-                    p.match = r.getMatchIndex();
-                    p.matchCallId = r.getServerReply().getCallId();
-                    p.freeTo(p.match);
-                }
-                if (p.state == Progress.State.PROBE) {
-                    p.becomeReplicate(callIds);
-                }
-            }
-            case INCONSISTENCY -> onAppendInconsistency(p, r.getNextIndex(), r.getServerReply().getCallId());
-            default -> {
-            }
-        }
-        long known = r.getFollowerCommit();
-        if (p.state != Progress.State.SNAPSHOT && known > p.match) {
-            long matched = Math.min(known, committed);
-            if (matched > p.match) {
-                // the reply proves the match as a SUCCESS would: older rejections hinting below it are stale
-                p.match = matched;
-                p.matchCallId = Math.max(p.matchCallId, r.getServerReply().getCallId());
-            }
-            p.freeTo(known);
-            if (p.state == Progress.State.PROBE) {
-                p.becomeReplicate(callIds);
-            }
-            p.next = Math.max(p.next, known + 1);
-        }
-        sendAppend(p, false);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1785,6 +1419,30 @@ public final class RaftNode {
     private void send(RaftMessageProto m) {
         counters.sent(m);
         outbox.add(m);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // What the parts beside the core (Delegation) read of this member
+
+    long term() {
+        return term;
+    }
+
+    RaftPeerRole role() {
+        return role;
+    }
+
+    Membership membership() {
+        return membership;
+    }
+
+    long ticks() {
+        return ticks;
+    }
+
+    /** The last call id used: a {@link Progress} entering a state records it (see {@link Progress#since}). */
+    long lastCallId() {
+        return callIds;
     }
 
     private void resetRandomizedElectionTimeout() {
