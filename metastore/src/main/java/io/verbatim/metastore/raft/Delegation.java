@@ -378,7 +378,7 @@ final class Delegation {
             if (p.awaitingReply() && node.ticks() - p.waitingSinceTick >= retry) {
                 p.waitingSinceTick = node.ticks();
                 if (p.state == Progress.State.SNAPSHOT) {
-                    node.sendSnapshotChunk(p);
+                    node.snapshots().sendChunk(p);
                 } else {
                     p.becomeProbe(p.match + 1, node.lastCallId());
                     node.sendAppend(p, true);

@@ -4,7 +4,6 @@ import com.google.protobuf.ByteString;
 import io.verbatim.metastore.proto.AppendEntriesReplyProto;
 import io.verbatim.metastore.proto.AppendEntriesRequestProto;
 import io.verbatim.metastore.proto.AppendResult;
-import io.verbatim.metastore.proto.FileChunkProto;
 import io.verbatim.metastore.proto.HardStateProto;
 import io.verbatim.metastore.proto.InstallSnapshotReplyProto;
 import io.verbatim.metastore.proto.InstallSnapshotRequestProto;
@@ -55,7 +54,6 @@ public final class RaftNode {
     private final RaftLog log;
     private final RaftCounters counters = new RaftCounters();
     private final ReadIndexQueue reads = new ReadIndexQueue();
-    private final SnapshotReceiver receiver = new SnapshotReceiver();
 
     private long term;
     private String votedFor;
@@ -77,8 +75,8 @@ public final class RaftNode {
     private long ticks;
     private long callIds;
 
-    private SnapshotMetaProto snapshotMeta;
-    private ByteString snapshotData;
+    /** Snapshots: the latest this member holds, sent in chunks; those it receives. */
+    private final SnapshotTransfer snapshots;
 
     private final List<RaftMessageProto> outbox = new ArrayList<>();
     private final List<Ready.ReadState> readStates = new ArrayList<>();
@@ -104,12 +102,11 @@ public final class RaftNode {
             throw new IllegalArgumentException("a recovered snapshot at " + meta.getLastIncluded().getIndex()
                     + " needs its data (storage.snapshotData())");
         }
-        this.snapshotMeta = meta;
-        this.snapshotData = snapshotData.orElse(ByteString.EMPTY);
         HardStateProto hs = recovered.hardState();
         this.log = new RaftLog(meta.getLastIncluded().getIndex(), meta.getLastIncluded().getTerm(),
                 meta.getConfiguration(), recovered.entries(), hs.getCommitIndex());
         this.delegation = new Delegation(this, config, log, counters, progress);
+        this.snapshots = new SnapshotTransfer(this, config, log, counters, meta, snapshotData.orElse(ByteString.EMPTY));
         this.term = hs.getCurrentTerm();
         this.votedFor = hs.getVotedFor();
         this.handedHardState = hs;
@@ -256,7 +253,7 @@ public final class RaftNode {
     private void stepLeader(String from, RaftMessageProto m) {
         switch (m.getBodyCase()) {
             case APPENDENTRIESREPLY -> onAppendEntriesReply(from, m.getAppendEntriesReply());
-            case INSTALLSNAPSHOTREPLY -> onInstallSnapshotReply(from, progress.get(from), m.getInstallSnapshotReply());
+            case INSTALLSNAPSHOTREPLY -> snapshots.onReply(from, progress.get(from), m.getInstallSnapshotReply());
             default -> {
             }
         }
@@ -298,7 +295,7 @@ public final class RaftNode {
                     delegation.onDelegateReply(a, m.getAppendEntriesReply());
                 }
             }
-            case INSTALLSNAPSHOTREPLY -> onInstallSnapshotReply(from,
+            case INSTALLSNAPSHOTREPLY -> snapshots.onReply(from,
                     role == RaftPeerRole.FOLLOWER ? delegation.appender(from) : null, m.getInstallSnapshotReply());
             case STARTLEADERELECTION -> onStartLeaderElection(from);
             default -> {
@@ -352,7 +349,7 @@ public final class RaftNode {
                     .setIsHeartbeat(a.getEntriesCount() == 0).setReadContext(a.getReadContext()));
         } else {
             InstallSnapshotRequestProto s = m.getInstallSnapshot();
-            replySnapshot(s, InstallSnapshotReplyProto.newBuilder().setTerm(term)
+            snapshots.reply(s, InstallSnapshotReplyProto.newBuilder().setTerm(term)
                     .setSnapshotIndex(s.getSnapshot().getLastIncluded().getIndex())
                     .setResult(InstallSnapshotResult.SNAPSHOT_NOT_LEADER));
         }
@@ -542,8 +539,7 @@ public final class RaftNode {
                 .setLastIncluded(TermIndexProto.newBuilder().setTerm(log.term(index)).setIndex(index))
                 .setConfiguration(log.configurationAt(index)).build();
         log.compact(index, config.logTailEntries());
-        snapshotMeta = meta;
-        snapshotData = stateMachineSnapshot;
+        snapshots.hold(meta, stateMachineSnapshot);
         return meta;
     }
 
@@ -875,7 +871,6 @@ public final class RaftNode {
 
     private void onInstallSnapshot(InstallSnapshotRequestProto s) {
         String from = s.getServerRequest().getRequestorId();
-        long index = s.getSnapshot().getLastIncluded().getIndex();
         if (s.getFromFollower()) {
             if (leader.isEmpty()) { // as for a delegated append: this member takes delegates (step)
                 leader = s.getLeaderId();
@@ -884,33 +879,19 @@ public final class RaftNode {
             becomeFollower(term, from);
         }
         electionElapsed = 0;
-        InstallSnapshotReplyProto.Builder reply = InstallSnapshotReplyProto.newBuilder().setTerm(term)
-                .setSnapshotIndex(index);
-        if (index <= log.committed()) {
-            replySnapshot(s, reply.setResult(InstallSnapshotResult.ALREADY_INSTALLED).setNextOffset(s.getTotalSize()));
-            return;
+        if (snapshots.receive(from, s)) {
+            delegation.feedListeners();
         }
-        Optional<ByteString> whole = receiver.offer(from, s);
-        if (whole.isEmpty()) {
-            replySnapshot(s, reply.setResult(receiver.expects(from, s) ? InstallSnapshotResult.SNAPSHOT_SUCCESS
-                    : InstallSnapshotResult.SNAPSHOT_IN_PROGRESS).setNextOffset(receiver.nextOffset(from, s)));
-            return;
-        }
-        SnapshotMetaProto meta = s.getSnapshot();
-        log.restore(index, meta.getLastIncluded().getTerm(), meta.getConfiguration(), config.logTailEntries());
-        snapshotMeta = meta;
-        snapshotData = whole.get();
-        snapshotToInstall = new Ready.Snapshot(meta, whole.get());
-        handedApplied = Math.max(handedApplied, index);
-        onMembershipChanged();
-        replySnapshot(s, reply.setResult(InstallSnapshotResult.SNAPSHOT_INSTALLED).setNextOffset(s.getTotalSize()));
-        delegation.feedListeners();
     }
 
-    private void replySnapshot(InstallSnapshotRequestProto s, InstallSnapshotReplyProto.Builder reply) {
-        reply.setServerReply(Messages.reply(s.getServerRequest(), reply.getResult() != InstallSnapshotResult.SNAPSHOT_IN_PROGRESS
-                && reply.getResult() != InstallSnapshotResult.SNAPSHOT_NOT_LEADER));
-        send(RaftMessageProto.newBuilder().setInstallSnapshotReply(reply).build());
+    /**
+     * A snapshot received whole ({@code meta}'s entries are in the log's place now): the driver installs it
+     * with the next Ready, and the configuration may have changed.
+     */
+    void restored(SnapshotMetaProto meta, ByteString data) {
+        snapshotToInstall = new Ready.Snapshot(meta, data);
+        handedApplied = Math.max(handedApplied, meta.getLastIncluded().getIndex());
+        onMembershipChanged();
     }
 
     /** The latest configuration changed (appended, truncated, or from a snapshot): adjust role and peers. */
@@ -1066,7 +1047,7 @@ public final class RaftNode {
         p.becomeProbe(Math.min(Math.max(hint, p.match + 1), sendLimit() + 1), callIds);
     }
 
-    private void maybeCommit() {
+    void maybeCommit() {
         if (role != RaftPeerRole.LEADER) {
             return;
         }
@@ -1126,7 +1107,7 @@ public final class RaftNode {
         long prevIndex = p.next - 1;
         long prevTerm = log.term(prevIndex);
         if (prevTerm < 0) {
-            startSnapshot(p);
+            snapshots.start(p);
             return;
         }
         List<LogEntryProto> entries = log.slice(p.next, limit, config.maxEntriesBytesPerAppend());
@@ -1170,7 +1151,7 @@ public final class RaftNode {
             return;
         }
         switch (p.state) {
-            case SNAPSHOT -> sendSnapshotChunk(p);
+            case SNAPSHOT -> snapshots.sendChunk(p);
             case PROBE -> {
                 long prevTerm = log.term(p.next - 1);
                 if (p.probeSent && prevTerm >= 0) {
@@ -1232,74 +1213,6 @@ public final class RaftNode {
             }
         }
         send(RaftMessageProto.newBuilder().setAppendEntries(a).build());
-    }
-
-    private void startSnapshot(Progress p) {
-        p.becomeSnapshot(snapshotMeta, snapshotData, callIds);
-        sendSnapshotChunk(p);
-    }
-
-    void sendSnapshotChunk(Progress p) {
-        ByteString data = p.sendingSnapshotData();
-        long offset = Math.min(p.snapshotOffset, data.size());
-        int end = (int) Math.min(data.size(), offset + config.snapshotChunkBytes());
-        ByteString chunk = data.substring((int) offset, end);
-        counters.snapshotSent(p.id, chunk.size());
-        InstallSnapshotRequestProto.Builder s = InstallSnapshotRequestProto.newBuilder()
-                .setServerRequest(request(p.id)).setLeaderTerm(term).setSnapshot(p.sendingSnapshot())
-                .setTotalSize(data.size())
-                .setChunk(FileChunkProto.newBuilder().setOffset(offset).setData(chunk).setDone(end == data.size()));
-        if (role != RaftPeerRole.LEADER) {
-            s.setFromFollower(true).setLeaderId(leader);
-        }
-        send(RaftMessageProto.newBuilder().setInstallSnapshot(s).build());
-    }
-
-    /**
-     * A reply to a snapshot chunk this member sent, as leader ({@code p} the member's progress) or as a
-     * delegate ({@code p} the listener's appender); null if it is neither's.
-     */
-    private void onInstallSnapshotReply(String from, @Nullable Progress p, InstallSnapshotReplyProto r) {
-        if (p == null) {
-            return;
-        }
-        if (r.getResult() == InstallSnapshotResult.SNAPSHOT_NOT_LEADER && role == RaftPeerRole.FOLLOWER) {
-            delegation.dropAppender(from);
-            return;
-        }
-        p.recentActive = true;
-        p.lastResponseTick = ticks;
-        p.waitingSinceTick = ticks;
-        if (p.state != Progress.State.SNAPSHOT || r.getSnapshotIndex() != p.sendingSnapshot().getLastIncluded().getIndex()) {
-            return;
-        }
-        switch (r.getResult()) {
-            case SNAPSHOT_SUCCESS, SNAPSHOT_IN_PROGRESS -> {
-                if (r.getNextOffset() != p.snapshotOffset || r.getResult() == InstallSnapshotResult.SNAPSHOT_IN_PROGRESS) {
-                    p.snapshotOffset = r.getNextOffset();
-                    sendSnapshotChunk(p);
-                }
-            }
-            case SNAPSHOT_INSTALLED, ALREADY_INSTALLED -> {
-                // Installed, or that member committed past it: committed prefixes agree, so it holds the
-                // leader's log up to the snapshot's index.
-                boolean advanced = r.getSnapshotIndex() > p.match;
-                if (advanced) {
-                    p.match = r.getSnapshotIndex();
-                    p.matchCallId = r.getServerReply().getCallId();
-                }
-                p.becomeProbe(p.match + 1, callIds);
-                maybeCommit();
-                if (advanced) {
-                    delegation.onListenerMatchAdvanced(p);
-                }
-                if (role == RaftPeerRole.LEADER || delegation.appender(from) == p) {
-                    sendAppend(p, true);
-                }
-            }
-            default -> {
-            }
-        }
     }
 
     private boolean quorumActive() {
@@ -1412,17 +1325,25 @@ public final class RaftNode {
         return new Proposal.NotLeader(leader.isEmpty() ? Optional.empty() : Optional.of(leader));
     }
 
-    private RaftRpcRequestProto request(String to) {
+    RaftRpcRequestProto request(String to) {
         return Messages.request(id, to, config.groupId(), ++callIds);
     }
 
-    private void send(RaftMessageProto m) {
+    void send(RaftMessageProto m) {
         counters.sent(m);
         outbox.add(m);
     }
 
     // ---------------------------------------------------------------------------------------------
-    // What the parts beside the core (Delegation) read of this member
+    // What the parts beside the core (Delegation, SnapshotTransfer) read of this member
+
+    Delegation delegation() {
+        return delegation;
+    }
+
+    SnapshotTransfer snapshots() {
+        return snapshots;
+    }
 
     long term() {
         return term;
@@ -1430,6 +1351,10 @@ public final class RaftNode {
 
     RaftPeerRole role() {
         return role;
+    }
+
+    String leader() {
+        return leader;
     }
 
     Membership membership() {
