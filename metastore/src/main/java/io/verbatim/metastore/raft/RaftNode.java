@@ -53,7 +53,6 @@ public final class RaftNode {
     private final RandomGenerator random;
     private final RaftLog log;
     private final RaftCounters counters = new RaftCounters();
-    private final ReadIndexQueue reads = new ReadIndexQueue();
 
     private long term;
     private String votedFor;
@@ -80,6 +79,8 @@ public final class RaftNode {
 
     private final List<RaftMessageProto> outbox = new ArrayList<>();
     private final List<Ready.ReadState> readStates = new ArrayList<>();
+    /** As leader, the linearizable reads in flight. */
+    private final ReadIndex reads;
     private Ready.@Nullable Snapshot snapshotToInstall;
     private HardStateProto handedHardState;
     private Ready.SoftState handedSoftState;
@@ -106,6 +107,7 @@ public final class RaftNode {
         this.log = new RaftLog(meta.getLastIncluded().getIndex(), meta.getLastIncluded().getTerm(),
                 meta.getConfiguration(), recovered.entries(), hs.getCommitIndex());
         this.delegation = new Delegation(this, config, log, counters, progress);
+        this.reads = new ReadIndex(this, id, log, progress, readStates);
         this.snapshots = new SnapshotTransfer(this, config, log, counters, meta, snapshotData.orElse(ByteString.EMPTY));
         this.term = hs.getCurrentTerm();
         this.votedFor = hs.getVotedFor();
@@ -192,7 +194,7 @@ public final class RaftNode {
         }
         switch (m.getBodyCase()) {
             case READINDEX -> {
-                onReadIndexRequest(m.getReadIndex());
+                reads.onRequest(m.getReadIndex());
                 return;
             }
             case READINDEXREPLY -> {
@@ -477,7 +479,7 @@ public final class RaftNode {
      */
     public boolean readIndex(long requestId) {
         if (role == RaftPeerRole.LEADER) {
-            leaderRead(requestId, id);
+            reads.read(requestId, id);
             return true;
         }
         if (leader.isEmpty()) {
@@ -960,7 +962,7 @@ public final class RaftNode {
         }
         if (membership.isVoter(from) && r.getReadContext() > p.ackedReadContext) {
             p.ackedReadContext = r.getReadContext();
-            releaseReads();
+            reads.release();
         }
         long matchBefore = p.match;
         boolean delegated = !p.delegatedTo.isEmpty();
@@ -1068,7 +1070,7 @@ public final class RaftNode {
             return;
         }
         log.commitTo(quorumIndex);
-        reads.releaseNoOpWaiters(this);
+        reads.noOpCommitted();
         if (!membership.isVoter(id) && log.committed() >= log.latestConfigurationIndex()) {
             // Removed (or demoted) by a configuration that is now committed: tell the others, then step down.
             progress.values().forEach(p -> sendAppend(p, true));
@@ -1247,67 +1249,6 @@ public final class RaftNode {
      */
     private long sendLimit() {
         return role == RaftPeerRole.LEADER ? log.lastIndex() : log.committed();
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // Leader: reads
-
-    private void onReadIndexRequest(ReadIndexRequestProto r) {
-        if (role == RaftPeerRole.LEADER) {
-            leaderRead(r.getRequestId(), r.getServerRequest().getRequestorId());
-        } else {
-            send(RaftMessageProto.newBuilder().setReadIndexReply(ReadIndexReplyProto.newBuilder()
-                    .setServerReply(Messages.reply(r.getServerRequest(), false)).setTerm(term)
-                    .setRequestId(r.getRequestId())).build());
-        }
-    }
-
-    private void leaderRead(long requestId, String requester) {
-        if (log.term(log.committed()) != term) {
-            // A new leader does not know the commit index until its no-op commits.
-            reads.waitForNoOp(requestId, requester);
-            return;
-        }
-        if (membership.voters().size() == 1 && membership.isVoter(id)) {
-            answerRead(requestId, requester, log.committed());
-            return;
-        }
-        reads.add(requestId, requester, log.committed());
-        for (Progress p : progress.values()) {
-            if (membership.isVoter(p.id)) {
-                heartbeat(p);
-            }
-        }
-        releaseReads();
-    }
-
-    /** Called back by the queue once the no-op of this term commits. */
-    void readAfterNoOp(long requestId, String requester) {
-        leaderRead(requestId, requester);
-    }
-
-    private void releaseReads() {
-        reads.release(ctx -> {
-            int acks = membership.isVoter(id) ? 1 : 0;
-            for (String voter : membership.voters()) {
-                Progress p = progress.get(voter);
-                if (p != null && p.ackedReadContext >= ctx) {
-                    acks++;
-                }
-            }
-            return acks >= membership.quorum();
-        }, this::answerRead);
-    }
-
-    private void answerRead(long requestId, String requester, long index) {
-        if (requester.equals(id)) {
-            readStates.add(new Ready.ReadState(requestId, index));
-        } else {
-            send(RaftMessageProto.newBuilder().setReadIndexReply(ReadIndexReplyProto.newBuilder()
-                    .setServerReply(Messages.reply(request(requester).toBuilder().setRequestorId(requester)
-                            .setReplyId(id).build(), true))
-                    .setTerm(term).setRequestId(requestId).setReadIndex(index)).build());
-        }
     }
 
     // ---------------------------------------------------------------------------------------------
