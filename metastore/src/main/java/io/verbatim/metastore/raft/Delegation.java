@@ -174,7 +174,7 @@ final class Delegation {
             p.becomeProbe(p.match + 1, node.lastCallId());
             if (source.isEmpty()) {
                 if (wasDelegated) {
-                    node.sendAppend(p, true);
+                    node.replication().sendAppend(p, true);
                 }
             } else {
                 p.matchTick = node.ticks();
@@ -202,14 +202,14 @@ final class Delegation {
      */
     private void pushAssignment(Progress d) {
         if (d.state != Progress.State.SNAPSHOT) {
-            node.heartbeat(d);
+            node.replication().heartbeat(d);
             return;
         }
         long prevTerm = log.term(d.match);
         if (prevTerm >= 0) {
-            node.sendAppendEntries(d, d.match, prevTerm, List.of());
+            node.replication().sendAppendEntries(d, d.match, prevTerm, List.of());
         } else {
-            node.sendAppendEntries(d, log.snapshotIndex(), log.snapshotTerm(), List.of());
+            node.replication().sendAppendEntries(d, log.snapshotIndex(), log.snapshotTerm(), List.of());
         }
     }
 
@@ -359,7 +359,7 @@ final class Delegation {
             return;
         }
         for (Progress p : appenders.values()) {
-            node.sendAppend(p, false);
+            node.replication().sendAppend(p, false);
         }
     }
 
@@ -381,7 +381,7 @@ final class Delegation {
                     node.snapshots().sendChunk(p);
                 } else {
                     p.becomeProbe(p.match + 1, node.lastCallId());
-                    node.sendAppend(p, true);
+                    node.replication().sendAppend(p, true);
                 }
             }
         }
@@ -392,7 +392,7 @@ final class Delegation {
      * log, plus one: the listener's {@code followerCommit} is a prefix of the committed log, as is this
      * member's, so they agree up to the smaller one and nothing at or below the listener's commit is sent.
      * Either way the reply's call id is recorded with the match it proves, so the stale-hint filter of
-     * {@link RaftNode#onAppendInconsistency} applies here as on the leader. NOT_LEADER (the listener is no longer a
+     * {@link Replication#onAppendInconsistency} applies here as on the leader. NOT_LEADER (the listener is no longer a
      * listener) drops the appender.
      */
     void onDelegateReply(Progress p, AppendEntriesReplyProto r) {
@@ -414,7 +414,8 @@ final class Delegation {
                     p.becomeReplicate(node.lastCallId());
                 }
             }
-            case INCONSISTENCY -> node.onAppendInconsistency(p, r.getNextIndex(), r.getServerReply().getCallId());
+            case INCONSISTENCY ->
+                    node.replication().onAppendInconsistency(p, r.getNextIndex(), r.getServerReply().getCallId());
             default -> {
             }
         }
@@ -432,6 +433,6 @@ final class Delegation {
             }
             p.next = Math.max(p.next, known + 1);
         }
-        node.sendAppend(p, false);
+        node.replication().sendAppend(p, false);
     }
 }

@@ -8,7 +8,6 @@ import io.verbatim.metastore.proto.HardStateProto;
 import io.verbatim.metastore.proto.InstallSnapshotReplyProto;
 import io.verbatim.metastore.proto.InstallSnapshotRequestProto;
 import io.verbatim.metastore.proto.InstallSnapshotResult;
-import io.verbatim.metastore.proto.ListenerAssignmentProto;
 import io.verbatim.metastore.proto.LogEntryProto;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
 import io.verbatim.metastore.proto.RaftMessageProto;
@@ -65,6 +64,8 @@ public final class RaftNode {
     private String transferTarget = "";
     /** As leader, the index of its no-op, the first entry of its term. */
     private long termFirstIndex;
+    /** Appends, heartbeats and the replies to them, per member's progress. */
+    private final Replication replication;
     /** Listener delegation: as leader, who feeds each listener; as a delegate, the listeners it feeds. */
     private final Delegation delegation;
 
@@ -106,6 +107,7 @@ public final class RaftNode {
         HardStateProto hs = recovered.hardState();
         this.log = new RaftLog(meta.getLastIncluded().getIndex(), meta.getLastIncluded().getTerm(),
                 meta.getConfiguration(), recovered.entries(), hs.getCommitIndex());
+        this.replication = new Replication(this, config, log, counters, progress);
         this.delegation = new Delegation(this, config, log, counters, progress);
         this.reads = new ReadIndex(this, id, log, progress, readStates);
         this.snapshots = new SnapshotTransfer(this, config, log, counters, meta, snapshotData.orElse(ByteString.EMPTY));
@@ -175,7 +177,7 @@ public final class RaftNode {
         }
         if (heartbeatElapsed >= config.heartbeatTicks()) {
             heartbeatElapsed = 0;
-            progress.values().forEach(this::heartbeat);
+            progress.values().forEach(replication::heartbeat);
         }
         delegation.checkDelegations();
     }
@@ -254,7 +256,7 @@ public final class RaftNode {
      */
     private void stepLeader(String from, RaftMessageProto m) {
         switch (m.getBodyCase()) {
-            case APPENDENTRIESREPLY -> onAppendEntriesReply(from, m.getAppendEntriesReply());
+            case APPENDENTRIESREPLY -> replication.onAppendEntriesReply(from, m.getAppendEntriesReply());
             case INSTALLSNAPSHOTREPLY -> snapshots.onReply(from, progress.get(from), m.getInstallSnapshotReply());
             default -> {
             }
@@ -517,9 +519,9 @@ public final class RaftNode {
         } else {
             // What is in flight is not sent again: a heartbeat now, after any entries not yet sent, shows at
             // once whether the target lacks some (a lost append), and its reply brings the target up to date.
-            sendAppend(p, false);
+            replication.sendAppend(p, false);
             if (p.state != Progress.State.SNAPSHOT) {
-                heartbeat(p);
+                replication.heartbeat(p);
             }
         }
         return new Proposal.Accepted(term, log.lastIndex());
@@ -934,7 +936,7 @@ public final class RaftNode {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Leader: replication and commit
+    // Leader: appends and commit (the sending is Replication's)
 
     private long appendOwn(LogEntryProto e) {
         log.append(e);
@@ -942,111 +944,10 @@ public final class RaftNode {
             onMembershipChanged();
         }
         for (Progress p : progress.values()) {
-            sendAppend(p, false);
+            replication.sendAppend(p, false);
         }
         maybeCommit();
         return e.getIndex();
-    }
-
-    private void onAppendEntriesReply(String from, AppendEntriesReplyProto r) {
-        Progress p = progress.get(from);
-        if (p == null) {
-            return;
-        }
-        p.recentActive = true;
-        p.lastResponseTick = ticks;
-        p.followerCommit = Math.max(p.followerCommit, r.getFollowerCommit());
-        if ((r.getResult() == AppendResult.SUCCESS || r.getResult() == AppendResult.INCONSISTENCY)
-                && p.assignmentSent != null && r.getServerReply().getCallId() >= p.assignmentFirstCallId) {
-            p.assignmentAcked = true; // it answered an append that carried the current assignment
-        }
-        if (membership.isVoter(from) && r.getReadContext() > p.ackedReadContext) {
-            p.ackedReadContext = r.getReadContext();
-            reads.release();
-        }
-        long matchBefore = p.match;
-        boolean delegated = !p.delegatedTo.isEmpty();
-        if (delegated && r.getResult() != AppendResult.NOT_LEADER && r.getFollowerCommit() > p.match) {
-            // A delegated listener's progress, from its own reply: its log up to its commit is committed,
-            // and committed entries are the same in every leader's log of this term or later.
-            p.match = Math.min(r.getFollowerCommit(), log.lastIndex());
-            p.matchCallId = Math.max(p.matchCallId, r.getServerReply().getCallId());
-            p.freeTo(p.match);
-            p.next = Math.max(p.next, p.match + 1);
-        }
-        switch (r.getResult()) {
-            case SUCCESS -> onAppendSuccess(p, r);
-            case INCONSISTENCY -> {
-                if (!delegated) { // a delegated listener is never probed by the leader
-                    onAppendInconsistency(p, r.getNextIndex(), r.getServerReply().getCallId());
-                }
-            }
-            default -> {
-            }
-        }
-        if (p.match > matchBefore) {
-            p.matchTick = ticks;
-            delegation.onListenerMatchAdvanced(p);
-        }
-        if (membership.isListener(from) && r.getVoter() != p.ownVoter) {
-            p.ownVoter = r.getVoter(); // it refuses delegates while it takes itself for a voter: fed directly
-            delegation.refreshDelegations(true);
-        }
-        if (role == RaftPeerRole.LEADER && progress.containsKey(from)) {
-            sendAppend(p, false);
-        }
-    }
-
-    /**
-     * The progress rule: a SUCCESS reply in this term, heartbeat or not, proves that member's log held this
-     * leader's log up to {@code matchIndex} = previousLog.index + entries when it answered: the previous
-     * entry matched (log matching) and the entries were appended, and it answered only after syncing them.
-     */
-    private void onAppendSuccess(Progress p, AppendEntriesReplyProto r) {
-        boolean advanced = r.getMatchIndex() > p.match;
-        if (advanced) {
-            p.match = r.getMatchIndex();
-            p.matchCallId = r.getServerReply().getCallId();
-            p.freeTo(p.match);
-        }
-        p.next = Math.max(p.next, p.match + 1);
-        switch (p.state) {
-            case PROBE -> p.becomeReplicate(callIds);
-            case SNAPSHOT -> {
-                if (p.match >= p.sendingSnapshot().getLastIncluded().getIndex()) {
-                    p.becomeProbe(p.match + 1, callIds);
-                }
-            }
-            case REPLICATE -> {
-            }
-        }
-        if (advanced) {
-            maybeCommit();
-            if (role != RaftPeerRole.LEADER) {
-                return;
-            }
-        }
-        if (p.id.equals(transferTarget) && p.match == log.lastIndex()) {
-            sendStartLeaderElection(p.id);
-        }
-    }
-
-    /**
-     * A rejection restarts the probe at its hint unless it is stale: it answers a request sent before the
-     * member's current state began (a probe restarted or the window opened since; the requests sent since
-     * bring their own answers — restarting again on such a reply would send again everything in flight),
-     * or it hints at or below the known match and is older than the SUCCESS that proved that match. A newer
-     * one hinting at or below the match means the member's log diverges right after its match (a suffix
-     * of an older term whose run reaches below it): the probe restarts at match + 1.
-     */
-    void onAppendInconsistency(Progress p, long hint, long callId) {
-        if (p.state == Progress.State.SNAPSHOT || callId <= p.since) {
-            return;
-        }
-        if (hint <= p.match && callId < p.matchCallId) {
-            return;
-        }
-        p.becomeProbe(Math.min(Math.max(hint, p.match + 1), sendLimit() + 1), callIds);
     }
 
     void maybeCommit() {
@@ -1073,148 +974,11 @@ public final class RaftNode {
         reads.noOpCommitted();
         if (!membership.isVoter(id) && log.committed() >= log.latestConfigurationIndex()) {
             // Removed (or demoted) by a configuration that is now committed: tell the others, then step down.
-            progress.values().forEach(p -> sendAppend(p, true));
+            progress.values().forEach(p -> replication.sendAppend(p, true));
             becomeFollower(term, "");
             return;
         }
-        progress.values().forEach(p -> sendAppend(p, true));
-    }
-
-    /** Sends what {@code p} needs next, within its window; with {@code sendIfEmpty}, at least the commit. */
-    void sendAppend(Progress p, boolean sendIfEmpty) {
-        if (!p.delegatedTo.isEmpty()) {
-            return; // the leader only heartbeats a delegated listener
-        }
-        long limit = sendLimit();
-        if (p.next - 1 > limit) {
-            return; // a delegate: the listener holds all this member knows committed
-        }
-        if (role != RaftPeerRole.LEADER && !p.awaitingReply()) {
-            p.waitingSinceTick = ticks; // the retry clock starts with this send, not at the last reply
-        }
-        switch (p.state) {
-            case SNAPSHOT:
-                return;
-            case PROBE:
-                if (p.probeSent) {
-                    return;
-                }
-                break;
-            case REPLICATE:
-                if (p.inflight.size() >= config.maxInflightAppends()) {
-                    return;
-                }
-                break;
-        }
-        long prevIndex = p.next - 1;
-        long prevTerm = log.term(prevIndex);
-        if (prevTerm < 0) {
-            snapshots.start(p);
-            return;
-        }
-        List<LogEntryProto> entries = log.slice(p.next, limit, config.maxEntriesBytesPerAppend());
-        if (entries.isEmpty() && !sendIfEmpty && p.state == Progress.State.REPLICATE) {
-            return;
-        }
-        sendAppendEntries(p, prevIndex, prevTerm, entries);
-        if (p.state == Progress.State.PROBE) {
-            p.probeSent = true;
-        } else if (!entries.isEmpty()) {
-            long last = entries.get(entries.size() - 1).getIndex();
-            p.next = last + 1;
-            p.inflight.addLast(last);
-            if (p.inflight.size() < config.maxInflightAppends() && p.next <= limit) {
-                sendAppend(p, false);
-            }
-        }
-    }
-
-    /**
-     * A heartbeat: no entries, the commit (capped at previousLog.index) and the read context. Its
-     * previousLog is the leader's view of that member's log end (nextIndex - 1): a SUCCESS reply proves
-     * the member's log up to it (the progress rule), and an INCONSISTENCY reply reveals appends lost on
-     * the way within one heartbeat (on a FIFO transport the heartbeat follows the appends it covers).
-     * While probing, too, it carries no entries: the probe out is not sent again each heartbeat (on a
-     * round trip longer than a heartbeat that sent each entry many times); the heartbeat's reply, like
-     * the probe's, moves the member on (SUCCESS: replicate from its match; INCONSISTENCY: a new probe), so a
-     * lost probe costs a round trip. Only with no probe out, or its previous entry compacted, does a
-     * heartbeat send the append (or the snapshot) itself.
-     */
-    void heartbeat(Progress p) {
-        if (!p.delegatedTo.isEmpty()) {
-            // Delegated: no entries, previousLog at the listener's known match (its reply proves it again),
-            // the commit capped there as always, so it applies nothing the delegate has not sent.
-            long prevTerm = log.term(p.match);
-            if (prevTerm >= 0) {
-                sendAppendEntries(p, p.match, prevTerm, List.of());
-            } else {
-                sendAppendEntries(p, log.snapshotIndex(), log.snapshotTerm(), List.of());
-            }
-            return;
-        }
-        switch (p.state) {
-            case SNAPSHOT -> snapshots.sendChunk(p);
-            case PROBE -> {
-                long prevTerm = log.term(p.next - 1);
-                if (p.probeSent && prevTerm >= 0) {
-                    sendAppendEntries(p, p.next - 1, prevTerm, List.of());
-                } else {
-                    p.probeSent = false;
-                    sendAppend(p, true);
-                }
-            }
-            case REPLICATE -> {
-                long prevIndex = p.next - 1;
-                long prevTerm = log.term(prevIndex);
-                if (prevTerm < 0) {
-                    prevIndex = log.snapshotIndex();
-                    prevTerm = log.snapshotTerm();
-                }
-                sendAppendEntries(p, prevIndex, prevTerm, List.of());
-            }
-        }
-    }
-
-    void sendAppendEntries(Progress p, long prevIndex, long prevTerm, List<LogEntryProto> entries) {
-        AppendEntriesRequestProto.Builder a = AppendEntriesRequestProto.newBuilder()
-                .setServerRequest(request(p.id)).setLeaderTerm(term)
-                .setLeaderCommit(Math.min(log.committed(), prevIndex + entries.size()))
-                .addAllEntries(entries).setReadContext(reads.latestContext());
-        if (prevIndex > 0 || prevTerm > 0) {
-            a.setPreviousLog(TermIndexProto.newBuilder().setTerm(prevTerm).setIndex(prevIndex));
-        }
-        boolean delegate = role != RaftPeerRole.LEADER;
-        if (delegate) {
-            a.setFromFollower(true).setLeaderId(leader);
-        } else if (config.delegationEnabled() && membership.isVoter(p.id)) {
-            // The assignment rides on every append to this follower from the first one after it changed (a
-            // push included) until the follower answers one of them; then only on a heartbeat once an election
-            // timeout, which repairs one an older message overtook and a follower restarted in this term. A
-            // follower keeps this term's assignment it last read when an append carries none (updateAssignment).
-            ListenerAssignmentProto assignment = delegation.assignmentFor(p.id);
-            boolean changed = !assignment.equals(p.assignmentSent);
-            if (changed || !p.assignmentAcked
-                    || (entries.isEmpty() && ticks - p.assignmentSentTick >= config.electionTicks())) {
-                a.setListenerAssignment(assignment);
-                if (changed) {
-                    p.assignmentSent = assignment;
-                    p.assignmentAcked = false;
-                    p.assignmentFirstCallId = a.getServerRequest().getCallId();
-                }
-                p.assignmentSentTick = ticks;
-            }
-        }
-        if (!entries.isEmpty()) {
-            long bytes = 0;
-            for (LogEntryProto e : entries) {
-                bytes += e.getSerializedSize();
-            }
-            counters.entriesSent(p.id, entries.size(), bytes);
-            if (delegate) {
-                counters.delegatedEntriesSent(entries.size(), bytes);
-            }
-        }
-        send(RaftMessageProto.newBuilder().setAppendEntries(a).build());
+        progress.values().forEach(p -> replication.sendAppend(p, true));
     }
 
     private boolean quorumActive() {
@@ -1232,23 +996,11 @@ public final class RaftNode {
         return active >= membership.quorum();
     }
 
-    private void sendStartLeaderElection(String target) {
+    void sendStartLeaderElection(String target) {
         send(RaftMessageProto.newBuilder().setStartLeaderElection(StartLeaderElectionRequestProto.newBuilder()
                 .setServerRequest(request(target)).setLeaderTerm(term)
                 .setLeaderLastEntry(TermIndexProto.newBuilder().setTerm(log.lastTerm()).setIndex(log.lastIndex())))
                 .build());
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // Listener delegation (the rest is Delegation's)
-
-    /**
-     * The last index this member may send: a leader its whole log; a delegate follower only what it knows
-     * committed — committed entries are the same in every leader's log, so a delegate with a stale suffix
-     * of an older term, or one still following a deposed leader, never hands a listener anything else.
-     */
-    private long sendLimit() {
-        return role == RaftPeerRole.LEADER ? log.lastIndex() : log.committed();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1276,7 +1028,11 @@ public final class RaftNode {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // What the parts beside the core (Delegation, SnapshotTransfer) read of this member
+    // What the parts beside the core (Replication, Delegation, SnapshotTransfer, ReadIndex) read of it
+
+    Replication replication() {
+        return replication;
+    }
 
     Delegation delegation() {
         return delegation;
@@ -1284,6 +1040,10 @@ public final class RaftNode {
 
     SnapshotTransfer snapshots() {
         return snapshots;
+    }
+
+    ReadIndex reads() {
+        return reads;
     }
 
     long term() {
@@ -1296,6 +1056,11 @@ public final class RaftNode {
 
     String leader() {
         return leader;
+    }
+
+    /** As leader, the voter leadership is being handed to ("" for none). */
+    String transferTarget() {
+        return transferTarget;
     }
 
     Membership membership() {

@@ -74,7 +74,7 @@ final class ReadIndex {
         queue.add(requestId, requester, log.committed());
         for (Progress p : progress.values()) {
             if (node.membership().isVoter(p.id)) {
-                node.heartbeat(p);
+                node.replication().heartbeat(p);
             }
         }
         release();

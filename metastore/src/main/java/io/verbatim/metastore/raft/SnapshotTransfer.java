@@ -108,7 +108,7 @@ final class SnapshotTransfer {
                     node.delegation().onListenerMatchAdvanced(p);
                 }
                 if (node.role() == RaftPeerRole.LEADER || node.delegation().appender(from) == p) {
-                    node.sendAppend(p, true);
+                    node.replication().sendAppend(p, true);
                 }
             }
             default -> {
