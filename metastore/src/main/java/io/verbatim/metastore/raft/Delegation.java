@@ -2,7 +2,12 @@ package io.verbatim.metastore.raft;
 
 import io.verbatim.metastore.proto.AppendEntriesReplyProto;
 import io.verbatim.metastore.proto.AppendEntriesRequestProto;
+import io.verbatim.metastore.proto.AppendResult;
+import io.verbatim.metastore.proto.InstallSnapshotReplyProto;
+import io.verbatim.metastore.proto.InstallSnapshotRequestProto;
+import io.verbatim.metastore.proto.InstallSnapshotResult;
 import io.verbatim.metastore.proto.ListenerAssignmentProto;
+import io.verbatim.metastore.proto.RaftMessageProto;
 import io.verbatim.metastore.proto.RaftPeerProto;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import java.util.List;
@@ -13,13 +18,14 @@ import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Listener delegation (RATIS-2599) for one {@link RaftNode}, both sides of it. As leader: which follower
- * feeds each listener now (the admin's assignment less what this leader revoked), the assignment each
- * follower is told, and the fallback that revokes a delegation and restores it after a cooldown. As a
+ * Listener delegation (RATIS-2599) for one {@link RaftNode}, all three sides of it. As leader: which
+ * follower feeds each listener now (the admin's assignment less what this leader revoked), the assignment
+ * each follower is told, and the fallback that revokes a delegation and restores it after a cooldown. As a
  * delegate follower: an appender per listener the leader assigned it, over this member's own log,
- * sending committed entries only. The node sends (appends, heartbeats, snapshot chunks) and owns the
- * leader's progress of each member; this class decides who feeds whom. The rules and why are in the
- * package documentation.
+ * sending committed entries only. As a receiver: which members take a delegate's messages, and the
+ * refusal the others answer. The sending itself is {@link Replication}'s and {@link SnapshotTransfer}'s,
+ * the leader's progress of each member the node's; this class decides who feeds whom. The rules and why
+ * are in the package documentation.
  */
 final class Delegation {
     /** At most this many doublings of the revocation cooldown (16 times as long). */
@@ -88,6 +94,45 @@ final class Delegation {
     /** The listeners this member feeds as a delegate, for the status page. */
     List<String> feeding() {
         return List.copyOf(appenders.keySet());
+    }
+
+    /** Whether {@code m} is a delegate's append or snapshot chunk (fromFollower). */
+    static boolean fromDelegate(RaftMessageProto m) {
+        return (m.hasAppendEntries() && m.getAppendEntries().getFromFollower())
+                || (m.hasInstallSnapshot() && m.getInstallSnapshot().getFromFollower());
+    }
+
+    /**
+     * Whether this member takes a delegate's messages: only a member that is no voter of its own latest
+     * configuration (a listener, or one added as a listener that has not yet received the entry adding it:
+     * a joiner's configuration is empty), and never a leader or a candidate.
+     */
+    boolean takesDelegates() {
+        return node.role() != RaftPeerRole.LEADER && node.role() != RaftPeerRole.CANDIDATE
+                && !node.membership().isVoter(id);
+    }
+
+    /**
+     * A delegate's message to a member that takes none: NOT_LEADER in this member's own term, whatever the
+     * message's. A voter learns terms and leaders only from leaders and candidates: a delegate's newer term
+     * adopted here, with the leader it names, would put this voter in a lease it never heard (refusing
+     * votes) and have it answer its real leader with a term that deposes it. A reply in an older term
+     * than the delegate's is dropped there; it resends after an election timeout, until the assignment
+     * stops naming this member.
+     */
+    void refuseDelegated(RaftMessageProto m) {
+        if (m.hasAppendEntries()) {
+            AppendEntriesRequestProto a = m.getAppendEntries();
+            node.replyAppend(AppendEntriesReplyProto.newBuilder()
+                    .setServerReply(Messages.reply(a.getServerRequest(), false)).setTerm(node.term())
+                    .setResult(AppendResult.NOT_LEADER).setNextIndex(log.lastIndex() + 1)
+                    .setIsHeartbeat(a.getEntriesCount() == 0).setReadContext(a.getReadContext()));
+        } else {
+            InstallSnapshotRequestProto s = m.getInstallSnapshot();
+            node.snapshots().reply(s, InstallSnapshotReplyProto.newBuilder().setTerm(node.term())
+                    .setSnapshotIndex(s.getSnapshot().getLastIncluded().getIndex())
+                    .setResult(InstallSnapshotResult.SNAPSHOT_NOT_LEADER));
+        }
     }
 
     /** The follower the admin assigned {@code listener} to, if the leader may delegate it at all now. */

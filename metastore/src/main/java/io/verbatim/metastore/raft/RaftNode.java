@@ -209,8 +209,8 @@ public final class RaftNode {
             default -> {
             }
         }
-        if (fromDelegate(m) && !takesDelegates()) {
-            refuseDelegated(m);
+        if (Delegation.fromDelegate(m) && !delegation.takesDelegates()) {
+            delegation.refuseDelegated(m);
             return;
         }
         long mTerm = Messages.term(m);
@@ -319,44 +319,6 @@ public final class RaftNode {
             return m.getInstallSnapshot().getLeaderId();
         }
         return Messages.from(m);
-    }
-
-    /** Whether {@code m} is a delegate's append or snapshot chunk (fromFollower). */
-    private static boolean fromDelegate(RaftMessageProto m) {
-        return (m.hasAppendEntries() && m.getAppendEntries().getFromFollower())
-                || (m.hasInstallSnapshot() && m.getInstallSnapshot().getFromFollower());
-    }
-
-    /**
-     * Whether this member takes a delegate's messages: only a member that is no voter of its own latest
-     * configuration (a listener, or one added as a listener that has not yet received the entry adding it:
-     * a joiner's configuration is empty), and never a leader or a candidate.
-     */
-    private boolean takesDelegates() {
-        return role != RaftPeerRole.LEADER && role != RaftPeerRole.CANDIDATE && !membership.isVoter(id);
-    }
-
-    /**
-     * A delegate's message to a member that takes none: NOT_LEADER in this member's own term, whatever the
-     * message's. A voter learns terms and leaders only from leaders and candidates: a delegate's newer term
-     * adopted here, with the leader it names, would put this voter in a lease it never heard (refusing
-     * votes) and have it answer its real leader with a term that deposes it. A reply in an older term
-     * than the delegate's is dropped there; it resends after an election timeout, until the assignment
-     * stops naming this member.
-     */
-    private void refuseDelegated(RaftMessageProto m) {
-        if (m.hasAppendEntries()) {
-            AppendEntriesRequestProto a = m.getAppendEntries();
-            replyAppend(AppendEntriesReplyProto.newBuilder()
-                    .setServerReply(Messages.reply(a.getServerRequest(), false)).setTerm(term)
-                    .setResult(AppendResult.NOT_LEADER).setNextIndex(log.lastIndex() + 1)
-                    .setIsHeartbeat(a.getEntriesCount() == 0).setReadContext(a.getReadContext()));
-        } else {
-            InstallSnapshotRequestProto s = m.getInstallSnapshot();
-            snapshots.reply(s, InstallSnapshotReplyProto.newBuilder().setTerm(term)
-                    .setSnapshotIndex(s.getSnapshot().getLastIncluded().getIndex())
-                    .setResult(InstallSnapshotResult.SNAPSHOT_NOT_LEADER));
-        }
     }
 
     /** A message of an older term: tell a stale leader or pre-candidate the newer term; drop the rest. */
@@ -813,7 +775,7 @@ public final class RaftNode {
 
     /**
      * An append from a delegate follower (fromFollower), to a member that takes them ({@link #step} refused
-     * it for any other, see {@link #takesDelegates}): it never takes its sender for its leader — the term's
+     * it for any other, see {@link Delegation#takesDelegates}): it never takes its sender for its leader — the term's
      * leader is the one it names (a higher term was adopted with it as leader by {@link #step}; an older
      * term was refused there, NOT_LEADER to the sender). The consistency check and the commit cap are those
      * of any append; the reply goes to the sender.
@@ -868,7 +830,7 @@ public final class RaftNode {
         return true;
     }
 
-    private void replyAppend(AppendEntriesReplyProto.Builder reply) {
+    void replyAppend(AppendEntriesReplyProto.Builder reply) {
         send(RaftMessageProto.newBuilder().setAppendEntriesReply(reply.setFollowerCommit(log.committed())
                 .setVoter(membership.isVoter(id))).build());
     }
