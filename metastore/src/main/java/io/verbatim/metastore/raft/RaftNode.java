@@ -21,7 +21,6 @@ import io.verbatim.metastore.proto.SnapshotMetaProto;
 import io.verbatim.metastore.proto.StartLeaderElectionRequestProto;
 import io.verbatim.metastore.proto.StateMachineLogEntryProto;
 import io.verbatim.metastore.proto.TermIndexProto;
-import io.verbatim.metastore.storage.RaftStorage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -33,7 +32,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * One member of a Raft group as a pure state machine, shaped like etcd raft's {@code RawNode}: no thread,
  * no I/O, no clock; randomness only from the generator passed in. A driver owns the thread, the disk
- * ({@link RaftStorage}) and the transport, and loops:
+ * (its {@code RaftStorage}) and the transport, and loops:
  * <pre>{@code
  * on a timer:            node.tick();
  * on a message:          node.step(message);
@@ -88,7 +87,7 @@ public final class RaftNode {
     private long handedApplied;
     private @Nullable Ready outstanding;
 
-    private RaftNode(RaftConfig config, RaftStorage.Recovered recovered, Optional<ByteString> snapshotData,
+    private RaftNode(RaftConfig config, RecoveredState recovered, Optional<ByteString> snapshotData,
             RaftConfigurationProto initialConfiguration, RandomGenerator random) {
         this.config = config;
         this.id = config.memberId();
@@ -132,13 +131,13 @@ public final class RaftNode {
      * configuration from the leader (in the entry that adds it, or in a snapshot).
      *
      * @param config how this member runs
-     * @param recovered what its storage recovered ({@link RaftStorage.Recovered#empty()} for a new member)
+     * @param recovered what its storage recovered ({@code RaftStorage.Recovered.empty()} for a new member)
      * @param snapshotData the recovered snapshot's data ({@code storage.snapshotData()}), required when
      *     {@code recovered} has a snapshot, so this member can send it if it leads
      * @param initialConfiguration the group's first configuration (founders) or an empty one (joiners)
      * @param random the only source of randomness (election timeouts); seed it for determinism
      */
-    public static RaftNode start(RaftConfig config, RaftStorage.Recovered recovered, Optional<ByteString> snapshotData,
+    public static RaftNode start(RaftConfig config, RecoveredState recovered, Optional<ByteString> snapshotData,
             RaftConfigurationProto initialConfiguration, RandomGenerator random) {
         return new RaftNode(config, recovered, snapshotData, initialConfiguration, random);
     }
