@@ -44,6 +44,13 @@ import org.jspecify.annotations.Nullable;
  * <p>Members are voters or listeners ({@code RaftConfigurationProto.peers} / {@code .listeners}). Only
  * voters vote, campaign, count toward a commit, check-quorum or read-index confirmation; listeners receive
  * the log as followers do. The package documentation gives the rules and why.
+ *
+ * <p>This class is the core: the roles, {@link #step} and a step function per role (as etcd's
+ * {@code stepLeader}, {@code stepCandidate}, {@code stepFollower}), elections, a follower's side of an
+ * append, membership changes, the commit rule and the Ready handshake. Beside it, package-private and
+ * each one member's: {@link Replication} (appends and heartbeats per member's {@link Progress}, and the
+ * leader's handling of the replies), {@link Delegation} (listener delegation), {@link SnapshotTransfer}
+ * (snapshots sent in chunks and received) and {@link ReadIndex} (the leader's linearizable reads).
  */
 public final class RaftNode {
     private final RaftConfig config;
@@ -63,10 +70,6 @@ public final class RaftNode {
     private String transferTarget = "";
     /** As leader, the index of its no-op, the first entry of its term. */
     private long termFirstIndex;
-    /** Appends, heartbeats and the replies to them, per member's progress. */
-    private final Replication replication;
-    /** Listener delegation: as leader, who feeds each listener; as a delegate, the listeners it feeds. */
-    private final Delegation delegation;
 
     private int electionElapsed;
     private int heartbeatElapsed;
@@ -74,18 +77,22 @@ public final class RaftNode {
     private long ticks;
     private long callIds;
 
-    /** Snapshots: the latest this member holds, sent in chunks; those it receives. */
-    private final SnapshotTransfer snapshots;
-
     private final List<RaftMessageProto> outbox = new ArrayList<>();
     private final List<Ready.ReadState> readStates = new ArrayList<>();
-    /** As leader, the linearizable reads in flight. */
-    private final ReadIndex reads;
     private Ready.@Nullable Snapshot snapshotToInstall;
     private HardStateProto handedHardState;
     private Ready.SoftState handedSoftState;
     private long handedApplied;
     private @Nullable Ready outstanding;
+
+    /** Appends, heartbeats and the replies to them, per member's progress. */
+    private final Replication replication;
+    /** Listener delegation: as leader, who feeds each listener; as a delegate, the listeners it feeds. */
+    private final Delegation delegation;
+    /** Snapshots: the latest this member holds, sent in chunks; those it receives. */
+    private final SnapshotTransfer snapshots;
+    /** As leader, the linearizable reads in flight. */
+    private final ReadIndex reads;
 
     private RaftNode(RaftConfig config, RecoveredState recovered, Optional<ByteString> snapshotData,
             RaftConfigurationProto initialConfiguration, RandomGenerator random) {
@@ -829,6 +836,7 @@ public final class RaftNode {
         return true;
     }
 
+    /** Answers an append with this member's commit and whether it is a voter of its latest configuration. */
     void replyAppend(AppendEntriesReplyProto.Builder reply) {
         send(RaftMessageProto.newBuilder().setAppendEntriesReply(reply.setFollowerCommit(log.committed())
                 .setVoter(membership.isVoter(id))).build());
@@ -911,6 +919,10 @@ public final class RaftNode {
         return e.getIndex();
     }
 
+    /**
+     * As leader, commits up to the index a quorum of voters holds if that entry is of this term, and tells
+     * every member; a leader the committed configuration leaves out of the voters then steps down.
+     */
     void maybeCommit() {
         if (role != RaftPeerRole.LEADER) {
             return;
@@ -957,6 +969,7 @@ public final class RaftNode {
         return active >= membership.quorum();
     }
 
+    /** Tells {@code target} to campaign at once: the last step of a leadership transfer. */
     void sendStartLeaderElection(String target) {
         send(RaftMessageProto.newBuilder().setStartLeaderElection(StartLeaderElectionRequestProto.newBuilder()
                 .setServerRequest(request(target)).setLeaderTerm(term)
@@ -979,10 +992,12 @@ public final class RaftNode {
         return new Proposal.NotLeader(leader.isEmpty() ? Optional.empty() : Optional.of(leader));
     }
 
+    /** A request to {@code to}, under the next call id. */
     RaftRpcRequestProto request(String to) {
         return Messages.request(id, to, config.groupId(), ++callIds);
     }
 
+    /** Counts {@code m} and queues it for the next Ready. */
     void send(RaftMessageProto m) {
         counters.sent(m);
         outbox.add(m);
