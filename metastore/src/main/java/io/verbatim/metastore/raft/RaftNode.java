@@ -4,16 +4,13 @@ import com.google.protobuf.ByteString;
 import io.verbatim.metastore.proto.AppendEntriesReplyProto;
 import io.verbatim.metastore.proto.AppendEntriesRequestProto;
 import io.verbatim.metastore.proto.AppendResult;
-import io.verbatim.metastore.proto.FileChunkProto;
 import io.verbatim.metastore.proto.HardStateProto;
 import io.verbatim.metastore.proto.InstallSnapshotReplyProto;
 import io.verbatim.metastore.proto.InstallSnapshotRequestProto;
 import io.verbatim.metastore.proto.InstallSnapshotResult;
-import io.verbatim.metastore.proto.ListenerAssignmentProto;
 import io.verbatim.metastore.proto.LogEntryProto;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
 import io.verbatim.metastore.proto.RaftMessageProto;
-import io.verbatim.metastore.proto.RaftPeerProto;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.proto.RaftRpcRequestProto;
 import io.verbatim.metastore.proto.ReadIndexReplyProto;
@@ -24,21 +21,18 @@ import io.verbatim.metastore.proto.SnapshotMetaProto;
 import io.verbatim.metastore.proto.StartLeaderElectionRequestProto;
 import io.verbatim.metastore.proto.StateMachineLogEntryProto;
 import io.verbatim.metastore.proto.TermIndexProto;
-import io.verbatim.metastore.storage.RaftStorage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One member of a Raft group as a pure state machine, shaped like etcd raft's {@code RawNode}: no thread,
  * no I/O, no clock; randomness only from the generator passed in. A driver owns the thread, the disk
- * ({@link RaftStorage}) and the transport, and loops:
+ * (its {@code RaftStorage}) and the transport, and loops:
  * <pre>{@code
  * on a timer:            node.tick();
  * on a message:          node.step(message);
@@ -50,6 +44,13 @@ import org.jspecify.annotations.Nullable;
  * <p>Members are voters or listeners ({@code RaftConfigurationProto.peers} / {@code .listeners}). Only
  * voters vote, campaign, count toward a commit, check-quorum or read-index confirmation; listeners receive
  * the log as followers do. The package documentation gives the rules and why.
+ *
+ * <p>This class is the core: the roles, {@link #step} and a step function per role (as etcd's
+ * {@code stepLeader}, {@code stepCandidate}, {@code stepFollower}), elections, a follower's side of an
+ * append, membership changes, the commit rule and the Ready handshake. Beside it, package-private and
+ * each one member's: {@link Replication} (appends and heartbeats per member's {@link Progress}, and the
+ * leader's handling of the replies), {@link Delegation} (listener delegation), {@link SnapshotTransfer}
+ * (snapshots sent in chunks and received) and {@link ReadIndex} (the leader's linearizable reads).
  */
 public final class RaftNode {
     private final RaftConfig config;
@@ -57,8 +58,6 @@ public final class RaftNode {
     private final RandomGenerator random;
     private final RaftLog log;
     private final RaftCounters counters = new RaftCounters();
-    private final ReadIndexQueue reads = new ReadIndexQueue();
-    private final SnapshotReceiver receiver = new SnapshotReceiver();
 
     private long term;
     private String votedFor;
@@ -71,31 +70,12 @@ public final class RaftNode {
     private String transferTarget = "";
     /** As leader, the index of its no-op, the first entry of its term. */
     private long termFirstIndex;
-    /** As leader, the tick at which it became leader. */
-    private long leaderSinceTick;
-    /** As leader with delegation on, ticks since revoked delegations were last reconsidered. */
-    private int delegationElapsed;
-    /**
-     * As a delegate follower: an appender per listener the leader of this term assigned it (a Progress
-     * over this member's own log, sending committed entries only); cleared on any change of term, leader
-     * or role, and whenever the leader's assignment stops naming a listener.
-     */
-    private final TreeMap<String, Progress> appenders = new TreeMap<>();
-    /**
-     * As a follower, the term of the leader's assignment {@link #appenders} follow (0: none read since the
-     * last change of term, leader or role): an append that carries no assignment keeps them only if it is
-     * this term's.
-     */
-    private long assignmentTerm;
 
     private int electionElapsed;
     private int heartbeatElapsed;
     private int randomizedElectionTimeout;
     private long ticks;
     private long callIds;
-
-    private SnapshotMetaProto snapshotMeta;
-    private ByteString snapshotData;
 
     private final List<RaftMessageProto> outbox = new ArrayList<>();
     private final List<Ready.ReadState> readStates = new ArrayList<>();
@@ -105,7 +85,16 @@ public final class RaftNode {
     private long handedApplied;
     private @Nullable Ready outstanding;
 
-    private RaftNode(RaftConfig config, RaftStorage.Recovered recovered, Optional<ByteString> snapshotData,
+    /** Appends, heartbeats and the replies to them, per member's progress. */
+    private final Replication replication;
+    /** Listener delegation: as leader, who feeds each listener; as a delegate, the listeners it feeds. */
+    private final Delegation delegation;
+    /** Snapshots: the latest this member holds, sent in chunks; those it receives. */
+    private final SnapshotTransfer snapshots;
+    /** As leader, the linearizable reads in flight. */
+    private final ReadIndex reads;
+
+    private RaftNode(RaftConfig config, RecoveredState recovered, Optional<ByteString> snapshotData,
             RaftConfigurationProto initialConfiguration, RandomGenerator random) {
         this.config = config;
         this.id = config.memberId();
@@ -121,11 +110,13 @@ public final class RaftNode {
             throw new IllegalArgumentException("a recovered snapshot at " + meta.getLastIncluded().getIndex()
                     + " needs its data (storage.snapshotData())");
         }
-        this.snapshotMeta = meta;
-        this.snapshotData = snapshotData.orElse(ByteString.EMPTY);
         HardStateProto hs = recovered.hardState();
         this.log = new RaftLog(meta.getLastIncluded().getIndex(), meta.getLastIncluded().getTerm(),
                 meta.getConfiguration(), recovered.entries(), hs.getCommitIndex());
+        this.replication = new Replication(this, config, log, counters, progress);
+        this.delegation = new Delegation(this, config, log, counters, progress);
+        this.reads = new ReadIndex(this, id, log, progress, readStates);
+        this.snapshots = new SnapshotTransfer(this, config, log, counters, meta, snapshotData.orElse(ByteString.EMPTY));
         this.term = hs.getCurrentTerm();
         this.votedFor = hs.getVotedFor();
         this.handedHardState = hs;
@@ -147,13 +138,13 @@ public final class RaftNode {
      * configuration from the leader (in the entry that adds it, or in a snapshot).
      *
      * @param config how this member runs
-     * @param recovered what its storage recovered ({@link RaftStorage.Recovered#empty()} for a new member)
+     * @param recovered what its storage recovered ({@code RaftStorage.Recovered.empty()} for a new member)
      * @param snapshotData the recovered snapshot's data ({@code storage.snapshotData()}), required when
      *     {@code recovered} has a snapshot, so this member can send it if it leads
      * @param initialConfiguration the group's first configuration (founders) or an empty one (joiners)
      * @param random the only source of randomness (election timeouts); seed it for determinism
      */
-    public static RaftNode start(RaftConfig config, RaftStorage.Recovered recovered, Optional<ByteString> snapshotData,
+    public static RaftNode start(RaftConfig config, RecoveredState recovered, Optional<ByteString> snapshotData,
             RaftConfigurationProto initialConfiguration, RandomGenerator random) {
         return new RaftNode(config, recovered, snapshotData, initialConfiguration, random);
     }
@@ -169,7 +160,7 @@ public final class RaftNode {
             return;
         }
         electionElapsed++;
-        tickAppenders();
+        delegation.tickAppenders();
         if (promotable() && electionElapsed >= randomizedElectionTimeout) {
             electionElapsed = 0;
             campaign(config.preVote(), false);
@@ -192,14 +183,17 @@ public final class RaftNode {
         }
         if (heartbeatElapsed >= config.heartbeatTicks()) {
             heartbeatElapsed = 0;
-            progress.values().forEach(this::heartbeat);
+            progress.values().forEach(replication::heartbeat);
         }
-        checkDelegations();
+        delegation.checkDelegations();
     }
 
     /**
      * Takes one message from another member. Messages for another group or from this member are dropped;
-     * anything else is handled by the rules of its term and this member's role.
+     * anything else is handled by the rules of its term and this member's role: as etcd raft's
+     * {@code Step}, this method does the term checks and what every role handles alike (reads, a
+     * delegate's message to a member that takes none, a vote request), then hands the message to
+     * {@link #stepLeader}, {@link #stepCandidate} or {@link #stepFollower}.
      */
     public void step(RaftMessageProto m) {
         String from = Messages.from(m);
@@ -208,7 +202,7 @@ public final class RaftNode {
         }
         switch (m.getBodyCase()) {
             case READINDEX -> {
-                onReadIndexRequest(m.getReadIndex());
+                reads.onRequest(m.getReadIndex());
                 return;
             }
             case READINDEXREPLY -> {
@@ -221,8 +215,8 @@ public final class RaftNode {
             default -> {
             }
         }
-        if (fromDelegate(m) && !takesDelegates()) {
-            refuseDelegated(m);
+        if (Delegation.fromDelegate(m) && !delegation.takesDelegates()) {
+            delegation.refuseDelegated(m);
             return;
         }
         long mTerm = Messages.term(m);
@@ -250,13 +244,69 @@ public final class RaftNode {
             onStaleTerm(m);
             return;
         }
+        if (m.hasRequestVote()) {
+            onRequestVote(m.getRequestVote());
+            return;
+        }
+        switch (role) {
+            case LEADER -> stepLeader(from, m);
+            case CANDIDATE -> stepCandidate(from, m);
+            default -> stepFollower(from, m); // a follower or a listener
+        }
+    }
+
+    /**
+     * A leader's step in its own term: the replies of the members it replicates to. Another leader's append
+     * or snapshot in this term cannot happen (two leaders in one term), and is never obeyed; vote replies
+     * and a call to campaign are not for a leader.
+     */
+    private void stepLeader(String from, RaftMessageProto m) {
+        switch (m.getBodyCase()) {
+            case APPENDENTRIESREPLY -> replication.onAppendEntriesReply(from, m.getAppendEntriesReply());
+            case INSTALLSNAPSHOTREPLY -> snapshots.onReply(from, progress.get(from), m.getInstallSnapshotReply());
+            default -> {
+            }
+        }
+    }
+
+    /**
+     * A candidate's step in its own term: the votes; a leader's append or snapshot in this term means the
+     * election is lost, so it follows that leader and takes the message as a follower would. It takes no
+     * delegate's message ({@link #step} refused it).
+     */
+    private void stepCandidate(String from, RaftMessageProto m) {
+        switch (m.getBodyCase()) {
+            case REQUESTVOTEREPLY -> onRequestVoteReply(from, m.getRequestVoteReply());
+            case APPENDENTRIES -> {
+                becomeFollower(term, from);
+                onAppendEntries(m.getAppendEntries());
+            }
+            case INSTALLSNAPSHOT -> {
+                becomeFollower(term, from);
+                onInstallSnapshot(m.getInstallSnapshot());
+            }
+            default -> {
+            }
+        }
+    }
+
+    /**
+     * A follower's or listener's step in its own term: the leader's (or, for a member that takes them, a
+     * delegate's) appends and snapshot chunks, the leader's call to campaign, and, as a delegate, the
+     * replies of the listeners it feeds.
+     */
+    private void stepFollower(String from, RaftMessageProto m) {
         switch (m.getBodyCase()) {
             case APPENDENTRIES -> onAppendEntries(m.getAppendEntries());
-            case APPENDENTRIESREPLY -> onAppendEntriesReply(from, m.getAppendEntriesReply());
-            case REQUESTVOTE -> onRequestVote(m.getRequestVote());
-            case REQUESTVOTEREPLY -> onRequestVoteReply(from, m.getRequestVoteReply());
             case INSTALLSNAPSHOT -> onInstallSnapshot(m.getInstallSnapshot());
-            case INSTALLSNAPSHOTREPLY -> onInstallSnapshotReply(from, m.getInstallSnapshotReply());
+            case APPENDENTRIESREPLY -> {
+                Progress a = role == RaftPeerRole.FOLLOWER ? delegation.appender(from) : null;
+                if (a != null) {
+                    delegation.onDelegateReply(a, m.getAppendEntriesReply());
+                }
+            }
+            case INSTALLSNAPSHOTREPLY -> snapshots.onReply(from,
+                    role == RaftPeerRole.FOLLOWER ? delegation.appender(from) : null, m.getInstallSnapshotReply());
             case STARTLEADERELECTION -> onStartLeaderElection(from);
             default -> {
             }
@@ -275,44 +325,6 @@ public final class RaftNode {
             return m.getInstallSnapshot().getLeaderId();
         }
         return Messages.from(m);
-    }
-
-    /** Whether {@code m} is a delegate's append or snapshot chunk (fromFollower). */
-    private static boolean fromDelegate(RaftMessageProto m) {
-        return (m.hasAppendEntries() && m.getAppendEntries().getFromFollower())
-                || (m.hasInstallSnapshot() && m.getInstallSnapshot().getFromFollower());
-    }
-
-    /**
-     * Whether this member takes a delegate's messages: only a member that is no voter of its own latest
-     * configuration (a listener, or one added as a listener that has not yet received the entry adding it:
-     * a joiner's configuration is empty), and never a leader or a candidate.
-     */
-    private boolean takesDelegates() {
-        return role != RaftPeerRole.LEADER && role != RaftPeerRole.CANDIDATE && !membership.isVoter(id);
-    }
-
-    /**
-     * A delegate's message to a member that takes none: NOT_LEADER in this member's own term, whatever the
-     * message's. A voter learns terms and leaders only from leaders and candidates: a delegate's newer term
-     * adopted here, with the leader it names, would put this voter in a lease it never heard (refusing
-     * votes) and have it answer its real leader with a term that deposes it. A reply in an older term
-     * than the delegate's is dropped there; it resends after an election timeout, until the assignment
-     * stops naming this member.
-     */
-    private void refuseDelegated(RaftMessageProto m) {
-        if (m.hasAppendEntries()) {
-            AppendEntriesRequestProto a = m.getAppendEntries();
-            replyAppend(AppendEntriesReplyProto.newBuilder()
-                    .setServerReply(Messages.reply(a.getServerRequest(), false)).setTerm(term)
-                    .setResult(AppendResult.NOT_LEADER).setNextIndex(log.lastIndex() + 1)
-                    .setIsHeartbeat(a.getEntriesCount() == 0).setReadContext(a.getReadContext()));
-        } else {
-            InstallSnapshotRequestProto s = m.getInstallSnapshot();
-            replySnapshot(s, InstallSnapshotReplyProto.newBuilder().setTerm(term)
-                    .setSnapshotIndex(s.getSnapshot().getLastIncluded().getIndex())
-                    .setResult(InstallSnapshotResult.SNAPSHOT_NOT_LEADER));
-        }
     }
 
     /** A message of an older term: tell a stale leader or pre-candidate the newer term; drop the rest. */
@@ -437,7 +449,7 @@ public final class RaftNode {
      */
     public boolean readIndex(long requestId) {
         if (role == RaftPeerRole.LEADER) {
-            leaderRead(requestId, id);
+            reads.read(requestId, id);
             return true;
         }
         if (leader.isEmpty()) {
@@ -475,9 +487,9 @@ public final class RaftNode {
         } else {
             // What is in flight is not sent again: a heartbeat now, after any entries not yet sent, shows at
             // once whether the target lacks some (a lost append), and its reply brings the target up to date.
-            sendAppend(p, false);
+            replication.sendAppend(p, false);
             if (p.state != Progress.State.SNAPSHOT) {
-                heartbeat(p);
+                replication.heartbeat(p);
             }
         }
         return new Proposal.Accepted(term, log.lastIndex());
@@ -499,8 +511,7 @@ public final class RaftNode {
                 .setLastIncluded(TermIndexProto.newBuilder().setTerm(log.term(index)).setIndex(index))
                 .setConfiguration(log.configurationAt(index)).build();
         log.compact(index, config.logTailEntries());
-        snapshotMeta = meta;
-        snapshotData = stateMachineSnapshot;
+        snapshots.hold(meta, stateMachineSnapshot);
         return meta;
     }
 
@@ -569,13 +580,13 @@ public final class RaftNode {
                     sources.add(new RaftStatus.ListenerSource(l, membership.delegations().getOrDefault(l, ""),
                             p.delegatedTo.isEmpty() ? id : p.delegatedTo, p.revoked, p.revocationReason,
                             p.revokedTick, p.revocations, p.revocationsInARow,
-                            cooldownTicks(p.revoked ? p.revocationsInARow : p.revocationsInARow + 1)));
+                            delegation.cooldownTicks(p.revoked ? p.revocationsInARow : p.revocationsInARow + 1)));
                 }
             }
         }
         return new RaftStatus(id, role, preCandidate, term, leader, log.committed(), log.applied(), log.firstIndex(),
                 log.lastIndex(), membership.proto(), log.latestConfigurationIndex(), ticks, peers, sources,
-                List.copyOf(appenders.keySet()));
+                delegation.feeding());
     }
 
     /** What this member sent, by message type and by peer. */
@@ -610,8 +621,7 @@ public final class RaftNode {
         electionElapsed = 0;
         heartbeatElapsed = 0;
         progress.clear();
-        appenders.clear();
-        assignmentTerm = 0;
+        delegation.dropAppenders();
         votes.clear();
         reads.clear();
         transferTarget = "";
@@ -628,8 +638,7 @@ public final class RaftNode {
         electionElapsed = 0;
         resetRandomizedElectionTimeout();
         progress.clear();
-        appenders.clear();
-        assignmentTerm = 0;
+        delegation.dropAppenders();
         reads.clear();
         votes.clear();
         if (!pre) {
@@ -690,17 +699,15 @@ public final class RaftNode {
         votes.clear();
         reads.clear();
         progress.clear();
-        appenders.clear();
-        assignmentTerm = 0;
-        leaderSinceTick = ticks;
-        delegationElapsed = 0;
+        delegation.dropAppenders();
+        delegation.leaderStarted(ticks);
         for (String member : membership.members()) {
             if (!member.equals(id)) {
                 progress.put(member, new Progress(member, log.lastIndex() + 1));
             }
         }
         // A new leader starts from the admin's assignment: nothing it revoked survives it.
-        refreshDelegations(false);
+        delegation.refreshDelegations(false);
         // The no-op: a leader may commit only entries of its own term (§5.4.2), so it appends one at once
         // to commit everything before it and to learn its commit index for reads.
         termFirstIndex = log.lastIndex() + 1;
@@ -737,7 +744,7 @@ public final class RaftNode {
     }
 
     private void onRequestVoteReply(String from, RequestVoteReplyProto r) {
-        if (role != RaftPeerRole.CANDIDATE || r.getPreVote() != preCandidate) {
+        if (r.getPreVote() != preCandidate) {
             return;
         }
         boolean granted = r.getServerReply().getSuccess();
@@ -759,25 +766,22 @@ public final class RaftNode {
 
     private void onAppendEntries(AppendEntriesRequestProto a) {
         String from = a.getServerRequest().getRequestorId();
-        if (role == RaftPeerRole.LEADER) {
-            return; // two leaders in one term cannot happen; never obey one
-        }
         if (a.getFromFollower()) {
             onDelegatedAppend(a);
             return;
         }
-        if (role == RaftPeerRole.CANDIDATE || !leader.equals(from)) {
+        if (!leader.equals(from)) {
             becomeFollower(term, from);
         }
         electionElapsed = 0;
-        updateAssignment(a);
+        delegation.updateAssignment(a);
         acceptAppend(a);
-        feedListeners();
+        delegation.feedListeners();
     }
 
     /**
      * An append from a delegate follower (fromFollower), to a member that takes them ({@link #step} refused
-     * it for any other, see {@link #takesDelegates}): it never takes its sender for its leader — the term's
+     * it for any other, see {@link Delegation#takesDelegates}): it never takes its sender for its leader — the term's
      * leader is the one it names (a higher term was adopted with it as leader by {@link #step}; an older
      * term was refused there, NOT_LEADER to the sender). The consistency check and the commit cap are those
      * of any append; the reply goes to the sender.
@@ -832,52 +836,35 @@ public final class RaftNode {
         return true;
     }
 
-    private void replyAppend(AppendEntriesReplyProto.Builder reply) {
+    /** Answers an append with this member's commit and whether it is a voter of its latest configuration. */
+    void replyAppend(AppendEntriesReplyProto.Builder reply) {
         send(RaftMessageProto.newBuilder().setAppendEntriesReply(reply.setFollowerCommit(log.committed())
                 .setVoter(membership.isVoter(id))).build());
     }
 
     private void onInstallSnapshot(InstallSnapshotRequestProto s) {
         String from = s.getServerRequest().getRequestorId();
-        if (role == RaftPeerRole.LEADER) {
-            return;
-        }
-        long index = s.getSnapshot().getLastIncluded().getIndex();
         if (s.getFromFollower()) {
             if (leader.isEmpty()) { // as for a delegated append: this member takes delegates (step)
                 leader = s.getLeaderId();
             }
-        } else if (role == RaftPeerRole.CANDIDATE || !leader.equals(from)) {
+        } else if (!leader.equals(from)) {
             becomeFollower(term, from);
         }
         electionElapsed = 0;
-        InstallSnapshotReplyProto.Builder reply = InstallSnapshotReplyProto.newBuilder().setTerm(term)
-                .setSnapshotIndex(index);
-        if (index <= log.committed()) {
-            replySnapshot(s, reply.setResult(InstallSnapshotResult.ALREADY_INSTALLED).setNextOffset(s.getTotalSize()));
-            return;
+        if (snapshots.receive(from, s)) {
+            delegation.feedListeners();
         }
-        Optional<ByteString> whole = receiver.offer(from, s);
-        if (whole.isEmpty()) {
-            replySnapshot(s, reply.setResult(receiver.expects(from, s) ? InstallSnapshotResult.SNAPSHOT_SUCCESS
-                    : InstallSnapshotResult.SNAPSHOT_IN_PROGRESS).setNextOffset(receiver.nextOffset(from, s)));
-            return;
-        }
-        SnapshotMetaProto meta = s.getSnapshot();
-        log.restore(index, meta.getLastIncluded().getTerm(), meta.getConfiguration(), config.logTailEntries());
-        snapshotMeta = meta;
-        snapshotData = whole.get();
-        snapshotToInstall = new Ready.Snapshot(meta, whole.get());
-        handedApplied = Math.max(handedApplied, index);
-        onMembershipChanged();
-        replySnapshot(s, reply.setResult(InstallSnapshotResult.SNAPSHOT_INSTALLED).setNextOffset(s.getTotalSize()));
-        feedListeners();
     }
 
-    private void replySnapshot(InstallSnapshotRequestProto s, InstallSnapshotReplyProto.Builder reply) {
-        reply.setServerReply(Messages.reply(s.getServerRequest(), reply.getResult() != InstallSnapshotResult.SNAPSHOT_IN_PROGRESS
-                && reply.getResult() != InstallSnapshotResult.SNAPSHOT_NOT_LEADER));
-        send(RaftMessageProto.newBuilder().setInstallSnapshotReply(reply).build());
+    /**
+     * A snapshot received whole ({@code meta}'s entries are in the log's place now): the driver installs it
+     * with the next Ready, and the configuration may have changed.
+     */
+    void restored(SnapshotMetaProto meta, ByteString data) {
+        snapshotToInstall = new Ready.Snapshot(meta, data);
+        handedApplied = Math.max(handedApplied, meta.getLastIncluded().getIndex());
+        onMembershipChanged();
     }
 
     /** The latest configuration changed (appended, truncated, or from a snapshot): adjust role and peers. */
@@ -892,8 +879,7 @@ public final class RaftNode {
             case FOLLOWER -> {
                 if (membership.isListener(id)) {
                     role = RaftPeerRole.LISTENER;
-                    appenders.clear();
-                    assignmentTerm = 0;
+                    delegation.dropAppenders();
                 }
             }
             case CANDIDATE -> {
@@ -911,7 +897,7 @@ public final class RaftNode {
                 if (!membership.isVoter(transferTarget)) {
                     transferTarget = "";
                 }
-                refreshDelegations(false);
+                delegation.refreshDelegations(false);
             }
             default -> {
             }
@@ -919,7 +905,7 @@ public final class RaftNode {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Leader: replication and commit
+    // Leader: appends and commit (the sending is Replication's)
 
     private long appendOwn(LogEntryProto e) {
         log.append(e);
@@ -927,121 +913,17 @@ public final class RaftNode {
             onMembershipChanged();
         }
         for (Progress p : progress.values()) {
-            sendAppend(p, false);
+            replication.sendAppend(p, false);
         }
         maybeCommit();
         return e.getIndex();
     }
 
-    private void onAppendEntriesReply(String from, AppendEntriesReplyProto r) {
-        if (role == RaftPeerRole.FOLLOWER) {
-            Progress a = appenders.get(from);
-            if (a != null) {
-                onDelegateReply(a, r);
-            }
-            return;
-        }
-        Progress p = progress.get(from);
-        if (role != RaftPeerRole.LEADER || p == null) {
-            return;
-        }
-        p.recentActive = true;
-        p.lastResponseTick = ticks;
-        p.followerCommit = Math.max(p.followerCommit, r.getFollowerCommit());
-        if ((r.getResult() == AppendResult.SUCCESS || r.getResult() == AppendResult.INCONSISTENCY)
-                && p.assignmentSent != null && r.getServerReply().getCallId() >= p.assignmentFirstCallId) {
-            p.assignmentAcked = true; // it answered an append that carried the current assignment
-        }
-        if (membership.isVoter(from) && r.getReadContext() > p.ackedReadContext) {
-            p.ackedReadContext = r.getReadContext();
-            releaseReads();
-        }
-        long matchBefore = p.match;
-        boolean delegated = !p.delegatedTo.isEmpty();
-        if (delegated && r.getResult() != AppendResult.NOT_LEADER && r.getFollowerCommit() > p.match) {
-            // A delegated listener's progress, from its own reply: its log up to its commit is committed,
-            // and committed entries are the same in every leader's log of this term or later.
-            p.match = Math.min(r.getFollowerCommit(), log.lastIndex());
-            p.matchCallId = Math.max(p.matchCallId, r.getServerReply().getCallId());
-            p.freeTo(p.match);
-            p.next = Math.max(p.next, p.match + 1);
-        }
-        switch (r.getResult()) {
-            case SUCCESS -> onAppendSuccess(p, r);
-            case INCONSISTENCY -> {
-                if (!delegated) { // a delegated listener is never probed by the leader
-                    onAppendInconsistency(p, r.getNextIndex(), r.getServerReply().getCallId());
-                }
-            }
-            default -> {
-            }
-        }
-        if (p.match > matchBefore) {
-            p.matchTick = ticks;
-            onListenerMatchAdvanced(p);
-        }
-        if (membership.isListener(from) && r.getVoter() != p.ownVoter) {
-            p.ownVoter = r.getVoter(); // it refuses delegates while it takes itself for a voter: fed directly
-            refreshDelegations(true);
-        }
-        if (role == RaftPeerRole.LEADER && progress.containsKey(from)) {
-            sendAppend(p, false);
-        }
-    }
-
     /**
-     * The progress rule: a SUCCESS reply in this term, heartbeat or not, proves that member's log held this
-     * leader's log up to {@code matchIndex} = previousLog.index + entries when it answered: the previous
-     * entry matched (log matching) and the entries were appended, and it answered only after syncing them.
+     * As leader, commits up to the index a quorum of voters holds if that entry is of this term, and tells
+     * every member; a leader the committed configuration leaves out of the voters then steps down.
      */
-    private void onAppendSuccess(Progress p, AppendEntriesReplyProto r) {
-        boolean advanced = r.getMatchIndex() > p.match;
-        if (advanced) {
-            p.match = r.getMatchIndex();
-            p.matchCallId = r.getServerReply().getCallId();
-            p.freeTo(p.match);
-        }
-        p.next = Math.max(p.next, p.match + 1);
-        switch (p.state) {
-            case PROBE -> p.becomeReplicate(callIds);
-            case SNAPSHOT -> {
-                if (p.match >= p.sendingSnapshot().getLastIncluded().getIndex()) {
-                    p.becomeProbe(p.match + 1, callIds);
-                }
-            }
-            case REPLICATE -> {
-            }
-        }
-        if (advanced) {
-            maybeCommit();
-            if (role != RaftPeerRole.LEADER) {
-                return;
-            }
-        }
-        if (p.id.equals(transferTarget) && p.match == log.lastIndex()) {
-            sendStartLeaderElection(p.id);
-        }
-    }
-
-    /**
-     * A rejection restarts the probe at its hint unless it is stale: it answers a request sent before the
-     * member's current state began (a probe restarted or the window opened since; the requests sent since
-     * bring their own answers — restarting again on such a reply would send again everything in flight),
-     * or it hints at or below the known match and is older than the SUCCESS that proved that match. A newer
-     * one hinting at or below the match means the member's log diverges right after its match (a suffix
-     * of an older term whose run reaches below it): the probe restarts at match + 1.
-     */
-    private void onAppendInconsistency(Progress p, long hint, long callId) {
-        if (p.state == Progress.State.SNAPSHOT || callId <= p.since) {
-            return;
-        }
-        if (hint <= p.match && callId < p.matchCallId) {
-            return;
-        }
-        p.becomeProbe(Math.min(Math.max(hint, p.match + 1), sendLimit() + 1), callIds);
-    }
-
-    private void maybeCommit() {
+    void maybeCommit() {
         if (role != RaftPeerRole.LEADER) {
             return;
         }
@@ -1062,217 +944,14 @@ public final class RaftNode {
             return;
         }
         log.commitTo(quorumIndex);
-        reads.releaseNoOpWaiters(this);
+        reads.noOpCommitted();
         if (!membership.isVoter(id) && log.committed() >= log.latestConfigurationIndex()) {
             // Removed (or demoted) by a configuration that is now committed: tell the others, then step down.
-            progress.values().forEach(p -> sendAppend(p, true));
+            progress.values().forEach(p -> replication.sendAppend(p, true));
             becomeFollower(term, "");
             return;
         }
-        progress.values().forEach(p -> sendAppend(p, true));
-    }
-
-    /** Sends what {@code p} needs next, within its window; with {@code sendIfEmpty}, at least the commit. */
-    private void sendAppend(Progress p, boolean sendIfEmpty) {
-        if (!p.delegatedTo.isEmpty()) {
-            return; // the leader only heartbeats a delegated listener
-        }
-        long limit = sendLimit();
-        if (p.next - 1 > limit) {
-            return; // a delegate: the listener holds all this member knows committed
-        }
-        if (role != RaftPeerRole.LEADER && !p.awaitingReply()) {
-            p.waitingSinceTick = ticks; // the retry clock starts with this send, not at the last reply
-        }
-        switch (p.state) {
-            case SNAPSHOT:
-                return;
-            case PROBE:
-                if (p.probeSent) {
-                    return;
-                }
-                break;
-            case REPLICATE:
-                if (p.inflight.size() >= config.maxInflightAppends()) {
-                    return;
-                }
-                break;
-        }
-        long prevIndex = p.next - 1;
-        long prevTerm = log.term(prevIndex);
-        if (prevTerm < 0) {
-            startSnapshot(p);
-            return;
-        }
-        List<LogEntryProto> entries = log.slice(p.next, limit, config.maxEntriesBytesPerAppend());
-        if (entries.isEmpty() && !sendIfEmpty && p.state == Progress.State.REPLICATE) {
-            return;
-        }
-        sendAppendEntries(p, prevIndex, prevTerm, entries);
-        if (p.state == Progress.State.PROBE) {
-            p.probeSent = true;
-        } else if (!entries.isEmpty()) {
-            long last = entries.get(entries.size() - 1).getIndex();
-            p.next = last + 1;
-            p.inflight.addLast(last);
-            if (p.inflight.size() < config.maxInflightAppends() && p.next <= limit) {
-                sendAppend(p, false);
-            }
-        }
-    }
-
-    /**
-     * A heartbeat: no entries, the commit (capped at previousLog.index) and the read context. Its
-     * previousLog is the leader's view of that member's log end (nextIndex - 1): a SUCCESS reply proves
-     * the member's log up to it (the progress rule), and an INCONSISTENCY reply reveals appends lost on
-     * the way within one heartbeat (on a FIFO transport the heartbeat follows the appends it covers).
-     * While probing, too, it carries no entries: the probe out is not sent again each heartbeat (on a
-     * round trip longer than a heartbeat that sent each entry many times); the heartbeat's reply, like
-     * the probe's, moves the member on (SUCCESS: replicate from its match; INCONSISTENCY: a new probe), so a
-     * lost probe costs a round trip. Only with no probe out, or its previous entry compacted, does a
-     * heartbeat send the append (or the snapshot) itself.
-     */
-    private void heartbeat(Progress p) {
-        if (!p.delegatedTo.isEmpty()) {
-            // Delegated: no entries, previousLog at the listener's known match (its reply proves it again),
-            // the commit capped there as always, so it applies nothing the delegate has not sent.
-            long prevTerm = log.term(p.match);
-            if (prevTerm >= 0) {
-                sendAppendEntries(p, p.match, prevTerm, List.of());
-            } else {
-                sendAppendEntries(p, log.snapshotIndex(), log.snapshotTerm(), List.of());
-            }
-            return;
-        }
-        switch (p.state) {
-            case SNAPSHOT -> sendSnapshotChunk(p);
-            case PROBE -> {
-                long prevTerm = log.term(p.next - 1);
-                if (p.probeSent && prevTerm >= 0) {
-                    sendAppendEntries(p, p.next - 1, prevTerm, List.of());
-                } else {
-                    p.probeSent = false;
-                    sendAppend(p, true);
-                }
-            }
-            case REPLICATE -> {
-                long prevIndex = p.next - 1;
-                long prevTerm = log.term(prevIndex);
-                if (prevTerm < 0) {
-                    prevIndex = log.snapshotIndex();
-                    prevTerm = log.snapshotTerm();
-                }
-                sendAppendEntries(p, prevIndex, prevTerm, List.of());
-            }
-        }
-    }
-
-    private void sendAppendEntries(Progress p, long prevIndex, long prevTerm, List<LogEntryProto> entries) {
-        AppendEntriesRequestProto.Builder a = AppendEntriesRequestProto.newBuilder()
-                .setServerRequest(request(p.id)).setLeaderTerm(term)
-                .setLeaderCommit(Math.min(log.committed(), prevIndex + entries.size()))
-                .addAllEntries(entries).setReadContext(reads.latestContext());
-        if (prevIndex > 0 || prevTerm > 0) {
-            a.setPreviousLog(TermIndexProto.newBuilder().setTerm(prevTerm).setIndex(prevIndex));
-        }
-        boolean delegate = role != RaftPeerRole.LEADER;
-        if (delegate) {
-            a.setFromFollower(true).setLeaderId(leader);
-        } else if (config.delegationEnabled() && membership.isVoter(p.id)) {
-            // The assignment rides on every append to this follower from the first one after it changed (a
-            // push included) until the follower answers one of them; then only on a heartbeat once an election
-            // timeout, which repairs one an older message overtook and a follower restarted in this term. A
-            // follower keeps this term's assignment it last read when an append carries none (updateAssignment).
-            ListenerAssignmentProto assignment = assignmentFor(p.id);
-            boolean changed = !assignment.equals(p.assignmentSent);
-            if (changed || !p.assignmentAcked
-                    || (entries.isEmpty() && ticks - p.assignmentSentTick >= config.electionTicks())) {
-                a.setListenerAssignment(assignment);
-                if (changed) {
-                    p.assignmentSent = assignment;
-                    p.assignmentAcked = false;
-                    p.assignmentFirstCallId = a.getServerRequest().getCallId();
-                }
-                p.assignmentSentTick = ticks;
-            }
-        }
-        if (!entries.isEmpty()) {
-            long bytes = 0;
-            for (LogEntryProto e : entries) {
-                bytes += e.getSerializedSize();
-            }
-            counters.entriesSent(p.id, entries.size(), bytes);
-            if (delegate) {
-                counters.delegatedEntriesSent(entries.size(), bytes);
-            }
-        }
-        send(RaftMessageProto.newBuilder().setAppendEntries(a).build());
-    }
-
-    private void startSnapshot(Progress p) {
-        p.becomeSnapshot(snapshotMeta, snapshotData, callIds);
-        sendSnapshotChunk(p);
-    }
-
-    private void sendSnapshotChunk(Progress p) {
-        ByteString data = p.sendingSnapshotData();
-        long offset = Math.min(p.snapshotOffset, data.size());
-        int end = (int) Math.min(data.size(), offset + config.snapshotChunkBytes());
-        ByteString chunk = data.substring((int) offset, end);
-        counters.snapshotSent(p.id, chunk.size());
-        InstallSnapshotRequestProto.Builder s = InstallSnapshotRequestProto.newBuilder()
-                .setServerRequest(request(p.id)).setLeaderTerm(term).setSnapshot(p.sendingSnapshot())
-                .setTotalSize(data.size())
-                .setChunk(FileChunkProto.newBuilder().setOffset(offset).setData(chunk).setDone(end == data.size()));
-        if (role != RaftPeerRole.LEADER) {
-            s.setFromFollower(true).setLeaderId(leader);
-        }
-        send(RaftMessageProto.newBuilder().setInstallSnapshot(s).build());
-    }
-
-    private void onInstallSnapshotReply(String from, InstallSnapshotReplyProto r) {
-        Progress p = role == RaftPeerRole.LEADER ? progress.get(from)
-                : role == RaftPeerRole.FOLLOWER ? appenders.get(from) : null;
-        if (p == null) {
-            return;
-        }
-        if (r.getResult() == InstallSnapshotResult.SNAPSHOT_NOT_LEADER && role == RaftPeerRole.FOLLOWER) {
-            appenders.remove(from);
-            return;
-        }
-        p.recentActive = true;
-        p.lastResponseTick = ticks;
-        p.waitingSinceTick = ticks;
-        if (p.state != Progress.State.SNAPSHOT || r.getSnapshotIndex() != p.sendingSnapshot().getLastIncluded().getIndex()) {
-            return;
-        }
-        switch (r.getResult()) {
-            case SNAPSHOT_SUCCESS, SNAPSHOT_IN_PROGRESS -> {
-                if (r.getNextOffset() != p.snapshotOffset || r.getResult() == InstallSnapshotResult.SNAPSHOT_IN_PROGRESS) {
-                    p.snapshotOffset = r.getNextOffset();
-                    sendSnapshotChunk(p);
-                }
-            }
-            case SNAPSHOT_INSTALLED, ALREADY_INSTALLED -> {
-                // Installed, or that member committed past it: committed prefixes agree, so it holds the
-                // leader's log up to the snapshot's index.
-                boolean advanced = r.getSnapshotIndex() > p.match;
-                if (advanced) {
-                    p.match = r.getSnapshotIndex();
-                    p.matchCallId = r.getServerReply().getCallId();
-                }
-                p.becomeProbe(p.match + 1, callIds);
-                maybeCommit();
-                if (advanced) {
-                    onListenerMatchAdvanced(p);
-                }
-                if (role == RaftPeerRole.LEADER || appenders.get(from) == p) {
-                    sendAppend(p, true);
-                }
-            }
-            default -> {
-            }
-        }
+        progress.values().forEach(p -> replication.sendAppend(p, true));
     }
 
     private boolean quorumActive() {
@@ -1290,429 +969,12 @@ public final class RaftNode {
         return active >= membership.quorum();
     }
 
-    private void sendStartLeaderElection(String target) {
+    /** Tells {@code target} to campaign at once: the last step of a leadership transfer. */
+    void sendStartLeaderElection(String target) {
         send(RaftMessageProto.newBuilder().setStartLeaderElection(StartLeaderElectionRequestProto.newBuilder()
                 .setServerRequest(request(target)).setLeaderTerm(term)
                 .setLeaderLastEntry(TermIndexProto.newBuilder().setTerm(log.lastTerm()).setIndex(log.lastIndex())))
                 .build());
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // Listener delegation
-
-    /**
-     * The last index this member may send: a leader its whole log; a delegate follower only what it knows
-     * committed — committed entries are the same in every leader's log, so a delegate with a stale suffix
-     * of an older term, or one still following a deposed leader, never hands a listener anything else.
-     */
-    private long sendLimit() {
-        return role == RaftPeerRole.LEADER ? log.lastIndex() : log.committed();
-    }
-
-    /** The follower the admin assigned {@code listener} to, if the leader may delegate it at all now. */
-    private @Nullable String adminDelegate(String listener) {
-        if (!config.delegationEnabled() || !membership.isListener(listener)) {
-            return null;
-        }
-        String f = membership.delegations().get(listener);
-        if (f == null || f.equals(id) || !membership.isVoter(f) || !progress.containsKey(f)) {
-            return null;
-        }
-        return takesItselfForAVoter(listener) ? null : f;
-    }
-
-    /**
-     * Whether {@code listener} may take itself for a voter, and so refuse its delegate, which could never
-     * bring it what it lacks: it said so in its last reply (its log holds an older term's entry promoting
-     * it, say, from a leader deposed before the promotion reached anyone else), or it is not known to hold
-     * the entry that made it a listener after it was a voter (a demotion, or its removal and return as a
-     * listener). The leader feeds it directly until neither holds, and delegates it from then on.
-     */
-    private boolean takesItselfForAVoter(String listener) {
-        Progress p = progress.get(listener);
-        return p != null && (p.ownVoter || p.match < log.becameListenerAt(listener));
-    }
-
-    /** A listener's match advanced: if it was fed directly only until it held what makes it one, delegate it now. */
-    private void onListenerMatchAdvanced(Progress p) {
-        if (role == RaftPeerRole.LEADER && config.delegationEnabled() && p.delegatedTo.isEmpty() && !p.revoked
-                && membership.isListener(p.id) && membership.delegations().containsKey(p.id)) {
-            refreshDelegations(true);
-        }
-    }
-
-    /** What the leader tells {@code follower} to feed: the admin's assignment less what it revoked. */
-    private ListenerAssignmentProto assignmentFor(String follower) {
-        ListenerAssignmentProto.Builder b = ListenerAssignmentProto.newBuilder().setLeaderTerm(term);
-        for (RaftPeerProto l : membership.proto().getListenersList()) {
-            Progress p = progress.get(l.getId());
-            if (p != null && p.delegatedTo.equals(follower)) {
-                b.addAssignedListeners(l);
-            }
-        }
-        return b.build();
-    }
-
-    /**
-     * Sets each listener's source from the admin's assignment and the revocations; a listener that stops
-     * being delegated is replicated to directly at once (a probe from its match + 1), one that starts is
-     * only heartbeated from now on. With {@code push}, each follower whose assignment changed is told at
-     * once, in an append of its own ({@link #pushAssignment}); without, with its next append or heartbeat
-     * (a new leader's no-op, or the configuration entry that changed the assignment, goes to it at once).
-     */
-    private void refreshDelegations(boolean push) {
-        if (role != RaftPeerRole.LEADER) {
-            return;
-        }
-        Set<String> told = new TreeSet<>();
-        for (Progress p : progress.values()) {
-            String assigned = membership.isListener(p.id) ? membership.delegations().getOrDefault(p.id, "") : "";
-            if (!assigned.equals(p.assignedFollower)) {
-                // The admin's new assignment takes effect at once: what this leader revoked, and the backoff
-                // of those revocations, belonged to the old one.
-                p.assignedFollower = assigned;
-                p.revoked = false;
-                p.revocationReason = "";
-                p.revocationsInARow = 0;
-            }
-            String f = adminDelegate(p.id);
-            String source = f == null || p.revoked ? "" : f;
-            if (source.equals(p.delegatedTo)) {
-                continue;
-            }
-            boolean wasDelegated = !p.delegatedTo.isEmpty();
-            if (wasDelegated) {
-                told.add(p.delegatedTo);
-            }
-            if (!source.isEmpty()) {
-                told.add(source);
-            }
-            p.delegatedTo = source;
-            p.becomeProbe(p.match + 1, callIds);
-            if (source.isEmpty()) {
-                if (wasDelegated) {
-                    sendAppend(p, true);
-                }
-            } else {
-                p.matchTick = ticks;
-                p.delegatedSinceTick = ticks;
-                p.delegatedAtLastIndex = log.lastIndex();
-            }
-        }
-        if (push) {
-            for (String f : told) {
-                Progress d = progress.get(f);
-                if (d != null && membership.isVoter(f)) {
-                    pushAssignment(d);
-                }
-            }
-        }
-    }
-
-    /**
-     * Tells the follower {@code d} its assignment now: a heartbeat (which carries it), or, while it is
-     * being sent a snapshot (whose chunks carry none), an empty append at its match, or at the snapshot's
-     * index when its match is compacted away (as a REPLICATE heartbeat does): the follower reads the
-     * assignment before the consistency check, and a rejection leaves the snapshot under way. A delegate
-     * whose delegation was revoked stops feeding the listener within a round trip, not a heartbeat period
-     * (or a whole snapshot) later.
-     */
-    private void pushAssignment(Progress d) {
-        if (d.state != Progress.State.SNAPSHOT) {
-            heartbeat(d);
-            return;
-        }
-        long prevTerm = log.term(d.match);
-        if (prevTerm >= 0) {
-            sendAppendEntries(d, d.match, prevTerm, List.of());
-        } else {
-            sendAppendEntries(d, log.snapshotIndex(), log.snapshotTerm(), List.of());
-        }
-    }
-
-    /** At most this many doublings of the revocation cooldown (16 times as long). */
-    private static final int MAX_COOLDOWN_DOUBLINGS = 4;
-
-    /** The cooldown after the {@code nth} revocation in a row (1 is the first): doubled each time, capped. */
-    private long cooldownTicks(int nth) {
-        return (long) config.revocationCooldownTicks() << Math.min(Math.max(nth - 1, 0), MAX_COOLDOWN_DOUBLINGS);
-    }
-
-    /** Why {@code delegate} cannot feed listeners now, or null if it can. */
-    private @Nullable String unhealthy(Progress delegate) {
-        if (ticks - Math.max(delegate.lastResponseTick, leaderSinceTick) >= config.electionTicks()) {
-            return "delegate " + delegate.id + " not heard for " + config.electionTicks() + " ticks";
-        }
-        // Lag against the commit, and only once the delegate answered in this term: a new leader knows no
-        // match yet, and a burst of proposals within one round trip is not a delegate falling behind. The lag
-        // must also last two heartbeat intervals: at thousands of commits a second, 100 entries are a few
-        // milliseconds, and a delegate a moment behind (a pause, a full window) catches up by the next reply.
-        if (delegate.laggingSinceTick >= 0 && ticks - delegate.laggingSinceTick >= lagTicks()) {
-            return "delegate " + delegate.id + " at " + delegate.match + " lags the leader's commit "
-                    + log.committed() + " by more than " + config.followerLagThreshold() + " for " + lagTicks()
-                    + " ticks";
-        }
-        return null;
-    }
-
-    /** How long a delegate's lag past the threshold lasts before it counts: two heartbeat intervals. */
-    private int lagTicks() {
-        return 2 * config.heartbeatTicks();
-    }
-
-    /** Once a tick: when each voter's lag past the threshold began (-1: it is within it). */
-    private void trackLag() {
-        for (Progress v : progress.values()) {
-            boolean lagging = membership.isVoter(v.id) && v.lastResponseTick >= 0
-                    && log.committed() - v.match > config.followerLagThreshold();
-            if (!lagging) {
-                v.laggingSinceTick = -1;
-            } else if (v.laggingSinceTick < 0) {
-                v.laggingSinceTick = ticks;
-            }
-        }
-    }
-
-    /**
-     * Fallback (R-H6), each tick: revoke a delegation whose delegate is inactive or lags, or whose listener
-     * has not advanced for reassignmentTicks while the commit is above it; every reassignmentTicks, restore
-     * a revoked one whose cooldown is over if its delegate is healthy again. The listener notices nothing.
-     */
-    private void checkDelegations() {
-        if (!config.delegationEnabled() || role != RaftPeerRole.LEADER) {
-            return;
-        }
-        trackLag();
-        boolean reconsider = ++delegationElapsed >= config.reassignmentTicks();
-        if (reconsider) {
-            delegationElapsed = 0;
-        }
-        boolean changed = false;
-        for (Progress p : progress.values()) {
-            String f = adminDelegate(p.id);
-            if (f == null) {
-                continue;
-            }
-            Progress d = Objects.requireNonNull(progress.get(f), "adminDelegate names a tracked voter");
-            String why = unhealthy(d);
-            if (log.committed() <= p.match) {
-                p.matchTick = ticks; // the stuck clock runs only while the commit is above the listener's match
-            }
-            if (!p.revoked) {
-                if (why == null && log.committed() > p.match && ticks - p.matchTick >= config.reassignmentTicks()) {
-                    why = "listener " + p.id + " stuck at " + p.match + " for " + config.reassignmentTicks()
-                            + " ticks (commit " + log.committed() + ")";
-                }
-                if (why != null) {
-                    p.revoked = true;
-                    p.revokedTick = ticks;
-                    p.revocationReason = why;
-                    p.revocations++;
-                    p.revocationsInARow++;
-                    counters.revoked();
-                    changed = true;
-                } else if (p.revocationsInARow > 0 && !p.delegatedTo.isEmpty()
-                        && ticks - p.delegatedSinceTick >= 2L * config.reassignmentTicks()
-                        && p.match > p.delegatedAtLastIndex) {
-                    // In force for longer than the stuck rule takes to revoke a cut listener, and the delegate
-                    // fed the listener meanwhile: healthy again. Time alone proves nothing, as the stuck clock
-                    // stands still while there is nothing to send: a cut outlasting a quiet spell would look
-                    // healthy.
-                    p.revocationsInARow = 0;
-                }
-            } else if (reconsider && ticks - p.revokedTick >= cooldownTicks(p.revocationsInARow) && why == null
-                    && d.laggingSinceTick < 0) {
-                // healthy means within the lag threshold now, not only behind for less time than a lag needs to
-                // count: restored while behind, it would be revoked again and its backoff doubled
-                p.revoked = false;
-                p.revocationReason = "";
-                counters.restored();
-                changed = true;
-            }
-        }
-        if (changed) {
-            refreshDelegations(true);
-        }
-    }
-
-    /**
-     * A follower reads the leader's assignment on each of its appends: it feeds exactly the listeners
-     * named for its current term, keeps the appenders of those it already fed, and drops the others. The
-     * leader attaches it from a change until this follower answers an append that carried it, and then to a
-     * heartbeat once an election timeout only: an append with none keeps the assignment read in this term (never
-     * one of an earlier term or leader: a change of either clears it), or feeds none if none was read yet
-     * (a follower restarted in this term waits for the next refresh). With
-     * delegation off here it feeds none, whatever the leader assigns (a group switching delegation on
-     * member by member): the leader's stuck rule revokes those listeners and feeds them itself.
-     */
-    private void updateAssignment(AppendEntriesRequestProto a) {
-        if (config.delegationEnabled() && role == RaftPeerRole.FOLLOWER && !a.hasListenerAssignment()
-                && assignmentTerm == term && a.getLeaderTerm() == term) {
-            return; // unchanged since the last one this leader sent: keep it
-        }
-        if (!config.delegationEnabled() || role != RaftPeerRole.FOLLOWER || !a.hasListenerAssignment()
-                || a.getListenerAssignment().getLeaderTerm() != term) {
-            appenders.clear();
-            assignmentTerm = 0;
-            return;
-        }
-        assignmentTerm = term;
-        Set<String> named = new TreeSet<>();
-        a.getListenerAssignment().getAssignedListenersList().forEach(l -> named.add(l.getId()));
-        named.remove(id);
-        appenders.keySet().removeIf(l -> !named.contains(l));
-        for (String l : named) {
-            if (!appenders.containsKey(l)) {
-                Progress p = new Progress(l, log.committed() + 1);
-                p.since = callIds;
-                p.lastResponseTick = ticks;
-                p.waitingSinceTick = ticks;
-                appenders.put(l, p);
-            }
-        }
-    }
-
-    /** As a delegate: send each listener what it needs of the committed log, within its window. */
-    private void feedListeners() {
-        if (role != RaftPeerRole.FOLLOWER) {
-            return;
-        }
-        for (Progress p : appenders.values()) {
-            sendAppend(p, false);
-        }
-    }
-
-    /**
-     * As a delegate: an append or snapshot chunk unanswered for an election timeout is sent again (a probe
-     * from match + 1, or the chunk).
-     */
-    private void tickAppenders() {
-        if (role != RaftPeerRole.FOLLOWER || appenders.isEmpty()) {
-            return;
-        }
-        // An election timeout: longer than any round trip a working link has (a shorter one resent what was
-        // merely slow), and a listener cut off that long is the leader's to revoke meanwhile.
-        int retry = config.electionTicks();
-        for (Progress p : appenders.values()) {
-            if (p.awaitingReply() && ticks - p.waitingSinceTick >= retry) {
-                p.waitingSinceTick = ticks;
-                if (p.state == Progress.State.SNAPSHOT) {
-                    sendSnapshotChunk(p);
-                } else {
-                    p.becomeProbe(p.match + 1, callIds);
-                    sendAppend(p, true);
-                }
-            }
-        }
-    }
-
-    /**
-     * A listener's reply to this delegate: the leader's probe/replicate rules over this member's committed
-     * log, plus one: the listener's {@code followerCommit} is a prefix of the committed log, as is this
-     * member's, so they agree up to the smaller one and nothing at or below the listener's commit is sent.
-     * Either way the reply's call id is recorded with the match it proves, so the stale-hint filter of
-     * {@link #onAppendInconsistency} applies here as on the leader. NOT_LEADER (the listener is no longer a
-     * listener) drops the appender.
-     */
-    private void onDelegateReply(Progress p, AppendEntriesReplyProto r) {
-        p.lastResponseTick = ticks;
-        p.waitingSinceTick = ticks;
-        long committed = log.committed();
-        switch (r.getResult()) {
-            case NOT_LEADER -> {
-                appenders.remove(p.id);
-                return;
-            }
-            case SUCCESS -> {
-                if (r.getMatchIndex() > p.match) {
-                    p.match = r.getMatchIndex();
-                    p.matchCallId = r.getServerReply().getCallId();
-                    p.freeTo(p.match);
-                }
-                if (p.state == Progress.State.PROBE) {
-                    p.becomeReplicate(callIds);
-                }
-            }
-            case INCONSISTENCY -> onAppendInconsistency(p, r.getNextIndex(), r.getServerReply().getCallId());
-            default -> {
-            }
-        }
-        long known = r.getFollowerCommit();
-        if (p.state != Progress.State.SNAPSHOT && known > p.match) {
-            long matched = Math.min(known, committed);
-            if (matched > p.match) {
-                // the reply proves the match as a SUCCESS would: older rejections hinting below it are stale
-                p.match = matched;
-                p.matchCallId = Math.max(p.matchCallId, r.getServerReply().getCallId());
-            }
-            p.freeTo(known);
-            if (p.state == Progress.State.PROBE) {
-                p.becomeReplicate(callIds);
-            }
-            p.next = Math.max(p.next, known + 1);
-        }
-        sendAppend(p, false);
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // Leader: reads
-
-    private void onReadIndexRequest(ReadIndexRequestProto r) {
-        if (role == RaftPeerRole.LEADER) {
-            leaderRead(r.getRequestId(), r.getServerRequest().getRequestorId());
-        } else {
-            send(RaftMessageProto.newBuilder().setReadIndexReply(ReadIndexReplyProto.newBuilder()
-                    .setServerReply(Messages.reply(r.getServerRequest(), false)).setTerm(term)
-                    .setRequestId(r.getRequestId())).build());
-        }
-    }
-
-    private void leaderRead(long requestId, String requester) {
-        if (log.term(log.committed()) != term) {
-            // A new leader does not know the commit index until its no-op commits.
-            reads.waitForNoOp(requestId, requester);
-            return;
-        }
-        if (membership.voters().size() == 1 && membership.isVoter(id)) {
-            answerRead(requestId, requester, log.committed());
-            return;
-        }
-        reads.add(requestId, requester, log.committed());
-        for (Progress p : progress.values()) {
-            if (membership.isVoter(p.id)) {
-                heartbeat(p);
-            }
-        }
-        releaseReads();
-    }
-
-    /** Called back by the queue once the no-op of this term commits. */
-    void readAfterNoOp(long requestId, String requester) {
-        leaderRead(requestId, requester);
-    }
-
-    private void releaseReads() {
-        reads.release(ctx -> {
-            int acks = membership.isVoter(id) ? 1 : 0;
-            for (String voter : membership.voters()) {
-                Progress p = progress.get(voter);
-                if (p != null && p.ackedReadContext >= ctx) {
-                    acks++;
-                }
-            }
-            return acks >= membership.quorum();
-        }, this::answerRead);
-    }
-
-    private void answerRead(long requestId, String requester, long index) {
-        if (requester.equals(id)) {
-            readStates.add(new Ready.ReadState(requestId, index));
-        } else {
-            send(RaftMessageProto.newBuilder().setReadIndexReply(ReadIndexReplyProto.newBuilder()
-                    .setServerReply(Messages.reply(request(requester).toBuilder().setRequestorId(requester)
-                            .setReplyId(id).build(), true))
-                    .setTerm(term).setRequestId(requestId).setReadIndex(index)).build());
-        }
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1730,13 +992,64 @@ public final class RaftNode {
         return new Proposal.NotLeader(leader.isEmpty() ? Optional.empty() : Optional.of(leader));
     }
 
-    private RaftRpcRequestProto request(String to) {
+    /** A request to {@code to}, under the next call id. */
+    RaftRpcRequestProto request(String to) {
         return Messages.request(id, to, config.groupId(), ++callIds);
     }
 
-    private void send(RaftMessageProto m) {
+    /** Counts {@code m} and queues it for the next Ready. */
+    void send(RaftMessageProto m) {
         counters.sent(m);
         outbox.add(m);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // What the parts beside the core (Replication, Delegation, SnapshotTransfer, ReadIndex) read of it
+
+    Replication replication() {
+        return replication;
+    }
+
+    Delegation delegation() {
+        return delegation;
+    }
+
+    SnapshotTransfer snapshots() {
+        return snapshots;
+    }
+
+    ReadIndex reads() {
+        return reads;
+    }
+
+    long term() {
+        return term;
+    }
+
+    RaftPeerRole role() {
+        return role;
+    }
+
+    String leader() {
+        return leader;
+    }
+
+    /** As leader, the voter leadership is being handed to ("" for none). */
+    String transferTarget() {
+        return transferTarget;
+    }
+
+    Membership membership() {
+        return membership;
+    }
+
+    long ticks() {
+        return ticks;
+    }
+
+    /** The last call id used: a {@link Progress} entering a state records it (see {@link Progress#since}). */
+    long lastCallId() {
+        return callIds;
     }
 
     private void resetRandomizedElectionTimeout() {

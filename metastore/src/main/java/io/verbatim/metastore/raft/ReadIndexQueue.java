@@ -39,14 +39,14 @@ final class ReadIndexQueue {
     }
 
     /** The no-op of the term committed: the reads that waited for it start now. */
-    void releaseNoOpWaiters(RaftNode node) {
+    void releaseNoOpWaiters(ReadIndex reads) {
         if (waitingForNoOp.isEmpty()) {
             return;
         }
         List<Waiting> now = new ArrayList<>(waitingForNoOp);
         waitingForNoOp.clear();
         for (Waiting w : now) {
-            node.readAfterNoOp(w.requestId(), w.requester());
+            reads.read(w.requestId(), w.requester());
         }
     }
 

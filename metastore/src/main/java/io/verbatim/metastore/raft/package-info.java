@@ -3,7 +3,9 @@
  * state machine shaped like etcd raft's {@code RawNode} — no threads, no I/O, no clock, randomness only
  * from a seeded generator. A driver feeds it {@code tick()}, {@code step(message)} and client requests,
  * and carries out each {@link io.verbatim.metastore.raft.Ready} (persist and sync, then send, then apply,
- * then {@code advance}). Messages are the Ratis-named protos of {@code raft.proto}.
+ * then {@code advance}). Messages are the Ratis-named protos of {@code raft.proto}. {@code RaftNode} is the
+ * core (the roles as step functions, elections, membership, commit); beside it, package-private and each
+ * one member's, are {@code Replication}, {@code Delegation}, {@code SnapshotTransfer} and {@code ReadIndex}.
  *
  * <h2>Members</h2>
  * A configuration lists voters ({@code peers}) and listeners (Ratis' non-voting members, Raft's

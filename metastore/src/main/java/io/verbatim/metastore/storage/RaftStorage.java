@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.verbatim.metastore.proto.HardStateProto;
 import io.verbatim.metastore.proto.LogEntryProto;
 import io.verbatim.metastore.proto.SnapshotMetaProto;
+import io.verbatim.metastore.raft.RecoveredState;
 import java.util.List;
 import java.util.Optional;
 
@@ -74,8 +75,9 @@ public interface RaftStorage extends AutoCloseable {
     @Override
     void close();
 
-    /** What {@link #recover} found. */
-    record Recovered(Optional<SnapshotMetaProto> snapshot, HardStateProto hardState, List<LogEntryProto> entries) {
+    /** What {@link #recover} found; a member starts from it ({@link RecoveredState}, the core's view of it). */
+    record Recovered(Optional<SnapshotMetaProto> snapshot, HardStateProto hardState, List<LogEntryProto> entries)
+            implements RecoveredState {
         public Recovered {
             entries = List.copyOf(entries);
         }
