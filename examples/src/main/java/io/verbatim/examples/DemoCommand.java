@@ -21,10 +21,7 @@ import picocli.CommandLine.Spec;
  * {@code verbatim demo}: the main job. Clusters on loopback replicate topics in every direction while layouts
  * change; it prints progress, a summary and the checks, and exits 1 when a check failed.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Runs clusters on loopback replicating topics in every direction while layouts change "
-                + "(two topics split at the same moment on two clusters, then a split and a rebucket); prints "
-                + "progress, a summary and the checks. Exit code 1 when a check fails, 2 when the input is unusable.")
+@Command(name = "demo", mixinStandardHelpOptions = true, description = Verbatim.DEMO_DESCRIPTION)
 final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;

@@ -1,20 +1,29 @@
 package io.verbatim.examples;
 
 import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Spec;
 
-/** The {@code verbatim} command line. */
+/**
+ * The {@code verbatim} command line: it reads the first word, prints the usage, hands the rest to that word's
+ * command and answers its exit code. Its {@code demo} command is given to
+ * {@link #run(String[], PrintWriter, PrintWriter, Callable)}, so that the command line can do without the demo.
+ */
 @Command(name = "verbatim", mixinStandardHelpOptions = true, version = "verbatim 0.1.0",
-        description = "Geo-replication of Pulsar scalable topics, verbatim.",
-        subcommands = {DemoCommand.class, NodeCommand.class, HashCommand.class, InspectCommand.class, LayoutCommand.class,
-            StatusCommand.class, AdminCommand.class, KeyCommand.class})
+        description = "Geo-replication of Pulsar scalable topics, verbatim.")
 public final class Verbatim implements Runnable {
     /** A check of the demo failed. */
-    static final int CHECKS_FAILED = 1;
+    public static final int CHECKS_FAILED = 1;
     /** The input was unusable (configuration, file, argument). */
-    static final int BAD_INPUT = 2;
+    public static final int BAD_INPUT = 2;
+    /** What the usage says of {@code demo}, wherever the command that runs it is. */
+    public static final String DEMO_DESCRIPTION = "Runs clusters on loopback replicating topics in every direction "
+            + "while layouts change (two topics split at the same moment on two clusters, then a split and a "
+            + "rebucket); prints progress, a summary and the checks. Exit code 1 when a check fails, 2 when the "
+            + "input is unusable.";
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -25,11 +34,25 @@ public final class Verbatim implements Runnable {
 
     /** Runs the command line with its output on {@code out} and {@code err}; returns the exit code. */
     static int run(String[] args, PrintWriter out, PrintWriter err) {
-        CommandLine cli = new CommandLine(new Verbatim()).setOut(out).setErr(err)
-                .setExecutionExceptionHandler((e, commandLine, parsed) -> {
-                    commandLine.getErr().println("verbatim: " + e.getMessage());
-                    return BAD_INPUT;
-                });
+        return run(args, out, err, new DemoCommand());
+    }
+
+    /**
+     * Runs the command line with {@code demo} (a {@link Command} named {@code demo}) as its demo, its output on
+     * {@code out} and {@code err}; returns the exit code.
+     */
+    public static int run(String[] args, PrintWriter out, PrintWriter err, Callable<Integer> demo) {
+        CommandLine cli = new CommandLine(new Verbatim());
+        // in the order the usage lists them; added before out, err and the handlers are set, which reach only
+        // the commands there at the time
+        for (Object command : List.of(demo, new NodeCommand(), new HashCommand(), new InspectCommand(),
+                new LayoutCommand(), new StatusCommand(), new AdminCommand(), new KeyCommand())) {
+            cli.addSubcommand(command);
+        }
+        cli.setOut(out).setErr(err).setExecutionExceptionHandler((e, commandLine, parsed) -> {
+            commandLine.getErr().println("verbatim: " + e.getMessage());
+            return BAD_INPUT;
+        });
         cli.setExitCodeExceptionMapper(e -> BAD_INPUT);
         return cli.execute(args);
     }
