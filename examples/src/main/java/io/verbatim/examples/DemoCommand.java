@@ -1,5 +1,6 @@
 package io.verbatim.examples;
 
+import io.verbatim.cli.Verbatim;
 import io.verbatim.config.ConfigException;
 import io.verbatim.config.Durations;
 import io.verbatim.config.Samples;
@@ -19,7 +20,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code verbatim demo}: the main job. Clusters on loopback replicate topics in every direction while layouts
- * change; it prints progress, a summary and the checks, and exits 1 when a check failed.
+ * change; it prints progress, a summary and the checks, and exits 1 when a check failed. The main class of the
+ * examples' jar ({@code ./verbatim demo} runs it): its arguments are the demo's.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, description = Verbatim.DEMO_DESCRIPTION)
 final class DemoCommand implements Callable<Integer> {
@@ -132,6 +134,21 @@ final class DemoCommand implements Callable<Integer> {
         }
         out.flush();
         return result.passed() ? 0 : Verbatim.CHECKS_FAILED;
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /**
+     * Runs {@code verbatim demo} with {@code args} after {@code demo}, as the command line does (usage, errors, exit
+     * codes); returns the exit code.
+     */
+    static int run(String[] args, PrintWriter out, PrintWriter err) {
+        String[] line = new String[args.length + 1];
+        line[0] = "demo";
+        System.arraycopy(args, 0, line, 1, args.length);
+        return Verbatim.run(line, out, err, new DemoCommand());
     }
 
     private Duration durationOf(String option, String text) {

@@ -1,4 +1,4 @@
-package io.verbatim.examples;
+package io.verbatim.cli;
 
 import io.verbatim.model.Buckets;
 import io.verbatim.model.HashRange;

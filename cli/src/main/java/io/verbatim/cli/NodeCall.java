@@ -1,4 +1,4 @@
-package io.verbatim.examples;
+package io.verbatim.cli;
 
 import io.verbatim.net.Origin;
 import io.verbatim.net.Tls;

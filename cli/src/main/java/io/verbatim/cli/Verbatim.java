@@ -1,4 +1,4 @@
-package io.verbatim.examples;
+package io.verbatim.cli;
 
 import java.io.PrintWriter;
 import java.util.List;
@@ -9,8 +9,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code verbatim} command line: it reads the first word, prints the usage, hands the rest to that word's
- * command and answers its exit code. Its {@code demo} command is given to
- * {@link #run(String[], PrintWriter, PrintWriter, Callable)}, so that the command line can do without the demo.
+ * command and answers its exit code. The demo runs from the examples' jar, which gives its own {@code demo}
+ * command to {@link #run(String[], PrintWriter, PrintWriter, Callable)}; this jar's only says where it is.
  */
 @Command(name = "verbatim", mixinStandardHelpOptions = true, version = "verbatim 0.1.0",
         description = "Geo-replication of Pulsar scalable topics, verbatim.")
@@ -19,7 +19,7 @@ public final class Verbatim implements Runnable {
     public static final int CHECKS_FAILED = 1;
     /** The input was unusable (configuration, file, argument). */
     public static final int BAD_INPUT = 2;
-    /** What the usage says of {@code demo}, wherever the command that runs it is. */
+    /** What the usage says of {@code demo}, in this jar and in the examples' that runs it. */
     public static final String DEMO_DESCRIPTION = "Runs clusters on loopback replicating topics in every direction "
             + "while layouts change (two topics split at the same moment on two clusters, then a split and a "
             + "rebucket); prints progress, a summary and the checks. Exit code 1 when a check fails, 2 when the "
@@ -34,7 +34,7 @@ public final class Verbatim implements Runnable {
 
     /** Runs the command line with its output on {@code out} and {@code err}; returns the exit code. */
     static int run(String[] args, PrintWriter out, PrintWriter err) {
-        return run(args, out, err, new DemoCommand());
+        return run(args, out, err, new DemoElsewhere());
     }
 
     /**

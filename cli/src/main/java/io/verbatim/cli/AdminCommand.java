@@ -1,4 +1,4 @@
-package io.verbatim.examples;
+package io.verbatim.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;

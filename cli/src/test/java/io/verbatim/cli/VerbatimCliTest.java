@@ -1,9 +1,7 @@
-package io.verbatim.examples;
+package io.verbatim.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.entry.Entries;
@@ -29,17 +27,13 @@ import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
 
-/** Every command of the command line, as a user runs it. */
+/** Every command of the command line but the demo (the examples' {@code DemoCommandTest}), as a user runs it. */
 class VerbatimCliTest {
     @TempDir
     Path dir;
 
     /** Exit code, standard output, standard error. */
     record Run(int code, String out, String err) {
-        String lastLine() {
-            String[] lines = out.strip().split("\n");
-            return lines[lines.length - 1];
-        }
     }
 
     static Run run(String... args) {
@@ -56,16 +50,31 @@ class VerbatimCliTest {
         ByteArrayOutputStream warnings = new ByteArrayOutputStream();
         System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
         try {
-            for (String command : List.of("demo", "node", "hash", "inspect", "layout", "status", "admin", "key")) {
+            for (String command : List.of("node", "hash", "inspect", "layout", "status", "admin", "key")) {
                 Run r = run(command, "--help");
                 assertThat(r.code()).as(command).isZero();
                 assertThat(r.out()).as(command).startsWith("Usage: verbatim " + command);
             }
-            assertThat(run("demo", "--help").out()).contains("at 75% of the run");
         } finally {
             System.setErr(stderr);
         }
         assertThat(warnings.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    /** The demo judges its run by the tests' checks, which this jar goes without: it says where the demo runs. */
+    @Test
+    void theDemoIsListedAndCalledSaysWhereItRuns() {
+        Run help = run("--help");
+        assertThat(help.code()).isZero();
+        assertThat(help.out()).contains("  demo     Runs clusters on loopback").contains("  node     Runs one cluster");
+        for (String[] args : List.of(new String[] {"demo"}, new String[] {"demo", "--help"},
+                new String[] {"demo", "--storage", "pulsar", "--seed", "7"})) {
+            Run r = run(args);
+            assertThat(r.code()).as(String.join(" ", args)).isEqualTo(Verbatim.BAD_INPUT);
+            assertThat(r.out()).isEmpty();
+            assertThat(r.err()).isEqualTo("verbatim demo: the demo runs from the examples' jar, not this one: "
+                    + "./verbatim demo, or java -jar examples/target/verbatim-demo.jar" + System.lineSeparator());
+        }
     }
 
     @Test
@@ -403,51 +412,5 @@ class VerbatimCliTest {
         } finally {
             System.setIn(stdin);
         }
-    }
-
-    @Test
-    void theDemoRunsItsChecksAndEndsWithOneJsonLine() throws Exception {
-        Path report = dir.resolve("report.html");
-        Run r = run("demo", "--duration", "4s", "--rate", "600", "--keys", "200", "--outage", "500ms", "--json",
-                "--report", report.toString());
-        assertThat(r.code()).as(r.err()).isZero();
-        JsonNode json = new ObjectMapper().readTree(r.lastLine());
-        assertThat(json.path("checks_passed").asBoolean()).as(r.err()).isTrue();
-        assertThat(json.path("produced").path("us-east").asLong()).isGreaterThan(1_000);
-        assertThat(json.path("replicated").path("eu-west").path("verbatim_entries").asLong()).isPositive();
-        assertThat(json.path("verbatim_share").asDouble()).isGreaterThan(0.5);
-        assertThat(json.path("layout_changes").size()).isEqualTo(4);
-        assertThat(json.path("topics").size()).isEqualTo(3);
-        assertThat(json.path("checks").toString()).contains("payments: every message on every cluster");
-        assertThat(json.path("outage_ms").asLong()).isEqualTo(500);
-        assertThat(r.err()).contains("ap-south's brokers go down for 500 ms").contains("ap-south's brokers are back");
-        assertThat(json.path("checks").size()).isGreaterThanOrEqualTo(8);
-        assertThat(r.err()).contains("[").contains("verbatim/s").contains("== checks");
-        String html = Files.readString(report);
-        assertThat(html).contains("<svg id=\"chart\"").contains("<polyline id=\"verbatim\"")
-                .contains("<polyline id=\"rebatched\"").contains("class=\"change\"").contains("all passed");
-    }
-
-    @Test
-    void aBadConfigurationStopsTheDemoNamingTheKey() throws Exception {
-        Path config = dir.resolve("bad.yaml");
-        Files.writeString(config, "clusters: [{name: a, token: a-token}, {name: b, token: b-token}]\nsecurity: {adminToken: t}\nslowPath: {bytesPerSecond: 0}\n");
-        Run r = run("demo", "--config", config.toString());
-        assertThat(r.code()).isEqualTo(Verbatim.BAD_INPUT);
-        assertThat(r.err()).contains("slowPath.bytesPerSecond: 0 is out of range");
-        assertThat(run("demo", "--duration", "soon").err()).contains("--duration: 'soon' is not a duration");
-    }
-
-    /** 99999999999999999999d used to become 292 years, and a 1000-day round trip overflowed the timers later. */
-    @Test
-    void aDurationTooLongIsRefusedBeforeTheDemoStarts() {
-        // Without the limits the demo would run (for 292 years), so each is given 30 s to be refused.
-        Run huge = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30),
-                () -> run("demo", "--duration", "99999999999999999999d"));
-        assertThat(huge.err()).contains("--duration: '99999999999999999999d' is too long (expected at most 106751d");
-        Run rtt = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30),
-                () -> run("demo", "--rtt", "1000d"));
-        assertThat(rtt.code()).isEqualTo(Verbatim.BAD_INPUT);
-        assertThat(rtt.err()).contains("network.rtt: 1000d is out of range (expected a duration within [0ms, 1m])");
     }
 }
