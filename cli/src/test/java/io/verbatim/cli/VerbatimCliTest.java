@@ -3,6 +3,8 @@ package io.verbatim.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.model.Compression;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.Entry;
@@ -13,19 +15,28 @@ import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
 import io.verbatim.net.TestCertificates;
 import io.verbatim.runtime.EmbeddedRuntime;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
 
 /** Every command of the command line but the demo (the examples' {@code DemoCommandTest}), as a user runs it. */
 class VerbatimCliTest {
@@ -169,7 +180,7 @@ class VerbatimCliTest {
                 exchange: {antiEntropyInterval: 500ms}
                 """))) {
             runtime.cluster("west").stopIngest(); // west's brokers are gone; its controller still answers
-            runtime.cluster("east").producer("t", io.verbatim.model.Compression.NONE).sendNow(List.of(
+            runtime.cluster("east").producer("t", Compression.NONE).sendNow(List.of(
                     Message.of("k", "v".getBytes(StandardCharsets.UTF_8))));
             Run r = Flux.interval(Duration.ofMillis(100))
                     .map(tick -> run("status", runtime.cluster("east").adminUrl()))
@@ -253,8 +264,8 @@ class VerbatimCliTest {
                 security: {adminToken: s}
                 """))) {
             runtime.awaitQuiet(Duration.ofSeconds(20)).block();
-            runtime.cluster("east").producer("t", io.verbatim.model.Compression.LZ4)
-                    .send(java.util.List.of(io.verbatim.model.entry.Message.of("k", "east/0".getBytes()))).block();
+            runtime.cluster("east").producer("t", Compression.LZ4)
+                    .send(List.of(Message.of("k", "east/0".getBytes()))).block();
             runtime.awaitQuiet(Duration.ofSeconds(20)).block();
             String west = runtime.cluster("west").adminUrl();
             Run marks = run("admin", "dedup", west, "t", "--token", "s");
@@ -283,8 +294,8 @@ class VerbatimCliTest {
                 """))) {
             String east = runtime.cluster("east").adminUrl();
             String leader = Flux.interval(Duration.ofMillis(20)).map(t -> runtime.cluster("east").metadataLog().stream()
-                            .filter(m -> m.role() == io.verbatim.metastore.proto.RaftPeerRole.LEADER).findFirst())
-                    .filter(java.util.Optional::isPresent).map(java.util.Optional::get)
+                            .filter(m -> m.role() == RaftPeerRole.LEADER).findFirst())
+                    .filter(Optional::isPresent).map(Optional::get)
                     .blockFirst(Duration.ofSeconds(10)).memberId();
             String follower = List.of("c1", "c2", "c3").stream().filter(v -> !v.equals(leader)).findFirst().orElseThrow();
             Run delegate = Flux.interval(Duration.ofMillis(50), Schedulers.boundedElastic()).map(t -> run("admin", "delegate", east, "b1=" + follower,
@@ -320,17 +331,17 @@ class VerbatimCliTest {
      */
     @Test
     void adminFollowsARedirectOnlyWithinItsOriginOrTheConfiguredClusterAndFailsOnAnythingBut2xx() throws Exception {
-        java.util.List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> heard = new CopyOnWriteArrayList<>();
         int[] status = {200};
-        reactor.netty.DisposableServer elsewhere = reactor.netty.http.server.HttpServer.create().host("127.0.0.1").port(0)
+        DisposableServer elsewhere = HttpServer.create().host("127.0.0.1").port(0)
                 .handle((req, res) -> {
                     heard.add(req.method() + " " + req.uri() + " " + req.requestHeaders().get("Authorization"));
-                    return res.status(status[0]).sendString(reactor.core.publisher.Mono.just("{\"outcome\":\"applied\"}"));
+                    return res.status(status[0]).sendString(Mono.just("{\"outcome\":\"applied\"}"));
                 }).bindNow();
         String target = "http://127.0.0.1:" + elsewhere.port();
-        reactor.netty.DisposableServer node = reactor.netty.http.server.HttpServer.create().host("127.0.0.1").port(0)
+        DisposableServer node = HttpServer.create().host("127.0.0.1").port(0)
                 .handle((req, res) -> req.uri().startsWith("/here")
-                        ? res.status(200).sendString(reactor.core.publisher.Mono.just("{\"outcome\":\"here\"}"))
+                        ? res.status(200).sendString(Mono.just("{\"outcome\":\"here\"}"))
                         : res.status(307).header("Location", req.uri().contains("segment=1") ? "/here" + req.uri()
                                 : target + req.uri()).send())
                 .bindNow();
@@ -386,26 +397,26 @@ class VerbatimCliTest {
         }
     }
 
-    private static int free() throws java.io.IOException {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+    private static int free() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
     }
 
     @Test
     void keyPublicPrintsTheVerifyingKeyOfASecretWithoutEchoingIt() {
-        java.io.InputStream stdin = System.in;
+        InputStream stdin = System.in;
         try {
-            System.setIn(new java.io.ByteArrayInputStream("east-secret\n".getBytes(StandardCharsets.UTF_8)));
+            System.setIn(new ByteArrayInputStream("east-secret\n".getBytes(StandardCharsets.UTF_8)));
             Run r = run("key", "public");
             assertThat(r.code()).as(r.err()).isZero();
             assertThat(r.out().strip()).isEqualTo("ed25519:WzqJUMEgXo9Ekxj5pNgSROH5J3zJjt3B7KhpUUyy2ag=");
             assertThat(r.out() + r.err()).doesNotContain("east-secret");
-            System.setIn(new java.io.ByteArrayInputStream("east-secret \n".getBytes(StandardCharsets.UTF_8)));
+            System.setIn(new ByteArrayInputStream("east-secret \n".getBytes(StandardCharsets.UTF_8)));
             Run spaced = run("key", "public");
             assertThat(spaced.code()).isEqualTo(Verbatim.BAD_INPUT);
             assertThat(spaced.err()).contains("white space").doesNotContain("east-secret");
-            System.setIn(new java.io.ByteArrayInputStream(new byte[0]));
+            System.setIn(new ByteArrayInputStream(new byte[0]));
             assertThat(run("key", "public").err()).contains("no secret in standard input");
             assertThat(run("key", "public", "--env", "VERBATIM_SURELY_UNSET_VARIABLE").err())
                     .contains("no secret in environment variable VERBATIM_SURELY_UNSET_VARIABLE");
