@@ -13,7 +13,7 @@ import reactor.core.publisher.Flux;
 
 /**
  * Embedding Verbatim: two clusters in this process, a message produced on one, consumed on the other.
- * Run with {@code java -cp examples/target/verbatim.jar io.verbatim.examples.EmbeddingExample}.
+ * Run with {@code java -cp examples/target/verbatim-demo.jar io.verbatim.examples.EmbeddingExample}.
  */
 public final class EmbeddingExample {
     private EmbeddingExample() {

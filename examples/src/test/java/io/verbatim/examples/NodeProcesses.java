@@ -2,6 +2,7 @@ package io.verbatim.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.cli.Verbatim;
 import io.verbatim.embedded.ClusterImage;
 import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.runtime.storage.StateFormat;

@@ -1,4 +1,4 @@
-package io.verbatim.examples;
+package io.verbatim.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.verbatim.examples;
+package io.verbatim.cli;
 
 import io.verbatim.config.ConfigException;
 import io.verbatim.config.Durations;

@@ -1,4 +1,4 @@
-package io.verbatim.examples;
+package io.verbatim.cli;
 
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ClusterUrls;

@@ -1,4 +1,4 @@
-package io.verbatim.examples;
+package io.verbatim.cli;
 
 import io.verbatim.net.ClusterKey;
 import java.io.BufferedReader;

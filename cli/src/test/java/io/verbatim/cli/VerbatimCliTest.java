@@ -1,10 +1,10 @@
-package io.verbatim.examples;
+package io.verbatim.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.model.Compression;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.Entry;
@@ -15,31 +15,36 @@ import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
 import io.verbatim.net.TestCertificates;
 import io.verbatim.runtime.EmbeddedRuntime;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
 
-/** Every command of the command line, as a user runs it. */
+/** Every command of the command line but the demo (the examples' {@code DemoCommandTest}), as a user runs it. */
 class VerbatimCliTest {
     @TempDir
     Path dir;
 
     /** Exit code, standard output, standard error. */
     record Run(int code, String out, String err) {
-        String lastLine() {
-            String[] lines = out.strip().split("\n");
-            return lines[lines.length - 1];
-        }
     }
 
     static Run run(String... args) {
@@ -56,16 +61,31 @@ class VerbatimCliTest {
         ByteArrayOutputStream warnings = new ByteArrayOutputStream();
         System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
         try {
-            for (String command : List.of("demo", "node", "hash", "inspect", "layout", "status", "admin", "key")) {
+            for (String command : List.of("node", "hash", "inspect", "layout", "status", "admin", "key")) {
                 Run r = run(command, "--help");
                 assertThat(r.code()).as(command).isZero();
                 assertThat(r.out()).as(command).startsWith("Usage: verbatim " + command);
             }
-            assertThat(run("demo", "--help").out()).contains("at 75% of the run");
         } finally {
             System.setErr(stderr);
         }
         assertThat(warnings.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    /** The demo judges its run by the tests' checks, which this jar goes without: it says where the demo runs. */
+    @Test
+    void theDemoIsListedAndCalledSaysWhereItRuns() {
+        Run help = run("--help");
+        assertThat(help.code()).isZero();
+        assertThat(help.out()).contains("  demo     Runs clusters on loopback").contains("  node     Runs one cluster");
+        for (String[] args : List.of(new String[] {"demo"}, new String[] {"demo", "--help"},
+                new String[] {"demo", "--storage", "pulsar", "--seed", "7"})) {
+            Run r = run(args);
+            assertThat(r.code()).as(String.join(" ", args)).isEqualTo(Verbatim.BAD_INPUT);
+            assertThat(r.out()).isEmpty();
+            assertThat(r.err()).isEqualTo("verbatim demo: the demo runs from the examples' jar, not this one: "
+                    + "./verbatim demo, or java -jar examples/target/verbatim-demo.jar" + System.lineSeparator());
+        }
     }
 
     @Test
@@ -160,7 +180,7 @@ class VerbatimCliTest {
                 exchange: {antiEntropyInterval: 500ms}
                 """))) {
             runtime.cluster("west").stopIngest(); // west's brokers are gone; its controller still answers
-            runtime.cluster("east").producer("t", io.verbatim.model.Compression.NONE).sendNow(List.of(
+            runtime.cluster("east").producer("t", Compression.NONE).sendNow(List.of(
                     Message.of("k", "v".getBytes(StandardCharsets.UTF_8))));
             Run r = Flux.interval(Duration.ofMillis(100))
                     .map(tick -> run("status", runtime.cluster("east").adminUrl()))
@@ -244,8 +264,8 @@ class VerbatimCliTest {
                 security: {adminToken: s}
                 """))) {
             runtime.awaitQuiet(Duration.ofSeconds(20)).block();
-            runtime.cluster("east").producer("t", io.verbatim.model.Compression.LZ4)
-                    .send(java.util.List.of(io.verbatim.model.entry.Message.of("k", "east/0".getBytes()))).block();
+            runtime.cluster("east").producer("t", Compression.LZ4)
+                    .send(List.of(Message.of("k", "east/0".getBytes()))).block();
             runtime.awaitQuiet(Duration.ofSeconds(20)).block();
             String west = runtime.cluster("west").adminUrl();
             Run marks = run("admin", "dedup", west, "t", "--token", "s");
@@ -274,8 +294,8 @@ class VerbatimCliTest {
                 """))) {
             String east = runtime.cluster("east").adminUrl();
             String leader = Flux.interval(Duration.ofMillis(20)).map(t -> runtime.cluster("east").metadataLog().stream()
-                            .filter(m -> m.role() == io.verbatim.metastore.proto.RaftPeerRole.LEADER).findFirst())
-                    .filter(java.util.Optional::isPresent).map(java.util.Optional::get)
+                            .filter(m -> m.role() == RaftPeerRole.LEADER).findFirst())
+                    .filter(Optional::isPresent).map(Optional::get)
                     .blockFirst(Duration.ofSeconds(10)).memberId();
             String follower = List.of("c1", "c2", "c3").stream().filter(v -> !v.equals(leader)).findFirst().orElseThrow();
             Run delegate = Flux.interval(Duration.ofMillis(50), Schedulers.boundedElastic()).map(t -> run("admin", "delegate", east, "b1=" + follower,
@@ -311,17 +331,17 @@ class VerbatimCliTest {
      */
     @Test
     void adminFollowsARedirectOnlyWithinItsOriginOrTheConfiguredClusterAndFailsOnAnythingBut2xx() throws Exception {
-        java.util.List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> heard = new CopyOnWriteArrayList<>();
         int[] status = {200};
-        reactor.netty.DisposableServer elsewhere = reactor.netty.http.server.HttpServer.create().host("127.0.0.1").port(0)
+        DisposableServer elsewhere = HttpServer.create().host("127.0.0.1").port(0)
                 .handle((req, res) -> {
                     heard.add(req.method() + " " + req.uri() + " " + req.requestHeaders().get("Authorization"));
-                    return res.status(status[0]).sendString(reactor.core.publisher.Mono.just("{\"outcome\":\"applied\"}"));
+                    return res.status(status[0]).sendString(Mono.just("{\"outcome\":\"applied\"}"));
                 }).bindNow();
         String target = "http://127.0.0.1:" + elsewhere.port();
-        reactor.netty.DisposableServer node = reactor.netty.http.server.HttpServer.create().host("127.0.0.1").port(0)
+        DisposableServer node = HttpServer.create().host("127.0.0.1").port(0)
                 .handle((req, res) -> req.uri().startsWith("/here")
-                        ? res.status(200).sendString(reactor.core.publisher.Mono.just("{\"outcome\":\"here\"}"))
+                        ? res.status(200).sendString(Mono.just("{\"outcome\":\"here\"}"))
                         : res.status(307).header("Location", req.uri().contains("segment=1") ? "/here" + req.uri()
                                 : target + req.uri()).send())
                 .bindNow();
@@ -377,77 +397,31 @@ class VerbatimCliTest {
         }
     }
 
-    private static int free() throws java.io.IOException {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+    private static int free() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
     }
 
     @Test
     void keyPublicPrintsTheVerifyingKeyOfASecretWithoutEchoingIt() {
-        java.io.InputStream stdin = System.in;
+        InputStream stdin = System.in;
         try {
-            System.setIn(new java.io.ByteArrayInputStream("east-secret\n".getBytes(StandardCharsets.UTF_8)));
+            System.setIn(new ByteArrayInputStream("east-secret\n".getBytes(StandardCharsets.UTF_8)));
             Run r = run("key", "public");
             assertThat(r.code()).as(r.err()).isZero();
             assertThat(r.out().strip()).isEqualTo("ed25519:WzqJUMEgXo9Ekxj5pNgSROH5J3zJjt3B7KhpUUyy2ag=");
             assertThat(r.out() + r.err()).doesNotContain("east-secret");
-            System.setIn(new java.io.ByteArrayInputStream("east-secret \n".getBytes(StandardCharsets.UTF_8)));
+            System.setIn(new ByteArrayInputStream("east-secret \n".getBytes(StandardCharsets.UTF_8)));
             Run spaced = run("key", "public");
             assertThat(spaced.code()).isEqualTo(Verbatim.BAD_INPUT);
             assertThat(spaced.err()).contains("white space").doesNotContain("east-secret");
-            System.setIn(new java.io.ByteArrayInputStream(new byte[0]));
+            System.setIn(new ByteArrayInputStream(new byte[0]));
             assertThat(run("key", "public").err()).contains("no secret in standard input");
             assertThat(run("key", "public", "--env", "VERBATIM_SURELY_UNSET_VARIABLE").err())
                     .contains("no secret in environment variable VERBATIM_SURELY_UNSET_VARIABLE");
         } finally {
             System.setIn(stdin);
         }
-    }
-
-    @Test
-    void theDemoRunsItsChecksAndEndsWithOneJsonLine() throws Exception {
-        Path report = dir.resolve("report.html");
-        Run r = run("demo", "--duration", "4s", "--rate", "600", "--keys", "200", "--outage", "500ms", "--json",
-                "--report", report.toString());
-        assertThat(r.code()).as(r.err()).isZero();
-        JsonNode json = new ObjectMapper().readTree(r.lastLine());
-        assertThat(json.path("checks_passed").asBoolean()).as(r.err()).isTrue();
-        assertThat(json.path("produced").path("us-east").asLong()).isGreaterThan(1_000);
-        assertThat(json.path("replicated").path("eu-west").path("verbatim_entries").asLong()).isPositive();
-        assertThat(json.path("verbatim_share").asDouble()).isGreaterThan(0.5);
-        assertThat(json.path("layout_changes").size()).isEqualTo(4);
-        assertThat(json.path("topics").size()).isEqualTo(3);
-        assertThat(json.path("checks").toString()).contains("payments: every message on every cluster");
-        assertThat(json.path("outage_ms").asLong()).isEqualTo(500);
-        assertThat(r.err()).contains("ap-south's brokers go down for 500 ms").contains("ap-south's brokers are back");
-        assertThat(json.path("checks").size()).isGreaterThanOrEqualTo(8);
-        assertThat(r.err()).contains("[").contains("verbatim/s").contains("== checks");
-        String html = Files.readString(report);
-        assertThat(html).contains("<svg id=\"chart\"").contains("<polyline id=\"verbatim\"")
-                .contains("<polyline id=\"rebatched\"").contains("class=\"change\"").contains("all passed");
-    }
-
-    @Test
-    void aBadConfigurationStopsTheDemoNamingTheKey() throws Exception {
-        Path config = dir.resolve("bad.yaml");
-        Files.writeString(config, "clusters: [{name: a, token: a-token}, {name: b, token: b-token}]\nsecurity: {adminToken: t}\nslowPath: {bytesPerSecond: 0}\n");
-        Run r = run("demo", "--config", config.toString());
-        assertThat(r.code()).isEqualTo(Verbatim.BAD_INPUT);
-        assertThat(r.err()).contains("slowPath.bytesPerSecond: 0 is out of range");
-        assertThat(run("demo", "--duration", "soon").err()).contains("--duration: 'soon' is not a duration");
-    }
-
-    /** 99999999999999999999d used to become 292 years, and a 1000-day round trip overflowed the timers later. */
-    @Test
-    void aDurationTooLongIsRefusedBeforeTheDemoStarts() {
-        // Without the limits the demo would run (for 292 years), so each is given 30 s to be refused.
-        Run huge = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30),
-                () -> run("demo", "--duration", "99999999999999999999d"));
-        assertThat(huge.err()).contains("--duration: '99999999999999999999d' is too long (expected at most 106751d");
-        Run rtt = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30),
-                () -> run("demo", "--rtt", "1000d"));
-        assertThat(rtt.code()).isEqualTo(Verbatim.BAD_INPUT);
-        assertThat(rtt.err()).contains("network.rtt: 1000d is out of range (expected a duration within [0ms, 1m])");
     }
 }

@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.cli;
+
+import org.jspecify.annotations.NullMarked;
