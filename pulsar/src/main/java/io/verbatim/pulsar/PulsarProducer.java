@@ -74,7 +74,8 @@ public final class PulsarProducer implements AutoCloseable {
         // a bucket's messages together: full stamped batches, and each key's order kept (a key has one bucket)
         messages.sort(Comparator.comparingInt(m -> segment.buckets().bucketOf(m.hashB())));
         SegmentProducer producer = producer(segment, codec);
-        return producer.send(messages).flatMap(sent -> {
+        // the topic is kept until the call knows what it stored, should a seal refuse the sends
+        return Mono.using(() -> storage.hold(producer.topic()), hold -> producer.send(messages).flatMap(sent -> {
             SegmentSends.Outcome outcome = SegmentSends.decide(sent);
             if (outcome instanceof SegmentSends.Written w) {
                 return Mono.just(w.positions());
@@ -91,7 +92,7 @@ public final class PulsarProducer implements AutoCloseable {
                         all.addAll(more);
                         return all;
                     })));
-        });
+        }), Runnable::run);
     }
 
     /**

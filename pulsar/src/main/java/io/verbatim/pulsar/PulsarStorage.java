@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminBuilder;
 import org.apache.pulsar.client.admin.PulsarAdminException;
@@ -25,6 +26,8 @@ import org.apache.pulsar.common.policies.data.Policies;
 import org.apache.pulsar.common.policies.data.SubscriptionStats;
 import org.apache.pulsar.common.policies.data.TopicStats;
 import reactor.core.publisher.Mono;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * One cluster's segments on its Pulsar: a client for the data and an admin client for topics,
@@ -32,6 +35,7 @@ import reactor.core.publisher.Mono;
  * {@link SourceSegmentLog} to read from and the target of {@link ProducerSession}s to write to.
  */
 public final class PulsarStorage implements AutoCloseable {
+    private static final Logger LOG = Loggers.getLogger(PulsarStorage.class);
     private final Settings settings;
     private final PulsarClient client;
     private final PulsarAdmin admin;
@@ -42,6 +46,8 @@ public final class PulsarStorage implements AutoCloseable {
     /** Segment topic → this process's last termination of it ({@link #terminated}). */
     private final java.util.Map<String, CompletableFuture<Void>> terminations =
             new java.util.concurrent.ConcurrentHashMap<>();
+    /** Segment topics produce calls hold from deletion ({@link #hold}). */
+    private final java.util.Map<String, Hold> holds = new java.util.concurrent.ConcurrentHashMap<>();
     /** Segment topic → what to tell when this process seals it (the reads open on it). */
     private final java.util.Map<String, java.util.Set<Runnable>> sealWatchers =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -368,9 +374,54 @@ public final class PulsarStorage implements AutoCloseable {
     public Mono<Void> deleteSegment(String topic, Segment segment) {
         String name = segmentTopic(topic, segment);
         terminations.remove(name);
-        return Mono.fromFuture(() -> admin.topics().deleteAsync(name, true))
+        return released(name).then(Mono.fromFuture(() -> admin.topics().deleteAsync(name, true)))
                 .onErrorResume(PulsarStorage::isNotFound, e -> Mono.empty())
                 .onErrorMap(e -> failure("delete segment topic " + name, settings.adminUrl(), e));
+    }
+
+    /**
+     * Keeps {@code segmentTopic} from being deleted here until the returned release runs (once; later runs do
+     * nothing): a produce call holds it while it may still read what the topic stored of its refused sends, which a
+     * deleted topic could no longer tell (a message lost, or stored twice).
+     */
+    Runnable hold(String segmentTopic) {
+        holds.compute(segmentTopic, (k, h) -> {
+            Hold held = h == null ? new Hold() : h;
+            held.count++;
+            return held;
+        });
+        AtomicBoolean once = new AtomicBoolean();
+        return () -> {
+            if (once.compareAndSet(false, true)) {
+                holds.computeIfPresent(segmentTopic, (k, h) -> {
+                    if (--h.count > 0) {
+                        return h;
+                    }
+                    h.released.complete(null);
+                    return null;
+                });
+            }
+        };
+    }
+
+    /**
+     * Done once no produce call holds {@code segmentTopic} ({@link #hold}), or after twice the operation timeout (a
+     * call is bounded by it: waiting longer would stall the topic's layouts), said in a warning.
+     */
+    private Mono<Void> released(String segmentTopic) {
+        Hold held = holds.get(segmentTopic);
+        if (held == null) {
+            return Mono.empty();
+        }
+        Duration most = settings.operationTimeout().multipliedBy(2);
+        return Mono.fromFuture(held.released).timeout(most, Mono.fromRunnable(() -> LOG.warn("deleting {} though a "
+                + "produce call still reads what it stored after {} s", segmentTopic, most.toSeconds())));
+    }
+
+    /** How many produce calls hold a segment topic, and when the last let it go. */
+    private static final class Hold {
+        private int count;
+        private final CompletableFuture<Void> released = new CompletableFuture<>();
     }
 
     /**

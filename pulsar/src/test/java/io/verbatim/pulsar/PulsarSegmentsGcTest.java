@@ -14,8 +14,11 @@ import io.verbatim.pipeline.StoredEntry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -73,6 +76,30 @@ class PulsarSegmentsGcTest {
         assertThat(segments.layout().segment(0)).isEmpty();
         // deleting what is gone already is done
         east.storage.deleteSegment(topic, sealed).block(WAIT);
+    }
+
+    /**
+     * A produce call whose sends a seal refused reads the sealed topic to learn what it stored of them; garbage
+     * collection deleting the topic under it left the call unable to tell (PulsarGcTest: the call failed, its messages'
+     * fate unknown). A held topic is deleted only once the call lets it go.
+     */
+    @Test
+    void aTopicAProduceCallHoldsIsDeletedOnlyOnceTheCallLetsItGo() throws Exception {
+        east = new PulsarFixture("public/gc-hold-" + ++run);
+        String topic = east.newTopic("held");
+        PulsarSegments segments = PulsarSegments.open(east.storage, topic, List.of("west"), Layout.initial(1, 4, 0),
+                Schedulers.parallel(), Duration.ofMillis(100)).block(WAIT);
+        Segment zero = segments.layout().segment(0).orElseThrow();
+        String name = east.storage.segmentTopic(topic, zero);
+        Runnable release = east.storage.hold(name);
+        CompletableFuture<Void> deleted = east.storage.deleteSegment(topic, zero).toFuture();
+        Mono.delay(Duration.ofMillis(500)).block(WAIT);
+        assertThat(deleted).as("held").isNotDone();
+        assertThat(east.storage.admin().topics().getList(east.namespace)).contains(name);
+        release.run();
+        release.run(); // once only: a second release does not let another holder's hold go
+        deleted.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(east.storage.admin().topics().getList(east.namespace)).as("deleted").doesNotContain(name);
     }
 
     private static Layout next(Layout current, Mutation m) {
