@@ -1,0 +1,296 @@
+package io.verbatim.runtime.broker;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.verbatim.budget.BrokerBudget;
+import io.verbatim.budget.BudgetMetricsBinder;
+import io.verbatim.config.Addresses;
+import io.verbatim.config.ClusterConfig;
+import io.verbatim.config.ClusterUrls;
+import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Compression;
+import io.verbatim.net.NetClient;
+import io.verbatim.net.NetServer;
+import io.verbatim.pipeline.ExchangeGate;
+import io.verbatim.pipeline.InFlightBudget;
+import io.verbatim.pipeline.PipelineMetricsBinder;
+import io.verbatim.pipeline.RemoteCluster;
+import io.verbatim.pipeline.ReplicationLink;
+import io.verbatim.pipeline.ReplicatorConfig;
+import io.verbatim.pipeline.ReplicatorMetrics;
+import io.verbatim.pipeline.ReplicatorStatus;
+import io.verbatim.pulsar.PulsarRemote;
+import io.verbatim.runtime.storage.ClusterStorage;
+import io.verbatim.runtime.storage.TopicStorage;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * The brokers of one cluster in this process: each with its ingest endpoint, its slow-path budget and its in-flight
+ * budget, running the replicators of the segments it owns toward every peer; the producer and the PIP-486
+ * subscriptions on the cluster's topics, their load per segment, and the brokers' report to a controller leader in a
+ * process of its own.
+ */
+public final class Brokers implements AutoCloseable {
+    /** Bytes in flight on one broker's replicators (its {@link InFlightBudget}). */
+    public static final String IN_FLIGHT_BYTES = "verbatim.replication.inflight.bytes";
+    /** Broker URLs a peer's layouts named that are not configured for it (ignored), per peer and topic. */
+    public static final String IGNORED_BROKER_URLS = "verbatim.replication.brokers.ignored";
+
+    private final String name;
+    private final VerbatimConfig config;
+    private final ClusterConfig self;
+    private final ClusterStorage storage;
+    private final NetServer net;
+    private final NetClient client;
+    private final MeterRegistry registry;
+    private final Scheduler timer;
+    private final Scheduler cpu;
+    private final BooleanSupplier stopping;
+    private final List<Broker> brokers = new ArrayList<>();
+    private final Map<String, LoadTracker> load = new ConcurrentHashMap<>();
+    private final Map<String, List<Subscription>> subscriptions = new ConcurrentHashMap<>();
+    /** Replication counters per topic and remote, shared by every broker's replicators. */
+    private final Map<String, Map<String, ReplicatorMetrics>> replication = new ConcurrentHashMap<>();
+    private final List<NetworkRemote> remotes = new ArrayList<>();
+    private final List<Disposable> pulsarRemotes = new ArrayList<>();
+    /** What the last report said per topic (load aside): a report leaves out a topic that did not change. */
+    private final Map<String, BrokerReport.Topic> reportedLast = new ConcurrentHashMap<>();
+    private final Disposable.Composite open = Disposables.composite();
+
+    /**
+     * @param stopping whether the node is stopping (its report then offers nothing more to prune)
+     */
+    public Brokers(VerbatimConfig config, String name, ClusterStorage storage, NetServer net, NetClient client,
+            MeterRegistry registry, Scheduler timer, Scheduler cpu, BooleanSupplier stopping) {
+        this.name = name;
+        this.config = config;
+        this.self = config.cluster(name);
+        this.storage = storage;
+        this.net = net;
+        this.client = client;
+        this.registry = registry;
+        this.timer = timer;
+        this.cpu = cpu;
+        this.stopping = stopping;
+    }
+
+    /** Counts {@code topic}'s load from now on (an open topic). */
+    public void track(String topic) {
+        load.put(topic, new LoadTracker());
+    }
+
+    /** Starts every broker's ingest endpoint on its configured port; {@code key} names the cluster in errors. */
+    public synchronized void start(String key, List<String> peers) {
+        Addresses addresses = self.addresses();
+        for (int i = 0; i < self.brokers(); i++) {
+            BrokerBudget budget = new BrokerBudget(config.slowPath(), timer);
+            new BudgetMetricsBinder(budget, Tags.of("broker", Integer.toString(i))).bindTo(registry);
+            IngestServer ingest = new IngestServer(name, i, t -> Optional.ofNullable(storage.find(t)), this::urls,
+                    net, Set.copyOf(peers),
+                    registry, (topic, segment, messages, bytes) -> load(topic).produced(segment, messages, bytes));
+            // one in-flight budget per broker: the replicators of all its topics and remotes share it
+            InFlightBudget inFlight = InFlightBudget.of(config.replication().brokerInFlightBytes());
+            Gauge.builder(IN_FLIGHT_BYTES, inFlight, InFlightBudget::used)
+                    .tags(Tags.of("broker", Integer.toString(i))).baseUnit("bytes")
+                    .description("bytes of entries the broker's replicators read and the remotes have not acknowledged"
+                            + " (each entry with 1 KiB of bookkeeping), out of replication.brokerInFlightBytes")
+                    .strongReference(true).register(registry);
+            Broker broker = new Broker(i, self.brokers(), budget, inFlight, ingest);
+            brokers.add(broker); // before it binds: a failed start stops what did start
+            int port = addresses.brokerPorts().get(i);
+            Ports.bind(key + ".brokerPorts[" + i + "]", addresses.bindAddress(), port, () -> {
+                broker.listen(addresses.bindAddress(), port);
+                return broker;
+            });
+        }
+    }
+
+    /**
+     * Replicates every open topic into every peer's brokers (or, on Pulsar, into the peer's Pulsar, the layouts still
+     * from its brokers), through every broker, while {@code gate} says the peer takes part in the exchange.
+     */
+    public synchronized void replicateTo(Map<String, ClusterUrls> peers, List<String> peerOrder, ExchangeGate gate) {
+        ReplicatorConfig replicator = config.replication().forCluster(name);
+        Heartbeat heartbeat = new Heartbeat(config.replication().pingInterval(), config.replication().pingTimeout());
+        for (String topic : storage.topics()) {
+            TopicStorage local = storage.of(topic);
+            for (String peer : peerOrder) {
+                ClusterUrls address = peers.get(peer);
+                if (address == null) {
+                    throw new IllegalArgumentException("no address for peer " + peer + " of " + name);
+                }
+                ReplicatorMetrics counters = new ReplicatorMetrics();
+                replication.computeIfAbsent(topic, t -> new ConcurrentHashMap<>()).put(peer, counters);
+                NetworkRemote network = new NetworkRemote(peer, topic, address.brokerUrls(), client, config.rtt(),
+                        heartbeat, timer);
+                remotes.add(network);
+                FunctionCounter.builder(IGNORED_BROKER_URLS, network, NetworkRemote::ignoredBrokerUrls)
+                        .tags(Tags.of("remote_cluster", peer, "topic", topic))
+                        .description("broker URLs the remote's layouts named that are not configured for it: never called")
+                        .register(registry);
+                RemoteCluster remote = network;
+                if (storage.pulsar().isPresent()) {
+                    // entries go into the peer's Pulsar; its layouts still come from its brokers' layout stream
+                    PulsarRemote onPulsar = new PulsarRemote(peer, storage.pulsar().get().of(peer), topic,
+                            network.layouts());
+                    pulsarRemotes.add(onPulsar);
+                    remote = onPulsar;
+                }
+                RemoteCluster into = remote;
+                List<ReplicationLink> links = new ArrayList<>();
+                for (Broker broker : brokers) {
+                    links.add(broker.replicate(() -> ReplicationLink.builder().local(local).remote(into)
+                            .config(replicator).exchangeGate(gate).timer(timer).cpu(cpu).metrics(counters)
+                            .stallAfter(config.replication().stallAfter())));
+                }
+                new PipelineMetricsBinder(counters, Tags.of("remote_cluster", peer, "topic", topic),
+                        () -> storage.backlog(topic, peer).values().stream().mapToLong(Long::longValue).sum(),
+                        () -> links.stream().flatMap(l -> l.status().stream()).toList())
+                        .bindTo(registry);
+            }
+        }
+    }
+
+    /** The load of {@code topic}, an open topic. */
+    public LoadTracker load(String topic) {
+        return Objects.requireNonNull(load.get(topic), topic);
+    }
+
+    /** The load of {@code topic}, or null when it is not open. */
+    public @Nullable LoadTracker loadOrNull(String topic) {
+        return load.get(topic);
+    }
+
+    /** Every broker's ingest URL as peers reach it (the advertised address), in broker order. */
+    public List<String> urls() {
+        return brokers.stream().map(b -> self.addresses().advertisedUrl(net.scheme(), b.port())).toList();
+    }
+
+    public Producer producer(String topic, Compression codec) {
+        return new Producer(storage.of(topic), load(topic), codec);
+    }
+
+    /** A PIP-486 subscription of {@code topic} to set up (see {@link Subscription.Builder}). */
+    public Subscription.Builder subscription(String topic, String subscription) {
+        storage.of(topic); // an unknown topic is refused here
+        return new Subscription.Builder(subscription, config.subscriptions(), options -> open(topic, options));
+    }
+
+    private Subscription open(String topic, Subscription.Builder options) {
+        List<Subscription> opened = subscriptions.computeIfAbsent(topic, t -> new CopyOnWriteArrayList<>());
+        Subscription s;
+        synchronized (opened) {
+            if (opened.stream().anyMatch(o -> o.name().equals(options.name()) && !o.isDisposed())) {
+                throw new IllegalStateException("subscription '" + options.name() + "' of topic " + topic
+                        + " is open already on cluster " + name + " (one per name: they would share a cursor)");
+            }
+            s = new Subscription(storage.of(topic), load(topic), cpu, options);
+            opened.add(s);
+        }
+        SubscriptionMetricsBinder metrics = new SubscriptionMetricsBinder(s, Tags.of("topic", topic));
+        metrics.bindTo(registry);
+        s.onDispose(() -> {
+            metrics.unbindFrom(registry);
+            opened.remove(s);
+        });
+        open.add(s);
+        return s;
+    }
+
+    /** How many consumers the topic's largest open subscription has (what the policy splits for). */
+    public int consumers(String topic) {
+        return subscriptions.getOrDefault(topic, List.of()).stream().filter(s -> !s.isDisposed())
+                .mapToInt(Subscription::consumers).max().orElse(0);
+    }
+
+    /** What the brokers tell the controller leader (a cluster with controller replicas of their own). */
+    public BrokerReport report(boolean whole) {
+        Map<String, BrokerReport.Topic> out = new LinkedHashMap<>();
+        for (String topic : storage.topics()) {
+            BrokerReport.Topic now = new BrokerReport.Topic(load(topic).drain(), consumers(topic),
+                    config.storage().pruneSealed() && !stopping.getAsBoolean() ? storage.prunable(topic) : List.of());
+            BrokerReport.Topic before = reportedLast.put(topic, new BrokerReport.Topic(Map.of(), now.consumers(),
+                    now.prunable()));
+            if (whole || !now.load().isEmpty() || before == null || before.consumers() != now.consumers()
+                    || !before.prunable().equals(now.prunable())) {
+                out.put(topic, now);
+            }
+        }
+        return new BrokerReport(out);
+    }
+
+    /** A report the controller leader did not take: its load counts again in the next one. */
+    public void untaken(BrokerReport report) {
+        report.topics().forEach((topic, t) -> {
+            LoadTracker tracker = load.get(topic);
+            if (tracker != null) {
+                tracker.add(t.load());
+            }
+        });
+    }
+
+    /** Replication counters toward {@code remote} for {@code topic}, summed over every broker. */
+    public ReplicatorMetrics replication(String topic, String remote) {
+        return replication.getOrDefault(topic, Map.of()).getOrDefault(remote, new ReplicatorMetrics());
+    }
+
+    /** Per remote, the entries replicated verbatim and re-batched so far, over every topic. */
+    public Map<String, long[]> replicatedTotals() {
+        Map<String, long[]> out = new TreeMap<>();
+        replication.forEach((topic, byRemote) -> byRemote.forEach((remote, m) -> {
+            long[] totals = out.computeIfAbsent(remote, r -> new long[2]);
+            totals[0] += m.verbatimEntries();
+            totals[1] += m.rebatchedEntries();
+        }));
+        return out;
+    }
+
+    /** True when every replication cursor of every topic toward every peer has nothing left. */
+    public boolean caughtUp() {
+        return brokers.stream().allMatch(Broker::caughtUp);
+    }
+
+    /** Every replicator of every topic toward every peer, as its link supervises it. */
+    public List<ReplicatorStatus> replicators() {
+        return brokers.stream().flatMap(b -> b.replicators().stream()).toList();
+    }
+
+    /** Stops every broker's ingest endpoint: connections into this cluster drop, new ones are refused. */
+    public synchronized void stopIngest() {
+        brokers.forEach(Broker::stopIngest);
+    }
+
+    /** Restarts the ingest endpoints on their ports. */
+    public synchronized void restartIngest() {
+        brokers.forEach(Broker::restartIngest);
+    }
+
+    /** Stops replicating: the replication links, the Pulsar remotes and the peers' layout streams. */
+    public synchronized void disconnect() {
+        brokers.forEach(Broker::stopReplicating);
+        pulsarRemotes.forEach(Disposable::dispose);
+        remotes.forEach(NetworkRemote::close);
+    }
+
+    /** Closes the open subscriptions. */
+    @Override
+    public void close() {
+        open.dispose();
+    }
+}
