@@ -2,6 +2,7 @@ package io.verbatim.embedded;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.verbatim.model.AdoptionPlan;
 import io.verbatim.model.Compression;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
@@ -114,15 +115,15 @@ public final class MemoryCluster implements LocalSegments {
         this.layout = initial;
         this.journaling = new Journaling(journal, topic);
         this.ledgerIds = ledgerIds;
+        AdoptionPlan plan = AdoptionPlan.of(initial);
         Map<Long, Long> ledgers = new TreeMap<>();
-        for (Segment s : initial.segments().values()) {
+        for (Segment s : plan.create()) {
             long ledger = fresh ? ledgerIds.next(s.id()) : s.id(); // a restored log takes its image's ledgers
             ledgers.put(s.id(), ledger);
-            MemorySegmentLog log = newLog(s.id(), ledger);
-            if (s.isSealed()) {
-                log.seal();
-            }
-            logs.put(s.id(), log);
+            logs.put(s.id(), newLog(s.id(), ledger));
+        }
+        for (Segment s : plan.seal()) {
+            Objects.requireNonNull(logs.get(s.id())).seal();
         }
         if (fresh) {
             journaling.write(new Journal.Record.TopicCreated(topic, initial, ledgers));
@@ -502,9 +503,10 @@ public final class MemoryCluster implements LocalSegments {
 
     /**
      * Takes a layout decided elsewhere (the controller committed it to the layout store; brokers watch
-     * the store), in the same order as {@link #apply}: segments that are new get their log and their
-     * replication cursors first, then the sealed ones are sealed, then the layout is published. A layout
-     * not newer than the one held is ignored (a watch may repeat itself).
+     * the store), as its {@link AdoptionPlan} says, in the same order as {@link #apply}: segments that are new
+     * get their log and their replication cursors first, then the sealed ones are sealed, then the pruned ones
+     * dropped, then the layout is published. A layout not newer than the one held is ignored (a watch may
+     * repeat itself).
      *
      * @return whether the layout was taken
      */
@@ -517,35 +519,30 @@ public final class MemoryCluster implements LocalSegments {
         if (next.epoch() <= layout.epoch()) {
             return false;
         }
+        AdoptionPlan plan = AdoptionPlan.between(layout, next);
         Map<Long, Long> ledgers = new TreeMap<>();
-        for (Segment s : next.segments().values()) {
-            if (!logs.containsKey(s.id()) && s.createdAtEpoch() > layout.epoch()) {
-                ledgers.put(s.id(), replayed != null ? ledger(replayed, s.id()) : ledgerIds.next(s.id()));
-            }
+        for (Segment s : plan.create()) {
+            ledgers.put(s.id(), replayed != null ? ledger(replayed, s.id()) : ledgerIds.next(s.id()));
         }
         // written before the new logs open their cursors: a replay creates the logs first, as here
         journaling.write(new Journal.Record.Adopted(topic, next, ledgers));
-        for (Segment s : next.segments().values()) {
-            if (ledgers.containsKey(s.id())) {
-                MemorySegmentLog log = newLog(s.id(), ledgers.get(s.id()));
-                for (String peer : peers) {
-                    log.openCursor(ReplicatorConfig.cursorName(peer), StartAt.EARLIEST);
-                }
-                logs.put(s.id(), log);
-                inheritDeduplication(s);
+        for (Segment s : plan.create()) {
+            MemorySegmentLog log = newLog(s.id(), Objects.requireNonNull(ledgers.get(s.id())));
+            for (String peer : peers) {
+                log.openCursor(ReplicatorConfig.cursorName(peer), StartAt.EARLIEST);
             }
+            logs.put(s.id(), log);
+            inheritDeduplication(s);
         }
-        for (Segment s : next.segments().values()) {
+        for (Segment s : plan.seal()) {
             MemorySegmentLog log = logs.get(s.id());
-            if (s.isSealed() && log != null && !log.isSealed()) {
+            if (log != null && !log.isSealed()) { // a test may have sealed the log itself
                 log.seal();
             }
         }
-        for (Long id : Set.copyOf(logs.keySet())) {
-            if (next.segment(id).isEmpty()) {
-                logs.remove(id); // pruned by the controller
-                destinations.keySet().removeIf(k -> k.startsWith(id + "/"));
-            }
+        for (Segment s : plan.prune()) {
+            logs.remove(s.id()); // pruned by the controller
+            destinations.keySet().removeIf(k -> k.startsWith(s.id() + "/"));
         }
         layout = next;
         layouts.emitNext(next, Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(1)));
