@@ -407,7 +407,7 @@ public final class MemoryCluster implements LocalSegments {
         AdoptionPlan plan = AdoptionPlan.between(layout, next);
         Map<Long, Long> ledgers = new TreeMap<>();
         for (Segment s : plan.create()) {
-            ledgers.put(s.id(), replayed != null ? ledger(replayed, s.id()) : ledgerIds.next(s.id()));
+            ledgers.put(s.id(), replayed != null ? Replay.ledger(topic, replayed, s.id()) : ledgerIds.next(s.id()));
         }
         // written before the new logs open their cursors: a replay creates the logs first, as here
         journaling.write(new Journal.Record.Adopted(topic, next, ledgers));
@@ -428,15 +428,6 @@ public final class MemoryCluster implements LocalSegments {
         layout = next;
         layouts.emitNext(next, Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1)));
         return true;
-    }
-
-    private long ledger(Map<Long, Long> replayed, long segmentId) {
-        Long ledger = replayed.get(segmentId);
-        if (ledger == null) {
-            throw new IllegalStateException(topic + ": the journal adopts a layout without a ledger for its new segment "
-                    + segmentId);
-        }
-        return ledger;
     }
 
     /**
@@ -541,9 +532,7 @@ public final class MemoryCluster implements LocalSegments {
 
     @Override
     public long backlog(long segmentId, String cursorName) {
-        MemorySegmentLog log = logs.get(segmentId);
-        MemoryCursor cursor = log == null ? null : log.existingCursor(cursorName).orElse(null);
-        return cursor == null ? 0 : cursor.backlog();
+        return logs.backlog(segmentId, cursorName);
     }
 
     /** Sealed segments that replication backlog keeps from being deleted (a metric of R-F). */

@@ -2,6 +2,7 @@ package io.verbatim.embedded;
 
 import io.verbatim.embedded.Journal.Record;
 import java.nio.ByteBuffer;
+import java.util.Map;
 
 /**
  * How each journal record is applied again to the cluster it was written by (see {@link MemoryCluster#replay}),
@@ -39,6 +40,16 @@ final class Replay {
             throw new IllegalStateException(c.topic() + ": the journal creates the topic again (at epoch "
                     + r.layout().epoch() + ") after what the cluster was restored from");
         }
+    }
+
+    /** The first ledger an adopted record gives new segment {@code segmentId}. */
+    static long ledger(String topic, Map<Long, Long> replayed, long segmentId) {
+        Long ledger = replayed.get(segmentId);
+        if (ledger == null) {
+            throw new IllegalStateException(topic + ": the journal adopts a layout without a ledger for its new segment "
+                    + segmentId);
+        }
+        return ledger;
     }
 
     private static void ledger(MemoryCluster c, long segmentId, long ledgerId, long firstIndex) {

@@ -80,6 +80,13 @@ final class SegmentLogs {
         return Optional.empty();
     }
 
+    /** The backlog of cursor {@code name} on segment {@code segmentId}; 0 without such a log or cursor. */
+    long backlog(long segmentId, String name) {
+        MemorySegmentLog log = byId.get(segmentId);
+        MemoryCursor cursor = log == null ? null : log.existingCursor(name).orElse(null);
+        return cursor == null ? 0 : cursor.backlog();
+    }
+
     /** Whether every log, now and to come, drops the entries every cursor acknowledged. */
     void deleteConsumed(boolean value) {
         deleteConsumed = value;
