@@ -1,8 +1,10 @@
 package io.verbatim.embedded;
 
 import io.verbatim.model.Layout;
+import io.verbatim.model.Segment;
 import io.verbatim.pipeline.DestinationState;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -28,6 +30,21 @@ public record ClusterImage(Layout layout, List<SegmentImage> segments, Map<Strin
                         + layout.epoch());
             }
         }
+    }
+
+    /** The image of a topic that a journal's {@code created} record starts: its layout, every segment empty. */
+    static ClusterImage created(Journal.Record.TopicCreated created) {
+        List<SegmentImage> segments = new ArrayList<>();
+        for (Segment s : created.layout().segments().values()) {
+            Long ledger = created.ledgers().get(s.id());
+            if (ledger == null) {
+                throw new IllegalStateException(created.topic() + ": the journal creates segment " + s.id()
+                        + " without a ledger");
+            }
+            segments.add(new SegmentImage(s.id(), 0, s.isSealed(), List.of(), Map.of(),
+                    List.of(new Ledger(ledger, 0))));
+        }
+        return new ClusterImage(created.layout(), segments, Map.of(), 0, 0);
     }
 
     /**

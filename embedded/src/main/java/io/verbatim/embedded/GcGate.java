@@ -1,8 +1,12 @@
 package io.verbatim.embedded;
 
+import io.verbatim.model.Layout;
+import io.verbatim.model.Segment;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.StoredEntry;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -12,6 +16,28 @@ import java.util.Set;
  */
 final class GcGate {
     private GcGate() {
+    }
+
+    /**
+     * The sealed segments of {@code layout} garbage collection may delete now: no cursor holds live backlog on
+     * them, and every parent is gone already, so the parent-drain gate, which stops at a deleted segment, never
+     * skips an ancestor still holding backlog.
+     */
+    static List<Long> prunable(Layout layout, SegmentLogs logs, long messageTtlMs, long nowMs) {
+        List<Long> out = new ArrayList<>();
+        for (Segment s : layout.segments().values()) {
+            MemorySegmentLog log = logs.get(s.id());
+            if (s.isSealed() && s.parentIds().isEmpty() && log != null && log.isSealed()
+                    && !held(log, messageTtlMs, nowMs)) {
+                out.add(s.id());
+            }
+        }
+        return out;
+    }
+
+    /** How many sealed logs replication backlog keeps from deletion. */
+    static long pinnedCount(SegmentLogs logs, long messageTtlMs, long nowMs) {
+        return logs.all().stream().filter(l -> l.isSealed() && pinned(l, logs.peers(), messageTtlMs, nowMs)).count();
     }
 
     /** Whether a replication cursor toward one of {@code peers} holds live backlog on {@code log}. */

@@ -2,18 +2,15 @@ package io.verbatim.embedded;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.verbatim.model.AdoptionPlan;
 import io.verbatim.model.Compression;
-import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
-import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
-import io.verbatim.model.proto.MessageMetadata;
-import io.verbatim.pipeline.Admission;
 import io.verbatim.pipeline.DestinationState;
 import io.verbatim.pipeline.DrainGate;
 import io.verbatim.pipeline.LocalSegments;
@@ -21,23 +18,18 @@ import io.verbatim.pipeline.PipelineMetricsBinder;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteCluster;
 import io.verbatim.pipeline.RemoteException;
-import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.StoredEntry;
-import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -57,24 +49,17 @@ public final class MemoryCluster implements LocalSegments {
     private final String name;
     private final String topic;
     private final Scheduler scheduler;
-    private final Map<Long, MemorySegmentLog> logs = new ConcurrentHashMap<>();
-    /** By {@code <segment id>/<producer name>}; read and written under this cluster's lock. */
-    private final Map<String, DestinationState> destinations = new ConcurrentHashMap<>();
-    private final Set<String> peers = new CopyOnWriteArraySet<>();
+    private final SegmentLogs logs;
+    private final Destinations destinations = new Destinations();
     private final Sinks.Many<Layout> layouts = Sinks.many().replay().latest();
-    private final AtomicLong sessionIds = new AtomicLong();
-    private final Set<MemoryProducerSession> sessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final AtomicLong roundRobin = new AtomicLong();
-    private final AtomicLong sequence = new AtomicLong();
+    private final RemoteSessions sessions = new RemoteSessions();
     private volatile Layout layout;
     private volatile SendFaults faults = SendFaults.NONE;
     private volatile boolean sessionOrder = true;
-    private volatile boolean inheritDeduplication = true;
-    private volatile boolean deleteConsumed;
     private volatile boolean stopped;
-    private final List<AppendListener> appendListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Journaling journaling;
     private final LedgerIds ledgerIds;
+    private final Appender appender;
 
     /** Told of every entry this cluster stores, as it is stored (checks that must not keep the data). */
     @FunctionalInterface
@@ -114,24 +99,22 @@ public final class MemoryCluster implements LocalSegments {
         this.layout = initial;
         this.journaling = new Journaling(journal, topic);
         this.ledgerIds = ledgerIds;
+        this.logs = new SegmentLogs(journaling);
+        this.appender = new Appender(this, scheduler, journaling, logs, destinations);
+        AdoptionPlan plan = AdoptionPlan.of(initial);
         Map<Long, Long> ledgers = new TreeMap<>();
-        for (Segment s : initial.segments().values()) {
+        for (Segment s : plan.create()) {
             long ledger = fresh ? ledgerIds.next(s.id()) : s.id(); // a restored log takes its image's ledgers
             ledgers.put(s.id(), ledger);
-            MemorySegmentLog log = newLog(s.id(), ledger);
-            if (s.isSealed()) {
-                log.seal();
-            }
-            logs.put(s.id(), log);
+            logs.open(s.id(), ledger);
+        }
+        for (Segment s : plan.seal()) {
+            Objects.requireNonNull(logs.get(s.id())).seal();
         }
         if (fresh) {
             journaling.write(new Journal.Record.TopicCreated(topic, initial, ledgers));
         }
         layouts.tryEmitNext(initial);
-    }
-
-    private MemorySegmentLog newLog(long segmentId, long ledgerId) {
-        return new MemorySegmentLog(segmentId, ledgerId, journaling.keeps(), journaling).deleteConsumed(deleteConsumed);
     }
 
     /**
@@ -146,7 +129,7 @@ public final class MemoryCluster implements LocalSegments {
                 segments.add(log.image());
             }
         }
-        return new ClusterImage(layout, segments, new TreeMap<>(destinations), sessionIds.get(), sequence.get());
+        return new ClusterImage(layout, segments, destinations.snapshot(), sessions.lastId(), appender.sequence());
     }
 
     /**
@@ -198,25 +181,15 @@ public final class MemoryCluster implements LocalSegments {
         for (ClusterImage.SegmentImage s : image.segments()) {
             c.log(s.segmentId()).restore(s);
         }
-        c.destinations.putAll(image.destinations());
-        c.sessionIds.set(image.sessionIds());
-        c.sequence.set(image.sequence());
+        c.destinations.restore(image.destinations());
+        c.sessions.seen(image.sessionIds());
+        c.appender.sequenceSeen(image.sequence());
         return c;
     }
 
     /** The image of a topic that a journal's {@code created} record starts: its layout, every segment empty. */
     public static ClusterImage createdImage(Journal.Record.TopicCreated created) {
-        List<ClusterImage.SegmentImage> segments = new ArrayList<>();
-        for (Segment s : created.layout().segments().values()) {
-            Long ledger = created.ledgers().get(s.id());
-            if (ledger == null) {
-                throw new IllegalStateException(created.topic() + ": the journal creates segment " + s.id()
-                        + " without a ledger");
-            }
-            segments.add(new ClusterImage.SegmentImage(s.id(), 0, s.isSealed(), List.of(), Map.of(),
-                    List.of(new ClusterImage.Ledger(ledger, 0))));
-        }
-        return new ClusterImage(created.layout(), segments, Map.of(), 0, 0);
+        return ClusterImage.created(created);
     }
 
     /**
@@ -235,72 +208,25 @@ public final class MemoryCluster implements LocalSegments {
         }
     }
 
-    /** What {@link Replay} changes, under this cluster's lock. */
-    void replayLedger(long segmentId, long ledgerId, long firstIndex) {
-        MemorySegmentLog log = replayedLog(segmentId, "a ledger");
-        long size = log.size();
-        if (firstIndex != size) {
-            throw new IllegalStateException(topic + ": the journal opens ledger " + ledgerId + " of segment " + segmentId
-                    + " at index " + firstIndex + ", but the segment holds " + size + " entries");
-        }
-        log.openLedger(ledgerId);
+    /** What {@link Replay} changes and reads, under this cluster's lock. */
+    SegmentLogs logs() {
+        return logs;
     }
 
-    void replayEntry(long segmentId, long index, ByteBuffer bytes) {
-        MemorySegmentLog log = replayedLog(segmentId, "an entry");
-        if (index != log.size()) {
-            throw new IllegalStateException(topic + ": the journal stores an entry of segment " + segmentId
-                    + " at index " + index + ", but the segment holds " + log.size() + " entries");
-        }
-        log.add(bytes);
-        log.confirm(index + 1);
+    Destinations destinations() {
+        return destinations;
     }
 
-    void replaySequence(long next) {
-        sequence.accumulateAndGet(next, Math::max);
+    void sequenceSeen(long next) {
+        appender.sequenceSeen(next);
     }
 
-    void replayPersisted(long segmentId, String producer, long session, SourcePosition position) {
-        destinations.compute(segmentId + "/" + producer, (k, d) -> (d == null ? DestinationState.EMPTY : d)
-                .recovered(session, position));
-        sessionIds.accumulateAndGet(session, Math::max);
+    void sessionSeen(long session) {
+        sessions.seen(session);
     }
 
-    void replayCursor(long segmentId, String cursor, long markDelete) {
-        MemorySegmentLog log = logs.get(segmentId);
-        if (log != null) { // a later record may have pruned it
-            log.replayCursor(cursor, markDelete);
-        }
-    }
-
-    void replayAcknowledged(long segmentId, String cursor, long markDelete) {
-        MemorySegmentLog log = logs.get(segmentId);
-        MemoryCursor c = log == null ? null : log.existingCursor(cursor).orElse(null);
-        if (log != null && c != null) { // an acknowledgement may follow its cursor's removal
-            c.replayAcknowledged(markDelete);
-            log.changed();
-        }
-    }
-
-    void replayRemoved(String cursor) {
-        logs.values().forEach(l -> l.removeCursor(cursor));
-    }
-
-    void replayAdopted(Layout next, Map<Long, Long> ledgers) {
+    void adoptReplayed(Layout next, Map<Long, Long> ledgers) {
         adopt(next, ledgers);
-    }
-
-    void replayMarkReset(String key) {
-        destinations.remove(key);
-    }
-
-    private MemorySegmentLog replayedLog(long segmentId, String what) {
-        MemorySegmentLog log = logs.get(segmentId);
-        if (log == null) {
-            throw new IllegalStateException(topic + ": the journal has " + what + " of segment " + segmentId
-                    + ", which the topic does not hold at epoch " + layout.epoch());
-        }
-        return log;
     }
 
     /**
@@ -310,10 +236,8 @@ public final class MemoryCluster implements LocalSegments {
      * session a recovered deduplication mark names. Once, after {@link #replay}.
      */
     public synchronized void reopen() {
-        for (DestinationState d : destinations.values()) {
-            sessionIds.accumulateAndGet(d.session(), Math::max);
-        }
-        for (MemorySegmentLog log : logs.values()) {
+        sessionSeen(destinations.highestSession());
+        for (MemorySegmentLog log : logs.all()) {
             if (!log.isSealed()) {
                 long ledger = ledgerIds.next(log.segmentId());
                 journaling.write(new Journal.Record.LedgerOpened(topic, log.segmentId(), ledger, log.size()));
@@ -327,7 +251,7 @@ public final class MemoryCluster implements LocalSegments {
      * position stored from each replicator producer.
      */
     public synchronized Map<String, DestinationState> marks() {
-        return new TreeMap<>(destinations);
+        return destinations.snapshot();
     }
 
     /**
@@ -338,8 +262,8 @@ public final class MemoryCluster implements LocalSegments {
      * @return whether there was such a mark
      */
     public synchronized boolean resetMark(long segmentId, String producer) {
-        String key = segmentId + "/" + producer;
-        if (!destinations.containsKey(key)) {
+        String key = Destinations.key(segmentId, producer);
+        if (!destinations.contains(key)) {
             return false;
         }
         journaling.write(new Journal.Record.MarkReset(topic, key));
@@ -352,43 +276,13 @@ public final class MemoryCluster implements LocalSegments {
      * every segment, now and to come. Off by default: tests and checks read what is stored.
      */
     public MemoryCluster deleteConsumed(boolean value) {
-        deleteConsumed = value;
-        logs.values().forEach(l -> l.deleteConsumed(value));
+        logs.deleteConsumed(value);
         return this;
     }
 
     /** Calls {@code listener} for every entry stored from now on, in storing order, under this cluster's lock. */
-    public reactor.core.Disposable onAppend(AppendListener listener) {
-        appendListeners.add(listener);
-        return () -> appendListeners.remove(listener);
-    }
-
-    /** What the journal keeps of an entry stored at an index. */
-    @FunctionalInterface
-    private interface EntryRecord {
-        Journal.Record of(long index, ByteBuffer bytes);
-    }
-
-    /**
-     * Stores {@code entry} at the end of {@code log}, writes it down ({@code record}) and tells the append
-     * listeners; readers see it once the journal made it durable. Under this cluster's lock.
-     */
-    private SourcePosition stored(MemorySegmentLog log, Entry entry, EntryRecord record) {
-        StoredEntry stored = log.add(ByteBuffer.wrap(entry.toByteArray()));
-        long index = log.size() - 1;
-        journaling.writeEntry(record.of(index, stored.bytes()), log, index);
-        if (!appendListeners.isEmpty()) {
-            Segment segment = layout.segment(log.segmentId()).orElseThrow();
-            for (AppendListener l : appendListeners) {
-                l.appended(this, segment, stored);
-            }
-        }
-        return stored.position();
-    }
-
-    /** A locally produced entry's record: the producer's sequence is kept with it. */
-    private EntryRecord appended(long segmentId) {
-        return (index, bytes) -> new Journal.Record.Appended(topic, segmentId, index, bytes, sequence.get());
+    public Disposable onAppend(AppendListener listener) {
+        return appender.onAppend(listener);
     }
 
     /**
@@ -431,18 +325,13 @@ public final class MemoryCluster implements LocalSegments {
 
     /** The log of the segment that has (or had) ledger {@code ledgerId}, while that segment exists. */
     public Optional<MemorySegmentLog> findLogOfLedger(long ledgerId) {
-        for (MemorySegmentLog log : logs.values()) {
-            if (log.hasLedger(ledgerId)) {
-                return Optional.of(log);
-            }
-        }
-        return Optional.empty();
+        return logs.ofLedger(ledgerId);
     }
 
     /** Deletes the cursor {@code name} on every segment (a subscription unsubscribed). */
     public synchronized void removeCursor(String name) {
         journaling.write(new Journal.Record.CursorRemoved(topic, name));
-        logs.values().forEach(l -> l.removeCursor(name));
+        logs.removeCursor(name);
     }
 
     @Override
@@ -456,10 +345,7 @@ public final class MemoryCluster implements LocalSegments {
 
     /** Replicates toward {@code peer}: every segment gets the cursor {@code pulsar.repl.<peer>}. */
     public MemoryCluster replicateTo(String peer, StartAt startAt) {
-        peers.add(peer);
-        for (MemorySegmentLog log : logs.values()) {
-            log.openCursor(ReplicatorConfig.cursorName(peer), startAt);
-        }
+        logs.replicateTo(peer, startAt);
         return this;
     }
 
@@ -482,7 +368,7 @@ public final class MemoryCluster implements LocalSegments {
      * knows nothing of what its parent took, as a new Pulsar topic: only for tests of what a sender must then do.
      */
     public MemoryCluster inheritDeduplication(boolean value) {
-        inheritDeduplication = value;
+        destinations.inherit(value);
         return this;
     }
 
@@ -502,9 +388,10 @@ public final class MemoryCluster implements LocalSegments {
 
     /**
      * Takes a layout decided elsewhere (the controller committed it to the layout store; brokers watch
-     * the store), in the same order as {@link #apply}: segments that are new get their log and their
-     * replication cursors first, then the sealed ones are sealed, then the layout is published. A layout
-     * not newer than the one held is ignored (a watch may repeat itself).
+     * the store), as its {@link AdoptionPlan} says, in the same order as {@link #apply}: segments that are new
+     * get their log and their replication cursors first, then the sealed ones are sealed, then the pruned ones
+     * dropped, then the layout is published. A layout not newer than the one held is ignored (a watch may
+     * repeat itself).
      *
      * @return whether the layout was taken
      */
@@ -517,61 +404,30 @@ public final class MemoryCluster implements LocalSegments {
         if (next.epoch() <= layout.epoch()) {
             return false;
         }
+        AdoptionPlan plan = AdoptionPlan.between(layout, next);
         Map<Long, Long> ledgers = new TreeMap<>();
-        for (Segment s : next.segments().values()) {
-            if (!logs.containsKey(s.id()) && s.createdAtEpoch() > layout.epoch()) {
-                ledgers.put(s.id(), replayed != null ? ledger(replayed, s.id()) : ledgerIds.next(s.id()));
-            }
+        for (Segment s : plan.create()) {
+            ledgers.put(s.id(), replayed != null ? Replay.ledger(topic, replayed, s.id()) : ledgerIds.next(s.id()));
         }
         // written before the new logs open their cursors: a replay creates the logs first, as here
         journaling.write(new Journal.Record.Adopted(topic, next, ledgers));
-        for (Segment s : next.segments().values()) {
-            if (ledgers.containsKey(s.id())) {
-                MemorySegmentLog log = newLog(s.id(), ledgers.get(s.id()));
-                for (String peer : peers) {
-                    log.openCursor(ReplicatorConfig.cursorName(peer), StartAt.EARLIEST);
-                }
-                logs.put(s.id(), log);
-                inheritDeduplication(s);
-            }
+        for (Segment s : plan.create()) {
+            logs.open(s.id(), Objects.requireNonNull(ledgers.get(s.id())));
+            destinations.inheritedBy(s);
         }
-        for (Segment s : next.segments().values()) {
+        for (Segment s : plan.seal()) {
             MemorySegmentLog log = logs.get(s.id());
-            if (s.isSealed() && log != null && !log.isSealed()) {
+            if (log != null && !log.isSealed()) { // a test may have sealed the log itself
                 log.seal();
             }
         }
-        for (Long id : Set.copyOf(logs.keySet())) {
-            if (next.segment(id).isEmpty()) {
-                logs.remove(id); // pruned by the controller
-                destinations.keySet().removeIf(k -> k.startsWith(id + "/"));
-            }
+        for (Segment s : plan.prune()) {
+            logs.remove(s.id()); // pruned by the controller
+            destinations.dropSegment(s.id());
         }
         layout = next;
-        layouts.emitNext(next, Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(1)));
+        layouts.emitNext(next, Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1)));
         return true;
-    }
-
-    private long ledger(Map<Long, Long> replayed, long segmentId) {
-        Long ledger = replayed.get(segmentId);
-        if (ledger == null) {
-            throw new IllegalStateException(topic + ": the journal adopts a layout without a ledger for its new segment "
-                    + segmentId);
-        }
-        return ledger;
-    }
-
-    private void inheritDeduplication(Segment child) {
-        if (!inheritDeduplication || child.parentIds().size() != 1) {
-            return;
-        }
-        String parentPrefix = child.parentIds().get(0) + "/";
-        for (Map.Entry<String, DestinationState> d : Map.copyOf(destinations).entrySet()) {
-            if (d.getKey().startsWith(parentPrefix)) {
-                String producer = d.getKey().substring(parentPrefix.length());
-                destinations.put(child.id() + "/" + producer, d.getValue().inheritedByChild());
-            }
-        }
     }
 
     /**
@@ -582,18 +438,7 @@ public final class MemoryCluster implements LocalSegments {
      */
     public List<SourcePosition> produce(List<Message> messages, Compression codec) {
         while (true) {
-            Layout current = layout;
-            Map<Long, List<Message>> batches = new LinkedHashMap<>();
-            for (Message m : messages) {
-                KeyHash routing = m.routingHash().orElse(null);
-                Segment s = routing == null
-                        ? current.activeSegments().get((int) (roundRobin.getAndIncrement() % current.activeSegments()
-                                .size()))
-                        : current.activeSegmentFor(routing.segmentHash());
-                long group = s.id() << 16 | s.buckets().bucketOf(m.hashB());
-                batches.computeIfAbsent(group, g -> new ArrayList<>()).add(m);
-            }
-            List<SourcePosition> written = tryWrite(batches, codec);
+            List<SourcePosition> written = tryWrite(appender.route(layout, messages), codec);
             if (written != null) {
                 return written;
             }
@@ -606,56 +451,25 @@ public final class MemoryCluster implements LocalSegments {
         if (stopped) {
             throw new IllegalStateException("cluster " + name + " has stopped: nothing more is stored");
         }
-        journaling.journal().failed().ifPresent(why -> {
-            throw new IllegalStateException("cluster " + name + " cannot store on " + topic + ": " + why);
-        });
-        List<SourcePosition> written = new ArrayList<>();
-        for (Map.Entry<Long, List<Message>> batch : batches.entrySet()) {
-            MemorySegmentLog log = logs.get(batch.getKey() >>> 16);
-            if (log == null || log.isSealed()) {
-                return null; // sealed (or sealed and deleted since): route again with the new layout
-            }
-        }
-        for (Map.Entry<Long, List<Message>> batch : batches.entrySet()) {
-            MessageMetadata md = MessageMetadata.newBuilder().setProducerName(name + "-producer")
-                    .setSequenceId(sequence.getAndIncrement())
-                    .setPublishTime(scheduler.now(TimeUnit.MILLISECONDS)).build();
-            Entry entry = Entries.batch(md, batch.getValue(), codec.proto());
-            long segmentId = batch.getKey() >>> 16;
-            written.add(stored(Objects.requireNonNull(logs.get(segmentId)), entry, appended(segmentId)));
-        }
-        return written;
+        requireJournalWorks();
+        return appender.write(batches, codec);
     }
 
     /** Appends raw entry bytes to a segment, as a producer that does its own batching would. */
     public synchronized SourcePosition append(long segmentId, Entry entry) {
+        requireJournalWorks();
+        return appender.append(log(segmentId), entry);
+    }
+
+    private void requireJournalWorks() {
         journaling.journal().failed().ifPresent(why -> {
             throw new IllegalStateException("cluster " + name + " cannot store on " + topic + ": " + why);
         });
-        return stored(log(segmentId), entry, appended(segmentId));
     }
 
     /** This cluster as a remote that replicators of other clusters write to. */
     public RemoteCluster asRemote() {
-        return new RemoteCluster() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public Flux<Layout> layouts() {
-                return layouts.asFlux();
-            }
-
-            @Override
-            public ProducerSession open(long segmentId, String producerName) {
-                MemoryProducerSession session = new MemoryProducerSession(MemoryCluster.this, segmentId, producerName,
-                        sessionIds.incrementAndGet());
-                sessions.add(session);
-                return session;
-            }
-        };
+        return sessions.remote(this);
     }
 
     /**
@@ -663,14 +477,11 @@ public final class MemoryCluster implements LocalSegments {
      * open session fails from now on (what a broker restart or a network cut does).
      */
     public void disconnectAll() {
-        for (MemoryProducerSession s : sessions) {
-            s.disconnect();
-        }
-        sessions.removeIf(s -> true);
+        sessions.disconnectAll();
     }
 
     void closed(MemoryProducerSession session) {
-        sessions.remove(session);
+        sessions.closed(session);
     }
 
     /**
@@ -691,32 +502,7 @@ public final class MemoryCluster implements LocalSegments {
      */
     @Override
     public DrainGate drainGate() {
-        return new DrainGate() {
-            @Override
-            public Mono<Void> drained(long segmentId, String cursorName) {
-                List<Long> parents = layout.segment(segmentId).map(Segment::parentIds).orElse(List.of());
-                return Flux.fromIterable(parents).flatMap(p -> drained(p, cursorName))
-                        .then(selfDrained(segmentId, cursorName));
-            }
-        };
-    }
-
-    private Mono<Void> selfDrained(long segmentId, String cursorName) {
-        return Mono.create(sink -> {
-            MemorySegmentLog log = logs.get(segmentId);
-            if (log == null) {
-                sink.success(); // pruned: drained by definition
-                return;
-            }
-            Runnable check = () -> {
-                Optional<MemoryCursor> cursor = log.existingCursor(cursorName);
-                if (log.isSealed() && (cursor.isEmpty() || cursor.get().backlog() == 0)) {
-                    sink.success();
-                }
-            };
-            sink.onDispose(log.onChange(check));
-            check.run();
-        });
+        return new MemoryDrainGate(this::layout, logs);
     }
 
     /**
@@ -727,7 +513,7 @@ public final class MemoryCluster implements LocalSegments {
      */
     public synchronized boolean prune(long segmentId, long messageTtlMs) {
         MemorySegmentLog log = log(segmentId);
-        if (!log.isSealed() || GcGate.pinned(log, peers, messageTtlMs, scheduler.now(TimeUnit.MILLISECONDS))) {
+        if (!log.isSealed() || GcGate.pinned(log, logs.peers(), messageTtlMs, scheduler.now(TimeUnit.MILLISECONDS))) {
             return false;
         }
         apply(Mutation.prune(segmentId)).layoutOrThrow();
@@ -741,36 +527,22 @@ public final class MemoryCluster implements LocalSegments {
      * still holding backlog.
      */
     public List<Long> prunable(long messageTtlMs) {
-        long now = scheduler.now(TimeUnit.MILLISECONDS);
-        List<Long> out = new ArrayList<>();
-        for (Segment s : layout.segments().values()) {
-            MemorySegmentLog log = logs.get(s.id());
-            if (s.isSealed() && s.parentIds().isEmpty() && log != null && log.isSealed()
-                    && !GcGate.held(log, messageTtlMs, now)) {
-                out.add(s.id());
-            }
-        }
-        return out;
+        return GcGate.prunable(layout, logs, messageTtlMs, scheduler.now(TimeUnit.MILLISECONDS));
     }
 
     @Override
     public long backlog(long segmentId, String cursorName) {
-        MemorySegmentLog log = logs.get(segmentId);
-        MemoryCursor cursor = log == null ? null : log.existingCursor(cursorName).orElse(null);
-        return cursor == null ? 0 : cursor.backlog();
+        return logs.backlog(segmentId, cursorName);
     }
 
     /** Sealed segments that replication backlog keeps from being deleted (a metric of R-F). */
     public long sealedSegmentsPinned(long messageTtlMs) {
-        long now = scheduler.now(TimeUnit.MILLISECONDS);
-        return logs.values().stream().filter(l -> l.isSealed() && GcGate.pinned(l, peers, messageTtlMs, now)).count();
+        return GcGate.pinnedCount(logs, messageTtlMs, scheduler.now(TimeUnit.MILLISECONDS));
     }
 
     /** Every entry this cluster stores, by segment id. */
     public Map<Long, List<StoredEntry>> contents() {
-        Map<Long, List<StoredEntry>> contents = new TreeMap<>();
-        logs.forEach((id, log) -> contents.put(id, log.entries()));
-        return contents;
+        return logs.contents();
     }
 
     Scheduler scheduler() {
@@ -786,7 +558,7 @@ public final class MemoryCluster implements LocalSegments {
      * id handed out before, so the session fences every older one of the same producer.
      */
     public long newSessionId() {
-        return sessionIds.incrementAndGet();
+        return sessions.newId();
     }
 
     /**
@@ -802,39 +574,16 @@ public final class MemoryCluster implements LocalSegments {
             throw new RemoteException(RemoteException.Kind.UNAVAILABLE, segmentId, "cluster " + name
                     + " is stopping: nothing more is stored");
         }
-        java.util.Optional<String> failed = journaling.journal().failed();
+        Optional<String> failed = journaling.journal().failed();
         if (failed.isPresent()) { // refused before the mark moves: nothing of it is kept
             throw new RemoteException(RemoteException.Kind.UNAVAILABLE, segmentId, "cluster " + name
                     + " cannot store: " + failed.get());
         }
-        MemorySegmentLog log = logs.get(segmentId);
-        if (log == null) {
-            throw new RemoteException(RemoteException.Kind.SEALED, segmentId,
-                    "segment was deleted");
-        }
-        String key = segmentId + "/" + producerName;
-        DestinationState held = destinations.get(key);
-        Admission admission = (held == null ? DestinationState.EMPTY : held).admit(session, seq, position,
-                log.isSealed(), sessionOrder);
-        if (admission instanceof Admission.Refused refused) {
-            if (held != null) { // a pair this cluster never stored for keeps no record of its refusals
-                destinations.put(key, admission.next());
-            }
-            throw refused.exception(segmentId);
-        }
-        destinations.put(key, admission.next());
-        if (admission instanceof Admission.Duplicate) {
-            return ProducerSession.Receipt.DUPLICATE;
-        }
-        // stored at once, under the lock: nothing arrived meanwhile
-        stored(log, entry, (index, bytes) -> new Journal.Record.Ingested(topic, segmentId, index, bytes, producerName,
-                session, position));
-        destinations.put(key, admission.next().persisted(position));
-        return ProducerSession.Receipt.PERSISTED;
+        return appender.ingest(segmentId, producerName, session, seq, position, entry, sessionOrder);
     }
 
     /** Refuses the rest of {@code session} of the pair; a pair with no record has nothing to refuse (see ingest). */
     public synchronized void poison(long segmentId, String producerName, long session) {
-        destinations.computeIfPresent(segmentId + "/" + producerName, (k, d) -> d.poison(session));
+        destinations.poison(segmentId, producerName, session);
     }
 }

@@ -1,5 +1,6 @@
 package io.verbatim.pulsar;
 
+import io.verbatim.model.AdoptionPlan;
 import io.verbatim.model.Backoff;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
@@ -9,7 +10,6 @@ import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.SourceSegmentLog;
 import io.verbatim.pipeline.StartAt;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -29,11 +29,11 @@ import reactor.util.retry.Retry;
  * layout held here, each segment a topic ({@link SegmentTopics}), each replication cursor a durable
  * subscription.
  *
- * <p>A new layout is taken the way PIP-468's controller materialises one: the new segments' topics first,
- * each with a replication subscription per peer at its first entry (so nothing written before a
- * replicator starts is missed, and the drain gate never mistakes a missing cursor for a drained one), then
- * the sealed segments' topics terminated, then the topics of segments it no longer has (pruned) deleted, then
- * the layout published. {@link #adopt} is for one caller at a time, as a layout watch is.
+ * <p>A new layout is taken as its {@link AdoptionPlan} says, the way PIP-468's controller materialises one: the
+ * new segments' topics first, each with a replication subscription per peer at its first entry (so nothing
+ * written before a replicator starts is missed, and the drain gate never mistakes a missing cursor for a drained
+ * one), then the sealed segments' topics terminated, then the topics of segments it no longer has (pruned)
+ * deleted, then the layout published. {@link #adopt} is for one caller at a time, as a layout watch is.
  */
 public final class PulsarSegments implements LocalSegments {
     /**
@@ -95,7 +95,7 @@ public final class PulsarSegments implements LocalSegments {
         }
         PulsarSegments segments = new PulsarSegments(storage, topic, peers, initial, timer, drainPoll);
         String url = storage.settings().adminUrl();
-        return Mono.defer(() -> segments.materialise(initial, null))
+        return Mono.defer(() -> segments.materialise(AdoptionPlan.of(initial)))
                 .retryWhen(Retry.from(failures -> failures.concatMap(signal -> {
                     Throwable failure = signal.failure();
                     if (!PulsarStorage.isRetriable(failure)) {
@@ -141,7 +141,7 @@ public final class PulsarSegments implements LocalSegments {
             if (next.epoch() <= current.epoch()) {
                 return Mono.just(false);
             }
-            return materialise(next, current).then(Mono.fromCallable(() -> {
+            return materialise(AdoptionPlan.between(current, next)).then(Mono.fromCallable(() -> {
                 layout = next;
                 layouts.emitNext(next, Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1)));
                 return true;
@@ -150,26 +150,13 @@ public final class PulsarSegments implements LocalSegments {
     }
 
     /**
-     * Creates what {@code next} has that {@code current} has not, then terminates what it seals, then deletes the
-     * topics of what it no longer has (pruned by garbage collection).
+     * Carries out {@code plan}: creates its new segments' topics (with their cursors), then terminates what it
+     * seals, then deletes the topics of what it prunes (garbage collection).
      */
-    private Mono<Void> materialise(Layout next, @org.jspecify.annotations.Nullable Layout current) {
-        List<Segment> created = new ArrayList<>();
-        List<Segment> sealed = new ArrayList<>();
-        List<Segment> removed = current == null ? List.of()
-                : current.segments().values().stream().filter(s -> next.segment(s.id()).isEmpty()).toList();
-        for (Segment s : next.segments().values()) {
-            boolean known = current != null && current.segment(s.id()).isPresent();
-            if (!known) {
-                created.add(s);
-            }
-            if (s.isSealed() && (current == null || current.segment(s.id()).map(c -> !c.isSealed()).orElse(true))) {
-                sealed.add(s);
-            }
-        }
-        return Flux.fromIterable(created).flatMap(this::create, 8).then()
-                .then(Flux.fromIterable(sealed).concatMap(s -> storage.seal(topic, s)).then())
-                .then(Flux.fromIterable(removed).flatMap(s -> storage.deleteSegment(topic, s), 8).then());
+    private Mono<Void> materialise(AdoptionPlan plan) {
+        return Flux.fromIterable(plan.create()).flatMap(this::create, 8).then()
+                .then(Flux.fromIterable(plan.seal()).concatMap(s -> storage.seal(topic, s)).then())
+                .then(Flux.fromIterable(plan.prune()).flatMap(s -> storage.deleteSegment(topic, s), 8).then());
     }
 
     private Mono<Void> create(Segment segment) {
