@@ -27,6 +27,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.ToDoubleFunction;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -320,7 +321,7 @@ public final class DelegationBench {
         System.exit(0);
     }
 
-    private static RaftGroup group(java.util.function.UnaryOperator<RaftConfig> tune) {
+    private static RaftGroup group(UnaryOperator<RaftConfig> tune) {
         return RaftGroup.tcp(VOTERS, LISTENERS, 1, m -> new MemoryRaftStorage(), tune, RaftServer.Options.defaults());
     }
 

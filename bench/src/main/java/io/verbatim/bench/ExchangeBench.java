@@ -1,5 +1,7 @@
 package io.verbatim.bench;
 
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Parser;
 import com.sun.management.OperatingSystemMXBean;
 import io.verbatim.exchange.Caps;
 import io.verbatim.exchange.Controller;
@@ -7,6 +9,7 @@ import io.verbatim.exchange.ExchangeConfig;
 import io.verbatim.exchange.ExchangeServer;
 import io.verbatim.exchange.ExchangeTransport;
 import io.verbatim.exchange.HttpTransport;
+import io.verbatim.model.Join;
 import io.verbatim.net.Authenticator;
 import io.verbatim.net.NetClient;
 import io.verbatim.net.NetServer;
@@ -19,11 +22,13 @@ import io.verbatim.exchange.proto.ExchangeResponse;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Shape;
 import io.verbatim.store.InMemoryLayoutStore;
+import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -37,6 +42,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.http.server.HttpServer;
 
 /**
  * The exchange's figures: P6, convergence time after a split ÷ one exchange round trip (three clusters
@@ -49,7 +57,7 @@ import reactor.core.scheduler.Schedulers;
 public final class ExchangeBench {
     /** Every cluster's token is its name and "-bench"; what each presents and each server checks. */
     /** Clusters a, b, c: each signs with the key of {@code <name>-bench}. */
-    private static final java.util.List<String> CLUSTERS = java.util.List.of("a", "b", "c");
+    private static final List<String> CLUSTERS = List.of("a", "b", "c");
 
     private ExchangeBench() {
     }
@@ -99,7 +107,7 @@ public final class ExchangeBench {
      * P6 for {@link Suite}: a warm-up round is a whole run on clusters thrown away (the JIT's last tier for the
      * pushes and the splits); each measured round is a run of {@code rounds} splits on fresh clusters.
      */
-    static Bench p6Bench(int rounds, java.io.PrintStream log) {
+    static Bench p6Bench(int rounds, PrintStream log) {
         return new Bench() {
             @Override
             public List<Row.Spec> specs() {
@@ -176,11 +184,11 @@ public final class ExchangeBench {
             rttCpu[i] = cpuSince(c0);
             Layout before = need(need(stores.get("a")).get("t").block());
             long widest = before.activeSegments().stream()
-                    .max(java.util.Comparator.comparingInt(s -> s.range().size())).orElseThrow().id();
+                    .max(Comparator.comparingInt(s -> s.range().size())).orElseThrow().id();
             long t1 = System.nanoTime();
             need(controllers.get("a")).split("t", widest).block();
             // The finer layout wins: a's new boundary, with the largest bucket count anyone has there.
-            Shape target = io.verbatim.model.Join.of(Shape.of(need(need(stores.get("a")).get("t").block())),
+            Shape target = Join.of(Shape.of(need(need(stores.get("a")).get("t").block())),
                     Shape.of(need(need(stores.get("b")).get("t").block())), Shape.of(need(need(stores.get("c")).get("t").block())));
             for (String other : List.of("a", "b", "c")) {
                 need(stores.get(other)).watch("t").filter(l -> Shape.of(l).equals(target)).next()
@@ -214,7 +222,7 @@ public final class ExchangeBench {
      * each round is then one anti-entropy push a → b, its CPU of all Java threads over the topics, with its calls
      * and largest body in the round's note (the push is chunked to the body limit).
      */
-    static Bench p9Bench(int topics, java.io.PrintStream log) {
+    static Bench p9Bench(int topics, PrintStream log) {
         return new Bench() {
             private @Nullable P9Pair pair;
 
@@ -509,10 +517,10 @@ public final class ExchangeBench {
         }
     }
 
-    private static <T> T parse(byte[] wire, com.google.protobuf.Parser<T> parser) {
+    private static <T> T parse(byte[] wire, Parser<T> parser) {
         try {
             return parser.parseFrom(wire);
-        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+        } catch (InvalidProtocolBufferException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -525,11 +533,11 @@ public final class ExchangeBench {
     private static double[] bareRoundTrips(int rounds, int bodyBytes, int answerBytes, double[] cpu) {
         byte[] body = new byte[bodyBytes];
         byte[] answer = new byte[answerBytes];
-        reactor.netty.DisposableServer server = reactor.netty.http.server.HttpServer.create().host("127.0.0.1").port(0)
+        DisposableServer server = HttpServer.create().host("127.0.0.1").port(0)
                 .handle((request, response) -> request.receive().aggregate().asByteArray()
                         .flatMap(bytes -> response.status(200).sendByteArray(Mono.just(answer)).then()))
                 .bindNow();
-        reactor.netty.http.client.HttpClient client = reactor.netty.http.client.HttpClient.create();
+        HttpClient client = HttpClient.create();
         String url = "http://127.0.0.1:" + server.port() + "/";
         Runnable call = () -> client.post().uri(url).send((request, out) -> out.sendByteArray(Mono.just(body)))
                 .responseSingle((response, content) -> content.asByteArray()).block();
@@ -602,7 +610,7 @@ public final class ExchangeBench {
 
     /** The ports of cluster {@code self}: they check each cluster's signatures. */
     private static NetServer net(String self) {
-        Map<String, VerifyingKey> keys = new java.util.LinkedHashMap<>();
+        Map<String, VerifyingKey> keys = new LinkedHashMap<>();
         CLUSTERS.forEach(c -> keys.put(c, SigningKey.fromSecret(c + "-bench").verifying()));
         return new NetServer(new Authenticator(self, keys, Optional.empty(), Map.of(), true), NetworkLimits.defaults());
     }
