@@ -5,6 +5,8 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;
@@ -34,7 +36,7 @@ public final class BacklogBench {
     public static void main(String[] args) {
         long mib = args.length > 0 ? Long.parseLong(args[0]) : 100 * 64;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-        String started = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         long t0 = System.nanoTime();
         List<Row> rows = Suite.measure((sizes, log) -> ratios(mib << 20, log), List.of(P8), new Suite.Sizes(false),
                 rounds, 0, System.out, "");

@@ -7,6 +7,7 @@ import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Segment;
 import io.verbatim.model.Stamp;
+import java.util.Comparator;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -32,7 +33,7 @@ public class FitBenchmark {
         Layout layout = Layout.initial(1, 4, 0);
         while (layout.activeSegments().size() < 64) {
             Segment widest = layout.activeSegments().stream()
-                    .max(java.util.Comparator.comparingInt(s -> s.range().size())).orElseThrow();
+                    .max(Comparator.comparingInt(s -> s.range().size())).orElseThrow();
             layout = layout.apply(Mutation.split(widest.id()), layout.epoch(), 0).layoutOrThrow();
             for (Segment s : layout.activeSegments()) {
                 if (s.buckets().count() < 4) {

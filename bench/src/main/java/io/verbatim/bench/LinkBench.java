@@ -11,6 +11,8 @@ import io.verbatim.pipeline.StartAt;
 import io.verbatim.testkit.SimulatedLink;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -53,7 +55,7 @@ public final class LinkBench {
     public static void main(String[] args) {
         long mb = args.length > 0 ? Long.parseLong(args[0]) : 125;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-        String started = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         long t0 = System.nanoTime();
         List<Row> rows = Suite.measure((sizes, log) -> ratios(mb * 1_000_000, log), SPECS, new Suite.Sizes(false),
                 rounds, 1, System.out, "");

@@ -16,9 +16,12 @@ import io.verbatim.pipeline.StoredEntry;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.DoubleSupplier;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -54,7 +57,7 @@ public final class PipelineBench {
     public static void main(String[] args) {
         int entries = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-        String started = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         long t0 = System.nanoTime();
         List<Row> rows = new ArrayList<>();
         rows.addAll(Suite.measure((sizes, log) -> ratios(entries, 1.0, log), List.of(P1, P2), new Suite.Sizes(false), rounds,
@@ -117,7 +120,7 @@ public final class PipelineBench {
     }
 
     /** The rate of {@code run} (entries/s of one run of {@code entries}) over runs that took {@code minSeconds}. */
-    private static double sustained(int entries, double minSeconds, java.util.function.DoubleSupplier run) {
+    private static double sustained(int entries, double minSeconds, DoubleSupplier run) {
         double seconds = 0;
         long done = 0;
         do {

@@ -17,12 +17,16 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.CompressionType;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Messages;
@@ -70,7 +74,7 @@ public final class PulsarBench {
     public static void main(String[] args) throws Exception {
         int entries = args.length > 0 ? Integer.parseInt(args[0]) : 300;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-        String started = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         long t0 = System.nanoTime();
         List<Row> rows = Suite.measure((sizes, log) -> ratios(entries, log), List.of(P1, P2), new Suite.Sizes(false),
                 rounds, 1, System.out, "");
@@ -190,7 +194,7 @@ public final class PulsarBench {
                 }
             }
             produced = entries * MESSAGES_PER_ENTRY;
-            try (var admin = org.apache.pulsar.client.admin.PulsarAdmin.builder().serviceHttpUrl(broker.webUrl())
+            try (var admin = PulsarAdmin.builder().serviceHttpUrl(broker.webUrl())
                     .build()) {
                 return admin.topics().getStats(east.segmentTopic(TOPIC, segment)).getStorageSize();
             }
@@ -227,7 +231,7 @@ public final class PulsarBench {
             String from = east.segmentTopic(TOPIC, segment);
             String to = "persistent://public/bench-west-" + n + "/copy";
             // the namespace creates no topic on first use (PulsarStorage turns that off): made here, untimed
-            try (var admin = org.apache.pulsar.client.admin.PulsarAdmin.builder().serviceHttpUrl(broker.webUrl())
+            try (var admin = PulsarAdmin.builder().serviceHttpUrl(broker.webUrl())
                     .build()) {
                 admin.topics().createNonPartitionedTopic(to);
             }
@@ -272,7 +276,7 @@ public final class PulsarBench {
         List<String> keys = new ArrayList<>(count);
         for (int i = 0; keys.size() < count; i++) {
             String key = "key-" + i;
-            if (segment.buckets().bucketOf(KeyHash.hashBOf(java.util.Optional.of(KeyHash.of(key)))) == bucket) {
+            if (segment.buckets().bucketOf(KeyHash.hashBOf(Optional.of(KeyHash.of(key)))) == bucket) {
                 keys.add(key);
             }
         }

@@ -13,9 +13,11 @@ import io.verbatim.metastore.storage.MemoryRaftStorage;
 import io.verbatim.metastore.storage.RaftStorage;
 import io.verbatim.metastore.storage.SegmentedRaftStorage;
 import io.verbatim.metastore.storage.StorageMetrics;
+import io.verbatim.metastore.storage.StorageOptions;
 import io.verbatim.metastore.transport.MemoryNetwork;
 import io.verbatim.metastore.transport.MemoryRaftTransport;
 import io.verbatim.metastore.transport.NettyRaftTransport;
+import io.verbatim.metastore.transport.RaftMessages;
 import io.verbatim.metastore.transport.RaftTransport;
 import io.verbatim.metastore.transport.RaftTransportMetrics;
 import io.verbatim.net.SigningKey;
@@ -34,9 +36,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 import java.util.function.UnaryOperator;
@@ -93,7 +98,7 @@ final class RaftGroup implements AutoCloseable {
      * threads per transport; {@code storage} gives each member its log, {@code tune} its config (from
      * {@link RaftConfig#defaults}).
      */
-    static RaftGroup tcp(int voters, int listeners, int ioThreads, java.util.function.Function<String, RaftStorage> storage,
+    static RaftGroup tcp(int voters, int listeners, int ioThreads, Function<String, RaftStorage> storage,
             UnaryOperator<RaftConfig> tune, RaftServer.Options options) {
         RaftGroup g = new RaftGroup(voters, listeners);
         Map<String, NettyRaftTransport> transports = new LinkedHashMap<>();
@@ -128,7 +133,7 @@ final class RaftGroup implements AutoCloseable {
         return tcp(voters, 0, 2, m -> {
             try {
                 return SegmentedRaftStorage.open(Files.createDirectories(root.resolve(m)),
-                        io.verbatim.metastore.storage.StorageOptions.defaults());
+                        StorageOptions.defaults());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -238,7 +243,7 @@ final class RaftGroup implements AutoCloseable {
             if (!pace.isZero()) {
                 long wait = next - System.nanoTime();
                 if (wait > 0) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                    LockSupport.parkNanos(wait);
                 }
                 next = Math.max(next, System.nanoTime()) + pace.toNanos();
             }
@@ -458,13 +463,13 @@ final class RaftGroup implements AutoCloseable {
         long total;
         long dropped;
         /** InstallSnapshot requests sent, by addressee (a snapshot's chunks, each counted). */
-        private final Map<String, Long> snapshotsTo = new java.util.TreeMap<>();
+        private final Map<String, Long> snapshotsTo = new TreeMap<>();
 
         synchronized void count(RaftMessageProto m) {
             int size = m.getSerializedSize();
             total += size;
             if (m.hasInstallSnapshot()) {
-                snapshotsTo.merge(io.verbatim.metastore.transport.RaftMessages.to(m), 1L, Long::sum);
+                snapshotsTo.merge(RaftMessages.to(m), 1L, Long::sum);
             }
             if (m.hasAppendEntries()) {
                 var a = m.getAppendEntries();

@@ -3,6 +3,7 @@ package io.verbatim.bench;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One line of the suite's table: what is measured ({@link Spec}), how it went ({@link Status}), and the
@@ -121,7 +122,7 @@ public record Row(Spec spec, Status status, List<Double> numerators, List<Double
     }
 
     /** Met (true), missed (false), or not judged (null: no figures, no numeric goal). */
-    public @org.jspecify.annotations.Nullable Boolean met() {
+    public @Nullable Boolean met() {
         if (numerators.isEmpty() || status == Status.NOT_MEASURED || status == Status.NOT_WIRED
                 || !spec.goal().numeric()) {
             return null;

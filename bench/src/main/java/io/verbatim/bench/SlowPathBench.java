@@ -7,6 +7,8 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -39,7 +41,7 @@ public final class SlowPathBench {
     public static void main(String[] args) {
         int entries = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-        String started = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         long t0 = System.nanoTime();
         List<Row> rows = Suite.measure((sizes, log) -> ratios(entries, log), List.of(P3), new Suite.Sizes(false),
                 rounds, 1, System.out, "");

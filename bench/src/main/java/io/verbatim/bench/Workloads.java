@@ -7,6 +7,7 @@ import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -33,7 +34,7 @@ final class Workloads {
             sb.append(',');
         }
         byte[] bytes = sb.toString().getBytes(StandardCharsets.US_ASCII);
-        byte[] out = java.util.Arrays.copyOf(bytes, size);
+        byte[] out = Arrays.copyOf(bytes, size);
         out[size - 1] = '}';
         return out;
     }
