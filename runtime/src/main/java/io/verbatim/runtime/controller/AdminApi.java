@@ -7,8 +7,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.verbatim.exchange.ControllerLeader;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.HashRange;
-import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
+import io.verbatim.model.ReplicatedMerge;
 import io.verbatim.model.Segment;
 import io.verbatim.net.LogText;
 import io.verbatim.net.NetServer;
@@ -19,7 +19,6 @@ import io.verbatim.net.Verdict;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
@@ -110,26 +109,12 @@ public final class AdminApi {
     }
 
     private Mono<Answer> merge(String topic, Map<String, String> params) {
-        Layout layout = node.layout(topic);
-        long first = segment(params, "first");
-        long second = segment(params, "second");
-        Segment a = layout.segment(first).filter(Segment::isActive).orElse(null);
-        Segment b = layout.segment(second).filter(Segment::isActive).orElse(null);
-        if (a == null || b == null) {
-            return Mono.just(refusal(409, "segments " + first + " and " + second + " are not both active in epoch "
-                    + layout.epoch()));
+        ReplicatedMerge merge = ReplicatedMerge.of(node.layout(topic), segment(params, "first"),
+                segment(params, "second"));
+        if (merge instanceof ReplicatedMerge.Refused refused) {
+            return Mono.just(refusal(409, refused.why()));
         }
-        if (!layout.areSiblings(first, second)) {
-            return Mono.just(refusal(409, "segments " + a.descriptor() + " and " + b.descriptor()
-                    + " are not the two halves of one split: a replicated topic merges siblings only"));
-        }
-        int boundary = Math.max(a.range().start(), b.range().start());
-        if (!io.verbatim.model.HashRange.splitTreeRange(boundary).equals(Optional.of(a.range().merge(b.range())))) {
-            return Mono.just(refusal(409, "segments " + a.descriptor() + " and " + b.descriptor() + " are the two "
-                    + "sides of a split whose range is not a node of the midpoint-split tree: clusters cannot agree to "
-                    + "merge them (a known limit of replicated topics whose layouts were cut at explicit boundaries "
-                    + "or whose initial segments are not tree nodes)"));
-        }
+        int boundary = ((ReplicatedMerge.Eligible) merge).boundary();
         return node.markCold(topic, boundary).then(Mono.fromCallable(() -> {
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("outcome", "marked-cold");
