@@ -16,11 +16,9 @@ import io.verbatim.store.StaleEpochException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -51,7 +49,7 @@ public final class Controller {
     private final LayoutStore store;
     private final Scheduler clock;
     private final ExchangeMetrics metrics;
-    private volatile Set<String> peers;
+    private final PeerBook book;
     private volatile Caps caps;
     private volatile int maxBodyBytes = ExchangeConfig.defaults().maxBodyBytes();
     private final Map<String, TopicMarks> marks = new ConcurrentHashMap<>();
@@ -62,19 +60,6 @@ public final class Controller {
     private final java.util.concurrent.atomic.AtomicLong marksVersions;
     /** The marks version a topic without marks reports: the start, or the latest takeover afresh. */
     private volatile long bornVersion;
-    /** topic → peer → latest state. */
-    private final Map<String, Map<String, PeerState>> peerStates = new ConcurrentHashMap<>();
-    /** peer → topic → epoch of ours the peer acknowledged. */
-    private final Map<String, Map<String, Long>> acknowledged = new ConcurrentHashMap<>();
-    /** peer → topic → the epoch of ours it holds that we are no longer at: our next state supersedes it. */
-    private final Map<String, Map<String, Long>> superseding = new ConcurrentHashMap<>();
-    /** peer → topics it did not take (stale or failed there) in its latest answer about them. */
-    private final Map<String, Set<String>> retrying = new ConcurrentHashMap<>();
-    /** peer → topic → why the peer refused our state of it. */
-    private final Map<String, Map<String, String>> refusedByPeer = new ConcurrentHashMap<>();
-    private final PeerVerdicts verdicts = new PeerVerdicts();
-    private final Map<String, Long> lastHeardNanos = new ConcurrentHashMap<>();
-    private final Set<String> heardSinceLeadership = ConcurrentHashMap.newKeySet();
     private final Convergence convergence = new Convergence();
     // Per topic, only what differs from the usual (no mismatch, not limited): a large fleet's topics are
     // mostly usual, and each entry held for every topic costs memory.
@@ -89,30 +74,25 @@ public final class Controller {
     /** topic → its latest layout changes, newest last, at most {@link #RECENT_CHANGES}. */
     private final Map<String, java.util.Deque<LayoutChange>> recentChanges = new ConcurrentHashMap<>();
     private final Sinks.Many<String> localChanges = Sinks.many().multicast().directBestEffort();
-    private volatile boolean deferOwn;
 
     public Controller(String cluster, Set<String> peers, Caps caps, LayoutStore store, Scheduler clock) {
         this.cluster = cluster;
-        this.peers = sorted(peers);
         this.caps = caps;
         this.store = store;
         this.clock = clock;
         this.metrics = new ExchangeMetrics();
+        this.book = new PeerBook(peers, metrics);
         this.bornVersion = clock.now(TimeUnit.MILLISECONDS) << 20;
         this.marksVersions = new java.util.concurrent.atomic.AtomicLong(bornVersion);
-    }
-
-    /** The peers in name order (pushes start in that order: a seeded simulation repeats itself). */
-    private static Set<String> sorted(Set<String> peers) {
-        return java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(peers));
     }
 
     public String cluster() {
         return cluster;
     }
 
+    /** The peers in name order (pushes start in that order: a seeded simulation repeats itself). */
     public Set<String> peers() {
-        return peers;
+        return book.peers();
     }
 
     public LayoutStore store() {
@@ -139,10 +119,7 @@ public final class Controller {
 
     /** Changes the replication set; states of clusters that left it are dropped. */
     void replicationSet(Set<String> value) {
-        peers = sorted(value);
-        peerStates.values().forEach(m -> m.keySet().retainAll(peers));
-        acknowledged.keySet().retainAll(peers);
-        superseding.keySet().retainAll(peers);
+        book.replicationSet(value);
     }
 
     /**
@@ -150,11 +127,7 @@ public final class Controller {
      * holds every peer's state its own splits, merges and rebuckets wait (PIP-495, failover).
      */
     public void becomeLeader() {
-        peerStates.clear();
-        acknowledged.clear();
-        superseding.clear();
-        heardSinceLeadership.clear();
-        deferOwn = !peers.isEmpty();
+        book.forgetForLeadership();
     }
 
     /**
@@ -175,7 +148,7 @@ public final class Controller {
 
     /** True while the cluster's own layout changes wait for every peer's state. */
     public boolean deferringOwnChanges() {
-        return deferOwn;
+        return book.awaitingEveryPeer();
     }
 
     /** Topics whose local state changed (layout or cold marks): each is a reason to push at once. */
@@ -222,6 +195,7 @@ public final class Controller {
     public Mono<ExchangeResponse> receive(ExchangeRequest request) {
         return Mono.defer(() -> {
             String from = request.getCluster();
+            Set<String> peers = book.peers();
             if (!peers.contains(from)) {
                 metrics.ignored.increment();
                 return Mono.error(new ExchangeException(403, "cluster '" + from + "' is not in the replication set of "
@@ -239,7 +213,7 @@ public final class Controller {
                     && results.values().stream().allMatch(r -> r.getCode() == TopicResult.Code.INVALID)) {
                 return Mono.error(ExchangeException.badRequest(results.values().iterator().next().getDetail()));
             }
-            heard(from);
+            book.heard(from, clock.now(TimeUnit.NANOSECONDS));
             return Flux.fromIterable(candidates)
                     .concatMap(s -> foldWith(s).switchIfEmpty(Mono.fromRunnable(() -> results.put(s.topic(),
                             result(s.topic(), TopicResult.Code.UNKNOWN_TOPIC, 0, "cluster " + cluster
@@ -254,7 +228,7 @@ public final class Controller {
 
     /** A result for one arriving state; a usable one joins {@code candidates}. */
     private TopicResult check(String from, TopicState t, List<PeerState> candidates) {
-        PeerState held = held(t.getTopic(), from);
+        PeerState held = book.held(t.getTopic(), from);
         PeerState s;
         try {
             s = States.fromProto(from, t, held);
@@ -268,8 +242,8 @@ public final class Controller {
                     + " at epoch " + s.epoch() + (s.epoch() == held.epoch() ? " with older cold marks" : "")
                     + " is older than the state at epoch " + held.epoch() + " already held");
         }
-        if (supersedes && s.olderThan(held)) {
-            Objects.requireNonNull(peerStates.get(s.topic())).remove(from, held); // what the sender no longer has goes
+        if (supersedes && held != null && s.olderThan(held)) {
+            book.drop(held); // what the sender no longer has goes
         }
         candidates.add(s);
         return result(s.topic(), TopicResult.Code.ACCEPTED, 0, "");
@@ -281,29 +255,6 @@ public final class Controller {
 
     private static String failure(String topic, Throwable e) {
         return "folding topic '" + topic + "' failed: " + e;
-    }
-
-    private @Nullable PeerState held(String topic, String peer) {
-        Map<String, PeerState> m = peerStates.get(topic);
-        return m == null ? null : m.get(peer);
-    }
-
-    /**
-     * Keeps {@code s} unless a newer state of its cluster got there first: a call and an answer of the
-     * same peer may cross (a superseding state replaced what it superseded before it got here).
-     */
-    private void keep(PeerState s) {
-        peerStates.computeIfAbsent(s.topic(), t -> new ConcurrentHashMap<>())
-                .merge(s.cluster(), s, (held, fresh) -> held.newerThan(fresh) ? held : fresh);
-    }
-
-    private void heard(String peer) {
-        lastHeardNanos.put(peer, clock.now(TimeUnit.NANOSECONDS));
-        verdicts.answered(peer);
-        heardSinceLeadership.add(peer);
-        if (deferOwn && heardSinceLeadership.containsAll(peers)) {
-            deferOwn = false;
-        }
     }
 
     private Mono<ExchangeResponse> answer(Map<String, TopicResult> results) {
@@ -321,7 +272,7 @@ public final class Controller {
 
     /** This cluster's states of {@code topics} for a call to {@code peer} (superseding what it must). */
     Mono<ExchangeRequest> statesFor(String peer, List<String> topics) {
-        Map<String, Long> supersede = superseding.getOrDefault(peer, Map.of());
+        Map<String, Long> supersede = book.superseding(peer);
         return Flux.fromIterable(topics).concatMap(t -> ownProto(t).map(state -> {
             Long held = supersede.get(t);
             return held == null ? state : state.toBuilder().setSupersedesEpoch(held).build();
@@ -341,30 +292,16 @@ public final class Controller {
      */
     public Mono<Void> onAnswer(String peer, ExchangeRequest sent, ExchangeResponse answer) {
         return Mono.defer(() -> {
-            if (!peer.equals(answer.getCluster()) || !peers.contains(peer)) {
+            if (!peer.equals(answer.getCluster()) || !book.peers().contains(peer)) {
                 return Mono.error(new ExchangeException(502, "answer from '" + answer.getCluster() + "' to a call to "
                         + peer));
             }
             Map<String, Long> sentEpochs = new HashMap<>();
             sent.getTopicsList().forEach(t -> sentEpochs.put(t.getTopic(), t.getEpoch()));
-            Set<String> retry = retrying.computeIfAbsent(peer, p -> ConcurrentHashMap.newKeySet());
-            List<TopicResult> stale = new ArrayList<>();
-            for (TopicResult r : answer.getResultsList()) {
-                if (!sentEpochs.containsKey(r.getTopic())) {
-                    continue; // a result for a topic we did not send: nothing to record
-                }
-                if (took(peer, r, sentEpochs.get(r.getTopic()))) {
-                    retry.remove(r.getTopic());
-                } else {
-                    retry.add(r.getTopic());
-                }
-                if (r.getCode() == TopicResult.Code.STALE) {
-                    stale.add(r);
-                }
-            }
+            List<TopicResult> stale = book.answered(peer, sentEpochs, answer.getResultsList());
             List<PeerState> newer = new ArrayList<>();
             for (TopicState t : answer.getTopicsList()) {
-                PeerState held = held(t.getTopic(), peer);
+                PeerState held = book.held(t.getTopic(), peer);
                 PeerState s;
                 try {
                     s = States.fromProto(peer, t, held);
@@ -376,7 +313,7 @@ public final class Controller {
                     newer.add(s);
                 }
             }
-            heard(peer);
+            book.heard(peer, clock.now(TimeUnit.NANOSECONDS));
             metrics.success(peer);
             return Flux.fromIterable(stale).concatMap(r -> supersedeIfLost(peer, r))
                     .thenMany(Flux.fromIterable(newer).concatMap(s -> foldWith(s).onErrorResume(e -> {
@@ -394,48 +331,13 @@ public final class Controller {
      */
     private Mono<Void> supersedeIfLost(String peer, TopicResult r) {
         return store.get(r.getTopic()).filter(current -> r.getHeldEpoch() > current.epoch())
-                .doOnNext(current -> superseding.computeIfAbsent(peer, p -> new ConcurrentHashMap<>())
-                        .put(r.getTopic(), r.getHeldEpoch()))
+                .doOnNext(current -> book.supersede(peer, r.getTopic(), r.getHeldEpoch()))
                 .then();
     }
 
     /** Topics {@code peer} did not take in its latest answers (stale or failed there): worth sending again. */
     Set<String> retryTopics(String peer) {
-        Set<String> topics = retrying.get(peer);
-        return topics == null ? Set.of() : Set.copyOf(topics);
-    }
-
-    /** Records one topic's result; true when nothing about it needs the call made again. */
-    private boolean took(String peer, TopicResult r, long epoch) {
-        String topic = r.getTopic();
-        switch (r.getCode()) {
-            case ACCEPTED:
-                Map<String, Long> acked = acknowledged.computeIfAbsent(peer, p -> new ConcurrentHashMap<>());
-                Long before = acked.get(topic);
-                if (before == null || before < epoch) { // read first: an epoch acknowledged again is the usual case
-                    acked.merge(topic, epoch, Math::max);
-                }
-                forget(superseding, peer, topic);
-                forget(refusedByPeer, peer, topic);
-                return true;
-            case STALE:
-                return false;
-            case INVALID:
-            case UNKNOWN_TOPIC:
-                refusedByPeer.computeIfAbsent(peer, p -> new ConcurrentHashMap<>()).put(topic, r.getDetail());
-                metrics.refusedByPeer.increment();
-                return true;
-            default:
-                refusedByPeer.computeIfAbsent(peer, p -> new ConcurrentHashMap<>()).put(topic, r.getDetail());
-                return false;
-        }
-    }
-
-    private static void forget(Map<String, ? extends Map<String, ?>> byPeer, String peer, String topic) {
-        Map<String, ?> m = byPeer.get(peer);
-        if (m != null) {
-            m.remove(topic);
-        }
+        return book.retryTopics(peer);
     }
 
     /** A call to {@code peer} failed: counted; a peer without the endpoint is reported unsupported. */
@@ -443,13 +345,13 @@ public final class Controller {
         String why = error.getMessage() == null ? error.toString() : error.getMessage();
         metrics.failure(peer, error instanceof ExchangeException e ? e.status() + ": " + why : why);
         if (error instanceof ExchangeException e && e.isUnsupported()) {
-            verdicts.unsupported(peer);
+            book.unsupported(peer);
         }
     }
 
     /** Whether {@code peer} has answered since this controller started: the replicators' gate (R-C11). */
     public boolean hasAnswered(String peer) {
-        return lastHeardNanos.containsKey(peer);
+        return book.hasAnswered(peer);
     }
 
     /**
@@ -458,7 +360,7 @@ public final class Controller {
      * again on every anti-entropy round, and a later answer turns the verdict to {@code true}).
      */
     public Flux<Boolean> verdicts(String peer) {
-        return verdicts.of(peer);
+        return book.verdicts(peer);
     }
 
     /** The first verdict on {@code peer}. */
@@ -468,7 +370,7 @@ public final class Controller {
 
     /** Whether {@code peer}'s latest verdict is that it has no exchange endpoint: never to be written to. */
     public boolean isUnsupported(String peer) {
-        return verdicts.isUnsupported(peer);
+        return book.isUnsupported(peer);
     }
 
     // ---- folding -------------------------------------------------------------------------------
@@ -501,7 +403,7 @@ public final class Controller {
                 return p.plan().mutations();
             }, clock.now(TimeUnit.MILLISECONDS)).doOnNext(after -> {
                         if (candidate != null) {
-                            keep(candidate);
+                            book.keep(candidate);
                         }
                         Planned planned = latest.get();
                         if (planned != null && after.epoch() != planned.base().epoch()) {
@@ -528,13 +430,13 @@ public final class Controller {
         if (last == null) {
             return false;
         }
-        Map<String, PeerState> held = peerStates.getOrDefault(topic, Map.of());
-        boolean mayCoarsen = !deferOwn && everyPeerHeld(held, candidate);
+        Map<String, PeerState> held = book.heldOf(topic);
+        boolean mayCoarsen = !book.awaitingEveryPeer() && book.everyPeerHeld(held, candidate);
         if (!last.matches(layout, ownMarks(topic), caps, held, candidate, mayCoarsen)) {
             return false;
         }
         if (candidate != null && !candidate.equals(held.get(candidate.cluster()))) {
-            keep(candidate);
+            book.keep(candidate);
         }
         return true;
     }
@@ -579,39 +481,13 @@ public final class Controller {
         }
     }
 
-    private Collection<PeerState> statesOf(String topic, @Nullable PeerState candidate) {
-        Map<String, PeerState> held = peerStates.getOrDefault(topic, Map.of());
-        if (candidate == null) {
-            return List.copyOf(held.values()); // one snapshot: what the plan reads is what a settled fold keeps
-        }
-        Map<String, PeerState> with = new HashMap<>(held);
-        with.put(candidate.cluster(), candidate);
-        return with.values();
-    }
-
-    private boolean everyPeerHeld(Collection<PeerState> states) {
-        Set<String> from = new HashSet<>();
-        states.forEach(s -> from.add(s.cluster()));
-        return from.containsAll(peers);
-    }
-
-    /** Whether every peer's state is among {@code held} and {@code candidate}. */
-    private boolean everyPeerHeld(Map<String, PeerState> held, @Nullable PeerState candidate) {
-        for (String peer : peers) {
-            if (!held.containsKey(peer) && (candidate == null || !candidate.cluster().equals(peer))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private Planned planFor(String topic, Layout layout, @Nullable PeerState candidate) {
-        Collection<PeerState> states = statesOf(topic, candidate);
+        Collection<PeerState> states = book.statesOf(topic, candidate);
         ColdMarks own = ownMarks(topic);
         Caps local = caps;
-        boolean mayCoarsen = !deferOwn && everyPeerHeld(states);
+        boolean mayCoarsen = !book.awaitingEveryPeer() && book.everyPeerHeld(states);
         FoldPlan plan = Fold.plan(layout, own, local, states, mayCoarsen);
-        List<CapMismatch> mismatches = Fold.mismatches(local, capsOf(states));
+        List<CapMismatch> mismatches = Fold.mismatches(local, PeerBook.capsOf(states));
         if (mismatches.isEmpty()) {
             capMismatches.remove(topic);
         } else {
@@ -630,13 +506,13 @@ public final class Controller {
     }
 
     private void afterFold(String topic, Layout after, boolean layoutChanged) {
-        Collection<PeerState> states = statesOf(topic, null);
+        Collection<PeerState> states = book.statesOf(topic, null);
         Shape local = Shape.of(after);
         convergence.afterFold(topic, local, exchanged(topic), states, clock.now(TimeUnit.NANOSECONDS))
                 .ifPresent(metrics.convergenceLagNanos::set);
         TopicMarks topicMarks = marks.get(topic);
         if (topicMarks != null) {
-            topicMarks.forgetSettled(local, states, everyPeerHeld(states));
+            topicMarks.forgetSettled(local, states, book.everyPeerHeld(states));
         }
         if (layoutChanged) {
             changed(topic); // our layout moved: every peer hears of it at once
@@ -657,7 +533,7 @@ public final class Controller {
 
     /** The caps effective for {@code topic}: the minimum over this cluster and its peers' latest states. */
     public Caps effectiveCaps(String topic) {
-        return Caps.min(caps, peerStates.getOrDefault(topic, Map.of()).values().stream().map(PeerState::caps).toList());
+        return book.effectiveCaps(topic, caps);
     }
 
     // ---- own changes: the local policy and the operator -------------------------------------------
@@ -681,7 +557,7 @@ public final class Controller {
 
     private Mono<Outcome> ownChange(String topic, Mutation m) {
         return Mono.defer(() -> {
-            if (deferOwn) {
+            if (book.awaitingEveryPeer()) {
                 return Mono.just(refused(Outcome.Refusal.DEFERRED,
                         "own changes wait until every peer's state is held after the failover"));
             }
@@ -728,7 +604,7 @@ public final class Controller {
         }
         List<Shape> shapes = new ArrayList<>();
         shapes.add(Shape.of(next));
-        peerStates.getOrDefault(topic, Map.of()).values().forEach(p -> shapes.add(p.shape()));
+        shapes.addAll(book.shapesOf(topic));
         int segments = Join.of(shapes).cells().size();
         return segments > effective.maxSegments() && segments > before.activeSegments().size()
                 ? "the layout folded with the peers' would have " + segments + " segments, above the effective cap of "
@@ -875,15 +751,7 @@ public final class Controller {
 
     /** Each peer's caps, as its latest state of any topic carries them. */
     Map<String, Caps> peerCaps() {
-        Map<String, Caps> latest = new HashMap<>();
-        peerStates.values().forEach(m -> latest.putAll(capsOf(m.values())));
-        return latest;
-    }
-
-    private static Map<String, Caps> capsOf(Collection<PeerState> states) {
-        Map<String, Caps> out = new HashMap<>();
-        states.forEach(s -> out.put(s.cluster(), s.caps()));
-        return out;
+        return book.peerCaps();
     }
 
     // What the status reads (StatusAssembler), each value at once.
@@ -897,29 +765,27 @@ public final class Controller {
     }
 
     PeerStatus.Verdict verdict(String peer) {
-        return verdicts.verdict(peer);
+        return book.verdict(peer);
     }
 
     OptionalLong lastHeardNanos(String peer) {
-        Long heard = lastHeardNanos.get(peer);
-        return heard == null ? OptionalLong.empty() : OptionalLong.of(heard);
+        return book.lastHeardNanos(peer);
     }
 
     Optional<PeerState> heldState(String topic, String peer) {
-        return Optional.ofNullable(held(topic, peer));
+        return Optional.ofNullable(book.held(topic, peer));
     }
 
     Collection<PeerState> statesOf(String topic) {
-        return statesOf(topic, null);
+        return book.statesOf(topic, null);
     }
 
     OptionalLong acknowledgedEpoch(String peer, String topic) {
-        Long epoch = acknowledged.getOrDefault(peer, Map.of()).get(topic);
-        return epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch);
+        return book.acknowledgedEpoch(peer, topic);
     }
 
     Optional<String> refusedOurState(String peer, String topic) {
-        return Optional.ofNullable(refusedByPeer.getOrDefault(peer, Map.of()).get(topic));
+        return book.refusedOurState(peer, topic);
     }
 
     List<CapMismatch> capMismatches(String topic) {
@@ -935,8 +801,6 @@ public final class Controller {
     }
 
     Map<String, Map<String, PeerState>> peerStatesView() {
-        Map<String, Map<String, PeerState>> copy = new HashMap<>();
-        peerStates.forEach((t, m) -> copy.put(t, Map.copyOf(m)));
-        return copy;
+        return book.view();
     }
 }
