@@ -43,7 +43,6 @@ import reactor.util.retry.Retry;
 public final class Controller {
     /** How often an own change re-reads and re-plans when other changes keep winning the compare-and-set. */
     private static final int OWN_CHANGE_ATTEMPTS = 64;
-    private static final int RECENT_CHANGES = 32;
 
     private final String cluster;
     private final LayoutStore store;
@@ -52,14 +51,7 @@ public final class Controller {
     private final PeerBook book;
     private volatile Caps caps;
     private volatile int maxBodyBytes = ExchangeConfig.defaults().maxBodyBytes();
-    private final Map<String, TopicMarks> marks = new ConcurrentHashMap<>();
-    /**
-     * Versions of the marks: they order this cluster's states of one epoch. They start from the clock
-     * when the controller is made, so a restarted controller's states order after those it sent before.
-     */
-    private final java.util.concurrent.atomic.AtomicLong marksVersions;
-    /** The marks version a topic without marks reports: the start, or the latest takeover afresh. */
-    private volatile long bornVersion;
+    private final ClusterMarks marks;
     private final Convergence convergence = new Convergence();
     // Per topic, only what differs from the usual (no mismatch, not limited): a large fleet's topics are
     // mostly usual, and each entry held for every topic costs memory.
@@ -71,8 +63,7 @@ public final class Controller {
     /** A fold's plan, the layout it was made for, and everything else it read. */
     private record Planned(Layout base, FoldPlan plan, Settled inputs) {
     }
-    /** topic → its latest layout changes, newest last, at most {@link #RECENT_CHANGES}. */
-    private final Map<String, java.util.Deque<LayoutChange>> recentChanges = new ConcurrentHashMap<>();
+    private final RecentChanges recentChanges = new RecentChanges();
     private final Sinks.Many<String> localChanges = Sinks.many().multicast().directBestEffort();
 
     public Controller(String cluster, Set<String> peers, Caps caps, LayoutStore store, Scheduler clock) {
@@ -82,8 +73,7 @@ public final class Controller {
         this.clock = clock;
         this.metrics = new ExchangeMetrics();
         this.book = new PeerBook(peers, metrics);
-        this.bornVersion = clock.now(TimeUnit.MILLISECONDS) << 20;
-        this.marksVersions = new java.util.concurrent.atomic.AtomicLong(bornVersion);
+        this.marks = new ClusterMarks(clock.now(TimeUnit.MILLISECONDS) << 20);
     }
 
     public String cluster() {
@@ -139,10 +129,7 @@ public final class Controller {
      * the takeover follows; clocks of the replicas' hosts are assumed within an election timeout).
      */
     public void becomeLeaderAfresh() {
-        marks.clear();
-        long floor = clock.now(TimeUnit.MILLISECONDS) << 20;
-        marksVersions.accumulateAndGet(floor, Math::max);
-        bornVersion = Math.max(bornVersion, floor);
+        marks.takeOver(clock.now(TimeUnit.MILLISECONDS) << 20);
         becomeLeader();
     }
 
@@ -158,27 +145,6 @@ public final class Controller {
 
     private void changed(String topic) {
         localChanges.tryEmitNext(topic);
-    }
-
-    /** The topic's marks, made on the first change (most topics never have any). */
-    private TopicMarks marks(String topic) {
-        return marks.computeIfAbsent(topic, t -> new TopicMarks(marksVersions::incrementAndGet));
-    }
-
-    /** The version of the topic's exchanged marks (this controller's birth value while it has none). */
-    private long marksVersion(String topic) {
-        TopicMarks m = marks.get(topic);
-        return m == null ? bornVersion : m.version();
-    }
-
-    private ColdMarks ownMarks(String topic) {
-        TopicMarks m = marks.get(topic);
-        return m == null ? ColdMarks.NONE : m.own();
-    }
-
-    private ColdMarks exchanged(String topic) {
-        TopicMarks m = marks.get(topic);
-        return m == null ? ColdMarks.NONE : m.exchanged();
     }
 
     // ---- receiving ----------------------------------------------------------------------------
@@ -407,8 +373,8 @@ public final class Controller {
                         }
                         Planned planned = latest.get();
                         if (planned != null && after.epoch() != planned.base().epoch()) {
-                            record(topic, planned.base().epoch(), planned.plan().mutations(), planned.plan().reasons(),
-                                    planned.base());
+                            recentChanges.record(topic, planned.base().epoch(), planned.plan().mutations(),
+                                    planned.plan().reasons(), planned.base(), clock.now(TimeUnit.MILLISECONDS));
                         }
                         if (planned != null && after == planned.base() && planned.plan().mutations().isEmpty()) {
                             settled.put(topic, planned.inputs());
@@ -432,37 +398,13 @@ public final class Controller {
         }
         Map<String, PeerState> held = book.heldOf(topic);
         boolean mayCoarsen = !book.awaitingEveryPeer() && book.everyPeerHeld(held, candidate);
-        if (!last.matches(layout, ownMarks(topic), caps, held, candidate, mayCoarsen)) {
+        if (!last.matches(layout, marks.own(topic), caps, held, candidate, mayCoarsen)) {
             return false;
         }
         if (candidate != null && !candidate.equals(held.get(candidate.cluster()))) {
             book.keep(candidate);
         }
         return true;
-    }
-
-    /**
-     * Notes the changes applied to {@code before} (at epoch {@code firstEpoch}), just committed, for the status
-     * page; of a long batch only the last {@link #RECENT_CHANGES} are described (the rest applied at once,
-     * linearly).
-     */
-    private void record(String topic, long firstEpoch, List<Mutation> mutations, List<String> reasons, Layout before) {
-        int skipped = Math.max(0, mutations.size() - RECENT_CHANGES);
-        Layout working = skipped == 0 ? before
-                : before.applyAll(mutations.subList(0, skipped), before.epoch(), 0L).layoutOrThrow();
-        java.util.Deque<LayoutChange> recent = recentChanges.computeIfAbsent(topic, t -> new java.util.ArrayDeque<>());
-        long committedAtMs = clock.now(TimeUnit.MILLISECONDS);
-        synchronized (recent) {
-            for (int i = skipped; i < mutations.size(); i++) {
-                recent.addLast(LayoutChange.of(firstEpoch + i + 1, mutations.get(i), working, reasons.get(i),
-                        committedAtMs));
-                Outcome o = working.apply(mutations.get(i), working.epoch(), 0L);
-                working = o instanceof Outcome.Applied a ? a.layout() : working;
-                while (recent.size() > RECENT_CHANGES) {
-                    recent.removeFirst();
-                }
-            }
-        }
     }
 
     /** True when the topic's last fold left part of the join out to stay within the effective caps. */
@@ -472,18 +414,12 @@ public final class Controller {
 
     /** The topic's latest layout changes on this cluster, oldest first: what, why and when. */
     public List<LayoutChange> recentChanges(String topic) {
-        java.util.Deque<LayoutChange> recent = recentChanges.get(topic);
-        if (recent == null) {
-            return List.of();
-        }
-        synchronized (recent) {
-            return List.copyOf(recent);
-        }
+        return recentChanges.of(topic);
     }
 
     private Planned planFor(String topic, Layout layout, @Nullable PeerState candidate) {
         Collection<PeerState> states = book.statesOf(topic, candidate);
-        ColdMarks own = ownMarks(topic);
+        ColdMarks own = marks.own(topic);
         Caps local = caps;
         boolean mayCoarsen = !book.awaitingEveryPeer() && book.everyPeerHeld(states);
         FoldPlan plan = Fold.plan(layout, own, local, states, mayCoarsen);
@@ -498,7 +434,7 @@ public final class Controller {
         } else {
             capLimited.remove(topic);
         }
-        TopicMarks topicMarks = plan.capMarks().isEmpty() ? marks.get(topic) : marks(topic);
+        TopicMarks topicMarks = plan.capMarks().isEmpty() ? marks.get(topic) : marks.of(topic);
         if (topicMarks != null && topicMarks.caps(plan.capMarks())) {
             changed(topic); // what the caps make us offer is part of our state
         }
@@ -508,7 +444,7 @@ public final class Controller {
     private void afterFold(String topic, Layout after, boolean layoutChanged) {
         Collection<PeerState> states = book.statesOf(topic, null);
         Shape local = Shape.of(after);
-        convergence.afterFold(topic, local, exchanged(topic), states, clock.now(TimeUnit.NANOSECONDS))
+        convergence.afterFold(topic, local, marks.exchanged(topic), states, clock.now(TimeUnit.NANOSECONDS))
                 .ifPresent(metrics.convergenceLagNanos::set);
         TopicMarks topicMarks = marks.get(topic);
         if (topicMarks != null) {
@@ -521,14 +457,14 @@ public final class Controller {
 
     /** This cluster's state of {@code topic}. */
     Mono<PeerState> ownState(String topic) {
-        return store.get(topic).map(l -> new PeerState(cluster, topic, l.epoch(), Shape.of(l), exchanged(topic), caps,
-                marksVersion(topic)));
+        return store.get(topic).map(l -> new PeerState(cluster, topic, l.epoch(), Shape.of(l), marks.exchanged(topic), caps,
+                marks.version(topic)));
     }
 
     /** {@link #ownState} on the wire, made from the layout at once. */
     private Mono<TopicState> ownProto(String topic) {
-        return store.get(topic).map(layout -> States.toProto(topic, layout, exchanged(topic), caps,
-                marksVersion(topic)));
+        return store.get(topic).map(layout -> States.toProto(topic, layout, marks.exchanged(topic), caps,
+                marks.version(topic)));
     }
 
     /** The caps effective for {@code topic}: the minimum over this cluster and its peers' latest states. */
@@ -575,7 +511,8 @@ public final class Controller {
                                 return Mono.just(refused(Outcome.Refusal.EXCEEDS_CAPS, over));
                             }
                             return store.compareAndSet(topic, layout.epoch(), a.layout()).doOnNext(l -> {
-                                record(topic, layout.epoch(), List.of(m), List.of("own"), layout);
+                                recentChanges.record(topic, layout.epoch(), List.of(m), List.of("own"), layout,
+                                        clock.now(TimeUnit.MILLISECONDS));
                                 changed(topic);
                             }).thenReturn(o);
                         }
@@ -679,7 +616,7 @@ public final class Controller {
      * that turned hot loses its mark), then folds, so agreed merges go ahead.
      */
     public Mono<Void> policyColdMarks(String topic, Set<Integer> boundaries) {
-        if (boundaries.isEmpty() && !marks.containsKey(topic)) {
+        if (boundaries.isEmpty() && !marks.has(topic)) {
             return fold(topic); // nothing marked, nothing to remember: no marks made for the topic
         }
         return Mono.defer(() -> {
@@ -691,7 +628,7 @@ public final class Controller {
     /** Changes the topic's marks; a real change is pushed at once; then folds (an agreement may be complete). */
     private Mono<Void> markThenFold(String topic, java.util.function.Predicate<TopicMarks> change) {
         return Mono.defer(() -> {
-            if (change.test(marks(topic))) {
+            if (change.test(marks.of(topic))) {
                 changed(topic);
             }
             return fold(topic);
@@ -709,24 +646,22 @@ public final class Controller {
 
     /** The boundaries the local policy marked cold at its latest evaluation. */
     public Set<Integer> policyColdMarksOf(String topic) {
-        TopicMarks m = marks.get(topic);
-        return m == null ? Set.of() : m.policy();
+        return marks.policy(topic);
     }
 
     /** Every boundary this cluster offers to merge, whatever the source. */
     public Set<Integer> coldMarks(String topic) {
-        return exchanged(topic).boundaries();
+        return marks.exchanged(topic).boundaries();
     }
 
     /** The marks of {@code topic} by source (manual, policy, caps, bucket lowerings), for an admin answer. */
     public MarksBySource exchangedMarksDescribed(String topic) {
-        TopicMarks m = marks.get(topic);
-        return m == null ? MarksBySource.NONE : m.describe();
+        return marks.describe(topic);
     }
 
     /** Everything this cluster offers to coarsen for {@code topic}. */
     ColdMarks exchangedMarks(String topic) {
-        return exchanged(topic);
+        return marks.exchanged(topic);
     }
 
     // ---- status -------------------------------------------------------------------------------
