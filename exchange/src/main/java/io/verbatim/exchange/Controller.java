@@ -22,7 +22,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -49,21 +48,11 @@ public final class Controller {
     private final Scheduler clock;
     private final ExchangeMetrics metrics;
     private final PeerBook book;
-    private volatile Caps caps;
+    private final Caps caps;
     private volatile int maxBodyBytes = ExchangeConfig.defaults().maxBodyBytes();
     private final ClusterMarks marks;
-    private final Convergence convergence = new Convergence();
-    // Per topic, only what differs from the usual (no mismatch, not limited): a large fleet's topics are
-    // mostly usual, and each entry held for every topic costs memory.
-    private final Map<String, List<CapMismatch>> capMismatches = new ConcurrentHashMap<>();
-    private final Set<String> capLimited = ConcurrentHashMap.newKeySet();
-    /** topic → the inputs of its latest fold, when it planned nothing: a fold on the same inputs is skipped. */
-    private final Map<String, Settled> settled = new ConcurrentHashMap<>();
-
-    /** A fold's plan, the layout it was made for, and everything else it read. */
-    private record Planned(Layout base, FoldPlan plan, Settled inputs) {
-    }
     private final RecentChanges recentChanges = new RecentChanges();
+    private final TopicFolds folds;
     private final Sinks.Many<String> localChanges = Sinks.many().multicast().directBestEffort();
 
     public Controller(String cluster, Set<String> peers, Caps caps, LayoutStore store, Scheduler clock) {
@@ -74,6 +63,7 @@ public final class Controller {
         this.metrics = new ExchangeMetrics();
         this.book = new PeerBook(peers, metrics);
         this.marks = new ClusterMarks(clock.now(TimeUnit.MILLISECONDS) << 20);
+        this.folds = new TopicFolds(store, clock, caps, book, marks, recentChanges, metrics, this::changed);
     }
 
     public String cluster() {
@@ -343,7 +333,7 @@ public final class Controller {
 
     /** Folds the held peer states of {@code topic} into the local layout and commits the result. */
     public Mono<Void> fold(String topic) {
-        return fold(topic, null).then();
+        return folds.fold(topic, null).then();
     }
 
     /**
@@ -351,108 +341,17 @@ public final class Controller {
      * committed: the layout after, or empty when the topic is not held here (nothing kept).
      */
     private Mono<Layout> foldWith(PeerState candidate) {
-        return fold(candidate.topic(), candidate);
-    }
-
-    private Mono<Layout> fold(String topic, @Nullable PeerState candidate) {
-        return store.get(topic).flatMap(before -> {
-            if (settledAt(topic, before, candidate)) {
-                return Mono.just(before);
-            }
-            // This fold's own latest plan (the store may call the plan again on a lost compare-and-set): folds
-            // of one topic run concurrently (a peer's push, an anti-entropy reply), so never a shared slot.
-            java.util.concurrent.atomic.AtomicReference<@Nullable Planned> latest =
-                    new java.util.concurrent.atomic.AtomicReference<>();
-            return store.update(topic, layout -> {
-                Planned p = planFor(topic, layout, candidate);
-                latest.set(p);
-                return p.plan().mutations();
-            }, clock.now(TimeUnit.MILLISECONDS)).doOnNext(after -> {
-                        if (candidate != null) {
-                            book.keep(candidate);
-                        }
-                        Planned planned = latest.get();
-                        if (planned != null && after.epoch() != planned.base().epoch()) {
-                            recentChanges.record(topic, planned.base().epoch(), planned.plan().mutations(),
-                                    planned.plan().reasons(), planned.base(), clock.now(TimeUnit.MILLISECONDS));
-                        }
-                        if (planned != null && after == planned.base() && planned.plan().mutations().isEmpty()) {
-                            settled.put(topic, planned.inputs());
-                        } else {
-                            settled.remove(topic);
-                        }
-                        afterFold(topic, after, after.epoch() != before.epoch());
-                    });
-        });
-    }
-
-    /**
-     * True when folding {@code layout} would read what the topic's latest fold read, which planned
-     * nothing: it would plan nothing again, and leave status and marks as they are. The candidate is
-     * kept then (it equals the state the fold read).
-     */
-    private boolean settledAt(String topic, Layout layout, @Nullable PeerState candidate) {
-        Settled last = settled.get(topic);
-        if (last == null) {
-            return false;
-        }
-        Map<String, PeerState> held = book.heldOf(topic);
-        boolean mayCoarsen = !book.awaitingEveryPeer() && book.everyPeerHeld(held, candidate);
-        if (!last.matches(layout, marks.own(topic), caps, held, candidate, mayCoarsen)) {
-            return false;
-        }
-        if (candidate != null && !candidate.equals(held.get(candidate.cluster()))) {
-            book.keep(candidate);
-        }
-        return true;
+        return folds.fold(candidate.topic(), candidate);
     }
 
     /** True when the topic's last fold left part of the join out to stay within the effective caps. */
     boolean capLimited(String topic) {
-        return capLimited.contains(topic);
+        return folds.capLimited(topic);
     }
 
     /** The topic's latest layout changes on this cluster, oldest first: what, why and when. */
     public List<LayoutChange> recentChanges(String topic) {
         return recentChanges.of(topic);
-    }
-
-    private Planned planFor(String topic, Layout layout, @Nullable PeerState candidate) {
-        Collection<PeerState> states = book.statesOf(topic, candidate);
-        ColdMarks own = marks.own(topic);
-        Caps local = caps;
-        boolean mayCoarsen = !book.awaitingEveryPeer() && book.everyPeerHeld(states);
-        FoldPlan plan = Fold.plan(layout, own, local, states, mayCoarsen);
-        List<CapMismatch> mismatches = Fold.mismatches(local, PeerBook.capsOf(states));
-        if (mismatches.isEmpty()) {
-            capMismatches.remove(topic);
-        } else {
-            capMismatches.put(topic, mismatches);
-        }
-        if (plan.capLimited()) {
-            capLimited.add(topic);
-        } else {
-            capLimited.remove(topic);
-        }
-        TopicMarks topicMarks = plan.capMarks().isEmpty() ? marks.get(topic) : marks.of(topic);
-        if (topicMarks != null && topicMarks.caps(plan.capMarks())) {
-            changed(topic); // what the caps make us offer is part of our state
-        }
-        return new Planned(layout, plan, new Settled(layout, own, local, List.copyOf(states), mayCoarsen));
-    }
-
-    private void afterFold(String topic, Layout after, boolean layoutChanged) {
-        Collection<PeerState> states = book.statesOf(topic, null);
-        Shape local = Shape.of(after);
-        convergence.afterFold(topic, local, marks.exchanged(topic), states, clock.now(TimeUnit.NANOSECONDS))
-                .ifPresent(metrics.convergenceLagNanos::set);
-        TopicMarks topicMarks = marks.get(topic);
-        if (topicMarks != null) {
-            topicMarks.forgetSettled(local, states, book.everyPeerHeld(states));
-        }
-        if (layoutChanged) {
-            changed(topic); // our layout moved: every peer hears of it at once
-        }
     }
 
     /** This cluster's state of {@code topic}. */
@@ -676,7 +575,7 @@ public final class Controller {
 
     /** Diverged ranges over all topics and peers as of the last folds: the gauge of R-F. */
     int divergedRangesNow() {
-        return convergence.divergedRangesNow();
+        return folds.convergence().divergedRangesNow();
     }
 
     /** Each peer cap that differs from this cluster's, from the peers' latest states of any topic. */
@@ -696,7 +595,7 @@ public final class Controller {
     }
 
     Convergence convergence() {
-        return convergence;
+        return folds.convergence();
     }
 
     PeerStatus.Verdict verdict(String peer) {
@@ -724,7 +623,7 @@ public final class Controller {
     }
 
     List<CapMismatch> capMismatches(String topic) {
-        return capMismatches.getOrDefault(topic, List.of());
+        return folds.capMismatches(topic);
     }
 
     /** Replication backlog per segment toward a remote, from the replication side (status only). */
