@@ -4,15 +4,12 @@ import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.exchange.proto.ExchangeResponse;
 import io.verbatim.exchange.proto.TopicResult;
 import io.verbatim.exchange.proto.TopicState;
-import io.verbatim.model.Buckets;
 import io.verbatim.model.HashRange;
-import io.verbatim.model.Join;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Shape;
 import io.verbatim.store.LayoutStore;
-import io.verbatim.store.StaleEpochException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -23,12 +20,10 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.retry.Retry;
 
 /**
  * One cluster's side of the layout exchange (PIP-495) for every topic it holds: the peers' latest
@@ -40,9 +35,6 @@ import reactor.util.retry.Retry;
  * own: one topic's stale, unusable or failing state never refuses the others.
  */
 public final class Controller {
-    /** How often an own change re-reads and re-plans when other changes keep winning the compare-and-set. */
-    private static final int OWN_CHANGE_ATTEMPTS = 64;
-
     private final String cluster;
     private final LayoutStore store;
     private final Scheduler clock;
@@ -53,6 +45,7 @@ public final class Controller {
     private final ClusterMarks marks;
     private final RecentChanges recentChanges = new RecentChanges();
     private final TopicFolds folds;
+    private final OwnChanges own;
     private final Sinks.Many<String> localChanges = Sinks.many().multicast().directBestEffort();
 
     public Controller(String cluster, Set<String> peers, Caps caps, LayoutStore store, Scheduler clock) {
@@ -64,6 +57,7 @@ public final class Controller {
         this.book = new PeerBook(peers, metrics);
         this.marks = new ClusterMarks(clock.now(TimeUnit.MILLISECONDS) << 20);
         this.folds = new TopicFolds(store, clock, caps, book, marks, recentChanges, metrics, this::changed);
+        this.own = new OwnChanges(cluster, store, clock, caps, book, marks, recentChanges, this::fold, this::changed);
     }
 
     public String cluster() {
@@ -379,7 +373,7 @@ public final class Controller {
      * meets another on the stored epoch is re-planned on the new layout.
      */
     public Mono<Outcome> split(String topic, long segmentId) {
-        return ownChange(topic, Mutation.split(segmentId));
+        return own.apply(topic, Mutation.split(segmentId));
     }
 
     /**
@@ -387,65 +381,7 @@ public final class Controller {
      * replicated topic: it is a cold mark ({@link #markBucketsCold}), done once every cluster agrees.
      */
     public Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount) {
-        return ownChange(topic, Mutation.rebucket(segmentId, bucketCount));
-    }
-
-    private Mono<Outcome> ownChange(String topic, Mutation m) {
-        return Mono.defer(() -> {
-            if (book.awaitingEveryPeer()) {
-                return Mono.just(refused(Outcome.Refusal.DEFERRED,
-                        "own changes wait until every peer's state is held after the failover"));
-            }
-            return store.get(topic).switchIfEmpty(Mono.error(() -> new IllegalArgumentException("cluster " + cluster
-                    + " has no topic '" + topic + "'"))).flatMap(layout -> {
-                        if (lowers(layout, m)) {
-                            return Mono.just(refused(Outcome.Refusal.LOWERS_BUCKETS, "lowering a bucket count of a "
-                                    + "replicated topic is a cold mark (markBucketsCold): done once every cluster "
-                                    + "issued it"));
-                        }
-                        Outcome o = layout.apply(m, layout.epoch(), clock.now(TimeUnit.MILLISECONDS));
-                        if (o instanceof Outcome.Applied a) {
-                            String over = pastCaps(topic, layout, a.layout(), m);
-                            if (over != null) {
-                                return Mono.just(refused(Outcome.Refusal.EXCEEDS_CAPS, over));
-                            }
-                            return store.compareAndSet(topic, layout.epoch(), a.layout()).doOnNext(l -> {
-                                recentChanges.record(topic, layout.epoch(), List.of(m), List.of("own"), layout,
-                                        clock.now(TimeUnit.MILLISECONDS));
-                                changed(topic);
-                            }).thenReturn(o);
-                        }
-                        return Mono.just(o);
-                    });
-        }).retryWhen(Retry.max(OWN_CHANGE_ATTEMPTS).filter(StaleEpochException.class::isInstance))
-                .onErrorResume(e -> e.getCause() instanceof StaleEpochException || e instanceof StaleEpochException,
-                        e -> Mono.just(refused(Outcome.Refusal.STALE_EPOCH, "the layout of " + topic + " kept changing ("
-                                + OWN_CHANGE_ATTEMPTS + " attempts); try again")));
-    }
-
-    /** Whether {@code m} lowers an active segment's bucket count in {@code layout}. */
-    private static boolean lowers(Layout layout, Mutation m) {
-        return m instanceof Mutation.Rebucket r && layout.segment(r.segmentId()).filter(s -> s.isActive())
-                .map(s -> r.bucketCount() < s.buckets().count()).orElse(false);
-    }
-
-    /** Why {@code next} would pass an effective cap once folded with the peers' layouts; null if it would not. */
-    private @Nullable String pastCaps(String topic, Layout before, Layout next, Mutation m) {
-        Caps effective = effectiveCaps(topic);
-        if (m instanceof Mutation.Rebucket r) {
-            int cap = Buckets.floorCount(effective.maxEntryBucketsPerSegment());
-            int was = before.segment(r.segmentId()).map(s -> s.buckets().count()).orElse(0);
-            return r.bucketCount() > cap && r.bucketCount() > was ? "bucket count " + r.bucketCount()
-                    + " would exceed the effective cap of " + cap + " per segment (" + effective + ")" : null;
-        }
-        List<Shape> shapes = new ArrayList<>();
-        shapes.add(Shape.of(next));
-        shapes.addAll(book.shapesOf(topic));
-        int segments = Join.of(shapes).cells().size();
-        return segments > effective.maxSegments() && segments > before.activeSegments().size()
-                ? "the layout folded with the peers' would have " + segments + " segments, above the effective cap of "
-                        + effective.maxSegments() + " (" + effective + ")"
-                : null;
+        return own.apply(topic, Mutation.rebucket(segmentId, bucketCount));
     }
 
     /**
@@ -456,18 +392,7 @@ public final class Controller {
      * @return the layout after, or the one held when there was nothing to delete
      */
     public Mono<Layout> prune(String topic, Collection<Long> segmentIds) {
-        return store.get(topic).flatMap(before -> store.update(topic, layout -> segmentIds.stream()
-                .filter(id -> layout.segment(id).map(s -> s.isSealed()).orElse(false)).map(Mutation::prune).toList(),
-                clock.now(TimeUnit.MILLISECONDS))
-                .doOnNext(after -> {
-                    if (after.epoch() != before.epoch()) {
-                        changed(topic);
-                    }
-                }));
-    }
-
-    private static Outcome refused(Outcome.Refusal reason, String message) {
-        return new Outcome.Refused(reason, message);
+        return own.prune(topic, segmentIds);
     }
 
     /**
@@ -475,20 +400,12 @@ public final class Controller {
      * it cold or no longer has it, and the mark stays until withdrawn or settled.
      */
     public Mono<Void> markCold(String topic, int boundary) {
-        return Mono.defer(() -> markThenFold(topic, m -> m.markManual(boundary(boundary))));
-    }
-
-    /** A boundary a mark can name: the first hash of an upper side, 1..65535. */
-    private static int boundary(int boundary) {
-        if (boundary < 1 || boundary > HashRange.MAX_HASH) {
-            throw new IllegalArgumentException("boundary " + boundary + " is not a boundary of the ring (1..65535)");
-        }
-        return boundary;
+        return own.markCold(topic, boundary);
     }
 
     /** Withdraws an operator's cold mark on a boundary; true if there was one. */
     public boolean unmarkCold(String topic, int boundary) {
-        return withdraw(topic, m -> m.withdrawManual(boundary));
+        return own.unmarkCold(topic, boundary);
     }
 
     /**
@@ -496,18 +413,12 @@ public final class Controller {
      * rebucket-down): done once every cluster marks it too or holds no more there.
      */
     public Mono<Void> markBucketsCold(String topic, HashRange range, int bucketCount) {
-        return Mono.defer(() -> {
-            if (!Buckets.isValidCount(bucketCount)) {
-                return Mono.error(new IllegalArgumentException("bucket count " + bucketCount
-                        + " is not a power of two within 1.." + Buckets.MAX_COUNT));
-            }
-            return markThenFold(topic, m -> m.markBuckets(range, bucketCount));
-        });
+        return own.markBucketsCold(topic, range, bucketCount);
     }
 
     /** Withdraws an operator's lowering of {@code range}; true if there was one. */
     public boolean unmarkBucketsCold(String topic, HashRange range) {
-        return withdraw(topic, m -> m.withdrawBuckets(range));
+        return own.unmarkBucketsCold(topic, range);
     }
 
     /**
@@ -515,32 +426,7 @@ public final class Controller {
      * that turned hot loses its mark), then folds, so agreed merges go ahead.
      */
     public Mono<Void> policyColdMarks(String topic, Set<Integer> boundaries) {
-        if (boundaries.isEmpty() && !marks.has(topic)) {
-            return fold(topic); // nothing marked, nothing to remember: no marks made for the topic
-        }
-        return Mono.defer(() -> {
-            boundaries.forEach(Controller::boundary);
-            return markThenFold(topic, m -> m.policy(boundaries));
-        });
-    }
-
-    /** Changes the topic's marks; a real change is pushed at once; then folds (an agreement may be complete). */
-    private Mono<Void> markThenFold(String topic, java.util.function.Predicate<TopicMarks> change) {
-        return Mono.defer(() -> {
-            if (change.test(marks.of(topic))) {
-                changed(topic);
-            }
-            return fold(topic);
-        });
-    }
-
-    private boolean withdraw(String topic, java.util.function.Predicate<TopicMarks> change) {
-        TopicMarks m = marks.get(topic);
-        boolean had = m != null && change.test(m);
-        if (had) {
-            changed(topic);
-        }
-        return had;
+        return own.policyColdMarks(topic, boundaries);
     }
 
     /** The boundaries the local policy marked cold at its latest evaluation. */
