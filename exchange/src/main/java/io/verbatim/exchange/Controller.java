@@ -2,18 +2,13 @@ package io.verbatim.exchange;
 
 import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.exchange.proto.ExchangeResponse;
-import io.verbatim.exchange.proto.TopicResult;
-import io.verbatim.exchange.proto.TopicState;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Shape;
 import io.verbatim.store.LayoutStore;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,6 +25,12 @@ import reactor.core.scheduler.Scheduler;
  * states (in memory only), the cold marks and caps, the fold of peer states into the local layout
  * committed through the {@link LayoutStore}, and the per-peer acknowledged epochs.
  *
+ * <p>A facade over the parts that hold each concern: {@code PeerBook} (what each peer holds and
+ * acknowledged, the verdicts), {@code Calls} (both ends of a call, topic by topic), {@code TopicFolds}
+ * (the fold of each topic, committed, and what it found), {@code OwnChanges} (this cluster's own splits,
+ * rebuckets, prunes and cold marks), {@code ClusterMarks} and {@code RecentChanges}. It owns the stream
+ * of topics whose local state changed, which the parts feed.
+ *
  * <p>The HTTP endpoint and the simulator both drive this class: {@link #receive} for an arriving call,
  * {@link #statesFor} and {@link #onAnswer} for the sending side. Each topic of a call stands on its
  * own: one topic's stale, unusable or failing state never refuses the others.
@@ -38,14 +39,14 @@ public final class Controller {
     private final String cluster;
     private final LayoutStore store;
     private final Scheduler clock;
+    private final Caps caps;
     private final ExchangeMetrics metrics;
     private final PeerBook book;
-    private final Caps caps;
-    private volatile int maxBodyBytes = ExchangeConfig.defaults().maxBodyBytes();
     private final ClusterMarks marks;
     private final RecentChanges recentChanges = new RecentChanges();
     private final TopicFolds folds;
     private final OwnChanges own;
+    private final Calls calls;
     private final Sinks.Many<String> localChanges = Sinks.many().multicast().directBestEffort();
 
     public Controller(String cluster, Set<String> peers, Caps caps, LayoutStore store, Scheduler clock) {
@@ -58,6 +59,7 @@ public final class Controller {
         this.marks = new ClusterMarks(clock.now(TimeUnit.MILLISECONDS) << 20);
         this.folds = new TopicFolds(store, clock, caps, book, marks, recentChanges, metrics, this::changed);
         this.own = new OwnChanges(cluster, store, clock, caps, book, marks, recentChanges, this::fold, this::changed);
+        this.calls = new Calls(cluster, store, clock, caps, book, marks, folds, metrics);
     }
 
     public String cluster() {
@@ -83,12 +85,12 @@ public final class Controller {
 
     /** The largest call this cluster's endpoint reads: told to peers in every answer, so they cut to fit. */
     public Controller maxBodyBytes(int value) {
-        maxBodyBytes = value;
+        calls.maxBodyBytes(value);
         return this;
     }
 
     int maxBodyBytes() {
-        return maxBodyBytes;
+        return calls.maxBodyBytes();
     }
 
     /** Changes the replication set; states of clusters that left it are dropped. */
@@ -143,74 +145,7 @@ public final class Controller {
      *         (400, naming the first problem); nothing changed then
      */
     public Mono<ExchangeResponse> receive(ExchangeRequest request) {
-        return Mono.defer(() -> {
-            String from = request.getCluster();
-            Set<String> peers = book.peers();
-            if (!peers.contains(from)) {
-                metrics.ignored.increment();
-                return Mono.error(new ExchangeException(403, "cluster '" + from + "' is not in the replication set of "
-                        + cluster + " " + peers));
-            }
-            Map<String, TopicResult> results = new LinkedHashMap<>();
-            List<PeerState> candidates = new ArrayList<>();
-            for (TopicState t : request.getTopicsList()) {
-                if (results.containsKey(t.getTopic())) {
-                    return Mono.error(ExchangeException.badRequest("topic '" + t.getTopic() + "' appears twice"));
-                }
-                results.put(t.getTopic(), check(from, t, candidates));
-            }
-            if (candidates.isEmpty() && !results.isEmpty()
-                    && results.values().stream().allMatch(r -> r.getCode() == TopicResult.Code.INVALID)) {
-                return Mono.error(ExchangeException.badRequest(results.values().iterator().next().getDetail()));
-            }
-            book.heard(from, clock.now(TimeUnit.NANOSECONDS));
-            return Flux.fromIterable(candidates)
-                    .concatMap(s -> foldWith(s).switchIfEmpty(Mono.fromRunnable(() -> results.put(s.topic(),
-                            result(s.topic(), TopicResult.Code.UNKNOWN_TOPIC, 0, "cluster " + cluster
-                                    + " does not hold topic '" + s.topic() + "'")))).onErrorResume(e -> {
-                        metrics.foldFailures.increment();
-                        results.put(s.topic(), result(s.topic(), TopicResult.Code.FAILED, 0, failure(s.topic(), e)));
-                        return Mono.empty();
-                    }))
-                    .then(Mono.defer(() -> answer(results)));
-        });
-    }
-
-    /** A result for one arriving state; a usable one joins {@code candidates}. */
-    private TopicResult check(String from, TopicState t, List<PeerState> candidates) {
-        PeerState held = book.held(t.getTopic(), from);
-        PeerState s;
-        try {
-            s = States.fromProto(from, t, held);
-        } catch (ExchangeException e) {
-            metrics.invalidStates.increment();
-            return result(t.getTopic(), TopicResult.Code.INVALID, 0, String.valueOf(e.getMessage()));
-        }
-        boolean supersedes = held != null && t.hasSupersedesEpoch() && t.getSupersedesEpoch() == held.epoch();
-        if (held != null && s.olderThan(held) && !supersedes) {
-            return result(s.topic(), TopicResult.Code.STALE, held.epoch(), "topic '" + s.topic() + "' from " + from
-                    + " at epoch " + s.epoch() + (s.epoch() == held.epoch() ? " with older cold marks" : "")
-                    + " is older than the state at epoch " + held.epoch() + " already held");
-        }
-        if (supersedes && held != null && s.olderThan(held)) {
-            book.drop(held); // what the sender no longer has goes
-        }
-        candidates.add(s);
-        return result(s.topic(), TopicResult.Code.ACCEPTED, 0, "");
-    }
-
-    private static TopicResult result(String topic, TopicResult.Code code, long heldEpoch, String detail) {
-        return TopicResult.newBuilder().setTopic(topic).setCode(code).setHeldEpoch(heldEpoch).setDetail(detail).build();
-    }
-
-    private static String failure(String topic, Throwable e) {
-        return "folding topic '" + topic + "' failed: " + e;
-    }
-
-    private Mono<ExchangeResponse> answer(Map<String, TopicResult> results) {
-        return Flux.fromIterable(results.keySet()).concatMap(this::ownProto).collectList()
-                .map(list -> ExchangeResponse.newBuilder().setCluster(cluster).addAllTopics(list)
-                        .addAllResults(results.values()).setMaxBodyBytes(maxBodyBytes).build());
+        return calls.receive(request);
     }
 
     // ---- sending ------------------------------------------------------------------------------
@@ -220,18 +155,20 @@ public final class Controller {
         return store.topics();
     }
 
-    /** This cluster's states of {@code topics} for a call to {@code peer} (superseding what it must). */
-    Mono<ExchangeRequest> statesFor(String peer, List<String> topics) {
-        Map<String, Long> supersede = book.superseding(peer);
-        return Flux.fromIterable(topics).concatMap(t -> ownProto(t).map(state -> {
-            Long held = supersede.get(t);
-            return held == null ? state : state.toBuilder().setSupersedesEpoch(held).build();
-        })).collectList().map(list -> ExchangeRequest.newBuilder().setCluster(cluster).addAllTopics(list).build());
-    }
-
     /** This cluster's state of every topic it holds, in one call to {@code peer}. */
     public Mono<ExchangeRequest> stateFor(String peer) {
         return topics().collectList().flatMap(topics -> statesFor(peer, topics));
+    }
+
+    /** This cluster's states of {@code topics} for a call to {@code peer} (superseding what it must). */
+    Mono<ExchangeRequest> statesFor(String peer, List<String> topics) {
+        return calls.statesFor(peer, topics);
+    }
+
+    /** This cluster's state of {@code topic}. */
+    Mono<PeerState> ownState(String topic) {
+        return store.get(topic).map(l -> new PeerState(cluster, topic, l.epoch(), Shape.of(l), marks.exchanged(topic),
+                caps, marks.version(topic)));
     }
 
     /**
@@ -241,48 +178,7 @@ public final class Controller {
      * up the others); a state the peer found unusable is reported, not retried.
      */
     public Mono<Void> onAnswer(String peer, ExchangeRequest sent, ExchangeResponse answer) {
-        return Mono.defer(() -> {
-            if (!peer.equals(answer.getCluster()) || !book.peers().contains(peer)) {
-                return Mono.error(new ExchangeException(502, "answer from '" + answer.getCluster() + "' to a call to "
-                        + peer));
-            }
-            Map<String, Long> sentEpochs = new HashMap<>();
-            sent.getTopicsList().forEach(t -> sentEpochs.put(t.getTopic(), t.getEpoch()));
-            List<TopicResult> stale = book.answered(peer, sentEpochs, answer.getResultsList());
-            List<PeerState> newer = new ArrayList<>();
-            for (TopicState t : answer.getTopicsList()) {
-                PeerState held = book.held(t.getTopic(), peer);
-                PeerState s;
-                try {
-                    s = States.fromProto(peer, t, held);
-                } catch (ExchangeException e) {
-                    metrics.invalidStates.increment();
-                    continue; // its other topics still count
-                }
-                if (!s.olderThan(held)) {
-                    newer.add(s);
-                }
-            }
-            book.heard(peer, clock.now(TimeUnit.NANOSECONDS));
-            metrics.success(peer);
-            return Flux.fromIterable(stale).concatMap(r -> supersedeIfLost(peer, r))
-                    .thenMany(Flux.fromIterable(newer).concatMap(s -> foldWith(s).onErrorResume(e -> {
-                        metrics.foldFailures.increment();
-                        return Mono.empty(); // not kept: the next answer or push brings it again
-                    })))
-                    .then();
-        });
-    }
-
-    /**
-     * The peer holds a state of ours at an epoch we are not at any more (a lost or restored store, a
-     * forged epoch): our next state of that topic supersedes it. An older push that arrived late is not
-     * that case: our current epoch is at or past what the peer holds, and the next push simply wins.
-     */
-    private Mono<Void> supersedeIfLost(String peer, TopicResult r) {
-        return store.get(r.getTopic()).filter(current -> r.getHeldEpoch() > current.epoch())
-                .doOnNext(current -> book.supersede(peer, r.getTopic(), r.getHeldEpoch()))
-                .then();
+        return calls.onAnswer(peer, sent, answer);
     }
 
     /** Topics {@code peer} did not take in its latest answers (stale or failed there): worth sending again. */
@@ -292,11 +188,7 @@ public final class Controller {
 
     /** A call to {@code peer} failed: counted; a peer without the endpoint is reported unsupported. */
     public void failed(String peer, Throwable error) {
-        String why = error.getMessage() == null ? error.toString() : error.getMessage();
-        metrics.failure(peer, error instanceof ExchangeException e ? e.status() + ": " + why : why);
-        if (error instanceof ExchangeException e && e.isUnsupported()) {
-            book.unsupported(peer);
-        }
+        calls.failed(peer, error);
     }
 
     /** Whether {@code peer} has answered since this controller started: the replicators' gate (R-C11). */
@@ -330,14 +222,6 @@ public final class Controller {
         return folds.fold(topic, null).then();
     }
 
-    /**
-     * Folds with {@code candidate} in place of its cluster's held state and keeps it once the fold
-     * committed: the layout after, or empty when the topic is not held here (nothing kept).
-     */
-    private Mono<Layout> foldWith(PeerState candidate) {
-        return folds.fold(candidate.topic(), candidate);
-    }
-
     /** True when the topic's last fold left part of the join out to stay within the effective caps. */
     boolean capLimited(String topic) {
         return folds.capLimited(topic);
@@ -346,18 +230,6 @@ public final class Controller {
     /** The topic's latest layout changes on this cluster, oldest first: what, why and when. */
     public List<LayoutChange> recentChanges(String topic) {
         return recentChanges.of(topic);
-    }
-
-    /** This cluster's state of {@code topic}. */
-    Mono<PeerState> ownState(String topic) {
-        return store.get(topic).map(l -> new PeerState(cluster, topic, l.epoch(), Shape.of(l), marks.exchanged(topic), caps,
-                marks.version(topic)));
-    }
-
-    /** {@link #ownState} on the wire, made from the layout at once. */
-    private Mono<TopicState> ownProto(String topic) {
-        return store.get(topic).map(layout -> States.toProto(topic, layout, marks.exchanged(topic), caps,
-                marks.version(topic)));
     }
 
     /** The caps effective for {@code topic}: the minimum over this cluster and its peers' latest states. */
@@ -512,6 +384,11 @@ public final class Controller {
         return folds.capMismatches(topic);
     }
 
+    /** Every peer's held state, topic → peer → state: a copy. */
+    Map<String, Map<String, PeerState>> peerStatesView() {
+        return book.view();
+    }
+
     /** Replication backlog per segment toward a remote, from the replication side (status only). */
     @FunctionalInterface
     public interface BacklogSource {
@@ -520,7 +397,4 @@ public final class Controller {
         Map<String, Long> backlog(String topic, String remote);
     }
 
-    Map<String, Map<String, PeerState>> peerStatesView() {
-        return book.view();
-    }
 }

@@ -235,7 +235,7 @@ final class PeerBook {
         }
     }
 
-    /** {@code peer} holds our state of {@code topic} at {@code epoch}, of a past we lost: our next one supersedes it. */
+    /** {@code peer} holds our state of {@code topic} at {@code epoch}, of a lost past: our next one supersedes it. */
     void supersede(String peer, String topic, long epoch) {
         superseding.computeIfAbsent(peer, p -> new ConcurrentHashMap<>()).put(topic, epoch);
     }

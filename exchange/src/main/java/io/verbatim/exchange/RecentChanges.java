@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Per topic its latest layout changes on this cluster, newest last, at most {@link #RECENT_CHANGES}: for the status. */
+/**
+ * Per topic its latest layout changes on this cluster (what, why and when), newest last, at most
+ * {@link #RECENT_CHANGES}: for the status page.
+ */
 final class RecentChanges {
     static final int RECENT_CHANGES = 32;
 
