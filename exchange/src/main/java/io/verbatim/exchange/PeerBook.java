@@ -22,8 +22,9 @@ import reactor.core.publisher.Flux;
  * What this cluster knows of each peer, in memory only: the replication set; each peer's latest state
  * of every topic; what the peer holds of ours (the epochs it acknowledged, what it refused or did not
  * take, a state of a lost past our next one supersedes); when it was last heard, with the R-C11
- * verdict on it; and whether every peer was heard since this controller became the leader. Forgotten
- * (but the verdicts and when each was last heard) when it becomes the leader again.
+ * verdict on it; and whether every peer was heard since this controller became the leader. On becoming
+ * the leader it forgets the peers' states, what they acknowledged and what our next state supersedes;
+ * the topics to retry, the refusals, the verdicts and when each was last heard stay.
  */
 final class PeerBook {
     private final ExchangeMetrics metrics;
