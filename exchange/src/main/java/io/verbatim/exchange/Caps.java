@@ -1,5 +1,6 @@
 package io.verbatim.exchange;
 
+import io.verbatim.model.Buckets;
 import java.util.Collection;
 
 /**
@@ -14,9 +15,9 @@ public record Caps(int maxSegments, int maxEntryBucketsPerSegment) {
         if (maxSegments < 1) {
             throw new IllegalArgumentException("caps.maxSegments is " + maxSegments + ": must be at least 1");
         }
-        if (maxEntryBucketsPerSegment < 1 || maxEntryBucketsPerSegment > io.verbatim.model.Buckets.MAX_COUNT) {
+        if (maxEntryBucketsPerSegment < 1 || maxEntryBucketsPerSegment > Buckets.MAX_COUNT) {
             throw new IllegalArgumentException("caps.maxEntryBucketsPerSegment is " + maxEntryBucketsPerSegment
-                    + ": must be within 1.." + io.verbatim.model.Buckets.MAX_COUNT);
+                    + ": must be within 1.." + Buckets.MAX_COUNT);
         }
     }
 

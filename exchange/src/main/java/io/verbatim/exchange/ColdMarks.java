@@ -1,10 +1,13 @@
 package io.verbatim.exchange;
 
 import io.verbatim.model.HashRange;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * What a cluster offers to coarsen (PIP-495: merges and bucket-count lowering happen only once every
@@ -19,8 +22,8 @@ record ColdMarks(Set<Integer> boundaries, Map<HashRange, Integer> buckets) {
     ColdMarks {
         // Sorted, so that whatever iterates them does so in the same order in every run (Set.copyOf's
         // order changes from one JVM to the next, which would make a seeded simulation unrepeatable).
-        boundaries = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(boundaries));
-        buckets = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(buckets));
+        boundaries = Collections.unmodifiableSortedSet(new TreeSet<>(boundaries));
+        buckets = Collections.unmodifiableSortedMap(new TreeMap<>(buckets));
     }
 
     static ColdMarks ofBoundaries(Set<Integer> boundaries) {

@@ -2,117 +2,73 @@ package io.verbatim.exchange;
 
 import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.exchange.proto.ExchangeResponse;
-import io.verbatim.exchange.proto.TopicResult;
-import io.verbatim.exchange.proto.TopicState;
-import io.verbatim.model.Buckets;
 import io.verbatim.model.HashRange;
-import io.verbatim.model.Join;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Shape;
 import io.verbatim.store.LayoutStore;
-import io.verbatim.store.StaleEpochException;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
-import reactor.util.retry.Retry;
 
 /**
  * One cluster's side of the layout exchange (PIP-495) for every topic it holds: the peers' latest
  * states (in memory only), the cold marks and caps, the fold of peer states into the local layout
  * committed through the {@link LayoutStore}, and the per-peer acknowledged epochs.
  *
+ * <p>A facade over the parts that hold each concern: {@code PeerBook} (what each peer holds and
+ * acknowledged, the verdicts), {@code Calls} (both ends of a call, topic by topic), {@code TopicFolds}
+ * (the fold of each topic, committed, and what it found), {@code OwnChanges} (this cluster's own splits,
+ * rebuckets, prunes and cold marks), {@code ClusterMarks} and {@code RecentChanges}. It owns the stream
+ * of topics whose local state changed, which the parts feed.
+ *
  * <p>The HTTP endpoint and the simulator both drive this class: {@link #receive} for an arriving call,
  * {@link #statesFor} and {@link #onAnswer} for the sending side. Each topic of a call stands on its
  * own: one topic's stale, unusable or failing state never refuses the others.
  */
 public final class Controller {
-    /** How often an own change re-reads and re-plans when other changes keep winning the compare-and-set. */
-    private static final int OWN_CHANGE_ATTEMPTS = 64;
-    private static final int RECENT_CHANGES = 32;
-
     private final String cluster;
     private final LayoutStore store;
     private final Scheduler clock;
+    private final Caps caps;
     private final ExchangeMetrics metrics;
-    private volatile Set<String> peers;
-    private volatile Caps caps;
-    private volatile int maxBodyBytes = ExchangeConfig.defaults().maxBodyBytes();
-    private final Map<String, TopicMarks> marks = new ConcurrentHashMap<>();
-    /**
-     * Versions of the marks: they order this cluster's states of one epoch. They start from the clock
-     * when the controller is made, so a restarted controller's states order after those it sent before.
-     */
-    private final java.util.concurrent.atomic.AtomicLong marksVersions;
-    /** The marks version a topic without marks reports: the start, or the latest takeover afresh. */
-    private volatile long bornVersion;
-    /** topic → peer → latest state. */
-    private final Map<String, Map<String, PeerState>> peerStates = new ConcurrentHashMap<>();
-    /** peer → topic → epoch of ours the peer acknowledged. */
-    private final Map<String, Map<String, Long>> acknowledged = new ConcurrentHashMap<>();
-    /** peer → topic → the epoch of ours it holds that we are no longer at: our next state supersedes it. */
-    private final Map<String, Map<String, Long>> superseding = new ConcurrentHashMap<>();
-    /** peer → topics it did not take (stale or failed there) in its latest answer about them. */
-    private final Map<String, Set<String>> retrying = new ConcurrentHashMap<>();
-    /** peer → topic → why the peer refused our state of it. */
-    private final Map<String, Map<String, String>> refusedByPeer = new ConcurrentHashMap<>();
-    private final PeerVerdicts verdicts = new PeerVerdicts();
-    private final Map<String, Long> lastHeardNanos = new ConcurrentHashMap<>();
-    private final Set<String> heardSinceLeadership = ConcurrentHashMap.newKeySet();
-    private final Convergence convergence = new Convergence();
-    // Per topic, only what differs from the usual (no mismatch, not limited): a large fleet's topics are
-    // mostly usual, and each entry held for every topic costs memory.
-    private final Map<String, List<CapMismatch>> capMismatches = new ConcurrentHashMap<>();
-    private final Set<String> capLimited = ConcurrentHashMap.newKeySet();
-    /** topic → the inputs of its latest fold, when it planned nothing: a fold on the same inputs is skipped. */
-    private final Map<String, Settled> settled = new ConcurrentHashMap<>();
-
-    /** A fold's plan, the layout it was made for, and everything else it read. */
-    private record Planned(Layout base, FoldPlan plan, Settled inputs) {
-    }
-    /** topic → its latest layout changes, newest last, at most {@link #RECENT_CHANGES}. */
-    private final Map<String, java.util.Deque<LayoutChange>> recentChanges = new ConcurrentHashMap<>();
+    private final PeerBook book;
+    private final ClusterMarks marks;
+    private final RecentChanges recentChanges = new RecentChanges();
+    private final TopicFolds folds;
+    private final OwnChanges own;
+    private final Calls calls;
     private final Sinks.Many<String> localChanges = Sinks.many().multicast().directBestEffort();
-    private volatile boolean deferOwn;
 
     public Controller(String cluster, Set<String> peers, Caps caps, LayoutStore store, Scheduler clock) {
         this.cluster = cluster;
-        this.peers = sorted(peers);
         this.caps = caps;
         this.store = store;
         this.clock = clock;
         this.metrics = new ExchangeMetrics();
-        this.bornVersion = clock.now(TimeUnit.MILLISECONDS) << 20;
-        this.marksVersions = new java.util.concurrent.atomic.AtomicLong(bornVersion);
-    }
-
-    /** The peers in name order (pushes start in that order: a seeded simulation repeats itself). */
-    private static Set<String> sorted(Set<String> peers) {
-        return java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(peers));
+        this.book = new PeerBook(peers, metrics);
+        this.marks = new ClusterMarks(clock.now(TimeUnit.MILLISECONDS) << 20);
+        this.folds = new TopicFolds(store, clock, caps, book, marks, recentChanges, metrics, this::changed);
+        this.own = new OwnChanges(cluster, store, clock, caps, book, marks, recentChanges, this::fold, this::changed);
+        this.calls = new Calls(cluster, store, clock, caps, book, marks, folds, metrics);
     }
 
     public String cluster() {
         return cluster;
     }
 
+    /** The peers in name order (pushes start in that order: a seeded simulation repeats itself). */
     public Set<String> peers() {
-        return peers;
+        return book.peers();
     }
 
     public LayoutStore store() {
@@ -129,20 +85,17 @@ public final class Controller {
 
     /** The largest call this cluster's endpoint reads: told to peers in every answer, so they cut to fit. */
     public Controller maxBodyBytes(int value) {
-        maxBodyBytes = value;
+        calls.maxBodyBytes(value);
         return this;
     }
 
     int maxBodyBytes() {
-        return maxBodyBytes;
+        return calls.maxBodyBytes();
     }
 
     /** Changes the replication set; states of clusters that left it are dropped. */
     void replicationSet(Set<String> value) {
-        peers = sorted(value);
-        peerStates.values().forEach(m -> m.keySet().retainAll(peers));
-        acknowledged.keySet().retainAll(peers);
-        superseding.keySet().retainAll(peers);
+        book.replicationSet(value);
     }
 
     /**
@@ -150,11 +103,7 @@ public final class Controller {
      * holds every peer's state its own splits, merges and rebuckets wait (PIP-495, failover).
      */
     public void becomeLeader() {
-        peerStates.clear();
-        acknowledged.clear();
-        superseding.clear();
-        heardSinceLeadership.clear();
-        deferOwn = !peers.isEmpty();
+        book.forgetForLeadership();
     }
 
     /**
@@ -166,16 +115,13 @@ public final class Controller {
      * the takeover follows; clocks of the replicas' hosts are assumed within an election timeout).
      */
     public void becomeLeaderAfresh() {
-        marks.clear();
-        long floor = clock.now(TimeUnit.MILLISECONDS) << 20;
-        marksVersions.accumulateAndGet(floor, Math::max);
-        bornVersion = Math.max(bornVersion, floor);
+        marks.takeOver(clock.now(TimeUnit.MILLISECONDS) << 20);
         becomeLeader();
     }
 
     /** True while the cluster's own layout changes wait for every peer's state. */
     public boolean deferringOwnChanges() {
-        return deferOwn;
+        return book.awaitingEveryPeer();
     }
 
     /** Topics whose local state changed (layout or cold marks): each is a reason to push at once. */
@@ -185,27 +131,6 @@ public final class Controller {
 
     private void changed(String topic) {
         localChanges.tryEmitNext(topic);
-    }
-
-    /** The topic's marks, made on the first change (most topics never have any). */
-    private TopicMarks marks(String topic) {
-        return marks.computeIfAbsent(topic, t -> new TopicMarks(marksVersions::incrementAndGet));
-    }
-
-    /** The version of the topic's exchanged marks (this controller's birth value while it has none). */
-    private long marksVersion(String topic) {
-        TopicMarks m = marks.get(topic);
-        return m == null ? bornVersion : m.version();
-    }
-
-    private ColdMarks ownMarks(String topic) {
-        TopicMarks m = marks.get(topic);
-        return m == null ? ColdMarks.NONE : m.own();
-    }
-
-    private ColdMarks exchanged(String topic) {
-        TopicMarks m = marks.get(topic);
-        return m == null ? ColdMarks.NONE : m.exchanged();
     }
 
     // ---- receiving ----------------------------------------------------------------------------
@@ -220,96 +145,7 @@ public final class Controller {
      *         (400, naming the first problem); nothing changed then
      */
     public Mono<ExchangeResponse> receive(ExchangeRequest request) {
-        return Mono.defer(() -> {
-            String from = request.getCluster();
-            if (!peers.contains(from)) {
-                metrics.ignored.increment();
-                return Mono.error(new ExchangeException(403, "cluster '" + from + "' is not in the replication set of "
-                        + cluster + " " + peers));
-            }
-            Map<String, TopicResult> results = new LinkedHashMap<>();
-            List<PeerState> candidates = new ArrayList<>();
-            for (TopicState t : request.getTopicsList()) {
-                if (results.containsKey(t.getTopic())) {
-                    return Mono.error(ExchangeException.badRequest("topic '" + t.getTopic() + "' appears twice"));
-                }
-                results.put(t.getTopic(), check(from, t, candidates));
-            }
-            if (candidates.isEmpty() && !results.isEmpty()
-                    && results.values().stream().allMatch(r -> r.getCode() == TopicResult.Code.INVALID)) {
-                return Mono.error(ExchangeException.badRequest(results.values().iterator().next().getDetail()));
-            }
-            heard(from);
-            return Flux.fromIterable(candidates)
-                    .concatMap(s -> foldWith(s).switchIfEmpty(Mono.fromRunnable(() -> results.put(s.topic(),
-                            result(s.topic(), TopicResult.Code.UNKNOWN_TOPIC, 0, "cluster " + cluster
-                                    + " does not hold topic '" + s.topic() + "'")))).onErrorResume(e -> {
-                        metrics.foldFailures.increment();
-                        results.put(s.topic(), result(s.topic(), TopicResult.Code.FAILED, 0, failure(s.topic(), e)));
-                        return Mono.empty();
-                    }))
-                    .then(Mono.defer(() -> answer(results)));
-        });
-    }
-
-    /** A result for one arriving state; a usable one joins {@code candidates}. */
-    private TopicResult check(String from, TopicState t, List<PeerState> candidates) {
-        PeerState held = held(t.getTopic(), from);
-        PeerState s;
-        try {
-            s = States.fromProto(from, t, held);
-        } catch (ExchangeException e) {
-            metrics.invalidStates.increment();
-            return result(t.getTopic(), TopicResult.Code.INVALID, 0, String.valueOf(e.getMessage()));
-        }
-        boolean supersedes = held != null && t.hasSupersedesEpoch() && t.getSupersedesEpoch() == held.epoch();
-        if (held != null && s.olderThan(held) && !supersedes) {
-            return result(s.topic(), TopicResult.Code.STALE, held.epoch(), "topic '" + s.topic() + "' from " + from
-                    + " at epoch " + s.epoch() + (s.epoch() == held.epoch() ? " with older cold marks" : "")
-                    + " is older than the state at epoch " + held.epoch() + " already held");
-        }
-        if (supersedes && s.olderThan(held)) {
-            Objects.requireNonNull(peerStates.get(s.topic())).remove(from, held); // what the sender no longer has goes
-        }
-        candidates.add(s);
-        return result(s.topic(), TopicResult.Code.ACCEPTED, 0, "");
-    }
-
-    private static TopicResult result(String topic, TopicResult.Code code, long heldEpoch, String detail) {
-        return TopicResult.newBuilder().setTopic(topic).setCode(code).setHeldEpoch(heldEpoch).setDetail(detail).build();
-    }
-
-    private static String failure(String topic, Throwable e) {
-        return "folding topic '" + topic + "' failed: " + e;
-    }
-
-    private @Nullable PeerState held(String topic, String peer) {
-        Map<String, PeerState> m = peerStates.get(topic);
-        return m == null ? null : m.get(peer);
-    }
-
-    /**
-     * Keeps {@code s} unless a newer state of its cluster got there first: a call and an answer of the
-     * same peer may cross (a superseding state replaced what it superseded before it got here).
-     */
-    private void keep(PeerState s) {
-        peerStates.computeIfAbsent(s.topic(), t -> new ConcurrentHashMap<>())
-                .merge(s.cluster(), s, (held, fresh) -> held.newerThan(fresh) ? held : fresh);
-    }
-
-    private void heard(String peer) {
-        lastHeardNanos.put(peer, clock.now(TimeUnit.NANOSECONDS));
-        verdicts.answered(peer);
-        heardSinceLeadership.add(peer);
-        if (deferOwn && heardSinceLeadership.containsAll(peers)) {
-            deferOwn = false;
-        }
-    }
-
-    private Mono<ExchangeResponse> answer(Map<String, TopicResult> results) {
-        return Flux.fromIterable(results.keySet()).concatMap(this::ownProto).collectList()
-                .map(list -> ExchangeResponse.newBuilder().setCluster(cluster).addAllTopics(list)
-                        .addAllResults(results.values()).setMaxBodyBytes(maxBodyBytes).build());
+        return calls.receive(request);
     }
 
     // ---- sending ------------------------------------------------------------------------------
@@ -319,18 +155,20 @@ public final class Controller {
         return store.topics();
     }
 
-    /** This cluster's states of {@code topics} for a call to {@code peer} (superseding what it must). */
-    Mono<ExchangeRequest> statesFor(String peer, List<String> topics) {
-        Map<String, Long> supersede = superseding.getOrDefault(peer, Map.of());
-        return Flux.fromIterable(topics).concatMap(t -> ownProto(t).map(state -> {
-            Long held = supersede.get(t);
-            return held == null ? state : state.toBuilder().setSupersedesEpoch(held).build();
-        })).collectList().map(list -> ExchangeRequest.newBuilder().setCluster(cluster).addAllTopics(list).build());
-    }
-
     /** This cluster's state of every topic it holds, in one call to {@code peer}. */
     public Mono<ExchangeRequest> stateFor(String peer) {
         return topics().collectList().flatMap(topics -> statesFor(peer, topics));
+    }
+
+    /** This cluster's states of {@code topics} for a call to {@code peer} (superseding what it must). */
+    Mono<ExchangeRequest> statesFor(String peer, List<String> topics) {
+        return calls.statesFor(peer, topics);
+    }
+
+    /** This cluster's state of {@code topic}. */
+    Mono<PeerState> ownState(String topic) {
+        return store.get(topic).map(l -> new PeerState(cluster, topic, l.epoch(), Shape.of(l), marks.exchanged(topic),
+                caps, marks.version(topic)));
     }
 
     /**
@@ -340,116 +178,22 @@ public final class Controller {
      * up the others); a state the peer found unusable is reported, not retried.
      */
     public Mono<Void> onAnswer(String peer, ExchangeRequest sent, ExchangeResponse answer) {
-        return Mono.defer(() -> {
-            if (!peer.equals(answer.getCluster()) || !peers.contains(peer)) {
-                return Mono.error(new ExchangeException(502, "answer from '" + answer.getCluster() + "' to a call to "
-                        + peer));
-            }
-            Map<String, Long> sentEpochs = new HashMap<>();
-            sent.getTopicsList().forEach(t -> sentEpochs.put(t.getTopic(), t.getEpoch()));
-            Set<String> retry = retrying.computeIfAbsent(peer, p -> ConcurrentHashMap.newKeySet());
-            List<TopicResult> stale = new ArrayList<>();
-            for (TopicResult r : answer.getResultsList()) {
-                if (!sentEpochs.containsKey(r.getTopic())) {
-                    continue; // a result for a topic we did not send: nothing to record
-                }
-                if (took(peer, r, sentEpochs.get(r.getTopic()))) {
-                    retry.remove(r.getTopic());
-                } else {
-                    retry.add(r.getTopic());
-                }
-                if (r.getCode() == TopicResult.Code.STALE) {
-                    stale.add(r);
-                }
-            }
-            List<PeerState> newer = new ArrayList<>();
-            for (TopicState t : answer.getTopicsList()) {
-                PeerState held = held(t.getTopic(), peer);
-                PeerState s;
-                try {
-                    s = States.fromProto(peer, t, held);
-                } catch (ExchangeException e) {
-                    metrics.invalidStates.increment();
-                    continue; // its other topics still count
-                }
-                if (!s.olderThan(held)) {
-                    newer.add(s);
-                }
-            }
-            heard(peer);
-            metrics.success(peer);
-            return Flux.fromIterable(stale).concatMap(r -> supersedeIfLost(peer, r))
-                    .thenMany(Flux.fromIterable(newer).concatMap(s -> foldWith(s).onErrorResume(e -> {
-                        metrics.foldFailures.increment();
-                        return Mono.empty(); // not kept: the next answer or push brings it again
-                    })))
-                    .then();
-        });
-    }
-
-    /**
-     * The peer holds a state of ours at an epoch we are not at any more (a lost or restored store, a
-     * forged epoch): our next state of that topic supersedes it. An older push that arrived late is not
-     * that case: our current epoch is at or past what the peer holds, and the next push simply wins.
-     */
-    private Mono<Void> supersedeIfLost(String peer, TopicResult r) {
-        return store.get(r.getTopic()).filter(current -> r.getHeldEpoch() > current.epoch())
-                .doOnNext(current -> superseding.computeIfAbsent(peer, p -> new ConcurrentHashMap<>())
-                        .put(r.getTopic(), r.getHeldEpoch()))
-                .then();
+        return calls.onAnswer(peer, sent, answer);
     }
 
     /** Topics {@code peer} did not take in its latest answers (stale or failed there): worth sending again. */
     Set<String> retryTopics(String peer) {
-        Set<String> topics = retrying.get(peer);
-        return topics == null ? Set.of() : Set.copyOf(topics);
-    }
-
-    /** Records one topic's result; true when nothing about it needs the call made again. */
-    private boolean took(String peer, TopicResult r, long epoch) {
-        String topic = r.getTopic();
-        switch (r.getCode()) {
-            case ACCEPTED:
-                Map<String, Long> acked = acknowledged.computeIfAbsent(peer, p -> new ConcurrentHashMap<>());
-                Long before = acked.get(topic);
-                if (before == null || before < epoch) { // read first: an epoch acknowledged again is the usual case
-                    acked.merge(topic, epoch, Math::max);
-                }
-                forget(superseding, peer, topic);
-                forget(refusedByPeer, peer, topic);
-                return true;
-            case STALE:
-                return false;
-            case INVALID:
-            case UNKNOWN_TOPIC:
-                refusedByPeer.computeIfAbsent(peer, p -> new ConcurrentHashMap<>()).put(topic, r.getDetail());
-                metrics.refusedByPeer.increment();
-                return true;
-            default:
-                refusedByPeer.computeIfAbsent(peer, p -> new ConcurrentHashMap<>()).put(topic, r.getDetail());
-                return false;
-        }
-    }
-
-    private static void forget(Map<String, ? extends Map<String, ?>> byPeer, String peer, String topic) {
-        Map<String, ?> m = byPeer.get(peer);
-        if (m != null) {
-            m.remove(topic);
-        }
+        return book.retryTopics(peer);
     }
 
     /** A call to {@code peer} failed: counted; a peer without the endpoint is reported unsupported. */
     public void failed(String peer, Throwable error) {
-        String why = error.getMessage() == null ? error.toString() : error.getMessage();
-        metrics.failure(peer, error instanceof ExchangeException e ? e.status() + ": " + why : why);
-        if (error instanceof ExchangeException e && e.isUnsupported()) {
-            verdicts.unsupported(peer);
-        }
+        calls.failed(peer, error);
     }
 
     /** Whether {@code peer} has answered since this controller started: the replicators' gate (R-C11). */
     public boolean hasAnswered(String peer) {
-        return lastHeardNanos.containsKey(peer);
+        return book.hasAnswered(peer);
     }
 
     /**
@@ -458,7 +202,7 @@ public final class Controller {
      * again on every anti-entropy round, and a later answer turns the verdict to {@code true}).
      */
     public Flux<Boolean> verdicts(String peer) {
-        return verdicts.of(peer);
+        return book.verdicts(peer);
     }
 
     /** The first verdict on {@code peer}. */
@@ -468,196 +212,29 @@ public final class Controller {
 
     /** Whether {@code peer}'s latest verdict is that it has no exchange endpoint: never to be written to. */
     public boolean isUnsupported(String peer) {
-        return verdicts.isUnsupported(peer);
+        return book.isUnsupported(peer);
     }
 
     // ---- folding -------------------------------------------------------------------------------
 
     /** Folds the held peer states of {@code topic} into the local layout and commits the result. */
     public Mono<Void> fold(String topic) {
-        return fold(topic, null).then();
-    }
-
-    /**
-     * Folds with {@code candidate} in place of its cluster's held state and keeps it once the fold
-     * committed: the layout after, or empty when the topic is not held here (nothing kept).
-     */
-    private Mono<Layout> foldWith(PeerState candidate) {
-        return fold(candidate.topic(), candidate);
-    }
-
-    private Mono<Layout> fold(String topic, @Nullable PeerState candidate) {
-        return store.get(topic).flatMap(before -> {
-            if (settledAt(topic, before, candidate)) {
-                return Mono.just(before);
-            }
-            // This fold's own latest plan (the store may call the plan again on a lost compare-and-set): folds
-            // of one topic run concurrently (a peer's push, an anti-entropy reply), so never a shared slot.
-            java.util.concurrent.atomic.AtomicReference<@Nullable Planned> latest =
-                    new java.util.concurrent.atomic.AtomicReference<>();
-            return store.update(topic, layout -> {
-                Planned p = planFor(topic, layout, candidate);
-                latest.set(p);
-                return p.plan().mutations();
-            }, clock.now(TimeUnit.MILLISECONDS)).doOnNext(after -> {
-                        if (candidate != null) {
-                            keep(candidate);
-                        }
-                        Planned planned = latest.get();
-                        if (planned != null && after.epoch() != planned.base().epoch()) {
-                            record(topic, planned.base().epoch(), planned.plan().mutations(), planned.plan().reasons(),
-                                    planned.base());
-                        }
-                        if (planned != null && after == planned.base() && planned.plan().mutations().isEmpty()) {
-                            settled.put(topic, planned.inputs());
-                        } else {
-                            settled.remove(topic);
-                        }
-                        afterFold(topic, after, after.epoch() != before.epoch());
-                    });
-        });
-    }
-
-    /**
-     * True when folding {@code layout} would read what the topic's latest fold read, which planned
-     * nothing: it would plan nothing again, and leave status and marks as they are. The candidate is
-     * kept then (it equals the state the fold read).
-     */
-    private boolean settledAt(String topic, Layout layout, @Nullable PeerState candidate) {
-        Settled last = settled.get(topic);
-        if (last == null) {
-            return false;
-        }
-        Map<String, PeerState> held = peerStates.getOrDefault(topic, Map.of());
-        boolean mayCoarsen = !deferOwn && everyPeerHeld(held, candidate);
-        if (!last.matches(layout, ownMarks(topic), caps, held, candidate, mayCoarsen)) {
-            return false;
-        }
-        if (candidate != null && !candidate.equals(held.get(candidate.cluster()))) {
-            keep(candidate);
-        }
-        return true;
-    }
-
-    /**
-     * Notes the changes applied to {@code before} (at epoch {@code firstEpoch}), just committed, for the status
-     * page; of a long batch only the last {@link #RECENT_CHANGES} are described (the rest applied at once,
-     * linearly).
-     */
-    private void record(String topic, long firstEpoch, List<Mutation> mutations, List<String> reasons, Layout before) {
-        int skipped = Math.max(0, mutations.size() - RECENT_CHANGES);
-        Layout working = skipped == 0 ? before
-                : before.applyAll(mutations.subList(0, skipped), before.epoch(), 0L).layoutOrThrow();
-        java.util.Deque<LayoutChange> recent = recentChanges.computeIfAbsent(topic, t -> new java.util.ArrayDeque<>());
-        long committedAtMs = clock.now(TimeUnit.MILLISECONDS);
-        synchronized (recent) {
-            for (int i = skipped; i < mutations.size(); i++) {
-                recent.addLast(LayoutChange.of(firstEpoch + i + 1, mutations.get(i), working, reasons.get(i),
-                        committedAtMs));
-                Outcome o = working.apply(mutations.get(i), working.epoch(), 0L);
-                working = o instanceof Outcome.Applied a ? a.layout() : working;
-                while (recent.size() > RECENT_CHANGES) {
-                    recent.removeFirst();
-                }
-            }
-        }
+        return folds.fold(topic, null).then();
     }
 
     /** True when the topic's last fold left part of the join out to stay within the effective caps. */
     boolean capLimited(String topic) {
-        return capLimited.contains(topic);
+        return folds.capLimited(topic);
     }
 
     /** The topic's latest layout changes on this cluster, oldest first: what, why and when. */
     public List<LayoutChange> recentChanges(String topic) {
-        java.util.Deque<LayoutChange> recent = recentChanges.get(topic);
-        if (recent == null) {
-            return List.of();
-        }
-        synchronized (recent) {
-            return List.copyOf(recent);
-        }
-    }
-
-    private Collection<PeerState> statesOf(String topic, @Nullable PeerState candidate) {
-        Map<String, PeerState> held = peerStates.getOrDefault(topic, Map.of());
-        if (candidate == null) {
-            return List.copyOf(held.values()); // one snapshot: what the plan reads is what a settled fold keeps
-        }
-        Map<String, PeerState> with = new HashMap<>(held);
-        with.put(candidate.cluster(), candidate);
-        return with.values();
-    }
-
-    private boolean everyPeerHeld(Collection<PeerState> states) {
-        Set<String> from = new HashSet<>();
-        states.forEach(s -> from.add(s.cluster()));
-        return from.containsAll(peers);
-    }
-
-    /** Whether every peer's state is among {@code held} and {@code candidate}. */
-    private boolean everyPeerHeld(Map<String, PeerState> held, @Nullable PeerState candidate) {
-        for (String peer : peers) {
-            if (!held.containsKey(peer) && (candidate == null || !candidate.cluster().equals(peer))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private Planned planFor(String topic, Layout layout, @Nullable PeerState candidate) {
-        Collection<PeerState> states = statesOf(topic, candidate);
-        ColdMarks own = ownMarks(topic);
-        Caps local = caps;
-        boolean mayCoarsen = !deferOwn && everyPeerHeld(states);
-        FoldPlan plan = Fold.plan(layout, own, local, states, mayCoarsen);
-        List<CapMismatch> mismatches = Fold.mismatches(local, capsOf(states));
-        if (mismatches.isEmpty()) {
-            capMismatches.remove(topic);
-        } else {
-            capMismatches.put(topic, mismatches);
-        }
-        if (plan.capLimited()) {
-            capLimited.add(topic);
-        } else {
-            capLimited.remove(topic);
-        }
-        TopicMarks topicMarks = plan.capMarks().isEmpty() ? marks.get(topic) : marks(topic);
-        if (topicMarks != null && topicMarks.caps(plan.capMarks())) {
-            changed(topic); // what the caps make us offer is part of our state
-        }
-        return new Planned(layout, plan, new Settled(layout, own, local, List.copyOf(states), mayCoarsen));
-    }
-
-    private void afterFold(String topic, Layout after, boolean layoutChanged) {
-        Collection<PeerState> states = statesOf(topic, null);
-        Shape local = Shape.of(after);
-        convergence.afterFold(topic, local, exchanged(topic), states, clock.now(TimeUnit.NANOSECONDS))
-                .ifPresent(metrics.convergenceLagNanos::set);
-        TopicMarks topicMarks = marks.get(topic);
-        if (topicMarks != null) {
-            topicMarks.forgetSettled(local, states, everyPeerHeld(states));
-        }
-        if (layoutChanged) {
-            changed(topic); // our layout moved: every peer hears of it at once
-        }
-    }
-
-    /** This cluster's state of {@code topic}. */
-    Mono<PeerState> ownState(String topic) {
-        return store.get(topic).map(l -> new PeerState(cluster, topic, l.epoch(), Shape.of(l), exchanged(topic), caps,
-                marksVersion(topic)));
-    }
-
-    /** {@link #ownState} on the wire, made from the layout at once. */
-    private Mono<TopicState> ownProto(String topic) {
-        return store.get(topic).map(layout -> States.toProto(topic, layout, exchanged(topic), caps,
-                marksVersion(topic)));
+        return recentChanges.of(topic);
     }
 
     /** The caps effective for {@code topic}: the minimum over this cluster and its peers' latest states. */
     public Caps effectiveCaps(String topic) {
-        return Caps.min(caps, peerStates.getOrDefault(topic, Map.of()).values().stream().map(PeerState::caps).toList());
+        return book.effectiveCaps(topic, caps);
     }
 
     // ---- own changes: the local policy and the operator -------------------------------------------
@@ -668,7 +245,7 @@ public final class Controller {
      * meets another on the stored epoch is re-planned on the new layout.
      */
     public Mono<Outcome> split(String topic, long segmentId) {
-        return ownChange(topic, Mutation.split(segmentId));
+        return own.apply(topic, Mutation.split(segmentId));
     }
 
     /**
@@ -676,64 +253,7 @@ public final class Controller {
      * replicated topic: it is a cold mark ({@link #markBucketsCold}), done once every cluster agrees.
      */
     public Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount) {
-        return ownChange(topic, Mutation.rebucket(segmentId, bucketCount));
-    }
-
-    private Mono<Outcome> ownChange(String topic, Mutation m) {
-        return Mono.defer(() -> {
-            if (deferOwn) {
-                return Mono.just(refused(Outcome.Refusal.DEFERRED,
-                        "own changes wait until every peer's state is held after the failover"));
-            }
-            return store.get(topic).switchIfEmpty(Mono.error(() -> new IllegalArgumentException("cluster " + cluster
-                    + " has no topic '" + topic + "'"))).flatMap(layout -> {
-                        if (lowers(layout, m)) {
-                            return Mono.just(refused(Outcome.Refusal.LOWERS_BUCKETS, "lowering a bucket count of a "
-                                    + "replicated topic is a cold mark (markBucketsCold): done once every cluster "
-                                    + "issued it"));
-                        }
-                        Outcome o = layout.apply(m, layout.epoch(), clock.now(TimeUnit.MILLISECONDS));
-                        if (o instanceof Outcome.Applied a) {
-                            String over = pastCaps(topic, layout, a.layout(), m);
-                            if (over != null) {
-                                return Mono.just(refused(Outcome.Refusal.EXCEEDS_CAPS, over));
-                            }
-                            return store.compareAndSet(topic, layout.epoch(), a.layout()).doOnNext(l -> {
-                                record(topic, layout.epoch(), List.of(m), List.of("own"), layout);
-                                changed(topic);
-                            }).thenReturn(o);
-                        }
-                        return Mono.just(o);
-                    });
-        }).retryWhen(Retry.max(OWN_CHANGE_ATTEMPTS).filter(StaleEpochException.class::isInstance))
-                .onErrorResume(e -> e.getCause() instanceof StaleEpochException || e instanceof StaleEpochException,
-                        e -> Mono.just(refused(Outcome.Refusal.STALE_EPOCH, "the layout of " + topic + " kept changing ("
-                                + OWN_CHANGE_ATTEMPTS + " attempts); try again")));
-    }
-
-    /** Whether {@code m} lowers an active segment's bucket count in {@code layout}. */
-    private static boolean lowers(Layout layout, Mutation m) {
-        return m instanceof Mutation.Rebucket r && layout.segment(r.segmentId()).filter(s -> s.isActive())
-                .map(s -> r.bucketCount() < s.buckets().count()).orElse(false);
-    }
-
-    /** Why {@code next} would pass an effective cap once folded with the peers' layouts; null if it would not. */
-    private @Nullable String pastCaps(String topic, Layout before, Layout next, Mutation m) {
-        Caps effective = effectiveCaps(topic);
-        if (m instanceof Mutation.Rebucket r) {
-            int cap = Buckets.floorCount(effective.maxEntryBucketsPerSegment());
-            int was = before.segment(r.segmentId()).map(s -> s.buckets().count()).orElse(0);
-            return r.bucketCount() > cap && r.bucketCount() > was ? "bucket count " + r.bucketCount()
-                    + " would exceed the effective cap of " + cap + " per segment (" + effective + ")" : null;
-        }
-        List<Shape> shapes = new ArrayList<>();
-        shapes.add(Shape.of(next));
-        peerStates.getOrDefault(topic, Map.of()).values().forEach(p -> shapes.add(p.shape()));
-        int segments = Join.of(shapes).cells().size();
-        return segments > effective.maxSegments() && segments > before.activeSegments().size()
-                ? "the layout folded with the peers' would have " + segments + " segments, above the effective cap of "
-                        + effective.maxSegments() + " (" + effective + ")"
-                : null;
+        return own.apply(topic, Mutation.rebucket(segmentId, bucketCount));
     }
 
     /**
@@ -744,18 +264,7 @@ public final class Controller {
      * @return the layout after, or the one held when there was nothing to delete
      */
     public Mono<Layout> prune(String topic, Collection<Long> segmentIds) {
-        return store.get(topic).flatMap(before -> store.update(topic, layout -> segmentIds.stream()
-                .filter(id -> layout.segment(id).map(s -> s.isSealed()).orElse(false)).map(Mutation::prune).toList(),
-                clock.now(TimeUnit.MILLISECONDS))
-                .doOnNext(after -> {
-                    if (after.epoch() != before.epoch()) {
-                        changed(topic);
-                    }
-                }));
-    }
-
-    private static Outcome refused(Outcome.Refusal reason, String message) {
-        return new Outcome.Refused(reason, message);
+        return own.prune(topic, segmentIds);
     }
 
     /**
@@ -763,20 +272,12 @@ public final class Controller {
      * it cold or no longer has it, and the mark stays until withdrawn or settled.
      */
     public Mono<Void> markCold(String topic, int boundary) {
-        return Mono.defer(() -> markThenFold(topic, m -> m.markManual(boundary(boundary))));
-    }
-
-    /** A boundary a mark can name: the first hash of an upper side, 1..65535. */
-    private static int boundary(int boundary) {
-        if (boundary < 1 || boundary > HashRange.MAX_HASH) {
-            throw new IllegalArgumentException("boundary " + boundary + " is not a boundary of the ring (1..65535)");
-        }
-        return boundary;
+        return own.markCold(topic, boundary);
     }
 
     /** Withdraws an operator's cold mark on a boundary; true if there was one. */
     public boolean unmarkCold(String topic, int boundary) {
-        return withdraw(topic, m -> m.withdrawManual(boundary));
+        return own.unmarkCold(topic, boundary);
     }
 
     /**
@@ -784,18 +285,12 @@ public final class Controller {
      * rebucket-down): done once every cluster marks it too or holds no more there.
      */
     public Mono<Void> markBucketsCold(String topic, HashRange range, int bucketCount) {
-        return Mono.defer(() -> {
-            if (!Buckets.isValidCount(bucketCount)) {
-                return Mono.error(new IllegalArgumentException("bucket count " + bucketCount
-                        + " is not a power of two within 1.." + Buckets.MAX_COUNT));
-            }
-            return markThenFold(topic, m -> m.markBuckets(range, bucketCount));
-        });
+        return own.markBucketsCold(topic, range, bucketCount);
     }
 
     /** Withdraws an operator's lowering of {@code range}; true if there was one. */
     public boolean unmarkBucketsCold(String topic, HashRange range) {
-        return withdraw(topic, m -> m.withdrawBuckets(range));
+        return own.unmarkBucketsCold(topic, range);
     }
 
     /**
@@ -803,54 +298,27 @@ public final class Controller {
      * that turned hot loses its mark), then folds, so agreed merges go ahead.
      */
     public Mono<Void> policyColdMarks(String topic, Set<Integer> boundaries) {
-        if (boundaries.isEmpty() && !marks.containsKey(topic)) {
-            return fold(topic); // nothing marked, nothing to remember: no marks made for the topic
-        }
-        return Mono.defer(() -> {
-            boundaries.forEach(Controller::boundary);
-            return markThenFold(topic, m -> m.policy(boundaries));
-        });
-    }
-
-    /** Changes the topic's marks; a real change is pushed at once; then folds (an agreement may be complete). */
-    private Mono<Void> markThenFold(String topic, java.util.function.Predicate<TopicMarks> change) {
-        return Mono.defer(() -> {
-            if (change.test(marks(topic))) {
-                changed(topic);
-            }
-            return fold(topic);
-        });
-    }
-
-    private boolean withdraw(String topic, java.util.function.Predicate<TopicMarks> change) {
-        TopicMarks m = marks.get(topic);
-        boolean had = m != null && change.test(m);
-        if (had) {
-            changed(topic);
-        }
-        return had;
+        return own.policyColdMarks(topic, boundaries);
     }
 
     /** The boundaries the local policy marked cold at its latest evaluation. */
     public Set<Integer> policyColdMarksOf(String topic) {
-        TopicMarks m = marks.get(topic);
-        return m == null ? Set.of() : m.policy();
+        return marks.policy(topic);
     }
 
     /** Every boundary this cluster offers to merge, whatever the source. */
     public Set<Integer> coldMarks(String topic) {
-        return exchanged(topic).boundaries();
+        return marks.exchanged(topic).boundaries();
     }
 
     /** The marks of {@code topic} by source (manual, policy, caps, bucket lowerings), for an admin answer. */
     public MarksBySource exchangedMarksDescribed(String topic) {
-        TopicMarks m = marks.get(topic);
-        return m == null ? MarksBySource.NONE : m.describe();
+        return marks.describe(topic);
     }
 
     /** Everything this cluster offers to coarsen for {@code topic}. */
     ColdMarks exchangedMarks(String topic) {
-        return exchanged(topic);
+        return marks.exchanged(topic);
     }
 
     // ---- status -------------------------------------------------------------------------------
@@ -865,7 +333,7 @@ public final class Controller {
 
     /** Diverged ranges over all topics and peers as of the last folds: the gauge of R-F. */
     int divergedRangesNow() {
-        return convergence.divergedRangesNow();
+        return folds.convergence().divergedRangesNow();
     }
 
     /** Each peer cap that differs from this cluster's, from the peers' latest states of any topic. */
@@ -875,15 +343,7 @@ public final class Controller {
 
     /** Each peer's caps, as its latest state of any topic carries them. */
     Map<String, Caps> peerCaps() {
-        Map<String, Caps> latest = new HashMap<>();
-        peerStates.values().forEach(m -> latest.putAll(capsOf(m.values())));
-        return latest;
-    }
-
-    private static Map<String, Caps> capsOf(Collection<PeerState> states) {
-        Map<String, Caps> out = new HashMap<>();
-        states.forEach(s -> out.put(s.cluster(), s.caps()));
-        return out;
+        return book.peerCaps();
     }
 
     // What the status reads (StatusAssembler), each value at once.
@@ -893,37 +353,40 @@ public final class Controller {
     }
 
     Convergence convergence() {
-        return convergence;
+        return folds.convergence();
     }
 
     PeerStatus.Verdict verdict(String peer) {
-        return verdicts.verdict(peer);
+        return book.verdict(peer);
     }
 
     OptionalLong lastHeardNanos(String peer) {
-        Long heard = lastHeardNanos.get(peer);
-        return heard == null ? OptionalLong.empty() : OptionalLong.of(heard);
+        return book.lastHeardNanos(peer);
     }
 
     Optional<PeerState> heldState(String topic, String peer) {
-        return Optional.ofNullable(held(topic, peer));
+        return Optional.ofNullable(book.held(topic, peer));
     }
 
     Collection<PeerState> statesOf(String topic) {
-        return statesOf(topic, null);
+        return book.statesOf(topic, null);
     }
 
     OptionalLong acknowledgedEpoch(String peer, String topic) {
-        Long epoch = acknowledged.getOrDefault(peer, Map.of()).get(topic);
-        return epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch);
+        return book.acknowledgedEpoch(peer, topic);
     }
 
     Optional<String> refusedOurState(String peer, String topic) {
-        return Optional.ofNullable(refusedByPeer.getOrDefault(peer, Map.of()).get(topic));
+        return book.refusedOurState(peer, topic);
     }
 
     List<CapMismatch> capMismatches(String topic) {
-        return capMismatches.getOrDefault(topic, List.of());
+        return folds.capMismatches(topic);
+    }
+
+    /** Every peer's held state, topic → peer → state: a copy. */
+    Map<String, Map<String, PeerState>> peerStatesView() {
+        return book.view();
     }
 
     /** Replication backlog per segment toward a remote, from the replication side (status only). */
@@ -934,9 +397,4 @@ public final class Controller {
         Map<String, Long> backlog(String topic, String remote);
     }
 
-    Map<String, Map<String, PeerState>> peerStatesView() {
-        Map<String, Map<String, PeerState>> copy = new HashMap<>();
-        peerStates.forEach((t, m) -> copy.put(t, Map.copyOf(m)));
-        return copy;
-    }
 }

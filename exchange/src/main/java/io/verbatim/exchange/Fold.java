@@ -10,6 +10,7 @@ import io.verbatim.model.Segment;
 import io.verbatim.model.Shape;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -18,6 +19,7 @@ import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -90,7 +92,7 @@ final class Fold {
         lowered.keySet().forEach(r -> lowerings.putIfAbsent(r, FoldPlan.COLD));
 
         List<Mutation> steps = new ArrayList<>(Join.toReach(local, capped.additionsTarget(mine)));
-        List<String> reasons = new ArrayList<>(java.util.Collections.nCopies(steps.size(), FoldPlan.JOIN));
+        List<String> reasons = new ArrayList<>(Collections.nCopies(steps.size(), FoldPlan.JOIN));
         Layout working = steps.isEmpty() ? local : local.applyAll(steps, local.epoch(), 0L).layoutOrThrow();
         if (mayCoarsen) {
             working = coarsen(working, merges, lowered, lowerings,
@@ -125,7 +127,7 @@ final class Fold {
     /** Each peer cap that differs from the local one, named, peers in name order. */
     static List<CapMismatch> mismatches(Caps local, Map<String, Caps> peers) {
         List<CapMismatch> out = new ArrayList<>();
-        for (Map.Entry<String, Caps> p : new java.util.TreeMap<>(peers).entrySet()) {
+        for (Map.Entry<String, Caps> p : new TreeMap<>(peers).entrySet()) {
             Caps theirs = p.getValue();
             if (theirs.maxSegments() != local.maxSegments()) {
                 out.add(new CapMismatch(p.getKey(), "maxSegments", local.maxSegments(), theirs.maxSegments()));
@@ -285,7 +287,7 @@ final class Fold {
                 }
             }
         }
-        for (Map.Entry<HashRange, Integer> lowering : new java.util.TreeMap<>(lowered).entrySet()) {
+        for (Map.Entry<HashRange, Integer> lowering : new TreeMap<>(lowered).entrySet()) {
             Segment s = working.activeSegmentFor(lowering.getKey().start());
             if (s.range().equals(lowering.getKey()) && s.buckets().count() > lowering.getValue()) {
                 working = apply(working, Mutation.rebucket(s.id(), lowering.getValue()),

@@ -7,10 +7,14 @@ import io.verbatim.exchange.proto.ExchangeResponse;
 import io.verbatim.net.LogText;
 import io.verbatim.net.NetClient;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 
@@ -29,7 +33,7 @@ public final class HttpTransport implements ExchangeTransport {
 
     /** @param peerUrls each peer's base URL (any of its controllers: a non-leader redirects) */
     public HttpTransport(Map<String, String> peerUrls, NetClient net) {
-        this(net, peerUrls.entrySet().stream().collect(java.util.stream.Collectors.toMap(Map.Entry::getKey,
+        this(net, peerUrls.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey,
                 e -> List.of(e.getValue()))));
     }
 
@@ -46,8 +50,8 @@ public final class HttpTransport implements ExchangeTransport {
     }
 
     private HttpTransport(NetClient net, Map<String, List<String>> peerUrls) {
-        Map<String, List<String>> urls = new java.util.LinkedHashMap<>();
-        Map<String, HttpClient> byPeer = new java.util.LinkedHashMap<>();
+        Map<String, List<String>> urls = new LinkedHashMap<>();
+        Map<String, HttpClient> byPeer = new LinkedHashMap<>();
         HttpClient base = HttpClient.create().headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/x-protobuf"));
         peerUrls.forEach((peer, list) -> {
             if (list.isEmpty()) {
@@ -56,7 +60,7 @@ public final class HttpTransport implements ExchangeTransport {
             urls.put(peer, List.copyOf(list));
             byPeer.put(peer, net.signing(base, peer, list));
         });
-        this.peerUrls = java.util.Collections.unmodifiableMap(urls);
+        this.peerUrls = Collections.unmodifiableMap(urls);
         this.clients = Map.copyOf(byPeer);
     }
 
@@ -82,7 +86,7 @@ public final class HttpTransport implements ExchangeTransport {
     }
 
     private Mono<ExchangeResponse> post(String peer, String base, byte[] body) {
-        return java.util.Objects.requireNonNull(clients.get(peer)).post().uri(base + ExchangeServer.EXCHANGE_PATH)
+        return Objects.requireNonNull(clients.get(peer)).post().uri(base + ExchangeServer.EXCHANGE_PATH)
                 // the body whole, with its Content-Length: a Flux body goes chunked (headers, then the chunk,
                 // then the terminating chunk), more writes for the same bytes
                 .send((req, out) -> out.sendByteArray(Mono.just(body)))

@@ -1,5 +1,6 @@
 package io.verbatim.exchange;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Flux;
@@ -27,7 +28,7 @@ final class PeerVerdicts {
         synchronized (sink) {
             Boolean before = latest.put(peer, verdict);
             if (before == null || before != verdict) {
-                sink.emitNext(verdict, Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(1)));
+                sink.emitNext(verdict, Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1)));
             }
         }
     }

@@ -5,6 +5,7 @@ import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.exchange.proto.TopicState;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -97,7 +98,7 @@ public final class Pusher implements Disposable {
     private static final class Due {
         static final Object ALL = new Object();
         private boolean all;
-        private Set<String> topics = new java.util.LinkedHashSet<>();
+        private Set<String> topics = new LinkedHashSet<>();
 
         synchronized void add(Object trigger) {
             if (trigger == ALL) {
@@ -111,7 +112,7 @@ public final class Pusher implements Disposable {
         synchronized @Nullable List<String> take() {
             List<String> taken = all ? null : List.copyOf(topics);
             all = false;
-            topics = new java.util.LinkedHashSet<>();
+            topics = new LinkedHashSet<>();
             return taken;
         }
     }

@@ -3,6 +3,7 @@ package io.verbatim.exchange;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Shape;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -10,6 +11,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.LongSupplier;
 
 /**
  * One topic's cold marks on this cluster, from three sources: an operator's (a manual merge or
@@ -29,11 +31,11 @@ final class TopicMarks {
     private ColdMarks caps = ColdMarks.NONE;
     private ColdMarks own = ColdMarks.NONE;
     private ColdMarks exchanged = ColdMarks.NONE;
-    private final java.util.function.LongSupplier versions;
+    private final LongSupplier versions;
     private long version;
 
     /** @param versions the cluster's marks versions: the first is this topic's, each change takes the next */
-    TopicMarks(java.util.function.LongSupplier versions) {
+    TopicMarks(LongSupplier versions) {
         this.versions = versions;
         this.version = versions.getAsLong();
     }
@@ -87,7 +89,7 @@ final class TopicMarks {
         if (policy.equals(marks)) {
             return false;
         }
-        policy = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(marks));
+        policy = Collections.unmodifiableSortedSet(new TreeSet<>(marks));
         return remade(true);
     }
 
