@@ -6,6 +6,7 @@ import io.verbatim.model.Join;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Outcome;
+import io.verbatim.model.ReplicatedMerge;
 import io.verbatim.model.Shape;
 import io.verbatim.store.LayoutStore;
 import io.verbatim.store.StaleEpochException;
@@ -144,7 +145,7 @@ final class OwnChanges {
 
     /** A boundary a mark can name: the first hash of an upper side, 1..65535. */
     private static int boundary(int boundary) {
-        if (boundary < 1 || boundary > HashRange.MAX_HASH) {
+        if (!ReplicatedMerge.isMarkable(boundary)) {
             throw new IllegalArgumentException("boundary " + boundary + " is not a boundary of the ring (1..65535)");
         }
         return boundary;

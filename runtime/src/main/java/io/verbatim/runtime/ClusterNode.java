@@ -17,6 +17,7 @@ import io.verbatim.metastore.raft.RaftStatus;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
+import io.verbatim.model.ReplicatedMerge;
 import io.verbatim.net.NetClient;
 import io.verbatim.net.NetMetricsBinder;
 import io.verbatim.net.NetServer;
@@ -393,8 +394,6 @@ public final class ClusterNode implements AutoCloseable {
         return brokers.subscription(topic, subscription);
     }
 
-    // ---- admin operations (what Pulsar's /admin/v2/scalable split / rebucket / merge calls do) ------
-
     public Mono<Outcome> split(String topic, long segmentId) {
         return operations.split(topic, segmentId);
     }
@@ -408,22 +407,14 @@ public final class ClusterNode implements AutoCloseable {
         return operations.markCold(topic, boundary);
     }
 
-    /**
-     * A manual rebucket-down of a replicated topic is a cold mark too: the segment's range goes down to
-     * {@code bucketCount} once every cluster issued it (or holds no more there).
-     */
-    public Mono<Void> lowerBuckets(String topic, long segmentId, int bucketCount) {
-        return operations.lowerBuckets(topic, segmentId, bucketCount);
+    /** A manual merge of two segments, a cold mark on their boundary when they may merge ({@link ReplicatedMerge}). */
+    public Mono<ReplicatedMerge> merge(String topic, long first, long second) {
+        return operations.merge(topic, first, second);
     }
 
     /** Withdraws an operator's cold mark on {@code boundary}; true if there was one. */
     public boolean unmarkCold(String topic, int boundary) {
         return operations.unmarkCold(topic, boundary);
-    }
-
-    /** Withdraws an operator's lowering of {@code range}; true if there was one. */
-    public boolean unmarkBuckets(String topic, io.verbatim.model.HashRange range) {
-        return operations.unmarkBuckets(topic, range);
     }
 
     /** What the local policy decided so far, oldest first. */

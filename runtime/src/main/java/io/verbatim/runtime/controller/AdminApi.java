@@ -109,19 +109,16 @@ public final class AdminApi {
     }
 
     private Mono<Answer> merge(String topic, Map<String, String> params) {
-        ReplicatedMerge merge = ReplicatedMerge.of(node.layout(topic), segment(params, "first"),
-                segment(params, "second"));
-        if (merge instanceof ReplicatedMerge.Refused refused) {
-            return Mono.just(refusal(409, refused.why()));
-        }
-        int boundary = ((ReplicatedMerge.Eligible) merge).boundary();
-        return node.markCold(topic, boundary).then(Mono.fromCallable(() -> {
+        return node.merge(topic, segment(params, "first"), segment(params, "second")).map(merge -> {
+            if (merge instanceof ReplicatedMerge.Refused refused) {
+                return refusal(409, refused.why());
+            }
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("outcome", "marked-cold");
-            body.put("boundary", String.format("%04x", boundary));
+            body.put("boundary", String.format("%04x", ((ReplicatedMerge.Eligible) merge).boundary()));
             body.put("note", "merged on every cluster once each marks it cold or no longer has it");
             return new Answer(202, body);
-        }));
+        });
     }
 
     private Mono<Answer> withdraw(String topic, Map<String, String> params) {

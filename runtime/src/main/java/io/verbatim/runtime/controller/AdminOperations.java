@@ -4,6 +4,7 @@ import io.verbatim.exchange.MarksBySource;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
+import io.verbatim.model.ReplicatedMerge;
 import java.util.List;
 import reactor.core.publisher.Mono;
 
@@ -26,6 +27,18 @@ public interface AdminOperations {
 
     /** A manual merge of a replicated topic is a cold mark: merged once every peer agrees (PIP-495). */
     Mono<Void> markCold(String topic, int boundary);
+
+    /**
+     * A manual merge of segments {@code first} and {@code second}: when they may merge ({@link ReplicatedMerge}), a
+     * cold mark on their boundary; else refused, with nothing marked.
+     */
+    default Mono<ReplicatedMerge> merge(String topic, long first, long second) {
+        return Mono.defer(() -> {
+            ReplicatedMerge merge = ReplicatedMerge.of(layout(topic), first, second);
+            return merge instanceof ReplicatedMerge.Eligible eligible
+                    ? markCold(topic, eligible.boundary()).thenReturn(merge) : Mono.just(merge);
+        });
+    }
 
     /** A manual rebucket-down is a cold mark too: lowered once every cluster issued it (or holds no more there). */
     Mono<Void> lowerBuckets(String topic, long segmentId, int bucketCount);
