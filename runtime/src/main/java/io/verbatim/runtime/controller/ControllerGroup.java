@@ -56,8 +56,8 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
      */
     static RaftConfig raft(String member, String cluster, MetadataLogConfig log) {
         MetadataLogConfig.Timing timing = log.timing();
-        return new RaftConfig(member, cluster, timing.electionTicks(), timing.heartbeatTicks(), 1 << 20, 8, true, true,
-                1 << 20).withDelegation(log.enabled(), log.maxListenersPerFollower(), log.followerLagThreshold(),
+        return RaftConfig.defaults(member, cluster).withElectionTicks(timing.electionTicks())
+                .withHeartbeatTicks(timing.heartbeatTicks()).withDelegation(log.enabled(), log.maxListenersPerFollower(), log.followerLagThreshold(),
                 log.reassignmentTicks(), log.reassignmentTicks()).withLogTailEntries(timing.logTailEntries());
     }
 
