@@ -17,8 +17,7 @@ import io.verbatim.exchange.ExchangeTransport;
 import io.verbatim.exchange.HttpTransport;
 import io.verbatim.exchange.Pusher;
 import io.verbatim.metastore.identity.SignedCall;
-import io.verbatim.metastore.proto.RaftPeerRole;
-import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.metastore.state.LayoutRegister;
 import io.verbatim.metastore.state.RaftLayoutStore;
@@ -185,7 +184,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
         }
         transport = HttpTransport.toReplicas(peerUrls, client);
         // Leadership as the member reports it, handled off its thread (taking over reads and writes the log).
-        running.add(server.statuses().map(s -> s.role() == RaftPeerRole.LEADER ? s.term() : -1L).distinctUntilChanged()
+        running.add(server.memberStatuses().map(s -> s.leads() ? s.term() : -1L).distinctUntilChanged()
                 .publishOn(Schedulers.boundedElastic()).subscribe(this::leadership,
                         e -> LOG.error("{}/{}: no longer following the metadata log's leadership: {}", self.name(),
                                 replica.id(), e.toString())));
@@ -198,8 +197,8 @@ public final class ControllerReplicaNode implements AutoCloseable {
 
     /** Where the controller leader is, as this replica's member knows it. */
     public ControllerLeader leader() {
-        RaftStatus s = server.status();
-        if (s.role() == RaftPeerRole.LEADER) {
+        MemberStatus s = server.memberStatus();
+        if (s.leads()) {
             return leadingTerm == s.term() ? ControllerLeader.HERE
                     : ControllerLeader.unknown(replica.id() + " is taking over");
         }
@@ -319,7 +318,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
         private final RaftLayoutStore log = new RaftLayoutStore(server, register);
 
         private boolean leads() {
-            return server.status().role() == RaftPeerRole.LEADER;
+            return server.memberStatus().leads();
         }
 
         @Override
@@ -439,7 +438,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
     private DelegationApi.Log delegation() {
         return new DelegationApi.Log() {
             @Override
-            public Optional<RaftStatus> leading() {
+            public Optional<MemberStatus> leading() {
                 return member.leading();
             }
 
@@ -456,8 +455,8 @@ public final class ControllerReplicaNode implements AutoCloseable {
      */
     public Mono<NodeStatus> status() {
         return controller.status(Controller.BacklogSource.NONE).map(s -> {
-            RaftStatus member = server.status(); // one state for both views
-            return new NodeStatus(s, NodeStatus.Replicators.of(List.of()), NodeStatus.MetadataLogMember.of(List.of(member)),
+            MemberStatus member = server.memberStatus(); // one state for both views
+            return new NodeStatus(s, NodeStatus.Replicators.of(List.of()), NodeStatus.MetadataLogMember.members(List.of(member)),
                     Delegations.feeds(member));
         });
     }
@@ -487,8 +486,8 @@ public final class ControllerReplicaNode implements AutoCloseable {
     }
 
     /** Its member of the metadata log, as it reports itself. */
-    public RaftStatus metadataLog() {
-        return server.status();
+    public MemberStatus metadataLog() {
+        return server.memberStatus();
     }
 
     /** What it runs and where, in a few lines (what the node logs). */
@@ -509,13 +508,13 @@ public final class ControllerReplicaNode implements AutoCloseable {
      */
     @Override
     public void close() {
-        RaftStatus s = server.status();
-        if (s.role() == RaftPeerRole.LEADER) {
-            s.peers().stream().filter(RaftStatus.PeerStatus::voter).filter(p -> !p.id().equals(replica.id()))
-                    .max(java.util.Comparator.comparingLong(RaftStatus.PeerStatus::matchIndex)).ifPresent(p -> {
+        MemberStatus s = server.memberStatus();
+        if (s.leads()) {
+            s.peers().stream().filter(MemberStatus.Peer::voter).filter(p -> !p.id().equals(replica.id()))
+                    .max(java.util.Comparator.comparingLong(MemberStatus.Peer::matchIndex)).ifPresent(p -> {
                         try {
-                            server.transferLeadership(p.id()).then(server.statuses()
-                                    .filter(now -> now.role() != RaftPeerRole.LEADER && now.leader().equals(p.id()))
+                            server.transferLeadership(p.id()).then(server.memberStatuses()
+                                    .filter(now -> !now.leads() && now.leader().equals(p.id()))
                                     .next())
                                     .block(java.time.Duration.ofSeconds(2));
                             LOG.info("{}/{}: handed the leadership to {} before stopping", self.name(), replica.id(),
