@@ -20,6 +20,7 @@ import io.verbatim.metastore.identity.SignedCall;
 import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.metastore.state.LayoutRegister;
+import io.verbatim.metastore.state.LeaderLayoutStore;
 import io.verbatim.metastore.state.RaftLayoutStore;
 import io.verbatim.model.Layout;
 import io.verbatim.net.Bodies;
@@ -32,6 +33,7 @@ import io.verbatim.runtime.broker.BrokerReport;
 import io.verbatim.runtime.broker.LoadTracker;
 import io.verbatim.runtime.status.NodeStatus;
 import io.verbatim.runtime.status.StatusJson;
+import io.verbatim.store.LayoutStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -130,7 +132,10 @@ public final class ControllerReplicaNode implements AutoCloseable {
                 NetworkedMember.keys(config, self, replica.id()).keyOf(ControllerReplica.BROKERS).orElseThrow()),
                 SignedCall.WINDOW, MAX_REPORTS_REMEMBERED);
         running.add(member.bindTo(registry, self));
-        this.controller = new Controller(cluster, Set.copyOf(peers()), self.caps(), new ReplicaStore(), timer);
+        // the metadata log through this replica: linearizable reads while it leads, its own state otherwise
+        LayoutStore store = LeaderLayoutStore.ofMember(replica.id(), new RaftLayoutStore(server, register),
+                () -> server.memberStatus().leads());
+        this.controller = new Controller(cluster, Set.copyOf(peers()), self.caps(), store, timer);
         this.policy = new PolicyLoop(cluster, config.autoScale(), controller, this::layout, this::loadOf,
                 topic -> reported.containsKey(topic) ? reported.get(topic).consumers() : 0, registry, timer)
                 .holdWhile(this::reportsStale);
@@ -306,45 +311,6 @@ public final class ControllerReplicaNode implements AutoCloseable {
     private List<Long> prunable(String topic) {
         List<Long> ids = prunable.remove(topic);
         return ids == null ? List.of() : ids;
-    }
-
-    /**
-     * The controller's store: the metadata log through this replica, with linearizable reads while it leads
-     * (what the controller decides on) and this replica's own state otherwise (what its status shows, with
-     * no leader to ask during an election). Writes are compare-and-set commands: a decision made on a stale
-     * read is refused at commit, never applied.
-     */
-    private final class ReplicaStore implements io.verbatim.store.LayoutStore {
-        private final RaftLayoutStore log = new RaftLayoutStore(server, register);
-
-        private boolean leads() {
-            return server.memberStatus().leads();
-        }
-
-        @Override
-        public Mono<Layout> get(String topic) {
-            return leads() ? log.get(topic) : log.getLocal(topic);
-        }
-
-        @Override
-        public Mono<Layout> create(String topic, Layout initial) {
-            return log.create(topic, initial);
-        }
-
-        @Override
-        public Mono<Layout> compareAndSet(String topic, long expectedEpoch, Layout next) {
-            return log.compareAndSet(topic, expectedEpoch, next);
-        }
-
-        @Override
-        public Flux<Layout> watch(String topic) {
-            return log.watch(topic);
-        }
-
-        @Override
-        public Flux<String> topics() {
-            return leads() ? log.topics() : Flux.defer(() -> Flux.fromIterable(register.topics()));
-        }
     }
 
     // ---- endpoints ------------------------------------------------------------------------------------
