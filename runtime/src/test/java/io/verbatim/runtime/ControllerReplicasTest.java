@@ -7,6 +7,7 @@ import io.verbatim.exchange.ExchangeServer;
 import io.verbatim.metastore.identity.MemberKeys;
 import io.verbatim.metastore.identity.SignedCall;
 import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.server.MemberRole;
 import io.verbatim.net.SigningKey;
 import io.verbatim.runtime.broker.BrokerReport;
 import io.verbatim.runtime.controller.ControllerReplicaNode;
@@ -217,7 +218,7 @@ class ControllerReplicasTest {
                 .contains("verbatim_raft_transport_messages_sent_total{").contains("verbatim_metastore_storage_segment_files{")
                 .contains("verbatim_controller_leading{");
         // The status of each: the leader's member says LEADER, the brokers' LISTENER.
-        assertThat(leader.metadataLog().role()).isEqualTo(RaftPeerRole.LEADER);
+        assertThat(leader.metadataLog().role()).isEqualTo(MemberRole.LEADER);
         assertThat(brokers.metadataLog()).singleElement().satisfies(s -> assertThat(s.role())
                 .isEqualTo(RaftPeerRole.LISTENER));
     }
@@ -270,7 +271,7 @@ class ControllerReplicasTest {
         long term = first.metadataLog().term();
         replicas.remove(first.member()).close();
         // Already led by another the moment the stop returns: a crash would leave none for an election timeout.
-        assertThat(replicas.values()).anySatisfy(r -> assertThat(r.metadataLog().role()).isEqualTo(RaftPeerRole.LEADER));
+        assertThat(replicas.values()).anySatisfy(r -> assertThat(r.metadataLog().role()).isEqualTo(MemberRole.LEADER));
         ControllerReplicaNode next = awaitLeader();
         assertThat(next.metadataLog().term()).isEqualTo(term + 1);
     }

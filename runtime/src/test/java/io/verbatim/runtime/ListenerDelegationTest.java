@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.runtime.controller.DelegationApi;
 import io.verbatim.runtime.controller.Delegations;
 import io.verbatim.runtime.controller.MetadataLogMetrics;
@@ -143,7 +144,7 @@ class ListenerDelegationTest {
         HttpResponse<String> huge = put(url, "{\"b0\": \"" + "c".repeat(DelegationApi.MAX_BODY_BYTES) + "\"}",
                 "admin-token");
         assertThat(huge.statusCode()).isEqualTo(413);
-        assertThat(Delegations.of(member(a, leader).configuration())).isEmpty();
+        assertThat(Delegations.of(MemberStatus.of(member(a, leader)).group())).isEmpty();
         assertThat(awaitFeed(a, "b0", f -> true).delegated()).isFalse();
     }
 
@@ -165,7 +166,7 @@ class ListenerDelegationTest {
         runtime = EmbeddedRuntime.start(VerbatimConfig.parse(CONFIG.formatted(", delegations: {b0: c1, b1: c2}", true)));
         ClusterNode a = runtime.cluster("a");
         String leader = leader(a);
-        assertThat(Delegations.of(member(a, leader).configuration())).containsEntry("b0", "c1").containsEntry("b1", "c2");
+        assertThat(Delegations.of(MemberStatus.of(member(a, leader)).group())).containsEntry("b0", "c1").containsEntry("b1", "c2");
         // a listener assigned to the leader itself is fed by the leader; the other by its follower
         for (String listener : List.of("b0", "b1")) {
             String assigned = listener.equals("b0") ? "c1" : "c2";
@@ -196,7 +197,7 @@ class ListenerDelegationTest {
             ClusterNode again = new ClusterNode(config, "a", Optional.of(dir), timer, cpu).start();
             try {
                 String leader = leader(again);
-                assertThat(Delegations.of(member(again, leader).configuration())).containsExactly(
+                assertThat(Delegations.of(MemberStatus.of(member(again, leader)).group())).containsExactly(
                         java.util.Map.entry("b1", delegate));
                 awaitFeed(again, "b1", f -> f.assignedTo().equals(delegate));
             } finally {

@@ -2,7 +2,9 @@ package io.verbatim.metastore.raft;
 
 /**
  * How one member runs the protocol. Times are in ticks: the driver calls {@link RaftNode#tick} at a fixed
- * period of its choosing (say 50 ms), and nothing in the core reads a clock.
+ * period of its choosing (say 50 ms), and nothing in the core reads a clock. Build one by name:
+ * {@link #defaults(String, String)}, then the {@code withX} copies for what differs (the canonical
+ * constructor is what those copies call).
  *
  * @param memberId this member's id, as it appears in the configuration ({@code RaftPeerProto.id})
  * @param groupId the Raft group; messages of other groups are dropped
@@ -78,36 +80,6 @@ public record RaftConfig(
     /** No limit on a message's size (an in-memory transport). */
     public static final int UNLIMITED_MESSAGE_BYTES = Integer.MAX_VALUE;
 
-    /** With no limit on a message's size ({@link #UNLIMITED_MESSAGE_BYTES}). */
-    public RaftConfig(String memberId, String groupId, int electionTicks, int heartbeatTicks,
-            long maxEntriesBytesPerAppend, int maxInflightAppends, boolean checkQuorum, boolean preVote,
-            int snapshotChunkBytes, boolean delegationEnabled, int maxListenersPerFollower,
-            long followerLagThreshold, int reassignmentTicks, int revocationCooldownTicks, long logTailEntries) {
-        this(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend, maxInflightAppends,
-                checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries,
-                UNLIMITED_MESSAGE_BYTES);
-    }
-
-    /** With {@link #DEFAULT_LOG_TAIL_ENTRIES}. */
-    public RaftConfig(String memberId, String groupId, int electionTicks, int heartbeatTicks,
-            long maxEntriesBytesPerAppend, int maxInflightAppends, boolean checkQuorum, boolean preVote,
-            int snapshotChunkBytes, boolean delegationEnabled, int maxListenersPerFollower,
-            long followerLagThreshold, int reassignmentTicks, int revocationCooldownTicks) {
-        this(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend, maxInflightAppends,
-                checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
-                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, DEFAULT_LOG_TAIL_ENTRIES);
-    }
-
-    /** Without listener delegation (its knobs at their defaults, delegation off). */
-    public RaftConfig(String memberId, String groupId, int electionTicks, int heartbeatTicks,
-            long maxEntriesBytesPerAppend, int maxInflightAppends, boolean checkQuorum, boolean preVote,
-            int snapshotChunkBytes) {
-        this(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend, maxInflightAppends,
-                checkQuorum, preVote, snapshotChunkBytes, false, DEFAULT_MAX_LISTENERS_PER_FOLLOWER,
-                DEFAULT_FOLLOWER_LAG_THRESHOLD, DEFAULT_REASSIGNMENT_TICKS, DEFAULT_REVOCATION_COOLDOWN_TICKS);
-    }
-
     public RaftConfig {
         if (memberId == null || memberId.isEmpty()) {
             throw new IllegalArgumentException("memberId must be non-empty, was '" + memberId + "'");
@@ -151,10 +123,16 @@ public record RaftConfig(
         }
     }
 
-    /** Defaults: 10 election ticks, 1 heartbeat tick, 1 MiB per append, 8 in flight, check-quorum and
-     * pre-vote on, 1 MiB snapshot chunks. */
+    /**
+     * Member {@code memberId} of group {@code groupId} on the defaults: 10 election ticks, 1 heartbeat tick,
+     * 1 MiB per append, 8 in flight, check-quorum and pre-vote on, 1 MiB snapshot chunks, listener delegation
+     * off (its knobs at their defaults), a tail of {@link #DEFAULT_LOG_TAIL_ENTRIES}, no limit on a message's
+     * size. The named way to build one: change what differs with the {@code withX} copies.
+     */
     public static RaftConfig defaults(String memberId, String groupId) {
-        return new RaftConfig(memberId, groupId, 10, 1, 1 << 20, 8, true, true, 1 << 20);
+        return new RaftConfig(memberId, groupId, 10, 1, 1 << 20, 8, true, true, 1 << 20, false,
+                DEFAULT_MAX_LISTENERS_PER_FOLLOWER, DEFAULT_FOLLOWER_LAG_THRESHOLD, DEFAULT_REASSIGNMENT_TICKS,
+                DEFAULT_REVOCATION_COOLDOWN_TICKS, DEFAULT_LOG_TAIL_ENTRIES, UNLIMITED_MESSAGE_BYTES);
     }
 
     public RaftConfig withElectionTicks(int ticks) {

@@ -55,10 +55,15 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
     private final Sinks.Many<RaftStatus> statuses = Sinks.many().replay().latest();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile RaftStatus status;
+    /** {@link #status} as {@link MemberStatus}, made on the first read of each status. */
+    private volatile Viewed viewed;
     private long appliedIndex;
     private long snapshotIndex;
     /** Read ids start at random, so a delayed answer to a past incarnation's read never answers a new one. */
     private long nextReadId = java.util.concurrent.ThreadLocalRandom.current().nextLong(1L << 62);
+
+    private record Viewed(RaftStatus of, MemberStatus view) {
+    }
 
     private record Pending(long term, MonoSink<Object> sink) {
     }
@@ -110,6 +115,7 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
         this.node = RaftNode.start(withTransportLimit(config, transport), recovered, storage.snapshotData(), initial,
                 new SplittableRandom(seed));
         this.status = node.status();
+        this.viewed = new Viewed(status, MemberStatus.of(status));
     }
 
     /**
@@ -135,6 +141,12 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
      * configuration, the same on every member that starts the group; a member that has a log or a snapshot
      * takes its configuration from there.
      */
+    public static RaftServer start(RaftConfig config, Group initial, RaftStorage storage, RaftTransport transport,
+            StateMachine machine, Options options, Scheduler scheduler, long seed) {
+        return start(config, initial.toProto(), storage, transport, machine, options, scheduler, seed);
+    }
+
+    /** As {@link #start(RaftConfig, Group, RaftStorage, RaftTransport, StateMachine, Options, Scheduler, long)}. */
     public static RaftServer start(RaftConfig config, RaftConfigurationProto initial, RaftStorage storage,
             RaftTransport transport, StateMachine machine, Options options, Scheduler scheduler, long seed) {
         RaftServer server = new RaftServer(config, initial, storage, transport, machine, options, scheduler, seed);
@@ -342,6 +354,15 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
         }))).then();
     }
 
+    /**
+     * Proposes {@code change} applied to the member's latest group, as {@link #updateConfiguration} does:
+     * the voters and listeners as they are unless {@code change} names others, the delegations {@code
+     * change}'s.
+     */
+    public Mono<Void> updateGroup(java.util.function.UnaryOperator<Group> change) {
+        return updateConfiguration(conf -> change.apply(Group.of(conf)).onto(conf));
+    }
+
     /** Asks the leader (this member) to hand leadership to {@code target}. */
     public Mono<Void> transferLeadership(String target) {
         return Mono.create(sink -> worker.schedule(() -> runOrRefuse(sink, () -> {
@@ -364,6 +385,26 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
     /** The member's state, then every change of it (role, term, leader, commit, progress). */
     public Flux<RaftStatus> statuses() {
         return statuses.asFlux();
+    }
+
+    /** The member's state as of its last event, in plain values. */
+    public MemberStatus memberStatus() {
+        return view(status);
+    }
+
+    /** The member's state in plain values, then every change of it. */
+    public Flux<MemberStatus> memberStatuses() {
+        return statuses().map(this::view);
+    }
+
+    /** {@code s} in plain values: made once per status, however many read it. */
+    private MemberStatus view(RaftStatus s) {
+        Viewed last = viewed;
+        if (last.of() != s) {
+            last = new Viewed(s, MemberStatus.of(s));
+            viewed = last;
+        }
+        return last.view();
     }
 
     /** The leader this member knows of, if any. */

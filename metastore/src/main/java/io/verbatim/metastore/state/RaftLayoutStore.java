@@ -89,4 +89,9 @@ public final class RaftLayoutStore implements LayoutStore {
     public Mono<Layout> getLocal(String topic) {
         return Mono.fromCallable(() -> register.get(topic).orElse(null));
     }
+
+    /** The topics of this member's replica, without a barrier: possibly behind the leader. */
+    public Flux<String> topicsLocal() {
+        return Flux.defer(() -> Flux.fromIterable(register.topics()));
+    }
 }

@@ -20,7 +20,7 @@ class RaftServerRestartTest {
     Path dir;
 
     private void startOnDisk(RaftServerTest group, String member) {
-        RaftConfig config = new RaftConfig(member, "g", 10, 2, 64 << 10, 8, true, true, 16 << 10);
+        RaftConfig config = RaftServerTest.config(member);
         LayoutRegister register = new LayoutRegister();
         group.servers.put(member, RaftServer.start(config, RaftServerTest.configuration(),
                 SegmentedRaftStorage.open(dir.resolve(member), StorageOptions.defaults()), group.network.join(member),

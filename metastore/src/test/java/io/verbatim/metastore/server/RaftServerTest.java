@@ -46,7 +46,7 @@ class RaftServerTest {
     }
 
     void start(String member) {
-        RaftConfig config = new RaftConfig(member, "g", 10, 2, 64 << 10, 8, true, true, 16 << 10);
+        RaftConfig config = config(member);
         LayoutRegister register = new LayoutRegister();
         Scheduler thread = threads.computeIfAbsent(member, m -> Schedulers.newSingle("raft-" + m));
         servers.put(member, RaftServer.start(config, configuration(), new MemoryRaftStorage(), network.join(member),
@@ -115,7 +115,7 @@ class RaftServerTest {
         Layout one = Layout.initial(1, 4, 0);
         leaderStore("b1").create("t", one).block(Duration.ofSeconds(10));
         // b2 joins: it starts with no configuration and learns it from the leader.
-        RaftConfig config = new RaftConfig("b2", "g", 10, 2, 64 << 10, 8, true, true, 16 << 10);
+        RaftConfig config = config("b2");
         LayoutRegister register = new LayoutRegister();
         servers.put("b2", RaftServer.start(config, RaftConfigurationProto.getDefaultInstance(), new MemoryRaftStorage(),
                 network.join("b2"), register, FAST, threads.computeIfAbsent("b2", m -> Schedulers.newSingle("raft-b2")),
@@ -196,7 +196,7 @@ class RaftServerTest {
     void aCommandTooLargeForTheTransportFailsAtOnceNamingItsSizeAndTheLimit() {
         RaftConfigurationProto one = RaftConfigurationProto.newBuilder()
                 .addPeers(RaftPeerProto.newBuilder().setId("c1")).build();
-        RaftConfig config = new RaftConfig("c1", "g", 10, 2, 64 << 10, 8, true, true, 16 << 10);
+        RaftConfig config = config("c1");
         Scheduler thread = threads.computeIfAbsent("c1", m -> Schedulers.newSingle("raft-c1"));
         assertThatThrownBy(() -> RaftServer.start(config, one, new MemoryRaftStorage(),
                 new Limited(network.join("x"), 100 << 10), new LayoutRegister(), FAST, thread, 1))
@@ -215,5 +215,11 @@ class RaftServerTest {
         // the status is published after the answer
         RaftStatus after = server.statuses().filter(st -> st.appliedIndex() > last).blockFirst(Duration.ofSeconds(5));
         assertThat(after.lastIndex()).as("the refused command took no index").isEqualTo(last + 1);
+    }
+
+    /** A member of group {@code g} with a short heartbeat and small appends and snapshot chunks. */
+    static RaftConfig config(String member) {
+        return RaftConfig.defaults(member, "g").withHeartbeatTicks(2).withMaxEntriesBytesPerAppend(64 << 10)
+                .withSnapshotChunkBytes(16 << 10);
     }
 }

@@ -2,11 +2,10 @@ package io.verbatim.runtime.controller;
 
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.MetadataLogConfig;
-import io.verbatim.metastore.proto.RaftConfigurationProto;
-import io.verbatim.metastore.proto.RaftPeerProto;
-import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.raft.RaftConfig;
 import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.Group;
+import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.metastore.state.LayoutRegister;
 import io.verbatim.metastore.state.LeaderLayoutStore;
@@ -56,8 +55,8 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
      */
     static RaftConfig raft(String member, String cluster, MetadataLogConfig log) {
         MetadataLogConfig.Timing timing = log.timing();
-        return new RaftConfig(member, cluster, timing.electionTicks(), timing.heartbeatTicks(), 1 << 20, 8, true, true,
-                1 << 20).withDelegation(log.enabled(), log.maxListenersPerFollower(), log.followerLagThreshold(),
+        return RaftConfig.defaults(member, cluster).withElectionTicks(timing.electionTicks())
+                .withHeartbeatTicks(timing.heartbeatTicks()).withDelegation(log.enabled(), log.maxListenersPerFollower(), log.followerLagThreshold(),
                 log.reassignmentTicks(), log.reassignmentTicks()).withLogTailEntries(timing.logTailEntries());
     }
 
@@ -68,7 +67,7 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
     private final MetadataLogConfig.Timing timing;
     private final MemoryNetwork network;
     private final Scheduler networkThread;
-    private final RaftConfigurationProto configuration;
+    private final Group configuration;
     private final Map<String, RaftServer> members = new LinkedHashMap<>();
     private final Map<String, LayoutRegister> registers = new LinkedHashMap<>();
     private final Map<String, RaftLayoutStore> stores = new LinkedHashMap<>();
@@ -85,11 +84,8 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
         // deliveries on a thread of the group's own: never held up by other work on a shared scheduler
         this.networkThread = Schedulers.newSingle("raft-" + cluster + "-network", true);
         this.network = new MemoryNetwork(this.cluster, networkThread, new SplittableRandom(this.cluster.hashCode()));
-        RaftConfigurationProto.Builder conf = RaftConfigurationProto.newBuilder();
-        VOTERS.forEach(v -> conf.addPeers(RaftPeerProto.newBuilder().setId(v)));
-        listeners.forEach(l -> conf.addListeners(RaftPeerProto.newBuilder().setId(l)));
-        this.configuration = Delegations.assign(conf.build(), cluster.delegations());
-        for (String member : members()) {
+        this.configuration = Group.of(VOTERS, listeners).withDelegations(cluster.delegations());
+        for (String member : memberIds()) {
             start(member);
         }
         // The brokers watch from the first broker's listener (all brokers of this process share its storage).
@@ -102,7 +98,7 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
         return new ControllerGroup(cluster, log, dataDir, timer);
     }
 
-    private List<String> members() {
+    private List<String> memberIds() {
         List<String> all = new ArrayList<>(VOTERS);
         all.addAll(listeners);
         return all;
@@ -117,7 +113,7 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
         try {
             RaftServer server = RaftServer.start(config, configuration, storage, network.join(member), register,
                     options(timing), thread, (cluster + "/" + member).hashCode());
-            Delegations.drift(configuration, server.status().configuration()).ifPresent(d -> LOG.warn(
+            Delegations.drift(configuration, server.memberStatus().group()).ifPresent(d -> LOG.warn(
                     "{}/{}: its metadata log runs on the configuration it holds, not the YAML's: {}", cluster, member, d));
             members.put(member, server);
             registers.put(member, register);
@@ -137,12 +133,12 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
     public synchronized void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
         members.forEach((member, server) -> meters.add(MetadataLogMetrics.bind(server, member, registry)));
         meters.add(MetadataLogMetrics.bindListeners(this::leading,
-                Flux.merge(currentMembers().stream().map(RaftServer::statuses).toList()), listeners, VOTERS, registry));
+                Flux.merge(currentMembers().stream().map(RaftServer::memberStatuses).toList()), listeners, VOTERS, registry));
     }
 
     @Override
-    public synchronized Optional<RaftStatus> leading() {
-        return leaderServer().map(RaftServer::status).filter(s -> s.role() == RaftPeerRole.LEADER);
+    public synchronized Optional<MemberStatus> leading() {
+        return leaderServer().map(RaftServer::memberStatus).filter(MemberStatus::leads);
     }
 
     @Override
@@ -163,16 +159,16 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
 
     /** The member that leads the highest term (a cut-off leader may not know it was deposed), if any. */
     public synchronized Optional<String> leader() {
-        return members.values().stream().map(RaftServer::status).filter(s -> s.role() == RaftPeerRole.LEADER)
-                .max(Comparator.comparingLong(RaftStatus::term)).map(RaftStatus::memberId);
+        return members.values().stream().map(RaftServer::memberStatus).filter(MemberStatus::leads)
+                .max(Comparator.comparingLong(MemberStatus::term)).map(MemberStatus::memberId);
     }
 
     /** Each leader as it takes over, the first one included: one per term that had a leader, in term order. */
     public Flux<String> leaders() {
-        return Flux.merge(currentMembers().stream().map(RaftServer::statuses).toList())
-                .filter(s -> s.role() == RaftPeerRole.LEADER)
+        return Flux.merge(currentMembers().stream().map(RaftServer::memberStatuses).toList())
+                .filter(MemberStatus::leads)
                 .scan((held, next) -> next.term() > held.term() ? next : held)
-                .distinctUntilChanged(RaftStatus::term).map(RaftStatus::memberId);
+                .distinctUntilChanged(MemberStatus::term).map(MemberStatus::memberId);
     }
 
     private synchronized List<RaftServer> currentMembers() {
@@ -180,6 +176,14 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
     }
 
     /** Every running member's state, voters first. */
+    public synchronized List<MemberStatus> members() {
+        return members.values().stream().map(RaftServer::memberStatus).toList();
+    }
+
+    /**
+     * Every running member's state as the core reports it, voters first: what {@code ClusterNode.metadataLog()}
+     * returns until it moves to {@link #members()}.
+     */
     public synchronized List<RaftStatus> statuses() {
         return members.values().stream().map(RaftServer::status).toList();
     }

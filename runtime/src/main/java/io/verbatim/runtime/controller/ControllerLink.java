@@ -8,8 +8,9 @@ import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ControllerLeader;
 import io.verbatim.metastore.identity.MemberKeys;
 import io.verbatim.metastore.identity.SignedCall;
-import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.MemberRole;
+import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.metastore.state.LayoutRegister;
 import io.verbatim.metastore.state.RaftLayoutStore;
@@ -131,7 +132,7 @@ public final class ControllerLink implements AutoCloseable {
 
     /** Where the controller leader is, as the listener knows it: where exchange and admin calls are redirected. */
     public ControllerLeader leader() {
-        RaftStatus s = server.status();
+        MemberStatus s = server.memberStatus();
         return ControllerReplicaNode.leaderUrl(config, self, s.leader()).map(ControllerLeader::at)
                 .orElseGet(() -> ControllerLeader.unknown("the brokers know no controller leader in term " + s.term()));
     }
@@ -261,14 +262,22 @@ public final class ControllerLink implements AutoCloseable {
     }
 
     /** The listener as it reports itself. */
+    public MemberStatus member() {
+        return server.memberStatus();
+    }
+
+    /**
+     * The listener as the core reports it: what {@code ClusterNode.metadataLog()} returns until it moves to
+     * {@link #member()}.
+     */
     public RaftStatus status() {
         return server.status();
     }
 
     /** Whether the listener knows a leader now. */
     boolean knowsLeader() {
-        RaftStatus s = server.status();
-        return s.role() == RaftPeerRole.LISTENER && !s.leader().isEmpty();
+        MemberStatus s = server.memberStatus();
+        return s.role() == MemberRole.LISTENER && !s.leader().isEmpty();
     }
 
     @Override

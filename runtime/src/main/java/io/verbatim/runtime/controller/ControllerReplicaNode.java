@@ -17,10 +17,10 @@ import io.verbatim.exchange.ExchangeTransport;
 import io.verbatim.exchange.HttpTransport;
 import io.verbatim.exchange.Pusher;
 import io.verbatim.metastore.identity.SignedCall;
-import io.verbatim.metastore.proto.RaftPeerRole;
-import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.metastore.state.LayoutRegister;
+import io.verbatim.metastore.state.LeaderLayoutStore;
 import io.verbatim.metastore.state.RaftLayoutStore;
 import io.verbatim.model.Layout;
 import io.verbatim.net.Bodies;
@@ -33,6 +33,7 @@ import io.verbatim.runtime.broker.BrokerReport;
 import io.verbatim.runtime.broker.LoadTracker;
 import io.verbatim.runtime.status.NodeStatus;
 import io.verbatim.runtime.status.StatusJson;
+import io.verbatim.store.LayoutStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -131,7 +132,10 @@ public final class ControllerReplicaNode implements AutoCloseable {
                 NetworkedMember.keys(config, self, replica.id()).keyOf(ControllerReplica.BROKERS).orElseThrow()),
                 SignedCall.WINDOW, MAX_REPORTS_REMEMBERED);
         running.add(member.bindTo(registry, self));
-        this.controller = new Controller(cluster, Set.copyOf(peers()), self.caps(), new ReplicaStore(), timer);
+        // the metadata log through this replica: linearizable reads while it leads, its own state otherwise
+        LayoutStore store = LeaderLayoutStore.ofMember(replica.id(), new RaftLayoutStore(server, register),
+                () -> server.memberStatus().leads());
+        this.controller = new Controller(cluster, Set.copyOf(peers()), self.caps(), store, timer);
         this.policy = new PolicyLoop(cluster, config.autoScale(), controller, this::layout, this::loadOf,
                 topic -> reported.containsKey(topic) ? reported.get(topic).consumers() : 0, registry, timer)
                 .holdWhile(this::reportsStale);
@@ -185,7 +189,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
         }
         transport = HttpTransport.toReplicas(peerUrls, client);
         // Leadership as the member reports it, handled off its thread (taking over reads and writes the log).
-        running.add(server.statuses().map(s -> s.role() == RaftPeerRole.LEADER ? s.term() : -1L).distinctUntilChanged()
+        running.add(server.memberStatuses().map(s -> s.leads() ? s.term() : -1L).distinctUntilChanged()
                 .publishOn(Schedulers.boundedElastic()).subscribe(this::leadership,
                         e -> LOG.error("{}/{}: no longer following the metadata log's leadership: {}", self.name(),
                                 replica.id(), e.toString())));
@@ -198,8 +202,8 @@ public final class ControllerReplicaNode implements AutoCloseable {
 
     /** Where the controller leader is, as this replica's member knows it. */
     public ControllerLeader leader() {
-        RaftStatus s = server.status();
-        if (s.role() == RaftPeerRole.LEADER) {
+        MemberStatus s = server.memberStatus();
+        if (s.leads()) {
             return leadingTerm == s.term() ? ControllerLeader.HERE
                     : ControllerLeader.unknown(replica.id() + " is taking over");
         }
@@ -309,45 +313,6 @@ public final class ControllerReplicaNode implements AutoCloseable {
         return ids == null ? List.of() : ids;
     }
 
-    /**
-     * The controller's store: the metadata log through this replica, with linearizable reads while it leads
-     * (what the controller decides on) and this replica's own state otherwise (what its status shows, with
-     * no leader to ask during an election). Writes are compare-and-set commands: a decision made on a stale
-     * read is refused at commit, never applied.
-     */
-    private final class ReplicaStore implements io.verbatim.store.LayoutStore {
-        private final RaftLayoutStore log = new RaftLayoutStore(server, register);
-
-        private boolean leads() {
-            return server.status().role() == RaftPeerRole.LEADER;
-        }
-
-        @Override
-        public Mono<Layout> get(String topic) {
-            return leads() ? log.get(topic) : log.getLocal(topic);
-        }
-
-        @Override
-        public Mono<Layout> create(String topic, Layout initial) {
-            return log.create(topic, initial);
-        }
-
-        @Override
-        public Mono<Layout> compareAndSet(String topic, long expectedEpoch, Layout next) {
-            return log.compareAndSet(topic, expectedEpoch, next);
-        }
-
-        @Override
-        public Flux<Layout> watch(String topic) {
-            return log.watch(topic);
-        }
-
-        @Override
-        public Flux<String> topics() {
-            return leads() ? log.topics() : Flux.defer(() -> Flux.fromIterable(register.topics()));
-        }
-    }
-
     // ---- endpoints ------------------------------------------------------------------------------------
 
     private void routes(HttpServerRoutes routes) {
@@ -439,7 +404,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
     private DelegationApi.Log delegation() {
         return new DelegationApi.Log() {
             @Override
-            public Optional<RaftStatus> leading() {
+            public Optional<MemberStatus> leading() {
                 return member.leading();
             }
 
@@ -456,8 +421,8 @@ public final class ControllerReplicaNode implements AutoCloseable {
      */
     public Mono<NodeStatus> status() {
         return controller.status(Controller.BacklogSource.NONE).map(s -> {
-            RaftStatus member = server.status(); // one state for both views
-            return new NodeStatus(s, NodeStatus.Replicators.of(List.of()), NodeStatus.MetadataLogMember.of(List.of(member)),
+            MemberStatus member = server.memberStatus(); // one state for both views
+            return new NodeStatus(s, NodeStatus.Replicators.of(List.of()), NodeStatus.MetadataLogMember.members(List.of(member)),
                     Delegations.feeds(member));
         });
     }
@@ -487,8 +452,8 @@ public final class ControllerReplicaNode implements AutoCloseable {
     }
 
     /** Its member of the metadata log, as it reports itself. */
-    public RaftStatus metadataLog() {
-        return server.status();
+    public MemberStatus metadataLog() {
+        return server.memberStatus();
     }
 
     /** What it runs and where, in a few lines (what the node logs). */
@@ -509,13 +474,13 @@ public final class ControllerReplicaNode implements AutoCloseable {
      */
     @Override
     public void close() {
-        RaftStatus s = server.status();
-        if (s.role() == RaftPeerRole.LEADER) {
-            s.peers().stream().filter(RaftStatus.PeerStatus::voter).filter(p -> !p.id().equals(replica.id()))
-                    .max(java.util.Comparator.comparingLong(RaftStatus.PeerStatus::matchIndex)).ifPresent(p -> {
+        MemberStatus s = server.memberStatus();
+        if (s.leads()) {
+            s.peers().stream().filter(MemberStatus.Peer::voter).filter(p -> !p.id().equals(replica.id()))
+                    .max(java.util.Comparator.comparingLong(MemberStatus.Peer::matchIndex)).ifPresent(p -> {
                         try {
-                            server.transferLeadership(p.id()).then(server.statuses()
-                                    .filter(now -> now.role() != RaftPeerRole.LEADER && now.leader().equals(p.id()))
+                            server.transferLeadership(p.id()).then(server.memberStatuses()
+                                    .filter(now -> !now.leads() && now.leader().equals(p.id()))
                                     .next())
                                     .block(java.time.Duration.ofSeconds(2));
                             LOG.info("{}/{}: handed the leadership to {} before stopping", self.name(), replica.id(),

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.verbatim.exchange.ControllerLeader;
-import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.net.Bodies;
 import io.verbatim.net.LogText;
 import io.verbatim.net.NetServer;
@@ -54,7 +54,7 @@ public final class DelegationApi {
         /** No member of the log runs here. */
         Log NONE = new Log() {
             @Override
-            public Optional<RaftStatus> leading() {
+            public Optional<MemberStatus> leading() {
                 return Optional.empty();
             }
 
@@ -65,7 +65,7 @@ public final class DelegationApi {
         };
 
         /** The status of the member here that leads the log, if one does. */
-        Optional<RaftStatus> leading();
+        Optional<MemberStatus> leading();
 
         /** Proposes {@code assignment} (listener -> follower) as the log's delegation; completes once applied. */
         Mono<Void> assign(Map<String, String> assignment);
@@ -80,8 +80,8 @@ public final class DelegationApi {
      */
     @JsonPropertyOrder({"leader", "assignment", "listeners"})
     record View(String leader, Map<String, String> assignment, List<NodeStatus.ListenerFeed> listeners) {
-        static View of(RaftStatus leader) {
-            return new View(leader.memberId(), Delegations.of(leader.configuration()), Delegations.feeds(leader));
+        static View of(MemberStatus leader) {
+            return new View(leader.memberId(), Delegations.of(leader.group()), Delegations.feeds(leader));
         }
     }
 

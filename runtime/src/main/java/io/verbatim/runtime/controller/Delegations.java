@@ -1,17 +1,19 @@
 package io.verbatim.runtime.controller;
 
 import io.verbatim.config.MetadataLogConfig;
-import io.verbatim.metastore.proto.ListenerDelegationProto;
-import io.verbatim.metastore.proto.RaftConfigurationProto;
-import io.verbatim.metastore.proto.RaftPeerProto;
-import io.verbatim.metastore.proto.RaftPeerRole;
-import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.Group;
+import io.verbatim.metastore.server.MemberStatus;
+import io.verbatim.metastore.server.NotLeaderException;
 import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.runtime.status.NodeStatus;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import reactor.core.publisher.Mono;
 
@@ -25,31 +27,22 @@ public final class Delegations {
     private Delegations() {
     }
 
-    /** {@code conf} with its delegations replaced by {@code assignment} (listener -> follower). */
-    static RaftConfigurationProto assign(RaftConfigurationProto conf, Map<String, String> assignment) {
-        RaftConfigurationProto.Builder b = conf.toBuilder().clearDelegations();
-        new TreeMap<>(assignment).forEach((listener, follower) -> b.addDelegations(
-                ListenerDelegationProto.newBuilder().setListener(listener).setFollower(follower)));
-        return b.build();
-    }
-
     /**
      * What differs between the group the YAML names ({@code configured}) and the configuration a member
      * recovered from its disk ({@code held}), which is what it runs on: the log's configuration wins, so an
      * edit of the YAML after the group started changes nothing by itself. Empty when they agree.
      */
-    static Optional<String> drift(RaftConfigurationProto configured, RaftConfigurationProto held) {
-        List<String> out = new java.util.ArrayList<>();
-        java.util.function.Function<List<RaftPeerProto>, java.util.Set<String>> ids = l -> l.stream()
-                .map(p -> p.getId() + (p.getAddress().isEmpty() ? "" : "@" + p.getAddress()))
-                .collect(Collectors.toCollection(java.util.TreeSet::new));
-        if (!ids.apply(configured.getPeersList()).equals(ids.apply(held.getPeersList()))) {
-            out.add("voters " + ids.apply(held.getPeersList()) + " (the YAML names " + ids.apply(configured.getPeersList())
-                    + ")");
+    static Optional<String> drift(Group configured, Group held) {
+        List<String> out = new ArrayList<>();
+        Function<List<Group.Member>, Set<String>> ids = l -> l.stream()
+                .map(p -> p.id() + (p.address().isEmpty() ? "" : "@" + p.address()))
+                .collect(Collectors.toCollection(TreeSet::new));
+        if (!ids.apply(configured.voters()).equals(ids.apply(held.voters()))) {
+            out.add("voters " + ids.apply(held.voters()) + " (the YAML names " + ids.apply(configured.voters()) + ")");
         }
-        if (!ids.apply(configured.getListenersList()).equals(ids.apply(held.getListenersList()))) {
-            out.add("listeners " + ids.apply(held.getListenersList()) + " (the YAML names "
-                    + ids.apply(configured.getListenersList()) + ")");
+        if (!ids.apply(configured.listeners()).equals(ids.apply(held.listeners()))) {
+            out.add("listeners " + ids.apply(held.listeners()) + " (the YAML names "
+                    + ids.apply(configured.listeners()) + ")");
         }
         if (!of(configured).equals(of(held))) {
             out.add("delegations " + of(held) + " (the YAML names " + of(configured) + "; change them with PUT "
@@ -58,23 +51,22 @@ public final class Delegations {
         return out.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", out));
     }
 
-    /** The admin's assignment in {@code conf}. */
-    public static Map<String, String> of(RaftConfigurationProto conf) {
-        return conf.getDelegationsList().stream().collect(Collectors.toMap(ListenerDelegationProto::getListener,
-                ListenerDelegationProto::getFollower, (a, b) -> a, TreeMap::new));
+    /** The admin's assignment in {@code group}, by listener. */
+    public static Map<String, String> of(Group group) {
+        return new TreeMap<>(group.delegations());
     }
 
     /**
      * Why {@code assignment} cannot be the delegation of {@code conf} under {@code log}'s settings, naming the
      * entry at fault; empty when it can.
      */
-    static Optional<String> refusal(RaftConfigurationProto conf, Map<String, String> assignment, MetadataLogConfig log) {
+    static Optional<String> refusal(Group group, Map<String, String> assignment, MetadataLogConfig log) {
         if (!log.enabled() && !assignment.isEmpty()) {
             return Optional.of("listener delegation is off (metadataLog.enabled is false): the leader feeds every "
                     + "listener");
         }
-        List<String> voters = conf.getPeersList().stream().map(RaftPeerProto::getId).toList();
-        List<String> listeners = conf.getListenersList().stream().map(RaftPeerProto::getId).toList();
+        List<String> voters = group.voterIds();
+        List<String> listeners = group.listenerIds();
         Map<String, Integer> perFollower = new TreeMap<>();
         for (Map.Entry<String, String> e : new TreeMap<>(assignment).entrySet()) {
             if (!listeners.contains(e.getKey())) {
@@ -98,18 +90,18 @@ public final class Delegations {
      */
     static Mono<Void> propose(RaftServer leader, Map<String, String> assignment, MetadataLogConfig log) {
         return Mono.defer(() -> {
-            RaftStatus s = leader.status();
-            if (s.role() != RaftPeerRole.LEADER) {
-                return Mono.error(new io.verbatim.metastore.server.NotLeaderException(s.memberId(),
+            MemberStatus s = leader.memberStatus();
+            if (!s.leads()) {
+                return Mono.error(new NotLeaderException(s.memberId(),
                         s.leader().isEmpty() ? Optional.empty() : Optional.of(s.leader())));
             }
             // checked and changed on the member's own configuration, where it proposes: a configuration
             // change committed in between is kept, not reverted
-            return leader.updateConfiguration(conf -> {
-                refusal(conf, assignment, log).ifPresent(why -> {
+            return leader.updateGroup(group -> {
+                refusal(group, assignment, log).ifPresent(why -> {
                     throw new BadAssignment(why);
                 });
-                return assign(conf, assignment);
+                return group.withDelegations(assignment);
             }).onErrorMap(e -> e instanceof IllegalArgumentException && !(e instanceof BadAssignment),
                     // what the core still refuses is transient (a configuration not yet committed, a transfer, a
                     // new leader's first commit): the metadata log cannot take the change now
@@ -136,17 +128,17 @@ public final class Delegations {
     }
 
     /** Every listener's feed as {@code leader} (a leader's status) sees it; empty unless it leads. */
-    public static List<NodeStatus.ListenerFeed> feeds(RaftStatus leader) {
-        if (leader.role() != RaftPeerRole.LEADER) {
+    public static List<NodeStatus.ListenerFeed> feeds(MemberStatus leader) {
+        if (!leader.leads()) {
             return List.of();
         }
-        Map<String, RaftStatus.ListenerSource> sources = leader.listenerSources().stream()
-                .collect(Collectors.toMap(RaftStatus.ListenerSource::listener, s -> s, (a, b) -> a));
-        Map<String, String> assigned = of(leader.configuration());
-        return leader.configuration().getListenersList().stream().map(RaftPeerProto::getId).map(l -> {
+        Map<String, MemberStatus.ListenerSource> sources = leader.listenerSources().stream()
+                .collect(Collectors.toMap(MemberStatus.ListenerSource::listener, s -> s, (a, b) -> a));
+        Map<String, String> assigned = of(leader.group());
+        return leader.group().listenerIds().stream().map(l -> {
             long lag = leader.peers().stream().filter(p -> p.id().equals(l)).findFirst()
                     .map(p -> Math.max(0, leader.commitIndex() - p.matchIndex())).orElse(-1L);
-            RaftStatus.ListenerSource s = sources.get(l);
+            MemberStatus.ListenerSource s = sources.get(l);
             if (s == null) {
                 return new NodeStatus.ListenerFeed(l, assigned.getOrDefault(l, ""), leader.memberId(), false, false, "",
                         0, lag);

@@ -3,8 +3,7 @@ package io.verbatim.runtime.controller;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.verbatim.metastore.proto.RaftPeerRole;
-import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.metastore.server.RaftServer;
 import java.util.HashMap;
 import java.util.List;
@@ -38,20 +37,20 @@ public final class MetadataLogMetrics {
 
     /** Binds {@code server}'s gauges; the returned subscription counts elections until disposed. */
     static Disposable bind(RaftServer server, String member, MeterRegistry registry) {
-        Gauge.builder(TERM, server, s -> s.status().term()).tag("member", member)
+        Gauge.builder(TERM, server, s -> s.memberStatus().term()).tag("member", member)
                 .description("the member's current term").register(registry);
-        Gauge.builder(COMMIT, server, s -> s.status().commitIndex()).tag("member", member)
+        Gauge.builder(COMMIT, server, s -> s.memberStatus().commitIndex()).tag("member", member)
                 .description("the highest log index the member knows committed").register(registry);
-        Gauge.builder(APPLIED, server, s -> s.status().appliedIndex()).tag("member", member)
+        Gauge.builder(APPLIED, server, s -> s.memberStatus().appliedIndex()).tag("member", member)
                 .description("the highest log index the member applied to its layouts").register(registry);
-        Gauge.builder(LAST, server, s -> s.status().lastIndex()).tag("member", member)
+        Gauge.builder(LAST, server, s -> s.memberStatus().lastIndex()).tag("member", member)
                 .description("the member's last log index").register(registry);
-        Gauge.builder(LEADING, server, s -> s.status().role() == RaftPeerRole.LEADER ? 1 : 0).tag("member", member)
+        Gauge.builder(LEADING, server, s -> s.memberStatus().leads() ? 1 : 0).tag("member", member)
                 .description("1 while the member leads the metadata log").register(registry);
         AtomicLong won = new AtomicLong();
         FunctionCounter.builder(ELECTIONS, won, AtomicLong::get).tag("member", member)
                 .description("terms in which the member became leader").register(registry);
-        return server.statuses().filter(s -> s.role() == RaftPeerRole.LEADER).map(RaftStatus::term)
+        return server.memberStatuses().filter(MemberStatus::leads).map(MemberStatus::term)
                 .distinctUntilChanged().subscribe(t -> won.incrementAndGet());
     }
 
@@ -63,7 +62,7 @@ public final class MetadataLogMetrics {
      * {@value #LISTENER_REVOCATIONS} (revocations of its delegation by every leader here, counted from
      * {@code statuses}, every local member's). The returned subscription counts until disposed.
      */
-    static Disposable bindListeners(Supplier<Optional<RaftStatus>> leading, Flux<RaftStatus> statuses,
+    static Disposable bindListeners(Supplier<Optional<MemberStatus>> leading, Flux<MemberStatus> statuses,
             List<String> listeners, List<String> voters, MeterRegistry registry) {
         Map<String, AtomicLong> revocations = new ConcurrentHashMap<>();
         for (String listener : listeners) {
@@ -85,10 +84,10 @@ public final class MetadataLogMetrics {
         }
         // a leader's count is per term: add what each (member, term) counted since it was last seen
         Map<String, long[]> seen = new HashMap<>();
-        return statuses.filter(s -> s.role() == RaftPeerRole.LEADER && !s.listenerSources().isEmpty())
+        return statuses.filter(s -> s.leads() && !s.listenerSources().isEmpty())
                 .subscribe(s -> {
                     synchronized (seen) {
-                        for (RaftStatus.ListenerSource src : s.listenerSources()) {
+                        for (MemberStatus.ListenerSource src : s.listenerSources()) {
                             AtomicLong count = revocations.get(src.listener());
                             if (count == null) {
                                 continue;
@@ -105,12 +104,12 @@ public final class MetadataLogMetrics {
                 });
     }
 
-    private static double feeds(RaftStatus leader, String listener, String voter) {
+    private static double feeds(MemberStatus leader, String listener, String voter) {
         return Delegations.feeds(leader).stream().filter(f -> f.listener().equals(listener)).findFirst()
                 .map(f -> f.source().equals(voter) ? 1.0 : 0.0).orElse(Double.NaN);
     }
 
-    private static double lag(RaftStatus leader, String listener) {
+    private static double lag(MemberStatus leader, String listener) {
         return Delegations.feeds(leader).stream().filter(f -> f.listener().equals(listener) && f.lag() >= 0).findFirst()
                 .map(f -> (double) f.lag()).orElse(Double.NaN);
     }

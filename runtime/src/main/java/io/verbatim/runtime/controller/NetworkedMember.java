@@ -4,21 +4,28 @@ import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ControllerReplica;
 import io.verbatim.config.MemberCredential;
 import io.verbatim.config.VerbatimConfig;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.verbatim.metastore.identity.MemberKeys;
-import io.verbatim.metastore.proto.RaftConfigurationProto;
-import io.verbatim.metastore.proto.RaftPeerProto;
 import io.verbatim.metastore.raft.RaftConfig;
+import io.verbatim.metastore.server.Group;
+import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.metastore.server.StateMachine;
 import io.verbatim.metastore.storage.MemoryRaftStorage;
 import io.verbatim.metastore.storage.RaftStorage;
 import io.verbatim.metastore.storage.SegmentedRaftStorage;
+import io.verbatim.metastore.storage.StorageMetricsBinder;
 import io.verbatim.metastore.storage.StorageOptions;
 import io.verbatim.metastore.transport.NettyRaftTransport;
+import io.verbatim.metastore.transport.RaftTransportMetricsBinder;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -37,13 +44,9 @@ public final class NetworkedMember {
     }
 
     /** The group every member of {@code cluster} starts from (the configuration at index 0). */
-    static RaftConfigurationProto group(ClusterConfig cluster) {
-        RaftConfigurationProto.Builder conf = RaftConfigurationProto.newBuilder();
-        for (ControllerReplica c : cluster.controllers()) {
-            conf.addPeers(RaftPeerProto.newBuilder().setId(c.id()).setAddress(c.raftAddress()));
-        }
-        conf.addListeners(RaftPeerProto.newBuilder().setId(ControllerReplica.BROKERS).setAddress(brokersAddress(cluster)));
-        return Delegations.assign(conf.build(), cluster.delegations());
+    static Group group(ClusterConfig cluster) {
+        return new Group(cluster.controllers().stream().map(c -> new Group.Member(c.id(), c.raftAddress())).toList(),
+                List.of(new Group.Member(ControllerReplica.BROKERS, brokersAddress(cluster))), cluster.delegations());
     }
 
     private static String brokersAddress(ClusterConfig cluster) {
@@ -58,24 +61,22 @@ public final class NetworkedMember {
          * the feed of each listener of {@code cluster} while it leads. The subscriptions end when the
          * returned disposable is disposed.
          */
-        reactor.core.Disposable bindTo(io.micrometer.core.instrument.MeterRegistry registry, ClusterConfig cluster) {
-            new io.verbatim.metastore.transport.RaftTransportMetricsBinder(transport.metrics()).bindTo(registry);
+        Disposable bindTo(MeterRegistry registry, ClusterConfig cluster) {
+            new RaftTransportMetricsBinder(transport.metrics()).bindTo(registry);
             if (storage instanceof SegmentedRaftStorage segmented) {
-                new io.verbatim.metastore.storage.StorageMetricsBinder(segmented).bindTo(registry);
+                new StorageMetricsBinder(segmented).bindTo(registry);
             }
-            reactor.core.Disposable.Composite meters = reactor.core.Disposables.composite(
-                    MetadataLogMetrics.bind(server, member, registry));
+            Disposable.Composite meters = Disposables.composite(MetadataLogMetrics.bind(server, member, registry));
             if (!member.equals(ControllerReplica.BROKERS)) {
-                meters.add(MetadataLogMetrics.bindListeners(this::leading, server.statuses(),
+                meters.add(MetadataLogMetrics.bindListeners(this::leading, server.memberStatuses(),
                         cluster.metadataListeners(), cluster.metadataVoters(), registry));
             }
             return meters;
         }
 
         /** Its status while it leads. */
-        java.util.Optional<io.verbatim.metastore.raft.RaftStatus> leading() {
-            return java.util.Optional.of(server.status())
-                    .filter(s -> s.role() == io.verbatim.metastore.proto.RaftPeerRole.LEADER);
+        Optional<MemberStatus> leading() {
+            return Optional.of(server.memberStatus()).filter(MemberStatus::leads);
         }
     }
 
@@ -126,7 +127,7 @@ public final class NetworkedMember {
             RaftServer server = RaftServer.start(raft, group(cluster), storage, net, machine,
                     ControllerGroup.options(config.metadataLog().timing()), thread,
                     (cluster.name() + "/" + member + "/" + System.nanoTime()).hashCode());
-            Delegations.drift(group(cluster), server.status().configuration()).ifPresent(d -> LOG.warn(
+            Delegations.drift(group(cluster), server.memberStatus().group()).ifPresent(d -> LOG.warn(
                     "{}/{}: its metadata log runs on the configuration it holds, not the YAML's: {}", cluster.name(),
                     member, d));
             return new Started(member, server, net, storage);
@@ -154,7 +155,7 @@ public final class NetworkedMember {
     }
 
     private static MemberCredential of(Map<String, MemberCredential> credentials, String member) {
-        return java.util.Objects.requireNonNull(credentials.get(member), "every member's credential, checked");
+        return Objects.requireNonNull(credentials.get(member), "every member's credential, checked");
     }
 
     /**

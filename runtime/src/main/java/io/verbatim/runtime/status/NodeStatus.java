@@ -5,9 +5,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.verbatim.exchange.ClusterStatus;
-import io.verbatim.pipeline.ReplicatorStatus;
-import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.MemberStatus;
+import io.verbatim.pipeline.ReplicatorStatus;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -85,15 +85,23 @@ public record NodeStatus(@JsonUnwrapped ClusterStatus exchange, Replicators repl
             long appliedIndex, long lastIndex, long lag) {
 
         /** Every member of {@code statuses}, the lags from the leader of the highest term among them. */
-        public static List<MetadataLogMember> of(List<RaftStatus> statuses) {
-            Optional<RaftStatus> leader = statuses.stream().filter(s -> s.role() == RaftPeerRole.LEADER)
-                    .max(Comparator.comparingLong(RaftStatus::term));
+        public static List<MetadataLogMember> members(List<MemberStatus> statuses) {
+            Optional<MemberStatus> leader = statuses.stream().filter(MemberStatus::leads)
+                    .max(Comparator.comparingLong(MemberStatus::term));
             return statuses.stream().map(s -> new MetadataLogMember(s.memberId(), s.role().name(), s.term(), s.leader(),
                     s.commitIndex(), s.appliedIndex(), s.lastIndex(), leader.map(l -> lag(l, s.memberId())).orElse(-1L)))
                     .toList();
         }
 
-        private static long lag(RaftStatus leader, String member) {
+        /**
+         * As {@link #members}, from the core's statuses: what {@code ClusterNode} passes until its {@code
+         * metadataLog()} returns {@link MemberStatus}es.
+         */
+        public static List<MetadataLogMember> of(List<RaftStatus> statuses) {
+            return members(statuses.stream().map(MemberStatus::of).toList());
+        }
+
+        private static long lag(MemberStatus leader, String member) {
             if (leader.memberId().equals(member)) {
                 return 0;
             }

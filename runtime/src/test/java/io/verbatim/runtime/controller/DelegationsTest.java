@@ -4,10 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.verbatim.config.MetadataLogConfig;
-import io.verbatim.metastore.proto.RaftConfigurationProto;
-import io.verbatim.metastore.proto.RaftPeerProto;
-import io.verbatim.metastore.proto.RaftPeerRole;
-import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.Group;
+import io.verbatim.metastore.server.MemberRole;
+import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.runtime.status.NodeStatus;
 import java.time.Duration;
 import java.util.List;
@@ -17,18 +16,14 @@ import org.junit.jupiter.api.Test;
 /** The admin's assignment on a configuration, its checks, its drift from the YAML, and the leader's view. */
 class DelegationsTest {
     private static final MetadataLogConfig ON = new MetadataLogConfig(true, 2, 100, Duration.ofSeconds(30));
-    private static final RaftConfigurationProto GROUP = RaftConfigurationProto.newBuilder()
-            .addPeers(RaftPeerProto.newBuilder().setId("c1")).addPeers(RaftPeerProto.newBuilder().setId("c2"))
-            .addPeers(RaftPeerProto.newBuilder().setId("c3")).addListeners(RaftPeerProto.newBuilder().setId("b0"))
-            .addListeners(RaftPeerProto.newBuilder().setId("b1")).addListeners(RaftPeerProto.newBuilder().setId("b2"))
-            .build();
+    private static final Group GROUP = Group.of(List.of("c1", "c2", "c3"), List.of("b0", "b1", "b2"));
 
     @Test
     void anAssignmentReplacesTheDelegationsAndReadsBack() {
-        RaftConfigurationProto once = Delegations.assign(GROUP, Map.of("b1", "c3", "b0", "c2"));
+        Group once = GROUP.withDelegations(Map.of("b1", "c3", "b0", "c2"));
         assertThat(Delegations.of(once)).containsExactly(Map.entry("b0", "c2"), Map.entry("b1", "c3"));
-        assertThat(once.getPeersList()).isEqualTo(GROUP.getPeersList());
-        assertThat(Delegations.of(Delegations.assign(once, Map.of()))).isEmpty();
+        assertThat(once.voters()).isEqualTo(GROUP.voters());
+        assertThat(Delegations.of(once.withDelegations(Map.of()))).isEmpty();
     }
 
     @Test
@@ -59,31 +54,30 @@ class DelegationsTest {
     @Test
     void aLogHeldOnDiskThatDiffersFromTheYamlIsNamed() {
         assertThat(Delegations.drift(GROUP, GROUP)).isEmpty();
-        assertThat(Delegations.drift(Delegations.assign(GROUP, Map.of("b0", "c2")), GROUP))
+        assertThat(Delegations.drift(GROUP.withDelegations(Map.of("b0", "c2")), GROUP))
                 .hasValueSatisfying(d -> assertThat(d).contains("delegations {} (the YAML names {b0=c2}")
                         .contains("PUT /admin/v2/metadata/delegations"));
-        RaftConfigurationProto fewer = GROUP.toBuilder().removeListeners(2).build();
+        Group fewer = Group.of(GROUP.voterIds(), List.of("b0", "b1"));
         assertThat(Delegations.drift(GROUP, fewer)).hasValueSatisfying(d -> assertThat(d)
                 .contains("listeners [b0, b1] (the YAML names [b0, b1, b2])"));
     }
 
     @Test
     void theLeadersViewSaysWhoFeedsEachListener() {
-        RaftConfigurationProto conf = Delegations.assign(GROUP, Map.of("b0", "c2", "b1", "c1"));
-        RaftStatus leader = new RaftStatus("c1", RaftPeerRole.LEADER, false, 4, "c1", 50, 50, 1, 52, conf, 3, 900,
-                List.of(new RaftStatus.PeerStatus("b0", false, 50, 51, "REPLICATE", 0, 899, 50),
-                        new RaftStatus.PeerStatus("b1", false, 48, 49, "REPLICATE", 0, 899, 48),
-                        new RaftStatus.PeerStatus("b2", false, 40, 41, "REPLICATE", 0, 899, 40)),
-                List.of(new RaftStatus.ListenerSource("b0", "c2", "c2", false, "", -1, 0, 0, 0),
-                        new RaftStatus.ListenerSource("b1", "c1", "c1", false, "", -1, 0, 0, 0),
-                        new RaftStatus.ListenerSource("b2", "", "c1", true, "delegate c3 not heard", 700, 2, 1, 600)),
+        Group conf = GROUP.withDelegations(Map.of("b0", "c2", "b1", "c1"));
+        MemberStatus leader = new MemberStatus("c1", MemberRole.LEADER, 4, "c1", 50, 50, 52, conf,
+                List.of(new MemberStatus.Peer("b0", false, 50), new MemberStatus.Peer("b1", false, 48),
+                        new MemberStatus.Peer("b2", false, 40)),
+                List.of(new MemberStatus.ListenerSource("b0", "c2", "c2", false, "", 0),
+                        new MemberStatus.ListenerSource("b1", "c1", "c1", false, "", 0),
+                        new MemberStatus.ListenerSource("b2", "", "c1", true, "delegate c3 not heard", 2)),
                 List.of());
         assertThat(Delegations.feeds(leader)).containsExactly(
                 new NodeStatus.ListenerFeed("b0", "c2", "c2", true, false, "", 0, 0),
                 new NodeStatus.ListenerFeed("b1", "c1", "c1", false, false, "", 0, 2),
                 new NodeStatus.ListenerFeed("b2", "", "c1", false, true, "delegate c3 not heard", 2, 10));
-        RaftStatus follower = new RaftStatus("c2", RaftPeerRole.FOLLOWER, false, 4, "c1", 50, 50, 1, 52, conf, 3, 900,
-                List.of());
+        MemberStatus follower = new MemberStatus("c2", MemberRole.FOLLOWER, 4, "c1", 50, 50, 52, conf, List.of(),
+                List.of(), List.of());
         assertThat(Delegations.feeds(follower)).as("only a leader knows").isEmpty();
     }
 }

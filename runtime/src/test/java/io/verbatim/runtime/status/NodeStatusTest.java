@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.tuple;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.exchange.Caps;
 import io.verbatim.exchange.ClusterStatus;
+import io.verbatim.metastore.server.Group;
+import io.verbatim.metastore.server.MemberRole;
+import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.pipeline.ReplicatorStatus;
 import io.verbatim.pipeline.SegmentReplicator;
-import io.verbatim.metastore.proto.RaftConfigurationProto;
-import io.verbatim.metastore.proto.RaftPeerRole;
-import io.verbatim.metastore.raft.RaftStatus;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -55,22 +55,22 @@ class NodeStatusTest {
 
     @Test
     void eachMetadataLogMemberShowsItsRoleAndHowFarBehindTheLeaderKnowsItIs() {
-        RaftConfigurationProto conf = RaftConfigurationProto.getDefaultInstance();
-        RaftStatus leader = new RaftStatus("c1", RaftPeerRole.LEADER, false, 3, "c1", 40, 40, 1, 42, conf, 0, 900,
-                List.of(new RaftStatus.PeerStatus("c2", true, 42, 43, "REPLICATE", 0, 899, 40),
-                        new RaftStatus.PeerStatus("b0", false, 30, 31, "PROBE", 1, 850, 30)));
-        RaftStatus follower = new RaftStatus("c2", RaftPeerRole.FOLLOWER, false, 3, "c1", 40, 40, 1, 42, conf, 0, 900,
+        Group conf = Group.of(List.of(), List.of());
+        MemberStatus leader = new MemberStatus("c1", MemberRole.LEADER, 3, "c1", 40, 40, 42, conf,
+                List.of(new MemberStatus.Peer("c2", true, 42), new MemberStatus.Peer("b0", false, 30)), List.of(),
                 List.of());
-        RaftStatus listener = new RaftStatus("b0", RaftPeerRole.LISTENER, false, 3, "c1", 30, 30, 1, 30, conf, 0, 900,
-                List.of());
-        RaftStatus stranger = new RaftStatus("b1", RaftPeerRole.LISTENER, false, 2, "", 0, 0, 1, 0, conf, 0, 5,
-                List.of());
-        assertThat(NodeStatus.MetadataLogMember.of(List.of(leader, follower, listener, stranger)))
+        MemberStatus follower = new MemberStatus("c2", MemberRole.FOLLOWER, 3, "c1", 40, 40, 42, conf, List.of(),
+                List.of(), List.of());
+        MemberStatus listener = new MemberStatus("b0", MemberRole.LISTENER, 3, "c1", 30, 30, 30, conf, List.of(),
+                List.of(), List.of());
+        MemberStatus stranger = new MemberStatus("b1", MemberRole.LISTENER, 2, "", 0, 0, 0, conf, List.of(),
+                List.of(), List.of());
+        assertThat(NodeStatus.MetadataLogMember.members(List.of(leader, follower, listener, stranger)))
                 .extracting(NodeStatus.MetadataLogMember::id, NodeStatus.MetadataLogMember::role,
                         NodeStatus.MetadataLogMember::lag)
                 .containsExactly(tuple("c1", "LEADER", 0L), tuple("c2", "FOLLOWER", 0L), tuple("b0", "LISTENER", 12L),
                         tuple("b1", "LISTENER", -1L));
-        assertThat(NodeStatus.MetadataLogMember.of(List.of(follower))).extracting(NodeStatus.MetadataLogMember::lag)
+        assertThat(NodeStatus.MetadataLogMember.members(List.of(follower))).extracting(NodeStatus.MetadataLogMember::lag)
                 .containsExactly(-1L);
     }
 }

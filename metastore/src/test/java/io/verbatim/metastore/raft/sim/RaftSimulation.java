@@ -166,9 +166,15 @@ final class RaftSimulation {
         }
         this.initial = conf.build();
         boolean quorumAndPreVote = random.nextInt(4) > 0;
-        this.template = new RaftConfig("x", GROUP, ELECTION_TICKS, 1 + random.nextInt(2),
-                random.nextBoolean() ? 1 : 32 + random.nextInt(300),
-                1 + random.nextInt(4), quorumAndPreVote, quorumAndPreVote, 8 + random.nextInt(40));
+        // drawn in the order a seed has always drawn them
+        int heartbeatTicks = 1 + random.nextInt(2);
+        long appendBytes = random.nextBoolean() ? 1 : 32 + random.nextInt(300);
+        int inflight = 1 + random.nextInt(4);
+        int chunkBytes = 8 + random.nextInt(40);
+        this.template = RaftConfig.defaults("x", GROUP).withElectionTicks(ELECTION_TICKS)
+                .withHeartbeatTicks(heartbeatTicks).withMaxEntriesBytesPerAppend(appendBytes)
+                .withMaxInflightAppends(inflight).withCheckQuorum(quorumAndPreVote).withPreVote(quorumAndPreVote)
+                .withSnapshotChunkBytes(chunkBytes);
         // The tail a compaction keeps, drawn apart so the rest of a seed's scenario is what it was: none (every
         // member behind a compaction needs the snapshot), a few entries (some do, some are sent entries from
         // the tail), or the default (hardly any snapshot is sent).
@@ -177,10 +183,13 @@ final class RaftSimulation {
         this.logTail = tailDraw == 0 ? 0 : tailDraw == 3 ? RaftConfig.DEFAULT_LOG_TAIL_ENTRIES : 1 + tailRandom.nextInt(8);
         for (int i = 0; i < all.size(); i++) {
             String id = all.get(i);
-            RaftConfig c = new RaftConfig(id, GROUP, template.electionTicks(), template.heartbeatTicks(),
-                    template.maxEntriesBytesPerAppend(), template.maxInflightAppends(), template.checkQuorum(),
-                    template.preVote(), template.snapshotChunkBytes(), delegation, delegationKnobs[0],
-                    delegationKnobs[1], delegationKnobs[2], delegationKnobs[3], logTail);
+            RaftConfig c = RaftConfig.defaults(id, GROUP).withElectionTicks(template.electionTicks())
+                    .withHeartbeatTicks(template.heartbeatTicks())
+                    .withMaxEntriesBytesPerAppend(template.maxEntriesBytesPerAppend())
+                    .withMaxInflightAppends(template.maxInflightAppends()).withCheckQuorum(template.checkQuorum())
+                    .withPreVote(template.preVote()).withSnapshotChunkBytes(template.snapshotChunkBytes())
+                    .withDelegation(delegation, delegationKnobs[0], delegationKnobs[1], delegationKnobs[2],
+                            delegationKnobs[3]).withLogTailEntries(logTail);
             members.put(id, new Member(id, i < voters + listeners, c));
         }
         double[] losses = {0, 0.01, 0.05, 0.15};
