@@ -3,7 +3,7 @@ package io.verbatim.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.config.VerbatimConfig;
-import io.verbatim.metastore.proto.RaftPeerRole;
+import io.verbatim.metastore.server.MemberRole;
 import io.verbatim.model.Compression;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.entry.Entries;
@@ -294,7 +294,7 @@ class VerbatimCliTest {
                 """))) {
             String east = runtime.cluster("east").adminUrl();
             String leader = Flux.interval(Duration.ofMillis(20)).map(t -> runtime.cluster("east").metadataLog().stream()
-                            .filter(m -> m.role() == RaftPeerRole.LEADER).findFirst())
+                            .filter(m -> m.role() == MemberRole.LEADER).findFirst())
                     .filter(Optional::isPresent).map(Optional::get)
                     .blockFirst(Duration.ofSeconds(10)).memberId();
             String follower = List.of("c1", "c2", "c3").stream().filter(v -> !v.equals(leader)).findFirst().orElseThrow();

@@ -2,6 +2,7 @@ package io.verbatim.examples;
 
 import io.verbatim.config.TopicConfig;
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.metastore.server.MemberRole;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
@@ -217,7 +218,7 @@ final class Demo {
             }
             if (killed) {
                 ClusterNode first = nodes.get(0);
-                first.metadataLog().stream().filter(m -> m.role() == io.verbatim.metastore.proto.RaftPeerRole.LEADER)
+                first.metadataLog().stream().filter(m -> m.role() == MemberRole.LEADER)
                         .findFirst().ifPresentOrElse(m -> progress.printf("  %s's metadata log: %s leads term %d, "
                                 + "commit index %d, after %d failover(s)%n", first.name(), m.memberId(), m.term(),
                                 m.commitIndex(), first.controllerFailovers()),

@@ -13,7 +13,7 @@ import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.exchange.Controller;
 import io.verbatim.exchange.ExchangeMetricsBinder;
 import io.verbatim.exchange.ExchangeServer;
-import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
@@ -450,7 +450,7 @@ public final class ClusterNode implements AutoCloseable {
      */
     public Mono<NodeStatus> status() {
         return controller.status(this::backlog).map(s -> new NodeStatus(s, NodeStatus.Replicators.of(replicators()),
-                NodeStatus.MetadataLogMember.of(metadataLog()),
+                NodeStatus.MetadataLogMember.members(metadataLog()),
                 group.flatMap(ControllerGroup::leading).map(Delegations::feeds).orElse(List.of()), storageStatus()));
     }
 
@@ -498,8 +498,8 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /** The metadata log's members as this process runs them (empty without a metadata log). */
-    public List<RaftStatus> metadataLog() {
-        return link.map(l -> List.of(l.status())).orElseGet(() -> group.map(ControllerGroup::statuses).orElse(List.of()));
+    public List<MemberStatus> metadataLog() {
+        return link.map(l -> List.of(l.member())).orElseGet(() -> group.map(ControllerGroup::members).orElse(List.of()));
     }
 
     /** Stops every broker's ingest endpoint: connections into this cluster drop, new ones are refused. */

@@ -1,8 +1,8 @@
 package io.verbatim.runtime;
 
 import io.verbatim.config.VerbatimConfig;
-import io.verbatim.metastore.proto.RaftPeerRole;
-import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.MemberRole;
+import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Segment;
 import io.verbatim.testkit.ReplicationRecorder;
@@ -47,12 +47,12 @@ class ControllerFailoverTest {
             traffic.round(20);
             if (round == 15) {
                 String killed = a.killControllerLeader();
-                assertThat(a.metadataLog()).extracting(RaftStatus::memberId).doesNotContain(killed);
+                assertThat(a.metadataLog()).extracting(MemberStatus::memberId).doesNotContain(killed);
             }
         }
         // A new leader among the two replicas left, holding the committed split.
-        RaftStatus leader = Flux.interval(Duration.ofMillis(20)).map(t -> a.metadataLog().stream()
-                        .filter(s -> s.role() == RaftPeerRole.LEADER).findFirst())
+        MemberStatus leader = Flux.interval(Duration.ofMillis(20)).map(t -> a.metadataLog().stream()
+                        .filter(s -> s.role() == MemberRole.LEADER).findFirst())
                 .filter(java.util.Optional::isPresent).map(java.util.Optional::get).blockFirst(Duration.ofSeconds(10));
         assertThat(leader.memberId()).startsWith("c");
         Flux.interval(Duration.ofMillis(20)).filter(t -> a.controllerFailovers() > 0).blockFirst(Duration.ofSeconds(10));

@@ -6,7 +6,6 @@ import io.verbatim.exchange.ControllerLeader;
 import io.verbatim.exchange.ExchangeServer;
 import io.verbatim.metastore.identity.MemberKeys;
 import io.verbatim.metastore.identity.SignedCall;
-import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.server.MemberRole;
 import io.verbatim.net.SigningKey;
 import io.verbatim.runtime.broker.BrokerReport;
@@ -220,7 +219,7 @@ class ControllerReplicasTest {
         // The status of each: the leader's member says LEADER, the brokers' LISTENER.
         assertThat(leader.metadataLog().role()).isEqualTo(MemberRole.LEADER);
         assertThat(brokers.metadataLog()).singleElement().satisfies(s -> assertThat(s.role())
-                .isEqualTo(RaftPeerRole.LISTENER));
+                .isEqualTo(MemberRole.LISTENER));
     }
 
     @Test

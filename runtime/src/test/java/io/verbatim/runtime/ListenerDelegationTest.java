@@ -5,8 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.VerbatimConfig;
-import io.verbatim.metastore.proto.RaftPeerRole;
-import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metastore.server.MemberRole;
 import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.runtime.controller.DelegationApi;
 import io.verbatim.runtime.controller.Delegations;
@@ -144,7 +143,7 @@ class ListenerDelegationTest {
         HttpResponse<String> huge = put(url, "{\"b0\": \"" + "c".repeat(DelegationApi.MAX_BODY_BYTES) + "\"}",
                 "admin-token");
         assertThat(huge.statusCode()).isEqualTo(413);
-        assertThat(Delegations.of(MemberStatus.of(member(a, leader)).group())).isEmpty();
+        assertThat(Delegations.of(member(a, leader).group())).isEmpty();
         assertThat(awaitFeed(a, "b0", f -> true).delegated()).isFalse();
     }
 
@@ -166,7 +165,7 @@ class ListenerDelegationTest {
         runtime = EmbeddedRuntime.start(VerbatimConfig.parse(CONFIG.formatted(", delegations: {b0: c1, b1: c2}", true)));
         ClusterNode a = runtime.cluster("a");
         String leader = leader(a);
-        assertThat(Delegations.of(MemberStatus.of(member(a, leader)).group())).containsEntry("b0", "c1").containsEntry("b1", "c2");
+        assertThat(Delegations.of(member(a, leader).group())).containsEntry("b0", "c1").containsEntry("b1", "c2");
         // a listener assigned to the leader itself is fed by the leader; the other by its follower
         for (String listener : List.of("b0", "b1")) {
             String assigned = listener.equals("b0") ? "c1" : "c2";
@@ -197,7 +196,7 @@ class ListenerDelegationTest {
             ClusterNode again = new ClusterNode(config, "a", Optional.of(dir), timer, cpu).start();
             try {
                 String leader = leader(again);
-                assertThat(Delegations.of(MemberStatus.of(member(again, leader)).group())).containsExactly(
+                assertThat(Delegations.of(member(again, leader).group())).containsExactly(
                         java.util.Map.entry("b1", delegate));
                 awaitFeed(again, "b1", f -> f.assignedTo().equals(delegate));
             } finally {
@@ -213,12 +212,12 @@ class ListenerDelegationTest {
 
     private static String leader(ClusterNode a) {
         return Flux.interval(Duration.ofMillis(20)).map(t -> a.metadataLog().stream()
-                        .filter(s -> s.role() == RaftPeerRole.LEADER).findFirst())
-                .filter(Optional::isPresent).map(Optional::get).map(RaftStatus::memberId)
+                        .filter(s -> s.role() == MemberRole.LEADER).findFirst())
+                .filter(Optional::isPresent).map(Optional::get).map(MemberStatus::memberId)
                 .blockFirst(Duration.ofSeconds(10));
     }
 
-    private static RaftStatus member(ClusterNode a, String id) {
+    private static MemberStatus member(ClusterNode a, String id) {
         return a.metadataLog().stream().filter(s -> s.memberId().equals(id)).findFirst().orElseThrow();
     }
 

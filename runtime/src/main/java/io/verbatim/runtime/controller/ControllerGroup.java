@@ -3,7 +3,6 @@ package io.verbatim.runtime.controller;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.MetadataLogConfig;
 import io.verbatim.metastore.raft.RaftConfig;
-import io.verbatim.metastore.raft.RaftStatus;
 import io.verbatim.metastore.server.Group;
 import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.metastore.server.RaftServer;
@@ -178,14 +177,6 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
     /** Every running member's state, voters first. */
     public synchronized List<MemberStatus> members() {
         return members.values().stream().map(RaftServer::memberStatus).toList();
-    }
-
-    /**
-     * Every running member's state as the core reports it, voters first: what {@code ClusterNode.metadataLog()}
-     * returns until it moves to {@link #members()}.
-     */
-    public synchronized List<RaftStatus> statuses() {
-        return members.values().stream().map(RaftServer::status).toList();
     }
 
     /**

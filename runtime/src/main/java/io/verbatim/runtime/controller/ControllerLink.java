@@ -8,7 +8,6 @@ import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ControllerLeader;
 import io.verbatim.metastore.identity.MemberKeys;
 import io.verbatim.metastore.identity.SignedCall;
-import io.verbatim.metastore.raft.RaftStatus;
 import io.verbatim.metastore.server.MemberRole;
 import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.metastore.server.RaftServer;
@@ -264,14 +263,6 @@ public final class ControllerLink implements AutoCloseable {
     /** The listener as it reports itself. */
     public MemberStatus member() {
         return server.memberStatus();
-    }
-
-    /**
-     * The listener as the core reports it: what {@code ClusterNode.metadataLog()} returns until it moves to
-     * {@link #member()}.
-     */
-    public RaftStatus status() {
-        return server.status();
     }
 
     /** Whether the listener knows a leader now. */

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.verbatim.exchange.ClusterStatus;
-import io.verbatim.metastore.raft.RaftStatus;
 import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.pipeline.ReplicatorStatus;
 import java.util.Comparator;
@@ -91,14 +90,6 @@ public record NodeStatus(@JsonUnwrapped ClusterStatus exchange, Replicators repl
             return statuses.stream().map(s -> new MetadataLogMember(s.memberId(), s.role().name(), s.term(), s.leader(),
                     s.commitIndex(), s.appliedIndex(), s.lastIndex(), leader.map(l -> lag(l, s.memberId())).orElse(-1L)))
                     .toList();
-        }
-
-        /**
-         * As {@link #members}, from the core's statuses: what {@code ClusterNode} passes until its {@code
-         * metadataLog()} returns {@link MemberStatus}es.
-         */
-        public static List<MetadataLogMember> of(List<RaftStatus> statuses) {
-            return members(statuses.stream().map(MemberStatus::of).toList());
         }
 
         private static long lag(MemberStatus leader, String member) {
