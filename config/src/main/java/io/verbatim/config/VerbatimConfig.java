@@ -60,7 +60,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         StorageConfig storage, NetworkLimits network) {
 
     /** A key given twice in one mapping is an error (the later would silently win), named with its line. */
-    private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
+    static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build());
     /**
      * The largest file read, checked before parsing. SnakeYAML's reader takes 1024 characters at a time and copies
@@ -74,11 +74,11 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     // The ranges (the records' own, durations of this package in Ranges): what a real deployment never leaves,
     // and nothing downstream can overflow within.
     /** Every cluster replicates to every other: a mesh of more is not one geo-replicated namespace. */
-    private static final int MAX_CLUSTERS = 64;
+    static final int MAX_CLUSTERS = 64;
     /** Topics the file lists (every one has replicators per segment and remote in this process). */
-    private static final int MAX_TOPICS = 10_000;
-    private static final double MAX_MSG_RATE = 1e9;
-    private static final double MAX_BYTES_RATE = 1e12;
+    static final int MAX_TOPICS = 10_000;
+    static final double MAX_MSG_RATE = 1e9;
+    static final double MAX_BYTES_RATE = 1e12;
 
     public VerbatimConfig {
         clusters = List.copyOf(clusters);
@@ -96,7 +96,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
      * On Pulsar every cluster has its Pulsar, no other cluster is named, and no two clusters share a namespace of
      * one broker (their segment topics would be the same topics).
      */
-    private static void checkPulsar(List<ClusterConfig> clusters, StorageConfig storage) {
+    static void checkPulsar(List<ClusterConfig> clusters, StorageConfig storage) {
         Map<String, Integer> namespaces = new HashMap<>();
         for (int i = 0; i < clusters.size(); i++) {
             String name = clusters.get(i).name();
@@ -120,7 +120,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         }
     }
 
-    private static String hostPort(String url) {
+    static String hostPort(String url) {
         java.net.URI uri = java.net.URI.create(url);
         return String.valueOf(uri.getHost()).toLowerCase(java.util.Locale.ROOT) + ":" + uri.getPort();
     }
@@ -210,14 +210,14 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         return read(new Section("", root), env);
     }
 
-    private static ConfigException invalid(JacksonException e) {
+    static ConfigException invalid(JacksonException e) {
         String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column "
                 + e.getLocation().getColumnNr();
         return new ConfigException("", "is not valid YAML" + where + ": " + e.getOriginalMessage());
     }
 
     /** The duplicated key as a full path ({@code clusters[0].name}), where it is given again. */
-    private static ConfigException duplicate(JsonStreamContext context, JsonLocation where) {
+    static ConfigException duplicate(JsonStreamContext context, JsonLocation where) {
         StringBuilder key = new StringBuilder();
         for (JsonStreamContext c = context; c != null && !c.inRoot(); c = c.getParent()) {
             key.insert(0, c.inArray() ? "[" + c.getCurrentIndex() + "]" : (c.getParent().inRoot() ? "" : ".")
@@ -227,7 +227,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                 + where.getLineNr()) + " (expected each key once in its mapping: the later one would silently win)");
     }
 
-    private static VerbatimConfig read(Section root, Function<String, String> env) {
+    static VerbatimConfig read(Section root, Function<String, String> env) {
         Caps caps = caps(root.section("caps"), Caps.PULSAR_DEFAULTS);
         List<Section> clusterSections = root.sections("clusters");
         if (clusterSections.size() < 2 || clusterSections.size() > MAX_CLUSTERS) {
@@ -237,10 +237,10 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         List<SecurityConfig.ClusterCredentials> credentials = new java.util.ArrayList<>();
         List<Optional<Security.OwnFiles>> ownTls = new java.util.ArrayList<>();
         List<ClusterConfig> clusters = new java.util.ArrayList<>();
-        StorageConfig.Type storageType = storageType(root);
+        StorageConfig.Type storageType = StorageSections.storageType(root);
         Map<String, PulsarConfig> pulsar = new java.util.LinkedHashMap<>();
         for (Section s : clusterSections) {
-            ClusterConfig cluster = cluster(s, caps);
+            ClusterConfig cluster = ClusterSections.cluster(s, caps);
             clusters.add(cluster);
             Section pulsarSection = s.section("pulsar");
             if (storageType == StorageConfig.Type.PULSAR) {
@@ -262,7 +262,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                         + "' is listed twice (expected unique cluster names)");
             }
         }
-        distinctPorts(clusters);
+        ClusterSections.distinctPorts(clusters);
         List<Section> topicSections = root.sections("topics");
         if (topicSections.size() > MAX_TOPICS) {
             throw new ConfigException("topics", topicSections.size() + " topics listed (expected at most " + MAX_TOPICS
@@ -293,13 +293,13 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         Duration rtt = networkSection.duration("rtt", Duration.ZERO, Duration.ZERO, MAX_RTT);
         NetworkLimits network = network(networkSection);
         networkSection.done();
-        StorageConfig storage = storage(root, storageType, pulsar);
+        StorageConfig storage = StorageSections.storage(root, storageType, pulsar);
         root.done();
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
                 subscriptions, security, rtt, storage, network);
     }
 
-    private static NetworkLimits network(Section s) {
+    static NetworkLimits network(Section s) {
         NetworkLimits d = NetworkLimits.defaults();
         Duration idle = timeout(s, "idleTimeout", d.idleTimeout());
         Duration request = timeout(s, "requestTimeout", d.requestTimeout());
@@ -315,110 +315,12 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     }
 
     /** A timeout within [100ms, 1h]. */
-    private static Duration timeout(Section s, String name, Duration fallback) {
+    static Duration timeout(Section s, String name, Duration fallback) {
         return s.duration(name, fallback, NetworkLimits.MIN_TIMEOUT, NetworkLimits.MAX_TIMEOUT);
     }
 
-    private static ClusterConfig cluster(Section s, Caps defaults) {
-        String name = s.requiredString("name", "the cluster's name");
-        ClusterConfig.nameProblem(name).ifPresent(problem -> {
-            throw new ConfigException(s.key("name"), problem);
-        });
-        String bind = s.string("bindAddress", Addresses.LOOPBACK);
-        Optional<String> advertised = s.optionalString("advertisedAddress");
-        int adminPort = s.integer("adminPort", 0, 0, 65535);
-        List<Integer> brokerPorts = s.integers("brokerPorts", 0, 65535);
-        int brokers = s.integer("brokers", brokerPorts.isEmpty() ? 1 : brokerPorts.size(), 1, 16);
-        if (brokerPorts.isEmpty()) {
-            brokerPorts = java.util.Collections.nCopies(brokers, 0);
-        } else if (brokerPorts.size() != brokers) {
-            throw new ConfigException(s.key("brokerPorts"), brokerPorts + " names " + brokerPorts.size()
-                    + " port(s) (expected one per broker: " + brokers + ")");
-        }
-        Caps caps = caps(s.section("caps"), defaults);
-        Optional<String> dataDir = s.optionalString("dataDir");
-        int raftPort = s.integer("raftPort", 0, 0, 65535);
-        String advertisedAddress = advertised.orElseGet(() -> Addresses.defaultAdvertised(bind));
-        List<ControllerReplica> controllers = new java.util.ArrayList<>();
-        for (Section c : s.sections("controllers")) {
-            controllers.add(controller(c, bind, advertisedAddress));
-        }
-        Map<String, String> delegations = new java.util.LinkedHashMap<>();
-        s.entries("delegations", e -> {
-            JsonNode v = e.value();
-            if (v == null || !v.isTextual() || v.asText().isBlank()) {
-                throw new ConfigException(e.key(), (v == null ? "null" : Section.shown(v))
-                        + " is not a member id (expected the voter that feeds listener " + e.name() + ")");
-            }
-            delegations.put(e.name(), v.asText().trim());
-            return e.name();
-        });
-        // the caller reads the cluster's credentials and TLS, then done()
-        List<Integer> ports = brokerPorts;
-        Addresses addresses = build(s, () -> new Addresses(bind, advertisedAddress, adminPort, ports, raftPort));
-        return build(s, () -> new ClusterConfig(name, brokers, addresses, caps,
-                dataDir.map(Path::of), controllers, delegations));
-    }
-
     /** A controller replica: its host defaults to the cluster's, its ports are required (other processes dial them). */
-    private static ControllerReplica controller(Section s, String clusterBind, String clusterAdvertised) {
-        String id = s.requiredString("id", "the replica's member id, e.g. c1");
-        String bind = s.string("bindAddress", clusterBind);
-        String advertised = s.optionalString("advertisedAddress")
-                .orElse(bind.equals(clusterBind) ? clusterAdvertised : Addresses.defaultAdvertised(bind));
-        int admin = s.integer("adminPort", 0, 1, 65535);
-        int raft = s.integer("raftPort", 0, 1, 65535);
-        if (!s.has("adminPort") || !s.has("raftPort")) {
-            throw new ConfigException(s.key(s.has("adminPort") ? "raftPort" : "adminPort"),
-                    "is required for a controller replica (the other processes dial it; 1..65535)");
-        }
-        s.has("secret"); // read with the cluster's credentials (MemberSecrets)
-        s.done();
-        return build(s, () -> new ControllerReplica(id, bind, advertised, admin, raft));
-    }
-
-    /**
-     * No two ports of the file may be the same on one host: each (bind address, port) pair is one listener,
-     * and a wildcard bind address overlaps every address.
-     */
-    private static void distinctPorts(List<ClusterConfig> clusters) {
-        record Listener(String key, String host, int port) {
-            boolean overlaps(Listener o) {
-                return port == o.port && (host.equals(o.host) || Addresses.isWildcard(host) || Addresses.isWildcard(o.host));
-            }
-        }
-        List<Listener> seen = new java.util.ArrayList<>();
-        for (int i = 0; i < clusters.size(); i++) {
-            Addresses a = clusters.get(i).addresses();
-            List<Listener> mine = new java.util.ArrayList<>();
-            mine.add(new Listener("clusters[" + i + "].adminPort", a.bindAddress(), a.adminPort()));
-            for (int b = 0; b < a.brokerPorts().size(); b++) {
-                mine.add(new Listener("clusters[" + i + "].brokerPorts[" + b + "]", a.bindAddress(), a.brokerPorts().get(b)));
-            }
-            mine.add(new Listener("clusters[" + i + "].raftPort", a.bindAddress(), a.raftPort()));
-            List<ControllerReplica> replicas = clusters.get(i).controllers();
-            for (int r = 0; r < replicas.size(); r++) {
-                ControllerReplica c = replicas.get(r);
-                String key = "clusters[" + i + "].controllers[" + r + "]";
-                mine.add(new Listener(key + ".adminPort", c.bindAddress(), c.adminPort()));
-                mine.add(new Listener(key + ".raftPort", c.bindAddress(), c.raftPort()));
-            }
-            for (Listener l : mine) {
-                if (l.port() == 0) {
-                    continue;
-                }
-                for (Listener o : seen) {
-                    if (l.overlaps(o)) {
-                        throw new ConfigException(l.key(), l.port() + " on " + l.host() + " is also " + o.key()
-                                + " on " + o.host() + " (expected a port of its own)");
-                    }
-                }
-                seen.add(l);
-            }
-        }
-    }
-
-    private static TopicConfig topic(Section s, Caps caps) {
+    static TopicConfig topic(Section s, Caps caps) {
         String name = s.requiredString("name", "the topic's name");
         TopicConfig.nameProblem(name).ifPresent(problem -> {
             throw new ConfigException(s.key("name"), problem);
@@ -429,7 +331,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         return build(s, () -> new TopicConfig(name, segments, budget));
     }
 
-    private static Caps caps(Section s, Caps defaults) {
+    static Caps caps(Section s, Caps defaults) {
         int maxSegments = s.integer("maxSegments", defaults.maxSegments(), 1, 1 << 16);
         int maxBuckets = s.integer("maxEntryBucketsPerSegment", defaults.maxEntryBucketsPerSegment(), 1,
                 Buckets.MAX_COUNT);
@@ -437,7 +339,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         return build(s, () -> new Caps(maxSegments, maxBuckets));
     }
 
-    private static ReplicationConfig replication(Section s) {
+    static ReplicationConfig replication(Section s) {
         ReplicationConfig d = ReplicationConfig.defaults();
         StartAt startAt = s.choice("startAt", d.startAt(), StartAt.class);
         Duration ttl = s.duration("messageTtl", d.messageTtl(), Duration.ZERO, ReplicatorConfig.MAX_MESSAGE_TTL);
@@ -465,7 +367,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                 retry, parts, sealWait, pingInterval, pingTimeout, stallAfter));
     }
 
-    private static ExchangeConfig exchange(Section s) {
+    static ExchangeConfig exchange(Section s) {
         ExchangeConfig d = ExchangeConfig.defaults();
         Duration antiEntropy = s.duration("antiEntropyInterval", d.antiEntropyInterval(), MS,
                 ExchangeConfig.MAX_ANTI_ENTROPY_INTERVAL);
@@ -477,7 +379,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     }
 
     /** A {@code retry} mapping: exponential backoff from {@code initial} to {@code max}, with jitter. */
-    private static Backoff backoff(Section s, Backoff defaults) {
+    static Backoff backoff(Section s, Backoff defaults) {
         Duration initial = s.duration("initial", defaults.initial(), MS, Backoff.MAX_DELAY);
         Duration max = s.duration("max", defaults.max(), MS, Backoff.MAX_DELAY);
         double jitter = s.number("jitter", defaults.jitter(), 0, 1);
@@ -490,7 +392,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         return build(s, () -> new Backoff(initial, max, jitter));
     }
 
-    private static BudgetConfig slowPath(Section s) {
+    static BudgetConfig slowPath(Section s) {
         long rate = s.bytes("bytesPerSecond", 50_000_000, 1, BudgetConfig.MAX_BYTES_PER_SECOND);
         long burst = s.bytes("burstBytes", rate, 1, BudgetConfig.MAX_BYTES_PER_SECOND);
         int slots = s.integer("maxConcurrentRebatches", 4, 1, BudgetConfig.MAX_CONCURRENT_REBATCHES);
@@ -515,7 +417,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         return build(s, () -> new BudgetConfig(rate, burst, slots, weights));
     }
 
-    private static AutoScaleConfig autoScale(Section s) {
+    static AutoScaleConfig autoScale(Section s) {
         AutoScaleConfig d = AutoScaleConfig.pulsarDefaults();
         boolean enabled = s.bool("enabled", d.enabled());
         Duration interval = s.duration("interval", d.interval(), TEN_MS, MAX_INTERVAL);
@@ -537,7 +439,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                 mergeCooldown, mergeWindow, floor, split, merge));
     }
 
-    private static void above(Section s, String rate, double split, double merge) {
+    static void above(Section s, String rate, double split, double merge) {
         if (!(split > merge)) {
             throw new ConfigException(s.key("split." + rate), split + " is not above " + s.key("merge." + rate) + " "
                     + merge + " (expected a split threshold above the matching merge threshold, or segments would "
@@ -545,7 +447,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         }
     }
 
-    private static AutoScaleConfig.Rates rates(Section s, AutoScaleConfig.Rates d) {
+    static AutoScaleConfig.Rates rates(Section s, AutoScaleConfig.Rates d) {
         double msgIn = s.number("msgRateIn", d.msgRateIn(), 0, MAX_MSG_RATE);
         double bytesIn = s.number("bytesRateIn", d.bytesRateIn(), 0, MAX_BYTES_RATE);
         double msgOut = s.number("msgRateOut", d.msgRateOut(), 0, MAX_MSG_RATE);
@@ -555,66 +457,9 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     }
 
     /** {@code storage: pulsar} (or {@code memory}), or {@code storage.type} in the mapping; memory when not given. */
-    private static StorageConfig.Type storageType(Section root) {
-        if (root.scalar("storage").isPresent()) {
-            return type(root.key("storage"), root.scalar("storage").orElseThrow());
-        }
-        Section s = root.section("storage");
-        return type(s.key("type"), s.string("type", "memory"));
-    }
-
-    private static StorageConfig.Type type(String key, String value) {
-        return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
-            case "memory" -> StorageConfig.Type.MEMORY;
-            case "pulsar" -> StorageConfig.Type.PULSAR;
-            default -> throw new ConfigException(key, "'" + value + "' is not one of [memory, pulsar]");
-        };
-    }
-
-    private static StorageConfig storage(Section root, StorageConfig.Type type, Map<String, PulsarConfig> pulsar) {
-        StorageConfig d = StorageConfig.defaults();
-        if (root.scalar("storage").isPresent()) {
-            return type == StorageConfig.Type.PULSAR ? d.onPulsar(pulsar) : d;
-        }
-        Section s = root.section("storage");
-        s.has("type");
-        boolean deleteConsumed = s.bool("deleteConsumed", d.deleteConsumed());
-        boolean pruneSealed = s.bool("pruneSealed", d.pruneSealed());
-        Duration gcInterval = s.duration("gcInterval", d.gcInterval(), TEN_MS, MAX_INTERVAL);
-        StorageConfig.Flush flush = flush(s.key("flush"), s.string("flush", d.flush().toString()));
-        long checkpointBytes = s.bytes("checkpointBytes", d.checkpointBytes(), StorageConfig.MIN_CHECKPOINT_BYTES,
-                StorageConfig.MAX_CHECKPOINT_BYTES);
-        s.done();
-        StorageConfig memory = build(s, () -> new StorageConfig(deleteConsumed, pruneSealed, gcInterval)
-                .withJournal(flush, checkpointBytes));
-        return type == StorageConfig.Type.PULSAR ? memory.onPulsar(pulsar) : memory;
-    }
-
     /** {@code storage.flush}: {@code batch}, {@code never}, or an interval ({@code 100ms}). */
-    private static StorageConfig.Flush flush(String key, String value) {
-        String v = value.trim().toLowerCase(java.util.Locale.ROOT);
-        if (v.equals("batch")) {
-            return new StorageConfig.Flush.PerBatch();
-        }
-        if (v.equals("never")) {
-            return new StorageConfig.Flush.Never();
-        }
-        Duration interval;
-        try {
-            interval = Durations.parse(key, value);
-        } catch (ConfigException e) {
-            throw new ConfigException(key, Section.quoted(value) + " is not a flush policy (expected batch, never, or "
-                    + "an interval such as 100ms)");
-        }
-        if (interval.compareTo(MS) < 0 || interval.compareTo(StorageConfig.MAX_FLUSH_INTERVAL) > 0) {
-            throw new ConfigException(key, Section.quoted(value) + " is out of range (expected an interval of at "
-                    + "least 1ms and at most 1m, or batch, or never)");
-        }
-        return new StorageConfig.Flush.Every(interval);
-    }
-
     /** A cluster's {@code pulsar}: URLs, namespace (default {@code public/<cluster>}), token, trust file. */
-    private static PulsarConfig pulsar(Section s, String cluster, Function<String, String> env) {
+    static PulsarConfig pulsar(Section s, String cluster, Function<String, String> env) {
         String serviceUrl = s.requiredString("serviceUrl", "the broker's pulsar://host:port or pulsar+ssl://host:port");
         PulsarConfig.urlProblem(serviceUrl, "pulsar", "pulsar+ssl").ifPresent(p -> {
             throw new ConfigException(s.key("serviceUrl"), p);
@@ -652,7 +497,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
 
 
     /** Each cluster's delegations need delegation on, and give no follower more listeners than the cap. */
-    private static void checkDelegations(List<ClusterConfig> clusters, MetadataLogConfig log) {
+    static void checkDelegations(List<ClusterConfig> clusters, MetadataLogConfig log) {
         for (int i = 0; i < clusters.size(); i++) {
             Map<String, String> delegations = clusters.get(i).delegations();
             if (delegations.isEmpty()) {
@@ -674,7 +519,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         }
     }
 
-    private static MetadataLogConfig metadataLog(Section s) {
+    static MetadataLogConfig metadataLog(Section s) {
         MetadataLogConfig d = MetadataLogConfig.defaults();
         boolean enabled = s.bool("enabled", d.enabled());
         // RATIS-2599 names them max-listeners-per-follower, follower-lag-threshold, reassignment-interval: either
@@ -700,14 +545,14 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     }
 
     /** The key as the file spells it: {@code camel} (the house's), or {@code kebab} (the seed's); both is an error. */
-    private static String spelling(Section s, String camel, String kebab) {
+    static String spelling(Section s, String camel, String kebab) {
         if (s.has(camel) && s.has(kebab)) {
             throw new ConfigException(s.key(kebab), "is given twice, also as " + camel + " (expected one spelling)");
         }
         return s.has(kebab) ? kebab : camel;
     }
 
-    private static SubscriptionConfig subscriptions(Section s) {
+    static SubscriptionConfig subscriptions(Section s) {
         int queue = s.integer("receiverQueueSize", SubscriptionConfig.DEFAULT_RECEIVER_QUEUE_SIZE, 1,
                 SubscriptionConfig.MAX_RECEIVER_QUEUE_SIZE);
         s.done();
@@ -715,7 +560,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     }
 
     /** Runs a record's own validation, naming the section when it refuses. */
-    private static <T> T build(Section s, Supplier<T> constructor) {
+    static <T> T build(Section s, Supplier<T> constructor) {
         try {
             return constructor.get();
         } catch (IllegalArgumentException e) {
