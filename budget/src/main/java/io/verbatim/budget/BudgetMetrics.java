@@ -1,6 +1,7 @@
 package io.verbatim.budget;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -69,7 +70,7 @@ final class BudgetMetrics {
         return t == null ? 0 : t.sum();
     }
 
-    java.util.Set<String> replicators() {
+    Set<String> replicators() {
         return throttledNanos.keySet();
     }
 

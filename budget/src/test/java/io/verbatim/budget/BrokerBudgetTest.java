@@ -7,8 +7,12 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.verbatim.model.Compression;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -65,7 +69,7 @@ class BrokerBudgetTest {
         }
         replicators.forEach(Disposable::dispose);
         assertThat(jain(granted)).isGreaterThanOrEqualTo(0.95);
-        assertThat(java.util.Arrays.stream(granted).min().orElse(0)).isPositive();
+        assertThat(Arrays.stream(granted).min().orElse(0)).isPositive();
     }
 
     private static double jain(long[] x) {
@@ -81,14 +85,14 @@ class BrokerBudgetTest {
     @Test
     void smallRequestsAtALowRateAreGrantedInGroupsAndTheRateHolds() {
         BrokerBudget budget = new BrokerBudget(BudgetConfig.of(1_000_000), clock); // 1 ms of tokens per request
-        java.util.Set<Long> instants = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Set<Long> instants = ConcurrentHashMap.newKeySet();
         AtomicLong granted = new AtomicLong();
         List<Disposable> replicators = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             String id = "r" + i;
             replicators.add(Flux.range(0, Integer.MAX_VALUE)
                     .concatMap(n -> budget.acquire(id, 1_000, Compression.LZ4).doOnNext(p -> {
-                        instants.add(clock.now(java.util.concurrent.TimeUnit.NANOSECONDS));
+                        instants.add(clock.now(TimeUnit.NANOSECONDS));
                         granted.addAndGet(1_000);
                         p.release();
                     }))
@@ -196,10 +200,10 @@ class BrokerBudgetTest {
     private Duration timeFor(BudgetConfig config, Compression codec) {
         VirtualTimeScheduler vts = VirtualTimeScheduler.create();
         BrokerBudget budget = new BrokerBudget(config, vts);
-        long start = vts.now(java.util.concurrent.TimeUnit.MILLISECONDS);
+        long start = vts.now(TimeUnit.MILLISECONDS);
         AtomicLong done = new AtomicLong();
         Flux.range(0, 100).concatMap(i -> budget.acquire("r", 1000, codec).doOnNext(SlowPathBudget.Permit::release))
-                .doOnComplete(() -> done.set(vts.now(java.util.concurrent.TimeUnit.MILLISECONDS)))
+                .doOnComplete(() -> done.set(vts.now(TimeUnit.MILLISECONDS)))
                 .subscribe();
         while (done.get() == 0) {
             vts.advanceTimeBy(Duration.ofMillis(10));

@@ -2,6 +2,7 @@ package io.verbatim.config;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Collections;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -48,7 +49,7 @@ public record Addresses(String bindAddress, String advertisedAddress, int adminP
 
     /** Loopback, free ports: what the demo and the embedded runtime's tests use. */
     public static Addresses loopback(int brokers) {
-        return new Addresses(LOOPBACK, LOOPBACK, 0, java.util.Collections.nCopies(brokers, 0));
+        return new Addresses(LOOPBACK, LOOPBACK, 0, Collections.nCopies(brokers, 0));
     }
 
     /**

@@ -4,9 +4,11 @@ import io.verbatim.exchange.Caps;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -59,7 +61,7 @@ public record ClusterConfig(String name, int brokers, Addresses addresses, Caps 
             throw new IllegalArgumentException("cluster " + name + " names " + controllers.size()
                     + " controllers: at most " + MAX_CONTROLLERS);
         }
-        java.util.Set<String> ids = new java.util.HashSet<>();
+        Set<String> ids = new HashSet<>();
         for (ControllerReplica c : controllers) {
             if (!ids.add(c.id())) {
                 throw new IllegalArgumentException("cluster " + name + " names controller '" + c.id() + "' twice");

@@ -6,6 +6,9 @@ import static io.verbatim.config.VerbatimConfig.caps;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.verbatim.exchange.Caps;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,7 +32,7 @@ final class ClusterSections {
         List<Integer> brokerPorts = s.integers("brokerPorts", 0, 65535);
         int brokers = s.integer("brokers", brokerPorts.isEmpty() ? 1 : brokerPorts.size(), 1, 16);
         if (brokerPorts.isEmpty()) {
-            brokerPorts = java.util.Collections.nCopies(brokers, 0);
+            brokerPorts = Collections.nCopies(brokers, 0);
         } else if (brokerPorts.size() != brokers) {
             throw new ConfigException(s.key("brokerPorts"), brokerPorts + " names " + brokerPorts.size()
                     + " port(s) (expected one per broker: " + brokers + ")");
@@ -38,11 +41,11 @@ final class ClusterSections {
         Optional<String> dataDir = s.optionalString("dataDir");
         int raftPort = s.integer("raftPort", 0, 0, 65535);
         String advertisedAddress = advertised.orElseGet(() -> Addresses.defaultAdvertised(bind));
-        List<ControllerReplica> controllers = new java.util.ArrayList<>();
+        List<ControllerReplica> controllers = new ArrayList<>();
         for (Section c : s.sections("controllers")) {
             controllers.add(controller(c, bind, advertisedAddress));
         }
-        Map<String, String> delegations = new java.util.LinkedHashMap<>();
+        Map<String, String> delegations = new LinkedHashMap<>();
         s.entries("delegations", e -> {
             JsonNode v = e.value();
             if (v == null || !v.isTextual() || v.asText().isBlank()) {
@@ -85,10 +88,10 @@ final class ClusterSections {
                 return port == o.port && (host.equals(o.host) || Addresses.isWildcard(host) || Addresses.isWildcard(o.host));
             }
         }
-        List<Listener> seen = new java.util.ArrayList<>();
+        List<Listener> seen = new ArrayList<>();
         for (int i = 0; i < clusters.size(); i++) {
             Addresses a = clusters.get(i).addresses();
-            List<Listener> mine = new java.util.ArrayList<>();
+            List<Listener> mine = new ArrayList<>();
             mine.add(new Listener("clusters[" + i + "].adminPort", a.bindAddress(), a.adminPort()));
             for (int b = 0; b < a.brokerPorts().size(); b++) {
                 mine.add(new Listener("clusters[" + i + "].brokerPorts[" + b + "]", a.bindAddress(), a.brokerPorts().get(b)));

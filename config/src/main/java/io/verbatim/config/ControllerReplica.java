@@ -1,5 +1,6 @@
 package io.verbatim.config;
 
+import java.util.List;
 import java.util.regex.Pattern;
 
 /**
@@ -28,7 +29,7 @@ public record ControllerReplica(String id, String bindAddress, String advertised
             throw new IllegalArgumentException("id '" + BROKERS + "' is the brokers' member: name the replica otherwise");
         }
         // the host checks are Addresses' own
-        new Addresses(bindAddress, advertisedAddress, adminPort, java.util.List.of(1));
+        new Addresses(bindAddress, advertisedAddress, adminPort, List.of(1));
         if (adminPort < 1 || adminPort > 65535) {
             throw new IllegalArgumentException("adminPort " + adminPort + " is not a port of a replica (expected 1..65535: "
                     + "the other processes must know it)");
@@ -41,7 +42,7 @@ public record ControllerReplica(String id, String bindAddress, String advertised
 
     /** {@code scheme://advertisedAddress:adminPort}. */
     public String adminUrl(String scheme) {
-        return new Addresses(bindAddress, advertisedAddress, adminPort, java.util.List.of(1)).advertisedUrl(scheme,
+        return new Addresses(bindAddress, advertisedAddress, adminPort, List.of(1)).advertisedUrl(scheme,
                 adminPort);
     }
 

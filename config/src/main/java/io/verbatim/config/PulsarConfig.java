@@ -1,7 +1,9 @@
 package io.verbatim.config;
 
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -50,10 +52,10 @@ public record PulsarConfig(String serviceUrl, String adminUrl, String namespace,
         URI uri;
         try {
             uri = new URI(url);
-        } catch (java.net.URISyntaxException e) {
+        } catch (URISyntaxException e) {
             return Optional.of("'" + url + "' is not a URL" + expected);
         }
-        if (uri.getScheme() == null || java.util.Arrays.stream(schemes).noneMatch(uri.getScheme()::equals)) {
+        if (uri.getScheme() == null || Arrays.stream(schemes).noneMatch(uri.getScheme()::equals)) {
             return Optional.of("'" + url + "' has the wrong scheme" + expected);
         }
         if (uri.getHost() == null || uri.getPort() < 1) {

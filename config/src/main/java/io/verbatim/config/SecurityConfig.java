@@ -7,6 +7,7 @@ import io.verbatim.net.Tls;
 import io.verbatim.net.Token;
 import io.verbatim.net.VerifyingKey;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -41,7 +42,7 @@ public record SecurityConfig(Map<String, ClusterCredentials> clusters, Optional<
     public record ClusterCredentials(String key, ClusterKey token, Optional<String> certificateName,
             Map<String, MemberCredential> members) {
         public ClusterCredentials {
-            members = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(members));
+            members = Collections.unmodifiableMap(new LinkedHashMap<>(members));
         }
 
         public ClusterCredentials(String key, ClusterKey token, Optional<String> certificateName) {
@@ -55,7 +56,7 @@ public record SecurityConfig(Map<String, ClusterCredentials> clusters, Optional<
     }
 
     public SecurityConfig {
-        clusters = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(clusters));
+        clusters = Collections.unmodifiableMap(new LinkedHashMap<>(clusters));
         tls = Map.copyOf(tls);
         if (signatureWindow == null || signatureWindow.compareTo(Security.MIN_SIGNATURE_WINDOW) < 0
                 || signatureWindow.compareTo(Security.MAX_SIGNATURE_WINDOW) > 0) {

@@ -2,6 +2,7 @@ package io.verbatim.config;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -78,7 +79,7 @@ public record StorageConfig(boolean deleteConsumed, boolean pruneSealed, Duratio
     public StorageConfig {
         Ranges.check("gcInterval", gcInterval, Ranges.TEN_MS, Ranges.MAX_INTERVAL);
         pulsar = Map.copyOf(pulsar);
-        java.util.Objects.requireNonNull(flush, "flush");
+        Objects.requireNonNull(flush, "flush");
         if (checkpointBytes < MIN_CHECKPOINT_BYTES || checkpointBytes > MAX_CHECKPOINT_BYTES) {
             throw new IllegalArgumentException("checkpointBytes " + checkpointBytes + " is out of range (expected at "
                     + "least " + MIN_CHECKPOINT_BYTES + " and at most " + MAX_CHECKPOINT_BYTES + ")");

@@ -26,7 +26,7 @@ final class StorageSections {
     }
 
     static StorageConfig.Type type(String key, String value) {
-        return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+        return switch (value.trim().toLowerCase(Locale.ROOT)) {
             case "memory" -> StorageConfig.Type.MEMORY;
             case "pulsar" -> StorageConfig.Type.PULSAR;
             default -> throw new ConfigException(key, "'" + value + "' is not one of [memory, pulsar]");
@@ -53,7 +53,7 @@ final class StorageSections {
     }
 
     static StorageConfig.Flush flush(String key, String value) {
-        String v = value.trim().toLowerCase(java.util.Locale.ROOT);
+        String v = value.trim().toLowerCase(Locale.ROOT);
         if (v.equals("batch")) {
             return new StorageConfig.Flush.PerBatch();
         }

@@ -25,6 +25,7 @@ import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.StartAt;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
@@ -32,14 +33,17 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -121,8 +125,8 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     }
 
     static String hostPort(String url) {
-        java.net.URI uri = java.net.URI.create(url);
-        return String.valueOf(uri.getHost()).toLowerCase(java.util.Locale.ROOT) + ":" + uri.getPort();
+        URI uri = URI.create(url);
+        return String.valueOf(uri.getHost()).toLowerCase(Locale.ROOT) + ":" + uri.getPort();
     }
 
     /** The cluster named {@code name}. */
@@ -234,11 +238,11 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
             throw new ConfigException("clusters", clusterSections.size() + " cluster(s) listed (expected at least 2: "
                     + "replication needs a remote; at most " + MAX_CLUSTERS + ")");
         }
-        List<SecurityConfig.ClusterCredentials> credentials = new java.util.ArrayList<>();
-        List<Optional<Security.OwnFiles>> ownTls = new java.util.ArrayList<>();
-        List<ClusterConfig> clusters = new java.util.ArrayList<>();
+        List<SecurityConfig.ClusterCredentials> credentials = new ArrayList<>();
+        List<Optional<Security.OwnFiles>> ownTls = new ArrayList<>();
+        List<ClusterConfig> clusters = new ArrayList<>();
         StorageConfig.Type storageType = StorageSections.storageType(root);
-        Map<String, PulsarConfig> pulsar = new java.util.LinkedHashMap<>();
+        Map<String, PulsarConfig> pulsar = new LinkedHashMap<>();
         for (Section s : clusterSections) {
             ClusterConfig cluster = ClusterSections.cluster(s, caps);
             clusters.add(cluster);
@@ -507,7 +511,7 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                 throw new ConfigException("clusters[" + i + "].delegations", "assigns listeners " + delegations.keySet()
                         + " but metadataLog.enabled is false (expected metadataLog.enabled: true to delegate)");
             }
-            Map<String, Integer> perFollower = new java.util.TreeMap<>();
+            Map<String, Integer> perFollower = new TreeMap<>();
             delegations.values().forEach(f -> perFollower.merge(f, 1, Integer::sum));
             for (Map.Entry<String, Integer> e : perFollower.entrySet()) {
                 if (e.getValue() > log.maxListenersPerFollower()) {

@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.verbatim.net.SigningKey;
+import java.time.Duration;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** A cluster's controller replicas named as processes of their own, and what is refused. */
 class ControllersConfigTest {
@@ -136,9 +140,9 @@ class ControllersConfigTest {
         VerbatimConfig c = VerbatimConfig.parse("clusters: [{name: a, token: ta}, {name: b, token: tb}]\n"
                 + "metadataLog: {tick: 20ms, electionTicks: 25, heartbeatTicks: 3, snapshotEvery: 500, readTimeout: 2s}\n");
         MetadataLogConfig.Timing t = c.metadataLog().timing();
-        assertThat(t).isEqualTo(new MetadataLogConfig.Timing(java.time.Duration.ofMillis(20), 25, 3, 500,
-                java.time.Duration.ofSeconds(2)));
-        assertThat(t.electionTimeout()).isEqualTo(java.time.Duration.ofMillis(500));
+        assertThat(t).isEqualTo(new MetadataLogConfig.Timing(Duration.ofMillis(20), 25, 3, 500,
+                Duration.ofSeconds(2)));
+        assertThat(t.electionTimeout()).isEqualTo(Duration.ofMillis(500));
         assertThat(VerbatimConfig.parse("clusters: [{name: a, token: ta}, {name: b, token: tb}]\n").metadataLog().timing())
                 .isEqualTo(MetadataLogConfig.Timing.defaults());
         assertThatThrownBy(() -> VerbatimConfig.parse("clusters: [{name: a, token: ta}, {name: b, token: tb}]\n"
@@ -148,9 +152,9 @@ class ControllersConfigTest {
                 + "metadataLog: {tick: 0ms}\n")).isInstanceOf(ConfigException.class).hasMessageContaining("metadataLog.tick");
     }
 
-    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> refusals() {
+    static Stream<Arguments> refusals() {
         String r = "    raftPort: 7100\n    controllers: ";
-        return java.util.stream.Stream.of(
+        return Stream.of(
                 new String[] {r + "[{id: c1, raftPort: 7101}]", "clusters[0].controllers[0].adminPort"},
                 new String[] {r + "[{id: c1, adminPort: 8101}]", "clusters[0].controllers[0].raftPort"},
                 new String[] {r + "[{id: c1, adminPort: 0, raftPort: 7101}]", "clusters[0].controllers[0].adminPort"},
@@ -162,11 +166,11 @@ class ControllersConfigTest {
                 new String[] {r + "[{id: c1, adminPort: 8081, raftPort: 7101}]", "is also clusters[0].adminPort"},
                 new String[] {r + "[{id: c1, adminPort: 8101, raftPort: 7100}]", "is also clusters[0].raftPort"},
                 new String[] {r + "[{id: c1, adminPort: 8101, raftPort: 7101, colour: red}]", "colour"})
-                .map(a -> org.junit.jupiter.params.provider.Arguments.of(a[0], a[1]));
+                .map(a -> Arguments.of(a[0], a[1]));
     }
 
     @ParameterizedTest
-    @org.junit.jupiter.params.provider.MethodSource("refusals")
+    @MethodSource("refusals")
     void whatCannotRunIsRefusedNamingTheKey(String east, String expected) {
         assertThatThrownBy(() -> parse(east)).isInstanceOf(ConfigException.class).hasMessageContaining(expected);
     }

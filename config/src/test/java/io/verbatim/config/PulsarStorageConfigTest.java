@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,7 +33,7 @@ class PulsarStorageConfigTest {
     void theShorthandAndTheMappingBothPutSegmentsOnPulsar() {
         VerbatimConfig shorthand = VerbatimConfig.parse(file("", "storage: pulsar"));
         VerbatimConfig mapping = VerbatimConfig.parse(file("", "storage: {type: pulsar, gcInterval: 2s}"));
-        for (VerbatimConfig c : java.util.List.of(shorthand, mapping)) {
+        for (VerbatimConfig c : List.of(shorthand, mapping)) {
             assertThat(c.storage().onPulsar()).isTrue();
             PulsarConfig a = c.storage().pulsar("a").orElseThrow();
             assertThat(a.serviceUrl()).isEqualTo("pulsar://127.0.0.1:6650");
@@ -95,7 +97,7 @@ class PulsarStorageConfigTest {
     void aBadValueIsRefusedNamingItsKey(String pulsarOfA, String tail, String key, String words) {
         String yaml = pulsarOfA == null ? file("", tail)
                 : file("", tail).replaceFirst("pulsar: \\{serviceUrl: 'pulsar://127.0.0.1:6650', adminUrl: "
-                        + "'http://127.0.0.1:8080'}", java.util.regex.Matcher.quoteReplacement("pulsar: {" + pulsarOfA + "}"));
+                        + "'http://127.0.0.1:8080'}", Matcher.quoteReplacement("pulsar: {" + pulsarOfA + "}"));
         assertThatThrownBy(() -> VerbatimConfig.parse(yaml)).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith(key + ":").hasMessageContaining(words == null ? "" : words)
                 .satisfies(e -> assertThat(((ConfigException) e).key()).isEqualTo(key));

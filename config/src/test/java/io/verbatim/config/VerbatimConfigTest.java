@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.verbatim.model.Compression;
 import io.verbatim.net.Authenticator;
 import io.verbatim.net.CallClaims;
-import io.verbatim.net.SignedCall;
-import io.verbatim.net.SigningKey;
 import io.verbatim.net.NetworkLimits;
 import io.verbatim.net.Principal;
 import io.verbatim.net.Role;
+import io.verbatim.net.SignedCall;
+import io.verbatim.net.SigningKey;
 import io.verbatim.net.Token;
 import io.verbatim.net.Verdict;
 import io.verbatim.pipeline.PartsCodec;
@@ -80,8 +80,8 @@ class VerbatimConfigTest {
         assertThat(c.caps().maxEntryBucketsPerSegment()).isEqualTo(1024);
         assertThat(c.autoScale().enabled()).isFalse();
         assertThat(c.metadataLog()).isEqualTo(new MetadataLogConfig(true, 5, 100, Duration.ofSeconds(5)));
-        assertThat(c.cluster("us-east").delegations()).isEqualTo(java.util.Map.of("b0", "c2", "b1", "c3"));
-        assertThat(c.cluster("ap-south").delegations()).isEqualTo(java.util.Map.of("b0", "c3"));
+        assertThat(c.cluster("us-east").delegations()).isEqualTo(Map.of("b0", "c2", "b1", "c3"));
+        assertThat(c.cluster("ap-south").delegations()).isEqualTo(Map.of("b0", "c3"));
         assertThat(c.subscriptions().receiverQueueSize()).isEqualTo(1000);
         assertThat(c.security().signingKey("eu-west").verifying())
                 .isEqualTo(SigningKey.fromSecret("demo-eu-west-token").verifying());

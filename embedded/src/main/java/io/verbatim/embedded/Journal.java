@@ -4,6 +4,9 @@ import io.verbatim.model.Layout;
 import io.verbatim.model.entry.SourcePosition;
 import java.nio.ByteBuffer;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.function.LongConsumer;
 import reactor.core.publisher.Mono;
 
 /**
@@ -35,7 +38,7 @@ public interface Journal {
         }
 
         @Override
-        public void onDurable(java.util.function.LongConsumer listener) {
+        public void onDurable(LongConsumer listener) {
         }
 
         @Override
@@ -62,14 +65,14 @@ public interface Journal {
      * threads and in increasing order, on the thread that tells waiters of durability: a listener must not block
      * (nor run what may wait for durability, a reader's handler: it hands that to {@link #changes}).
      */
-    void onDurable(java.util.function.LongConsumer listener);
+    void onDurable(LongConsumer listener);
 
     /**
      * Where the work that durability makes possible runs (readers drained of entries now visible, their handlers
      * included): never the thread that tells waiters of durability, so a handler that waits for durability (a
      * consumer producing and waiting for its acknowledgement) cannot hold up its own wait. In order.
      */
-    default java.util.concurrent.Executor changes() {
+    default Executor changes() {
         return Runnable::run;
     }
 
@@ -80,8 +83,8 @@ public interface Journal {
      * Why the journal failed (an I/O error), if it did: then {@link #append} throws, and a cluster refuses every
      * change before making it, since nothing it made could be kept or acknowledged.
      */
-    default java.util.Optional<String> failed() {
-        return java.util.Optional.empty();
+    default Optional<String> failed() {
+        return Optional.empty();
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.verbatim.embedded;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
@@ -18,12 +20,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Schedulers;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A journaled cluster that crashes at any point comes back, from any earlier checkpoint and the records the
@@ -110,7 +111,7 @@ class JournalReplayTest {
         }
     }
 
-    private static java.util.OptionalLong maxLedger(ClusterImage image) {
+    private static OptionalLong maxLedger(ClusterImage image) {
         return image.segments().stream().flatMap(s -> s.ledgers().stream()).mapToLong(ClusterImage.Ledger::ledgerId)
                 .max();
     }

@@ -12,13 +12,19 @@ import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
 import io.verbatim.pipeline.ProducerSession;
+import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.StoredEntry;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -64,7 +70,7 @@ class JournaledVisibilityTest {
 
     @Test
     void aClusterWhoseJournalFailedRefusesProduceAndIngestBeforeChangingAnything() {
-        java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<String> failure = new AtomicReference<>();
         Journal failing = new Journal() {
             @Override
             public long append(Record record) {
@@ -75,7 +81,7 @@ class JournaledVisibilityTest {
             }
 
             @Override
-            public reactor.core.publisher.Mono<Void> durable(long sequence) {
+            public Mono<Void> durable(long sequence) {
                 return journal.durable(sequence);
             }
 
@@ -85,7 +91,7 @@ class JournaledVisibilityTest {
             }
 
             @Override
-            public void onDurable(java.util.function.LongConsumer listener) {
+            public void onDurable(LongConsumer listener) {
                 journal.onDurable(listener);
             }
 
@@ -95,8 +101,8 @@ class JournaledVisibilityTest {
             }
 
             @Override
-            public java.util.Optional<String> failed() {
-                return java.util.Optional.ofNullable(failure.get());
+            public Optional<String> failed() {
+                return Optional.ofNullable(failure.get());
             }
         };
         MemoryCluster d = new MemoryCluster("east", TOPIC, Layout.initial(1, 4, 0), Schedulers.immediate(), failing,
@@ -107,11 +113,11 @@ class JournaledVisibilityTest {
         ClusterImage before = d.image();
         failure.set("the journal in /data/journal failed (No space left on device)");
 
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> d.produce(List.of(Message.of("k", new byte[] {1})),
+        Assertions.assertThatThrownBy(() -> d.produce(List.of(Message.of("k", new byte[] {1})),
                 Compression.NONE)).isInstanceOf(IllegalStateException.class).hasMessageContaining("No space left");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> d.ingest(0, "pulsar.repl.b.0", session, 1,
-                SourcePosition.of(7, 1), replicated(1))).isInstanceOfSatisfying(io.verbatim.pipeline.RemoteException.class,
-                        e -> assertThat(e.kind()).isEqualTo(io.verbatim.pipeline.RemoteException.Kind.UNAVAILABLE));
+        Assertions.assertThatThrownBy(() -> d.ingest(0, "pulsar.repl.b.0", session, 1,
+                SourcePosition.of(7, 1), replicated(1))).isInstanceOfSatisfying(RemoteException.class,
+                        e -> assertThat(e.kind()).isEqualTo(RemoteException.Kind.UNAVAILABLE));
         assertThat(d.image()).as("nothing changed in memory").isEqualTo(before);
     }
 

@@ -3,6 +3,7 @@ package io.verbatim.embedded;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.Entry;
@@ -45,7 +46,7 @@ class MemoryClusterStopTest {
                 .isInstanceOfSatisfying(RemoteException.class,
                         e -> assertThat(e.kind()).isEqualTo(RemoteException.Kind.UNAVAILABLE))
                 .hasMessageContaining("stopping");
-        assertThatThrownBy(() -> c.produce(List.of(Message.of("k", new byte[1])), io.verbatim.model.Compression.NONE))
+        assertThatThrownBy(() -> c.produce(List.of(Message.of("k", new byte[1])), Compression.NONE))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("stopped");
         assertThat(c.contents().get(0L)).as("nothing stored after the image").hasSize(1);
     }

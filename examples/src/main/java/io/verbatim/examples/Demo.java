@@ -3,6 +3,7 @@ package io.verbatim.examples;
 import io.verbatim.config.TopicConfig;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.metastore.server.MemberRole;
+import io.verbatim.model.Buckets;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
@@ -27,6 +28,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Flux;
 
 /**
@@ -147,7 +149,7 @@ final class Demo {
             List<ClusterNode> nodes = List.copyOf(runtime.clusters().values());
             List<Tick> ticks = new ArrayList<>();
             List<Change> changes = new CopyOnWriteArrayList<>();
-            java.util.concurrent.atomic.AtomicInteger applied = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger applied = new AtomicInteger();
 
             long startNanos = System.nanoTime();
             long durationNanos = options.duration().toNanos();
@@ -284,7 +286,7 @@ final class Demo {
      * again; the second rebuckets.
      */
     private void changes(EmbeddedRuntime runtime, List<ClusterNode> nodes, List<String> topics, int step,
-            double atSeconds, List<Change> changes, java.util.concurrent.atomic.AtomicInteger applied) {
+            double atSeconds, List<Change> changes, AtomicInteger applied) {
         String first = topics.get(0);
         String second = topics.get(Math.min(1, topics.size() - 1));
         if (step == 0) {
@@ -298,7 +300,7 @@ final class Demo {
     }
 
     private void change(EmbeddedRuntime runtime, ClusterNode node, String topic, boolean split, double atSeconds,
-            List<Change> changes, java.util.concurrent.atomic.AtomicInteger applied) {
+            List<Change> changes, AtomicInteger applied) {
         List<Segment> active = node.layout(topic).activeSegments();
         Outcome outcome;
         String what;
@@ -310,7 +312,7 @@ final class Demo {
         } else {
             Segment target = active.get(active.size() - 1);
             int n = Math.min(target.buckets().count() * 2,
-                    io.verbatim.model.Buckets.floorCount(runtime.config().caps().maxEntryBucketsPerSegment()));
+                    Buckets.floorCount(runtime.config().caps().maxEntryBucketsPerSegment()));
             what = "rebucket " + target.descriptor() + " of " + shortName(topic) + " to N=" + n + " on " + node.name();
             outcome = node.rebucket(topic, target.id(), n).block();
         }

@@ -1,5 +1,6 @@
 package io.verbatim.examples;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.testkit.DeliveryChecks;
 import io.verbatim.testkit.ReplicationChecks;
@@ -87,7 +88,7 @@ final class DemoOutput {
     static String jsonLine(Demo.Result r) {
         try {
             return new ObjectMapper().writeValueAsString(json(r));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
     }

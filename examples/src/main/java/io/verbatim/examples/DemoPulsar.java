@@ -6,6 +6,7 @@ import io.verbatim.pulsar.broker.PulsarProcess;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -74,7 +75,7 @@ final class DemoPulsar implements AutoCloseable {
 
     @Override
     public void close() {
-        close(false, new PrintWriter(java.io.Writer.nullWriter()));
+        close(false, new PrintWriter(Writer.nullWriter()));
     }
 
     private static void delete(Path dir) {

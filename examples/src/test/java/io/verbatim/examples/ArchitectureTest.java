@@ -11,6 +11,8 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.properties.HasName;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.List;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,7 +31,7 @@ class ArchitectureTest {
     /** The rules below see every module (none passes for having read nothing). */
     @Test
     void everyModuleIsRead() {
-        for (String type : java.util.List.of("io.verbatim.model.Layout", "io.verbatim.budget.BrokerBudget",
+        for (String type : List.of("io.verbatim.model.Layout", "io.verbatim.budget.BrokerBudget",
                 "io.verbatim.pipeline.SegmentReplicator", "io.verbatim.embedded.MemoryCluster",
                 "io.verbatim.testkit.ReplicationChecks", "io.verbatim.store.LayoutStore", "io.verbatim.net.NetServer",
                 "io.verbatim.metastore.raft.RaftNode", "io.verbatim.exchange.Controller",
@@ -37,7 +39,7 @@ class ArchitectureTest {
                 "io.verbatim.runtime.ClusterNode", "io.verbatim.runtime.controller.ControllerReplicaNode",
                 "io.verbatim.runtime.broker.Broker", "io.verbatim.runtime.storage.LocalStorage",
                 "io.verbatim.runtime.status.NodeStatus", "io.verbatim.cli.Verbatim", "io.verbatim.examples.Demo")) {
-            org.assertj.core.api.Assertions.assertThat(VERBATIM.contain(type)).as(type).isTrue();
+            Assertions.assertThat(VERBATIM.contain(type)).as(type).isTrue();
         }
     }
 

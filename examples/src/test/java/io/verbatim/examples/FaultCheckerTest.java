@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.UnaryOperator;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -74,7 +75,7 @@ class FaultCheckerTest {
         Report r = FaultChecker.check(Map.of("a", List.of(m("a/0", "k"), m("a/1", "k")), "b", List.of(m("a/0", "k"))),
                 produced, SAME_LAYOUTS);
         assertThat(r.violations()).extracting(Violation::rule, Violation::id)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple(Rule.MISSING, "missing a/1 on b"));
+                .containsExactly(Tuple.tuple(Rule.MISSING, "missing a/1 on b"));
     }
 
     @Test
@@ -111,7 +112,7 @@ class FaultCheckerTest {
         assertThat(FaultChecker.messages(pulsar, UnaryOperator.identity())).extracting(Stored::part).containsExactly(false);
         assertThat(FaultChecker.messages(Map.of(0L, List.of(replicated(WirePositions.encode(SourcePosition.of(3, 5))))),
                 WirePositions::decode)).extracting(Stored::part, Stored::payload, Stored::key)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple(false, "a/0", "k"));
+                .containsExactly(Tuple.tuple(false, "a/0", "k"));
     }
 
     /** An entry of message {@code a/0} (key {@code k}) replicated from {@code a} at {@code position}, as stored. */

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -327,7 +328,7 @@ class FaultProxyTest {
     @Test
     void theFrontDoorHandsASessionToItsCallersLinkAndClosesWhatNamesNoCaller() throws Exception {
         FrontDoor door = new FrontDoor("b", InetAddress.getByName("127.0.30.2"), List.of(port),
-                caller -> caller.equals("a") ? java.util.Optional.of(proxy) : java.util.Optional.empty()).start();
+                caller -> caller.equals("a") ? Optional.of(proxy) : Optional.empty()).start();
         closing.add(door);
         Socket s = new Socket("127.0.30.2", port);
         closing.add(s);

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -120,7 +121,7 @@ abstract class FaultScenarios {
         return violations.stream().collect(Collectors.groupingBy(Violation::rule)).entrySet().stream()
                 .map(e -> e.getKey() + " (" + e.getKey().text + "): " + e.getValue().size() + " "
                         + e.getValue().stream().collect(Collectors.groupingBy(v -> where(v.id()),
-                                java.util.TreeMap::new, Collectors.counting())) + "\n  "
+                                TreeMap::new, Collectors.counting())) + "\n  "
                         + e.getValue().stream().limit(10).map(Violation::detail).collect(Collectors.joining("\n  ")))
                 .collect(Collectors.joining("\n"));
     }

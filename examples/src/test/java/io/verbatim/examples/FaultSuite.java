@@ -20,10 +20,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Three {@code verbatim node} processes behind a {@link FaultNetwork}, producing all along ({@link FaultTraffic}),
@@ -350,7 +352,7 @@ final class FaultSuite implements AutoCloseable {
             for (Future<Integer> f : outcomes) {
                 try {
                     counts[f.get(60, TimeUnit.SECONDS)]++;
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                } catch (ExecutionException | TimeoutException e) {
                     counts[2]++;
                 }
             }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -50,7 +51,7 @@ final class FaultTraffic {
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong abandoned = new AtomicLong();
     private final Map<String, String> lastFailure = new ConcurrentHashMap<>();
-    private final java.util.Set<String> held = ConcurrentHashMap.newKeySet();
+    private final Set<String> held = ConcurrentHashMap.newKeySet();
     private volatile boolean running;
     private int rounds;
 

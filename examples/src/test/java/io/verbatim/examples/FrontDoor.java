@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -38,7 +39,7 @@ final class FrontDoor implements AutoCloseable {
     private final List<ServerSocket> listeners = new ArrayList<>();
     private final AtomicLong unattributed = new AtomicLong();
     private final AtomicLong handedOver = new AtomicLong();
-    private final List<String> strangers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<String> strangers = new CopyOnWriteArrayList<>();
 
     /**
      * @param linkFrom the link from a caller (by cluster name) to {@code callee}, if the caller is known

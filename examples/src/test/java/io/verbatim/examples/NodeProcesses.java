@@ -17,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -26,6 +27,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -169,7 +171,7 @@ final class NodeProcesses implements AutoCloseable {
     }
 
     /** How a line a node logs starts (slf4j-simple's {@code HH:mm:ss.SSS [thread] LEVEL}), or a line it prints. */
-    private static final java.util.regex.Pattern LOGGED = java.util.regex.Pattern.compile(
+    private static final Pattern LOGGED = Pattern.compile(
             "\\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\[|[a-z][\\w-]*(/\\w+)?: ");
 
     /** Copies every process's log to {@code to} (created if missing), replacing what an earlier run left. */
@@ -178,7 +180,7 @@ final class NodeProcesses implements AutoCloseable {
         for (String name : processes.keySet()) {
             if (Files.exists(logFile(name))) {
                 Files.copy(logFile(name), to.resolve(logFile(name).getFileName()),
-                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                        StandardCopyOption.REPLACE_EXISTING);
             }
         }
     }
@@ -188,7 +190,7 @@ final class NodeProcesses implements AutoCloseable {
         long deadline = System.nanoTime() + wait.toNanos();
         while (System.nanoTime() < deadline) {
             String log = log(name);
-            if (log.split(java.util.regex.Pattern.quote(line), -1).length - 1 >= times) {
+            if (log.split(Pattern.quote(line), -1).length - 1 >= times) {
                 return;
             }
             if (!processes.get(name).isAlive()) {

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -87,7 +88,7 @@ class FleetOverHttpTest {
                     store.create(topic(i), layout(name, i)).block();
                 }
             }
-            Set<String> peers = new java.util.TreeSet<>(CLUSTERS);
+            Set<String> peers = new TreeSet<>(CLUSTERS);
             peers.remove(name);
             Controller c = new Controller(name, peers, Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
             ExchangeConfig config = name.equals("c") ? CONFIG.withMaxBodyBytes(C_LIMIT) : CONFIG;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
+import io.verbatim.model.Outcome;
 import io.verbatim.model.Shape;
 import java.util.ArrayList;
 import java.util.List;
@@ -314,7 +315,7 @@ class FoldTest {
             var s = active.get(r.nextInt(active.size()));
             Mutation m = r.nextInt(3) == 0 ? Mutation.rebucket(s.id(), 1 << r.nextInt(6)) : Mutation.split(s.id());
             var o = l.apply(m, l.epoch(), 0);
-            if (o instanceof io.verbatim.model.Outcome.Applied a) {
+            if (o instanceof Outcome.Applied a) {
                 l = a.layout();
             }
         }

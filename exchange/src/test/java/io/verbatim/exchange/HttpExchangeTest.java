@@ -9,26 +9,35 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.model.Join;
-import io.verbatim.net.NetClient;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Shape;
+import io.verbatim.net.NetClient;
 import io.verbatim.store.InMemoryLayoutStore;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.ByteBufFlux;
+import reactor.netty.DisposableServer;
 import reactor.netty.http.client.HttpClient;
+import reactor.netty.http.server.HttpServer;
 
 /** Three clusters exchanging over real HTTP on loopback. */
 class HttpExchangeTest {
@@ -51,7 +60,7 @@ class HttpExchangeTest {
             InMemoryLayoutStore store = new InMemoryLayoutStore();
             store.create("t", e.getValue()).block();
             stores.put(e.getKey(), store);
-            Set<String> peers = new java.util.HashSet<>(initial.keySet());
+            Set<String> peers = new HashSet<>(initial.keySet());
             peers.remove(e.getKey());
             Controller c = new Controller(e.getKey(), peers, Caps.PULSAR_DEFAULTS, store, Schedulers.parallel());
             controllers.put(e.getKey(), c);
@@ -184,14 +193,14 @@ class HttpExchangeTest {
         start(Map.of("a", Layout.initial(1, 1, 0), "b", Layout.initial(1, 1, 0)));
         pushers.forEach(Pusher::dispose);
         // A replica whose process is going down: it takes the connection and closes it at once.
-        java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
-        try (java.net.ServerSocket closing = new java.net.ServerSocket(0, 50,
-                java.net.InetAddress.getLoopbackAddress())) {
+        AtomicInteger accepted = new AtomicInteger();
+        try (ServerSocket closing = new ServerSocket(0, 50,
+                InetAddress.getLoopbackAddress())) {
             Thread acceptor = new Thread(() -> {
                 while (!closing.isClosed()) {
-                    try (java.net.Socket socket = closing.accept()) {
+                    try (Socket socket = closing.accept()) {
                         accepted.incrementAndGet();
-                    } catch (java.io.IOException e) {
+                    } catch (IOException e) {
                         return;
                     }
                 }
@@ -245,8 +254,8 @@ class HttpExchangeTest {
     void aRedirectToAnAddressThePeerIsNotConfiguredAtIsNotFollowed() {
         start(Map.of("a", Layout.initial(1, 1, 0), "b", Layout.initial(1, 1, 0)));
         pushers.forEach(Pusher::dispose);
-        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
-        reactor.netty.DisposableServer stranger = reactor.netty.http.server.HttpServer.create().host("127.0.0.1")
+        List<String> heard = new CopyOnWriteArrayList<>();
+        DisposableServer stranger = HttpServer.create().host("127.0.0.1")
                 .port(0).handle((req, res) -> {
                     heard.add(req.method() + " " + req.uri() + " " + req.requestHeaders().get("Authorization"));
                     return res.status(200).send();

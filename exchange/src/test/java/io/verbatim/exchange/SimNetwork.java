@@ -2,12 +2,15 @@ package io.verbatim.exchange;
 
 import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.exchange.proto.ExchangeResponse;
+import io.verbatim.exchange.proto.TopicState;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
@@ -18,7 +21,7 @@ import reactor.core.scheduler.Scheduler;
 final class SimNetwork {
     final Map<String, Controller> nodes = new ConcurrentHashMap<>();
     /** "receiver|sender|topic" → every state the receiver got from the sender, as (boundaries, cold marks). */
-    final Map<String, java.util.List<TopicView>> delivered = new ConcurrentHashMap<>();
+    final Map<String, List<TopicView>> delivered = new ConcurrentHashMap<>();
 
     /** What one delivered state said of one topic. */
     record TopicView(Set<Integer> boundaries, Set<Integer> coldMarks) {
@@ -66,14 +69,14 @@ final class SimNetwork {
         });
     }
 
-    private void log(String receiver, String sender, java.util.List<io.verbatim.exchange.proto.TopicState> topics) {
+    private void log(String receiver, String sender, List<TopicState> topics) {
         for (var t : topics) {
             Set<Integer> boundaries = new HashSet<>();
             for (int i = 1; i < t.getCellsCount(); i++) {
                 boundaries.add(t.getCells(i).getStart());
             }
             delivered.computeIfAbsent(receiver + "|" + sender + "|" + t.getTopic(),
-                    k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                    k -> new CopyOnWriteArrayList<>())
                     .add(new TopicView(boundaries, new HashSet<>(t.getColdMarksList())));
         }
     }

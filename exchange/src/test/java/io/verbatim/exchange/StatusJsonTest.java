@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.netty.http.client.HttpClient;
@@ -90,7 +91,7 @@ class StatusJsonTest {
 
         TopicStatus u = status.topics().get("u");
         assertThat(u.recentChanges()).extracting(LayoutChange::what, LayoutChange::why)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("split 0000-7fff-0", "own"));
+                .containsExactly(Tuple.tuple("split 0000-7fff-0", "own"));
         assertThat(u.remotes().get("b").refusedOurState()).hasValue("topic 'u' from a: bucket count 3 is not a power "
                 + "of two");
         assertThat(u.convergenceLag()).isZero();

@@ -1,6 +1,7 @@
 package io.verbatim.store;
 
 import io.verbatim.model.Layout;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Flux;
@@ -64,7 +65,7 @@ public final class InMemoryLayoutStore implements LayoutStore {
                             + ", not above " + expectedEpoch);
                 }
                 e.layout = next;
-                e.changes.emitNext(next, Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(1)));
+                e.changes.emitNext(next, Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1)));
             }
             return next;
         });

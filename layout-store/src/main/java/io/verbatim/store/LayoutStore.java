@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
 
 /**
  * Where a cluster keeps its topics' layouts (its local metadata store). Writes are compare-and-set on
@@ -50,6 +51,6 @@ public interface LayoutStore {
                     Layout next = current.applyAll(steps, current.epoch(), nowMs).layoutOrThrow();
                     return compareAndSet(topic, current.epoch(), next);
                 }))
-                .retryWhen(reactor.util.retry.Retry.max(16).filter(StaleEpochException.class::isInstance));
+                .retryWhen(Retry.max(16).filter(StaleEpochException.class::isInstance));
     }
 }

@@ -1,6 +1,7 @@
 package io.verbatim.model;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
@@ -130,7 +131,7 @@ public final class Layout {
         if (segmentHash < 0 || segmentHash > HashRange.MAX_HASH) {
             throw new IllegalArgumentException("segment hash " + segmentHash + " is outside the ring 0..65535");
         }
-        int i = java.util.Arrays.binarySearch(activeStarts, segmentHash);
+        int i = Arrays.binarySearch(activeStarts, segmentHash);
         return active.get(i >= 0 ? i : -i - 2);
     }
 

@@ -2,9 +2,11 @@ package io.verbatim.model;
 
 import io.verbatim.model.Outcome.Refusal;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * A working copy of a layout that mutations are applied to one after the other, each advancing the
@@ -31,7 +33,7 @@ final class Mutator {
 
     /** A read-only view of the working segments (for planners that look before they step). */
     Map<Long, Segment> segments() {
-        return java.util.Collections.unmodifiableMap(segments);
+        return Collections.unmodifiableMap(segments);
     }
 
     /**
@@ -70,7 +72,7 @@ final class Mutator {
         return new Outcome.Applied(layout(), created);
     }
 
-    private List<Long> activeSegment(long id, java.util.function.Function<Segment, List<Long>> then) {
+    private List<Long> activeSegment(long id, Function<Segment, List<Long>> then) {
         Segment s = segments.get(id);
         if (s == null) {
             return refused(Refusal.UNKNOWN_SEGMENT, "segment " + id + " is not in the layout at epoch " + epoch);

@@ -1,6 +1,7 @@
 package io.verbatim.model;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.NavigableSet;
@@ -66,7 +67,7 @@ public final class Shape {
 
     /** The cell that holds {@code hash}. */
     public Cell cellAt(int hash) {
-        int i = java.util.Arrays.binarySearch(starts, hash);
+        int i = Arrays.binarySearch(starts, hash);
         return cells.get(i >= 0 ? i : -i - 2);
     }
 
@@ -92,7 +93,7 @@ public final class Shape {
             return project(first.buckets().count(), first.range(), range);
         }
         long sum = 0;
-        int i = java.util.Arrays.binarySearch(starts, first.range().start());
+        int i = Arrays.binarySearch(starts, first.range().start());
         for (; i < cells.size() && cells.get(i).range().start() <= range.end(); i++) {
             sum += cells.get(i).buckets().count();
         }

@@ -2,6 +2,7 @@ package io.verbatim.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -116,7 +117,7 @@ class FitTest {
 
     private static List<KeyHash> keysIn(Random r, Segment segment, int count) {
         HashRange range = segment.range();
-        List<KeyHash> keys = new java.util.ArrayList<>();
+        List<KeyHash> keys = new ArrayList<>();
         while (keys.size() < count) {
             int raw = (range.start() + r.nextInt(range.size())) << 16 | r.nextInt(65536);
             keys.add(new KeyHash(raw));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.verbatim.model.Outcome.Refusal;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -195,7 +196,7 @@ class LayoutTest {
     void applyingManyMutationsAtOnceIsApplyingThemOneByOne() {
         Property.forAll("applyAll is sequential apply", 0x5eed_0020L, 500, r -> {
             Layout start = Generators.evolvedLayout(r, r.nextInt(10));
-            List<Mutation> plan = new java.util.ArrayList<>();
+            List<Mutation> plan = new ArrayList<>();
             Layout oneByOne = start;
             for (int i = 0; i < 1 + r.nextInt(12); i++) {
                 Mutation m = Generators.randomMutation(r, oneByOne);

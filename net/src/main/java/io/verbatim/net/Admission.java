@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -99,8 +100,8 @@ final class Admission<C> {
     }
 
     /** The connections not yet authenticated, oldest first. */
-    synchronized java.util.List<C> unauthenticatedConnections() {
-        return java.util.List.copyOf(unauthenticated.keySet());
+    synchronized List<C> unauthenticatedConnections() {
+        return List.copyOf(unauthenticated.keySet());
     }
 
     synchronized int unauthenticatedFrom(String address) {

@@ -1,6 +1,7 @@
 package io.verbatim.net;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.regex.Pattern;
 
 /**
@@ -65,7 +66,7 @@ public record CallClaims(String caller, String callee, long issuedMs, String non
             throw new IllegalArgumentException("the claims are " + bytes.length + " bytes, more than " + MAX_BYTES);
         }
         String text = new String(bytes, StandardCharsets.UTF_8);
-        if (!java.util.Arrays.equals(text.getBytes(StandardCharsets.UTF_8), bytes)) {
+        if (!Arrays.equals(text.getBytes(StandardCharsets.UTF_8), bytes)) {
             throw new IllegalArgumentException("the claims are not UTF-8");
         }
         String[] lines = text.split("\n", -1);

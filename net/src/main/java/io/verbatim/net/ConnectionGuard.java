@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.util.AttributeKey;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
@@ -129,7 +130,7 @@ final class ConnectionGuard {
         long delay = Math.max(0, at.nanos() - now());
         try {
             task = timer.schedule(firing, delay, TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+        } catch (RejectedExecutionException stopped) {
             // The node stopped and disposed its timer, while its stopped ports still answer the connections they
             // have (503 naming the stop): their deadlines run on the shared clock from now on.
             task = Schedulers.parallel().schedule(firing, delay, TimeUnit.NANOSECONDS);

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.http.client.HttpClientRequest;
 import reactor.netty.http.client.HttpClientResponse;
@@ -59,7 +60,7 @@ public final class NetClient {
      * report to their own controller leader).
      */
     public static NetClient unsigned(NetworkLimits limits, Optional<SslContext> tls) {
-        return new NetClient(null, null, limits, tls, reactor.core.scheduler.Schedulers.immediate());
+        return new NetClient(null, null, limits, tls, Schedulers.immediate());
     }
 
     public NetworkLimits limits() {

@@ -1,5 +1,6 @@
 package io.verbatim.net;
 
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -39,7 +40,7 @@ public enum Refusal {
         };
     }
 
-    private static String shown(java.time.Duration d) {
+    private static String shown(Duration d) {
         return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
     }
 }

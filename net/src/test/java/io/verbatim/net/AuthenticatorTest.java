@@ -3,6 +3,7 @@ package io.verbatim.net;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.Base64;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -78,7 +79,7 @@ class AuthenticatorTest {
         assertThat(r.reason()).isEqualTo("the signature is not cluster us-east's");
         // the claims changed after signing (another callee spliced in) no longer verify either
         String good = east("eu-west", NOW, NONCE);
-        String claims = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(new CallClaims("us-east",
+        String claims = Base64.getUrlEncoder().withoutPadding().encodeToString(new CallClaims("us-east",
                 "ap-south", NOW, NONCE, "POST", TARGET).encode());
         String spliced = "Verbatim " + claims + good.substring(good.indexOf('.'));
         assertThat(refused(post(Role.BROKER, spliced, NOW)).reason()).isEqualTo("the signature is not cluster us-east's");
@@ -153,7 +154,7 @@ class AuthenticatorTest {
                 .isEqualTo("the cluster's signature is garbled: expected <claims>.<signature>, each base64url");
         assertThat(refused(post(Role.BROKER, "Verbatim a.b.c", NOW)).status()).isEqualTo(401);
         assertThat(refused(post(Role.BROKER, "Verbatim !!.AA", NOW)).reason()).contains("the claims are not base64url");
-        String claims = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString("v0\nus-east".getBytes());
+        String claims = Base64.getUrlEncoder().withoutPadding().encodeToString("v0\nus-east".getBytes());
         assertThat(refused(post(Role.BROKER, "Verbatim " + claims + "." + "A".repeat(86), NOW)).reason())
                 .contains("the claims have 2 lines, not 7");
         assertThat(refused(post(Role.BROKER, "Basic eDp5", NOW))).satisfies(r -> {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -129,7 +130,7 @@ class NetClientTest {
     @Test
     void anUnsignedClientCannotCallAPeer() {
         NetClient unsigned = NetClient.unsigned(NetworkLimits.defaults(), Optional.empty());
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> unsigned.signing(HttpClient.create(), "eu-west"))
+        Assertions.assertThatThrownBy(() -> unsigned.signing(HttpClient.create(), "eu-west"))
                 .hasMessageContaining("signs nothing");
         assertThat(post(unsigned.apply(HttpClient.create()), url(leader, "/call"))).startsWith("401 ");
     }

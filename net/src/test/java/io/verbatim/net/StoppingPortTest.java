@@ -6,11 +6,13 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -77,7 +79,7 @@ class StoppingPortTest {
     private static boolean closedByServer(Socket s) throws IOException {
         try {
             return s.getInputStream().read() < 0;
-        } catch (java.net.SocketException reset) {
+        } catch (SocketException reset) {
             return true;
         }
     }
@@ -113,7 +115,7 @@ class StoppingPortTest {
             send(s, "/slow");
             assertThat(slowStarted.await(5, TimeUnit.SECONDS)).isTrue();
             server.disposeNow();
-            slow.tryEmitError(new java.util.concurrent.RejectedExecutionException("Scheduler unavailable"));
+            slow.tryEmitError(new RejectedExecutionException("Scheduler unavailable"));
             assertThat(answer(s)).startsWith("HTTP/1.1 503 ").contains("the test port is stopping");
         }
     }

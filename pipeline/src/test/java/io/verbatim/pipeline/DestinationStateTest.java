@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.RemoteException.Kind;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class DestinationStateTest {
@@ -136,8 +137,8 @@ class DestinationStateTest {
         d.persisted(SourcePosition.of(2 * ledgers, 2 * jump));
         d.assertDuplicate(7, 0, SourcePosition.of(0, 1L << 62)); // below the mark: a duplicate, as ever
         // the embedded storage's ledger ids come from its clock, 2^10 a millisecond: taken from 0:0 for centuries
-        long in2150 = (java.time.Instant.parse("2150-01-01T00:00:00Z").toEpochMilli()
-                - java.time.Instant.parse("2020-01-01T00:00:00Z").toEpochMilli()) << 10;
+        long in2150 = (Instant.parse("2150-01-01T00:00:00Z").toEpochMilli()
+                - Instant.parse("2020-01-01T00:00:00Z").toEpochMilli()) << 10;
         new Pair().assertAppended(1, 0, SourcePosition.of(in2150, 0));
     }
 

@@ -11,9 +11,14 @@ import io.verbatim.model.entry.EntryLimits;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
 class RebatcherTest {
@@ -40,7 +45,7 @@ class RebatcherTest {
                     EntryLimits.DEFAULT);
             assertThat(Rebatcher.plan(entry, HashRange.FULL, destination, PartsCodec.SOURCE, EntryLimits.DEFAULT))
                     .as("deterministic").extracting(Rebatcher.Part::index, p -> p.destination().id())
-                    .containsExactlyElementsOf(parts.stream().map(p -> org.assertj.core.groups.Tuple.tuple(p.index(),
+                    .containsExactlyElementsOf(parts.stream().map(p -> Tuple.tuple(p.index(),
                             p.destination().id())).toList());
             List<Message> regrouped = new ArrayList<>();
             for (Rebatcher.Part part : parts) {
@@ -84,7 +89,7 @@ class RebatcherTest {
                 messages.add(Message.of("k" + r.nextInt(20), new byte[] {(byte) i}));
             }
             Entry entry = Entries.batch(TEMPLATE, messages, CompressionType.LZ4);
-            java.util.BitSet excluded = new java.util.BitSet();
+            BitSet excluded = new BitSet();
             for (int i = 0; i < count; i++) {
                 if (r.nextInt(3) == 0) {
                     excluded.set(i);
@@ -92,18 +97,18 @@ class RebatcherTest {
             }
             List<Rebatcher.Part> parts = Rebatcher.plan(entry, HashRange.FULL, destination, PartsCodec.SOURCE,
                     EntryLimits.DEFAULT, excluded);
-            java.util.Map<String, java.util.BitSet> whole = new java.util.HashMap<>();
+            Map<String, BitSet> whole = new HashMap<>();
             for (Rebatcher.Part p : Rebatcher.plan(entry, HashRange.FULL, destination, PartsCodec.SOURCE,
                     EntryLimits.DEFAULT)) {
                 whole.put(p.destination().id() + "/" + p.index(), p.messages());
             }
-            java.util.BitSet held = new java.util.BitSet();
+            BitSet held = new BitSet();
             List<Byte> payloads = new ArrayList<>();
             for (int i = 0; i < parts.size(); i++) {
                 Rebatcher.Part part = parts.get(i);
                 assertThat(part.index()).isBetween(0, part.destination().buckets().count() - 1);
-                java.util.BitSet sameNumber = whole.get(part.destination().id() + "/" + part.index());
-                java.util.BitSet expectedHere = (java.util.BitSet) sameNumber.clone();
+                BitSet sameNumber = whole.get(part.destination().id() + "/" + part.index());
+                BitSet expectedHere = (BitSet) sameNumber.clone();
                 expectedHere.andNot(excluded);
                 assertThat(part.messages()).as("the whole plan's part of that number, less what is excluded")
                         .isEqualTo(expectedHere);
@@ -112,7 +117,7 @@ class RebatcherTest {
                 Entries.messages(part.entry()).forEach(m -> payloads.add(m.payload().get(0)));
                 assertThat(Entries.messages(part.entry())).hasSize(part.messages().cardinality());
             }
-            java.util.BitSet expected = new java.util.BitSet();
+            BitSet expected = new BitSet();
             expected.set(0, count);
             expected.andNot(excluded);
             assertThat(held).isEqualTo(expected);
@@ -144,7 +149,7 @@ class RebatcherTest {
                 messages.add(Message.of("k" + r.nextInt(30), new byte[] {(byte) i}));
             }
             Entry entry = Entries.batch(TEMPLATE, messages, CompressionType.LZ4);
-            java.util.Map<String, java.util.BitSet> planned = new java.util.HashMap<>();
+            Map<String, BitSet> planned = new HashMap<>();
             for (Rebatcher.Part p : Rebatcher.plan(entry, HashRange.FULL, before, PartsCodec.SOURCE,
                     EntryLimits.DEFAULT)) {
                 planned.put(p.destination().id() + "/" + p.index(), p.messages());
@@ -174,7 +179,7 @@ class RebatcherTest {
                     byte[] payload = new byte[1 + r.nextInt(5000)];
                     r.nextBytes(payload);
                     entry = Entries.single(TEMPLATE.toBuilder().setPartitionKey("k" + trial).build(),
-                            java.nio.ByteBuffer.wrap(payload), CompressionType.LZ4);
+                            ByteBuffer.wrap(payload), CompressionType.LZ4);
                 } else {
                     List<Message> messages = new ArrayList<>();
                     for (int i = 0; i < 1 + r.nextInt(60); i++) {
@@ -194,7 +199,7 @@ class RebatcherTest {
             assertThat(first.stream().map(p -> p.entry().toByteArray()).toList())
                     .as("%s: the first entry's parts", partsCodec).containsExactlyElementsOf(firstBytes);
             for (Rebatcher.Part p : first) {
-                assertThat(Entries.messages(Entry.parse(java.nio.ByteBuffer.wrap(p.entry().toByteArray())))).isNotEmpty();
+                assertThat(Entries.messages(Entry.parse(ByteBuffer.wrap(p.entry().toByteArray())))).isNotEmpty();
             }
         }
     }

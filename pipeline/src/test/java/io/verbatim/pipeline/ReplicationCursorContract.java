@@ -2,10 +2,14 @@ package io.verbatim.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.proto.MessageMetadata;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
 /**
@@ -117,19 +121,19 @@ public abstract class ReplicationCursorContract {
         ReplicationCursor cursor = cursor(log, "c", StartAt.EARLIEST);
         var read = cursor.read().take(50).map(StoredEntry::position).collectList().block(Duration.ofSeconds(5));
         // many at once, out of order: each completes, and the highest is where the cursor stands
-        reactor.core.publisher.Flux.fromIterable(read).flatMap(cursor::acknowledge, 50).then()
+        Flux.fromIterable(read).flatMap(cursor::acknowledge, 50).then()
                 .block(Duration.ofSeconds(10));
         assertThat(cursor.backlog()).isZero();
     }
 
     /** Reads, acknowledging each entry as it goes: a cursor may end a sealed segment only once all is acknowledged. */
-    private static reactor.core.publisher.Flux<StoredEntry> acknowledging(ReplicationCursor cursor) {
+    private static Flux<StoredEntry> acknowledging(ReplicationCursor cursor) {
         return cursor.read().concatMap(e -> cursor.acknowledge(e.position()).thenReturn(e));
     }
 
     protected static ByteBuffer anEntry(int n) {
-        return ByteBuffer.wrap(io.verbatim.model.entry.Entries.single(io.verbatim.model.proto.MessageMetadata
+        return ByteBuffer.wrap(Entries.single(MessageMetadata
                 .newBuilder().setProducerName("p").setSequenceId(n).setPublishTime(0).build(),
-                ByteBuffer.wrap(new byte[] {(byte) n}), io.verbatim.model.proto.CompressionType.NONE).toByteArray());
+                ByteBuffer.wrap(new byte[] {(byte) n}), CompressionType.NONE).toByteArray());
     }
 }

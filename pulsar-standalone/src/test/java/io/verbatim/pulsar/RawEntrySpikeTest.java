@@ -15,6 +15,7 @@ import io.verbatim.model.entry.SourcePosition;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -39,8 +40,8 @@ import org.apache.pulsar.client.impl.ProducerBase;
 import org.apache.pulsar.client.impl.ProducerBuilderImpl;
 import org.apache.pulsar.common.api.proto.MessageIdData;
 import org.apache.pulsar.common.api.proto.MessageMetadata;
-import org.apache.pulsar.common.protocol.Commands;
 import org.apache.pulsar.common.policies.data.Policies;
+import org.apache.pulsar.common.protocol.Commands;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -259,7 +260,7 @@ class RawEntrySpikeTest {
         assertThat(dest.sourcePosition()).contains(SourcePosition.of(sourceLedger, sourceEntryId));
         // the whole stored entry is the restamped one, byte for byte (Pulsar re-serialised the same metadata)
         System.out.printf("[spike] destination bytes equal the restamped entry: %s%n",
-                java.util.Arrays.equals(stored.get(0), restampedBytes));
+                Arrays.equals(stored.get(0), restampedBytes));
 
         // and a plain consumer sees the batch's five messages
         try (Consumer<byte[]> consumer = client.newConsumer(Schema.BYTES).topic(DEST_TOPIC)

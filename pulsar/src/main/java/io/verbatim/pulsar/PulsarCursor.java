@@ -4,6 +4,7 @@ import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.ReplicationCursor;
 import io.verbatim.pipeline.StoredEntry;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -17,12 +18,12 @@ import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.client.impl.VerbatimRawConsumer;
 import org.apache.pulsar.common.policies.data.PersistentTopicInternalStats;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A replication cursor as a durable Pulsar subscription on the segment's topic, read as raw stored
@@ -67,13 +68,13 @@ final class PulsarCursor implements ReplicationCursor {
     private @Nullable Read lingering;
     /** When acknowledgements started failing in a row ({@link System#nanoTime}), 0 while they succeed. */
     private long failingSince;
-    private static final java.time.Duration ACK_RETRY = java.time.Duration.ofMillis(100);
+    private static final Duration ACK_RETRY = Duration.ofMillis(100);
     /** How long a read waits for the last read's consumer to close before it subscribes. */
-    private static final java.time.Duration READ_AFTER_CLOSE_WAIT = java.time.Duration.ofSeconds(5);
+    private static final Duration READ_AFTER_CLOSE_WAIT = Duration.ofSeconds(5);
     /** How long an acknowledgement without a read waits for the last read's consumer to close. */
-    private static final java.time.Duration ACK_AFTER_CLOSE_WAIT = java.time.Duration.ofSeconds(2);
+    private static final Duration ACK_AFTER_CLOSE_WAIT = Duration.ofSeconds(2);
     /** How soon the broker is asked again whether a sealed topic ended for a read. */
-    private static final java.time.Duration END_RETRY = java.time.Duration.ofSeconds(1);
+    private static final Duration END_RETRY = Duration.ofSeconds(1);
 
     /** Whether the segment was sealed when this cursor was made (the topic terminated in an earlier run, say). */
     private final boolean sealedAtOpen;

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.impl.VerbatimBucketBatcher;
@@ -104,7 +105,7 @@ public final class PulsarProducer implements AutoCloseable {
                 .timeout(storage.settings().operationTimeout(), Mono.error(() -> new PulsarStorageException("a segment of "
                         + segments.topic() + " was sealed under a produce call and no newer layout came within "
                         + storage.settings().operationTimeout().toSeconds() + " s; what the call sent to other segments"
-                        + " may be stored", new java.util.concurrent.TimeoutException())));
+                        + " may be stored", new TimeoutException())));
     }
 
     /** What the sealed topic stored of the refused sends, and so what goes again. */

@@ -3,12 +3,20 @@ package io.verbatim.pulsar;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.ProducerSession;
-import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.RemoteException.Kind;
+import io.verbatim.pipeline.RemoteException;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pulsar.client.api.CompressionType;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
@@ -25,6 +33,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SynchronousSink;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * An ordered send session into one segment topic, through a replicator producer as Pulsar's own
@@ -43,9 +53,9 @@ import reactor.core.publisher.SynchronousSink;
 final class PulsarProducerSession implements ProducerSession {
     private static final Logger LOG = LoggerFactory.getLogger(PulsarProducerSession.class);
     /** A producer taking longer than this to make is logged (INFO), as one that could not be made. */
-    private static final java.time.Duration SLOW_CREATION = java.time.Duration.ofSeconds(2);
+    private static final Duration SLOW_CREATION = Duration.ofSeconds(2);
     /** Where producers are closed: off Pulsar's I/O threads ({@link #closeProducer}). */
-    private static final reactor.core.scheduler.Scheduler CLOSER = reactor.core.scheduler.Schedulers.boundedElastic();
+    private static final Scheduler CLOSER = Schedulers.boundedElastic();
     /** The answer to a send of an entry a sealed segment stored already ({@link SealedSends}): a duplicate's. */
     private static final MessageId STORED_BEFORE_SEAL = new MessageIdImpl(-1, -1, -1);
     private final PulsarStorage storage;
@@ -57,9 +67,9 @@ final class PulsarProducerSession implements ProducerSession {
      * threads while holding its producer's monitor, and what runs then (a failure breaking the session, the
      * next send) must not wait for a lock that a thread calling into that producer holds (it deadlocked).
      */
-    private final java.util.concurrent.atomic.AtomicReference<@Nullable Producer<byte[]>> producer =
-            new java.util.concurrent.atomic.AtomicReference<>();
-    private final java.util.concurrent.atomic.AtomicBoolean creating = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicReference<@Nullable Producer<byte[]>> producer =
+            new AtomicReference<>();
+    private final AtomicBoolean creating = new AtomicBoolean();
     private volatile @Nullable Throwable creationFailure;
     /** Set once the producer's creation ended, made or failed. */
     private volatile boolean made;
@@ -69,16 +79,16 @@ final class PulsarProducerSession implements ProducerSession {
      */
     private final CompletableFuture<Void> released = new CompletableFuture<>();
     /** Sends not yet handed to Pulsar, in call order; drained by one thread at a time ({@link #wip}). */
-    private final Queue<Pending> outgoing = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicInteger wip = new java.util.concurrent.atomic.AtomicInteger();
+    private final Queue<Pending> outgoing = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger wip = new AtomicInteger();
     /** Positions of this session the broker or client refused: not stored. */
-    private final java.util.Set<SourcePosition> refused = new java.util.concurrent.ConcurrentSkipListSet<>();
+    private final Set<SourcePosition> refused = new ConcurrentSkipListSet<>();
     /** The highest destination entry the broker acknowledged to this session: where a read of a seal starts after. */
-    private final java.util.concurrent.atomic.AtomicReference<@Nullable SourcePosition> highestReceipt =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<@Nullable SourcePosition> highestReceipt =
+            new AtomicReference<>();
     /** The highest position of this session the broker stored. */
-    private final java.util.concurrent.atomic.AtomicReference<@Nullable SourcePosition> persisted =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<@Nullable SourcePosition> persisted =
+            new AtomicReference<>();
     private volatile boolean broken;
     private volatile boolean disposed;
 
@@ -387,7 +397,7 @@ final class PulsarProducerSession implements ProducerSession {
     private record Sent(@Nullable MessageId id, @Nullable Throwable failure) {
         void to(SynchronousSink<MessageId> sink) {
             if (failure != null) {
-                sink.error(failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                sink.error(failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure);
             } else if (id != null) {
                 sink.next(id);

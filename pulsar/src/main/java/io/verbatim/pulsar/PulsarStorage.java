@@ -4,12 +4,21 @@ import io.verbatim.model.Segment;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.SourceSegmentLog;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertificateException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLHandshakeException;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminBuilder;
 import org.apache.pulsar.client.admin.PulsarAdminException;
@@ -22,9 +31,11 @@ import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.TypedMessageBuilder;
 import org.apache.pulsar.client.impl.MessageImpl;
 import org.apache.pulsar.client.impl.ProducerBase;
+import org.apache.pulsar.common.policies.data.AutoTopicCreationOverride;
 import org.apache.pulsar.common.policies.data.Policies;
 import org.apache.pulsar.common.policies.data.SubscriptionStats;
 import org.apache.pulsar.common.policies.data.TopicStats;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -44,15 +55,15 @@ public final class PulsarStorage implements AutoCloseable {
     /** Replicator sends a sealed segment refused though it may have stored them. */
     private final SealedSends sealedSends = new SealedSends(this);
     /** Segment topic → this process's last termination of it ({@link #terminated}). */
-    private final java.util.Map<String, CompletableFuture<Void>> terminations =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, CompletableFuture<Void>> terminations =
+            new ConcurrentHashMap<>();
     /** Segment topics produce calls hold from deletion ({@link #hold}). */
-    private final java.util.Map<String, Hold> holds = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Hold> holds = new ConcurrentHashMap<>();
     /** Segment topic → what to tell when this process seals it (the reads open on it). */
-    private final java.util.Map<String, java.util.Set<Runnable>> sealWatchers =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Set<Runnable>> sealWatchers =
+            new ConcurrentHashMap<>();
     /** Positions refused and then shadowed by later ones (Pulsar #26113), by topic and producer. */
-    private final java.util.Set<String> shadowed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> shadowed = ConcurrentHashMap.newKeySet();
 
     /** How a session hands a message to its producer: the client's own send, or a test's stand-in. */
     @FunctionalInterface
@@ -216,7 +227,7 @@ public final class PulsarStorage implements AutoCloseable {
 
     /** What failed, out of the wrapper a {@code CompletableFuture} put around it. */
     static Throwable cause(Throwable e) {
-        return (e instanceof java.util.concurrent.CompletionException || e instanceof java.util.concurrent.ExecutionException)
+        return (e instanceof CompletionException || e instanceof ExecutionException)
                 && e.getCause() != null ? e.getCause() : e;
     }
 
@@ -251,8 +262,8 @@ public final class PulsarStorage implements AutoCloseable {
     /** Whether {@code e} is, or was caused by, a TLS handshake that refused the peer's certificate. */
     private static boolean untrustedCertificate(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof javax.net.ssl.SSLHandshakeException || t instanceof java.security.cert.CertificateException
-                    || t instanceof java.security.cert.CertPathValidatorException) {
+            if (t instanceof SSLHandshakeException || t instanceof CertificateException
+                    || t instanceof CertPathValidatorException) {
                 return true;
             }
         }
@@ -260,7 +271,7 @@ public final class PulsarStorage implements AutoCloseable {
     }
 
     /** How the broker refused this storage's credentials in {@code e}, or null if it did not. */
-    private @org.jspecify.annotations.Nullable String refusal(Throwable e) {
+    private @Nullable String refusal(Throwable e) {
         String presented = settings.token().isPresent() ? "the token presented" : "no token was presented";
         int status = e instanceof PulsarAdminException a ? a.getStatusCode() : -1;
         // Pulsar answers a role without access 401 too, "Unauthorized to <operation> ... clientAppId [role]"
@@ -323,7 +334,7 @@ public final class PulsarStorage implements AutoCloseable {
                 // that comes late to a deleted one must be refused ("topic does not exist", retried until it learns the
                 // layout), not give it an empty topic again outside every layout.
                 .then(Mono.fromFuture(() -> admin.namespaces().setAutoTopicCreationAsync(ns,
-                        org.apache.pulsar.common.policies.data.AutoTopicCreationOverride.builder()
+                        AutoTopicCreationOverride.builder()
                                 .allowAutoTopicCreation(false).build())))
                 .onErrorMap(e -> failure("prepare namespace " + ns, settings.adminUrl(), e));
     }
@@ -356,7 +367,7 @@ public final class PulsarStorage implements AutoCloseable {
                     return Mono.fromFuture(() -> admin.topics().terminateTopicAsync(name))
                             .doFinally(s -> {
                                 terminated.complete(null);
-                                sealWatchers.getOrDefault(name, java.util.Set.of()).forEach(Runnable::run);
+                                sealWatchers.getOrDefault(name, Set.of()).forEach(Runnable::run);
                             });
                 }).then()
                 .then(Mono.defer(() -> Mono.fromFuture(() -> admin.topics().unloadAsync(name))))
@@ -439,7 +450,7 @@ public final class PulsarStorage implements AutoCloseable {
      * unacknowledged, when it happens to read).
      */
     Runnable watchSeal(String segmentTopic, Runnable onSeal) {
-        sealWatchers.computeIfAbsent(segmentTopic, k -> java.util.concurrent.ConcurrentHashMap.newKeySet()).add(onSeal);
+        sealWatchers.computeIfAbsent(segmentTopic, k -> ConcurrentHashMap.newKeySet()).add(onSeal);
         return () -> sealWatchers.computeIfPresent(segmentTopic, (k, set) -> {
             set.remove(onSeal);
             return set.isEmpty() ? null : set;
@@ -461,11 +472,11 @@ public final class PulsarStorage implements AutoCloseable {
      * and the next session of the same name waits for that close before it creates its own, or the broker would
      * refuse it (ProducerBusy) and cost the replicator a backoff.
      */
-    private final java.util.Map<String, java.util.concurrent.CompletableFuture<Void>> closing =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, CompletableFuture<Void>> closing =
+            new ConcurrentHashMap<>();
 
     /** Notes that {@code name}'s producer on {@code topic} is closing, until {@code closed} completes. */
-    void closing(String topic, String name, java.util.concurrent.CompletableFuture<Void> closed) {
+    void closing(String topic, String name, CompletableFuture<Void> closed) {
         String key = topic + '\n' + name;
         closing.put(key, closed);
         closed.whenComplete((v, e) -> closing.remove(key, closed));
@@ -476,12 +487,12 @@ public final class PulsarStorage implements AutoCloseable {
      * at most {@link #PRODUCER_GONE_WAIT} (or the operation timeout, if shorter), well inside a send's timeout,
      * which the first send's wait counts against.
      */
-    java.util.concurrent.CompletableFuture<Void> closed(String topic, String name) {
-        java.util.concurrent.CompletableFuture<Void> pending = closing.get(topic + '\n' + name);
+    CompletableFuture<Void> closed(String topic, String name) {
+        CompletableFuture<Void> pending = closing.get(topic + '\n' + name);
         long waitMs = Math.min(PRODUCER_GONE_WAIT.toMillis(), settings.operationTimeout().toMillis());
-        return pending == null ? java.util.concurrent.CompletableFuture.completedFuture(null)
+        return pending == null ? CompletableFuture.completedFuture(null)
                 : pending.exceptionally(e -> null).completeOnTimeout(null, waitMs,
-                        java.util.concurrent.TimeUnit.MILLISECONDS);
+                        TimeUnit.MILLISECONDS);
     }
 
     /** The longest a new session waits for the last producer of its name to go. */
@@ -502,11 +513,11 @@ public final class PulsarStorage implements AutoCloseable {
         admin.close();
         try {
             client.closeAsync().get(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             // still closing: the client's threads finish it
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new PulsarStorageException("cannot close the client of " + settings.serviceUrl(), cause(e));
         }
     }

@@ -5,6 +5,7 @@ import io.verbatim.model.entry.SourcePosition;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -166,7 +167,7 @@ final class SealedSends {
     }
 
     private static Set<SourcePosition> union(Set<SourcePosition> a, Set<SourcePosition> b) {
-        Set<SourcePosition> all = new java.util.HashSet<>(a);
+        Set<SourcePosition> all = new HashSet<>(a);
         all.addAll(b);
         return Set.copyOf(all);
     }

@@ -10,6 +10,7 @@ import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.impl.MessageIdImpl;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -50,7 +51,7 @@ final class SealedTail {
     }
 
     /** Every message of the reader's topic from its start to the end. */
-    static reactor.core.publisher.Flux<Message<byte[]>> toEnd(Reader<byte[]> reader) {
+    static Flux<Message<byte[]>> toEnd(Reader<byte[]> reader) {
         return Mono.defer(() -> Mono.fromFuture(reader.hasMessageAvailableAsync()))
                 .flatMap(more -> more ? Mono.fromFuture(reader.readNextAsync()).map(Optional::of)
                         : Mono.just(Optional.<Message<byte[]>>empty()))

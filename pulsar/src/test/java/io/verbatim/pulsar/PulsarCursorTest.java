@@ -1,18 +1,26 @@
 package io.verbatim.pulsar;
 
-import io.verbatim.model.Segment;
-import io.verbatim.pipeline.ReplicationCursorContract;
-import io.verbatim.pipeline.SourceSegmentLog;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.model.Segment;
+import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.pipeline.ReplicationCursorContract;
+import io.verbatim.pipeline.SourceSegmentLog;
+import io.verbatim.pipeline.StartAt;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.impl.RawConsumerEvents;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.test.StepVerifier;
 
 /** A durable subscription read raw passes the cursor contract, on a real broker. */
 class PulsarCursorTest extends ReplicationCursorContract {
@@ -35,27 +43,27 @@ class PulsarCursorTest extends ReplicationCursorContract {
      * A cursor opening cancelled while its subscription is being made (a replicator stopped as it started) leaves
      * no consumer holding the exclusive subscription: the next opening reads it from its first entry.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void aCursorOpeningCancelledHalfwayLeavesNoConsumerOnTheSubscription() {
         SourceSegmentLog log = newLog();
         append(log, 3);
-        log.cursor("cancelled", io.verbatim.pipeline.StartAt.EARLIEST).subscribe().dispose();
-        var cursor = log.cursor("cancelled", io.verbatim.pipeline.StartAt.EARLIEST).block(Duration.ofSeconds(30));
+        log.cursor("cancelled", StartAt.EARLIEST).subscribe().dispose();
+        var cursor = log.cursor("cancelled", StartAt.EARLIEST).block(Duration.ofSeconds(30));
         var first = cursor.read().next().block(Duration.ofSeconds(30));
         assertThat(first).as("read, not refused as busy").isNotNull();
         assertThat(first.position().entryId()).isZero();
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void aTopicUnloadedMidReadRepeatsAndLosesNothing() throws Exception {
         SourceSegmentLog log = newLog();
         append(log, 40);
-        var cursor = log.cursor("c", io.verbatim.pipeline.StartAt.EARLIEST).block(Duration.ofSeconds(30));
+        var cursor = log.cursor("c", StartAt.EARLIEST).block(Duration.ofSeconds(30));
         String name = pulsar.storage.segmentTopic(topics.get(log), segment);
-        java.util.List<io.verbatim.model.entry.SourcePosition> read = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<SourcePosition> read = new CopyOnWriteArrayList<>();
         var acknowledging = cursor.read().concatMap(e -> cursor.acknowledge(e.position()).thenReturn(e))
                 .doOnNext(e -> read.add(e.position()));
-        reactor.test.StepVerifier.create(acknowledging, 10)
+        StepVerifier.create(acknowledging, 10)
                 .expectNextCount(10)
                 .then(() -> {
                     try {
@@ -79,17 +87,17 @@ class PulsarCursorTest extends ReplicationCursorContract {
      * with one entry unread for good, its children's replication waiting on it). Here the broker's word comes before
      * the last entry is stored: the read does not end there, it reads that entry, and ends once the seal is over.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void anEndOfTopicSaidBeforeTheLastEntryIsStoredDoesNotEndTheRead() {
         SourceSegmentLog log = newLog();
         append(log, 1);
-        PulsarCursor cursor = (PulsarCursor) log.cursor("early", io.verbatim.pipeline.StartAt.EARLIEST)
+        PulsarCursor cursor = (PulsarCursor) log.cursor("early", StartAt.EARLIEST)
                 .block(Duration.ofSeconds(30));
         var acknowledging = cursor.read().concatMap(e -> cursor.acknowledge(e.position()).thenReturn(e));
-        reactor.test.StepVerifier.create(acknowledging)
+        StepVerifier.create(acknowledging)
                 .expectNextCount(1)
-                .then(() -> org.apache.pulsar.client.impl.RawConsumerEvents.reachedEndOfTopic(
-                        java.util.Objects.requireNonNull(cursor.readingConsumer(), "the read's consumer")))
+                .then(() -> RawConsumerEvents.reachedEndOfTopic(
+                        Objects.requireNonNull(cursor.readingConsumer(), "the read's consumer")))
                 .then(() -> append(log, 1))
                 .expectNextCount(1)
                 .then(() -> seal(log))
@@ -103,12 +111,12 @@ class PulsarCursorTest extends ReplicationCursorContract {
      * and the broker need not say it again (the fault suite on Pulsar: a sealed segment whose replication never
      * completed, its children's waiting on it).
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void aSealedSegmentsReadEndsOnceItEmittedTheLastEntryEvenIfNotYetAcknowledged() {
         SourceSegmentLog log = newLog();
         append(log, 3);
-        var cursor = log.cursor("late-acks", io.verbatim.pipeline.StartAt.EARLIEST).block(Duration.ofSeconds(30));
-        reactor.test.StepVerifier.create(cursor.read())
+        var cursor = log.cursor("late-acks", StartAt.EARLIEST).block(Duration.ofSeconds(30));
+        StepVerifier.create(cursor.read())
                 .expectNextCount(3)
                 .then(() -> seal(log))
                 .expectComplete()
@@ -119,20 +127,20 @@ class PulsarCursorTest extends ReplicationCursorContract {
      * The same for a segment sealed before the read opened (by an earlier run of the node): the broker says nothing
      * while entries are unacknowledged, and no seal comes; the layout's word that the segment is sealed is enough.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void aReadOfASegmentSealedBeforeItOpenedEndsOnceItEmittedTheLastEntry() {
         SourceSegmentLog active = newLog();
         String topic = topics.get(active);
-        active.cursor("before", io.verbatim.pipeline.StartAt.EARLIEST).block(Duration.ofSeconds(30));
+        active.cursor("before", StartAt.EARLIEST).block(Duration.ofSeconds(30));
         append(active, 3);
         try { // by the broker alone, as an earlier run of the node did: this process saw no seal
             pulsar.storage.admin().topics().terminateTopic(pulsar.storage.segmentTopic(topic, segment));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-        SourceSegmentLog sealed = pulsar.storage.log(topic, segment.sealed(1, 0, java.util.List.of()));
-        var cursor = sealed.cursor("before", io.verbatim.pipeline.StartAt.EARLIEST).block(Duration.ofSeconds(30));
-        reactor.test.StepVerifier.create(cursor.read())
+        SourceSegmentLog sealed = pulsar.storage.log(topic, segment.sealed(1, 0, List.of()));
+        var cursor = sealed.cursor("before", StartAt.EARLIEST).block(Duration.ofSeconds(30));
+        StepVerifier.create(cursor.read())
                 .expectNextCount(3)
                 .expectComplete()
                 .verify(Duration.ofSeconds(60));

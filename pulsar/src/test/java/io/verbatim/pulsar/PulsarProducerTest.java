@@ -10,14 +10,20 @@ import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
+import io.verbatim.pipeline.StoredEntry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.PulsarClientException;
 import org.junit.jupiter.api.AfterEach;
@@ -107,7 +113,7 @@ class PulsarProducerTest {
     void sendsReportedRefusedAsTerminatedThatTheSealedTopicStoredAreNotSentAgain() throws Exception {
         open();
         List<String> produced = new ArrayList<>(produce(calls("before", 1, 20)));
-        java.util.concurrent.atomic.AtomicInteger sends = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger sends = new AtomicInteger();
         east.storage.messageSender(message -> {
             int n = sends.incrementAndGet();
             if (n > 16 && n <= 20) {
@@ -129,7 +135,7 @@ class PulsarProducerTest {
         List<SourcePosition> racedOnSealed = new ArrayList<>();
         List<SourcePosition> racedOnChildren = new ArrayList<>();
         for (Segment s : segments.layout().segments().values()) {
-            for (io.verbatim.pipeline.StoredEntry e : east.storedRaw(topic, s)) {
+            for (StoredEntry e : east.storedRaw(topic, s)) {
                 boolean holdsRaced = Entries.messages(Entry.parse(e.bytes())).stream()
                         .anyMatch(m -> new String(m.payloadBytes(), StandardCharsets.UTF_8).startsWith("raced"));
                 if (holdsRaced) {
@@ -180,9 +186,9 @@ class PulsarProducerTest {
 
     /** Callers producing back to back while the only segment is split; what they had acknowledged. */
     private List<String> underSplit(Random random, int round) throws Exception {
-        java.util.Queue<String> acknowledged = new java.util.concurrent.ConcurrentLinkedQueue<>();
-        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
-        java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        Queue<String> acknowledged = new ConcurrentLinkedQueue<>();
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicReference<Throwable> failed = new AtomicReference<>();
         List<Thread> callers = new ArrayList<>();
         for (int t = 0; t < 8; t++) {
             String label = "r" + round + "c" + t;

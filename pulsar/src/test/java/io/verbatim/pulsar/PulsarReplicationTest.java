@@ -21,6 +21,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.PulsarClientException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -134,10 +139,10 @@ class PulsarReplicationTest {
         // Pulsar #26113: the head of a pipeline fails as it is issued (a full queue), the ones after it are
         // stored and move the broker's dedup watermark past it, and its resend is answered as a duplicate
         produce(20); // a backlog, so the replicator's first sends go out together
-        java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean failed = new AtomicBoolean();
         west.storage.sender((p, m) -> failed.compareAndSet(false, true)
-                ? java.util.concurrent.CompletableFuture.failedFuture(
-                        new org.apache.pulsar.client.api.PulsarClientException.ProducerQueueIsFullError("injected"))
+                ? CompletableFuture.failedFuture(
+                        new PulsarClientException.ProducerQueueIsFullError("injected"))
                 : PulsarStorage.Sender.PULSAR.send(p, m));
         startLink();
         produce(10);
@@ -157,13 +162,13 @@ class PulsarReplicationTest {
         // Pulsar #26113 as a broker can cause it: the head is refused (say, a delivery delay the destination does
         // not allow) and the entries after it are stored; its resend is then below the dedup watermark
         produce(20);
-        java.util.concurrent.atomic.AtomicBoolean refused = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean refused = new AtomicBoolean();
         west.storage.sender((p, m) -> {
             if (refused.compareAndSet(false, true)) {
-                var later = new java.util.concurrent.CompletableFuture<org.apache.pulsar.client.api.MessageId>();
-                java.util.concurrent.CompletableFuture.delayedExecutor(300, java.util.concurrent.TimeUnit.MILLISECONDS)
+                var later = new CompletableFuture<MessageId>();
+                CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS)
                         .execute(() -> later.completeExceptionally(
-                                new org.apache.pulsar.client.api.PulsarClientException.NotAllowedException("injected")));
+                                new PulsarClientException.NotAllowedException("injected")));
                 return later; // never sent: refused after the ones behind it went
             }
             return PulsarStorage.Sender.PULSAR.send(p, m);

@@ -13,7 +13,9 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -47,7 +49,7 @@ class PulsarRetryTest {
         AtomicReference<Throwable> lastFailure = new AtomicReference<>();
         String topic = "persistent://public/default/retry-" + System.nanoTime();
         PulsarStorage.Settings settings = new PulsarStorage.Settings(serviceUrl, adminUrl, "public/default",
-                java.util.Optional.empty(), java.util.Optional.empty(), 100, Duration.ofSeconds(5));
+                Optional.empty(), Optional.empty(), 100, Duration.ofSeconds(5));
         try (PulsarStorage storage = PulsarStorage.connect(settings)) {
             CompletableFuture<PulsarSegments> opened = PulsarSegments.open(storage, topic, List.of("west"),
                     Layout.initial(1, 2, 0), Schedulers.parallel(), Duration.ofMillis(100), FAST_RETRIES,
@@ -103,7 +105,7 @@ class PulsarRetryTest {
         assertThat(PulsarStorage.isRetriable(admin(503))).isTrue();
         assertThat(PulsarStorage.isRetriable(new PulsarStorageException("cannot create segment topic t on http://h:1",
                 new PulsarAdminException(new ConnectException("Connection refused"))))).as("nobody listening").isTrue();
-        assertThat(PulsarStorage.isRetriable(new java.util.concurrent.CompletionException(
+        assertThat(PulsarStorage.isRetriable(new CompletionException(
                 new PulsarClientException.TimeoutException("lookup timed out")))).isTrue();
     }
 

@@ -8,6 +8,7 @@ import io.verbatim.pulsar.SegmentSends.Sent;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.impl.BatchMessageIdImpl;
 import org.apache.pulsar.client.impl.MessageIdImpl;
@@ -44,7 +45,7 @@ class SegmentSendsTest {
     @Test
     void aSendRefusedAsSealedAfterItWasIssuedIsUncertainAndOneNeverIssuedIsUnsent() {
         Sent stored = new Sent(m("a"), 5, new MessageIdImpl(3, 7, -1), null);
-        Sent refused = new Sent(m("b"), 6, null, new java.util.concurrent.CompletionException(TERMINATED));
+        Sent refused = new Sent(m("b"), 6, null, new CompletionException(TERMINATED));
         Sent neverIssued = new Sent(m("c"), -1, null, new PulsarClientException.TopicDoesNotExistException("gone"));
         var outcome = SegmentSends.decide(List.of(stored, refused, neverIssued));
         assertThat(outcome).isEqualTo(new SegmentSends.Sealed(List.of(SourcePosition.of(3, 7)), List.of(refused),

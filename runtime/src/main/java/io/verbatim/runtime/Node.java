@@ -3,6 +3,7 @@ package io.verbatim.runtime;
 import io.verbatim.config.Addresses;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ClusterUrls;
+import io.verbatim.config.ControllerReplica;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.runtime.controller.ControllerReplicaNode;
 import io.verbatim.runtime.storage.LocalStorage;
@@ -70,20 +71,20 @@ public final class Node implements AutoCloseable {
         if (self.separateControllers() && member.isEmpty()) {
             throw new IllegalArgumentException(key + " (" + name + ") runs its controller replicas as processes of their "
                     + "own: start each with --member " + String.join("|", self.controllers().stream()
-                            .map(io.verbatim.config.ControllerReplica::id).toList()) + ", and its brokers with --member "
-                    + io.verbatim.config.ControllerReplica.BROKERS);
+                            .map(ControllerReplica::id).toList()) + ", and its brokers with --member "
+                    + ControllerReplica.BROKERS);
         }
         if (!self.separateControllers() && member.isPresent()) {
             throw new IllegalArgumentException(key + " (" + name + ") names no controllers: its controller replicas run "
                     + "in its brokers' process (start it without --member)");
         }
-        boolean brokers = member.map(io.verbatim.config.ControllerReplica.BROKERS::equals).orElse(true);
+        boolean brokers = member.map(ControllerReplica.BROKERS::equals).orElse(true);
         if (!brokers) {
             String id = member.orElseThrow();
             if (self.controller(id).isEmpty()) {
                 throw new IllegalArgumentException("--member " + id + " is not a member of " + name + " (it has "
-                        + self.controllers().stream().map(io.verbatim.config.ControllerReplica::id).toList() + " and "
-                        + io.verbatim.config.ControllerReplica.BROKERS + ")");
+                        + self.controllers().stream().map(ControllerReplica::id).toList() + " and "
+                        + ControllerReplica.BROKERS + ")");
             }
         }
         for (int i = 0; i < config.clusters().size(); i++) {

@@ -1,9 +1,11 @@
 package io.verbatim.runtime;
 
+import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.model.Compression;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
@@ -12,6 +14,7 @@ import io.verbatim.net.NetServer;
 import io.verbatim.net.Query;
 import io.verbatim.net.Role;
 import io.verbatim.net.Verdict;
+import io.verbatim.pulsar.PulsarStorageException;
 import io.verbatim.runtime.controller.AdminApi;
 import io.verbatim.runtime.storage.StateFormat;
 import java.io.ByteArrayOutputStream;
@@ -94,7 +97,7 @@ final class TopicsApi {
                     return json(response, 200, answer);
                 }).onErrorResume(IllegalStateException.class, e -> text(response, 503, "cluster " + node.name()
                         + " could not store the messages: " + e.getMessage()))
-                        .onErrorResume(io.verbatim.pulsar.PulsarStorageException.class, e -> text(response, 503,
+                        .onErrorResume(PulsarStorageException.class, e -> text(response, 503,
                                 "cluster " + node.name() + " could not store the messages on its Pulsar: "
                                         + e.getMessage()));
             }).onErrorResume(Bodies.TooLarge.class, e -> Bodies.tooLarge(response, String.valueOf(e.getMessage())));
@@ -168,14 +171,14 @@ final class TopicsApi {
      * Removes the mark and answers whether there was one once the journal made the removal durable: a reset
      * answered is one a crash keeps.
      */
-    static Mono<Boolean> resetDurably(io.verbatim.embedded.MemoryCluster memory, long segment, String producer) {
+    static Mono<Boolean> resetDurably(MemoryCluster memory, long segment, String producer) {
         return Mono.fromCallable(() -> memory.resetMark(segment, producer))
                 .flatMap(reset -> reset ? memory.durable().thenReturn(true) : Mono.just(false));
     }
 
     /** What a checked call on a topic kept in memory goes on to do. */
     private interface MemoryCall {
-        Mono<Void> run(String topic, io.verbatim.embedded.MemoryCluster memory, Map<String, String> params);
+        Mono<Void> run(String topic, MemoryCluster memory, Map<String, String> params);
     }
 
     private Mono<Void> inMemory(HttpServerRequest request, HttpServerResponse response, MemoryCall call) {
@@ -194,7 +197,7 @@ final class TopicsApi {
         JsonNode root;
         try {
             root = JSON.readTree(body);
-        } catch (com.fasterxml.jackson.core.JacksonException e) {
+        } catch (JacksonException e) {
             throw new IllegalArgumentException("the body is not JSON: " + e.getOriginalMessage());
         } catch (IOException e) {
             throw new IllegalArgumentException("the body is not JSON: " + e.getMessage());

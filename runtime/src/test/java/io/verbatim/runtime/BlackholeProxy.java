@@ -1,5 +1,6 @@
 package io.verbatim.runtime;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -122,7 +124,7 @@ public final class BlackholeProxy implements AutoCloseable {
          * gave up, and a connect given up is never retransmitted.
          */
         void release(InetSocketAddress target) {
-            java.io.ByteArrayOutputStream sent = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream sent = new ByteArrayOutputStream();
             try {
                 client.setSoTimeout(50);
                 byte[] buffer = new byte[64 << 10];
@@ -134,7 +136,7 @@ public final class BlackholeProxy implements AutoCloseable {
                     }
                     sent.write(buffer, 0, n);
                 }
-            } catch (java.net.SocketTimeoutException e) {
+            } catch (SocketTimeoutException e) {
                 // still open: it goes through
             } catch (IOException e) {
                 close();

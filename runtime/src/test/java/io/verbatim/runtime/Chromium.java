@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -24,6 +25,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -59,7 +61,7 @@ final class Chromium implements AutoCloseable {
             return Optional.of(Path.of(explicit)).filter(Files::isExecutable);
         }
         String path = Optional.ofNullable(System.getenv("PATH")).orElse("");
-        return Stream.of(path.split(java.io.File.pathSeparator)).filter(d -> !d.isEmpty())
+        return Stream.of(path.split(File.pathSeparator)).filter(d -> !d.isEmpty())
                 .flatMap(dir -> NAMES.stream().map(n -> Path.of(dir, n))).filter(Files::isExecutable).findFirst();
     }
 
@@ -108,7 +110,7 @@ final class Chromium implements AutoCloseable {
         reader.start();
         try {
             return url.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             throw new IllegalStateException("chromium printed no 'DevTools listening on' line within " + timeout
                     + ": " + lastLines());
         }

@@ -1,5 +1,7 @@
 package io.verbatim.runtime;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.metastore.server.MemberRole;
 import io.verbatim.metastore.server.MemberStatus;
@@ -9,11 +11,10 @@ import io.verbatim.testkit.ReplicationRecorder;
 import io.verbatim.testkit.Traffic;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** A cluster loses its controller leader during traffic: a replica takes over, nothing committed or sent is lost. */
 class ControllerFailoverTest {
@@ -53,7 +54,7 @@ class ControllerFailoverTest {
         // A new leader among the two replicas left, holding the committed split.
         MemberStatus leader = Flux.interval(Duration.ofMillis(20)).map(t -> a.metadataLog().stream()
                         .filter(s -> s.role() == MemberRole.LEADER).findFirst())
-                .filter(java.util.Optional::isPresent).map(java.util.Optional::get).blockFirst(Duration.ofSeconds(10));
+                .filter(Optional::isPresent).map(Optional::get).blockFirst(Duration.ofSeconds(10));
         assertThat(leader.memberId()).startsWith("c");
         Flux.interval(Duration.ofMillis(20)).filter(t -> a.controllerFailovers() > 0).blockFirst(Duration.ofSeconds(10));
         assertThat(a.registry().get("verbatim.controller.failovers").functionCounter().count()).isGreaterThanOrEqualTo(1);

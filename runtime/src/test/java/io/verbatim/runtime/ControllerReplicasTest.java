@@ -1,5 +1,9 @@
 package io.verbatim.runtime;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ControllerLeader;
@@ -7,6 +11,8 @@ import io.verbatim.exchange.ExchangeServer;
 import io.verbatim.metastore.identity.MemberKeys;
 import io.verbatim.metastore.identity.SignedCall;
 import io.verbatim.metastore.server.MemberRole;
+import io.verbatim.model.Compression;
+import io.verbatim.model.entry.Message;
 import io.verbatim.net.SigningKey;
 import io.verbatim.runtime.broker.BrokerReport;
 import io.verbatim.runtime.controller.ControllerReplicaNode;
@@ -19,19 +25,22 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A cluster's three controller replicas and its brokers, each as {@code verbatim node --member} would run
@@ -48,8 +57,8 @@ class ControllerReplicasTest {
     private final Map<String, ControllerReplicaNode> replicas = new LinkedHashMap<>();
     private final List<AutoCloseable> open = new ArrayList<>();
     private VerbatimConfig config;
-    @org.junit.jupiter.api.io.TempDir
-    java.nio.file.Path dir;
+    @TempDir
+    Path dir;
 
     @AfterEach
     void stop() throws Exception {
@@ -62,7 +71,7 @@ class ControllerReplicasTest {
     }
 
     /** Every port handed out in this JVM: a port freed again may be handed out twice by the system. */
-    private static final java.util.Set<Integer> TAKEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final Set<Integer> TAKEN = ConcurrentHashMap.newKeySet();
 
     private static int port() throws Exception {
         while (true) {
@@ -165,7 +174,7 @@ class ControllerReplicasTest {
         String at = RawHttp.send(follower.adminUrl(), "POST @other-host" + split + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Authorization: Bearer " + ADMIN + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
         assertThat(RawHttp.status(at)).as(at).isEqualTo(400);
-        assertThat(at.toLowerCase(java.util.Locale.ROOT)).doesNotContain("location:");
+        assertThat(at.toLowerCase(Locale.ROOT)).doesNotContain("location:");
         // A follower's status answers from its own replica: its role, and the layouts it holds.
         HttpResponse<String> status = call("GET", follower.adminUrl() + ExchangeServer.STATUS_PATH, null, null);
         assertThat(status.statusCode()).as(status.body()).isEqualTo(200);
@@ -254,7 +263,7 @@ class ControllerReplicasTest {
         ClusterNode brokers = startAll("autoScale: {enabled: true, interval: 200ms, splitCooldown: 1h, "
                 + "split: {msgRateIn: 200}, merge: {msgRateIn: 0}}\ncaps: {maxSegments: 3}\n");
         awaitLeader();
-        Traffic traffic = new Traffic(Map.of("a", brokers.producer(T, io.verbatim.model.Compression.LZ4)::sendNow), 50, 0, 3);
+        Traffic traffic = new Traffic(Map.of("a", brokers.producer(T, Compression.LZ4)::sendNow), 50, 0, 3);
         Flux.interval(Duration.ofMillis(20)).doOnNext(t -> traffic.send("a", 20))
                 .takeUntil(t -> brokers.layout(T).activeSegments().size() == 3).blockLast(Duration.ofSeconds(30));
         assertThat(brokers.layout(T).activeSegments()).hasSize(3);
@@ -289,7 +298,7 @@ class ControllerReplicasTest {
         ClusterNode brokers = startAll("", more.toString());
         String last = "persistent://public/default/many-449";
         assertThat(brokers.topics()).hasSize(451);
-        brokers.producer(last, io.verbatim.model.Compression.NONE).sendNow(List.of(io.verbatim.model.entry.Message.of("k",
+        brokers.producer(last, Compression.NONE).sendNow(List.of(Message.of("k",
                 "one".getBytes(StandardCharsets.UTF_8))));
         ClusterNode b = (ClusterNode) open.get(1);
         Flux.interval(Duration.ofMillis(50)).filter(t -> b.storage(last).contents().values().stream()
@@ -334,7 +343,7 @@ class ControllerReplicasTest {
         Flux.interval(Duration.ofMillis(20)).filter(t -> delegate.metadataLog().feeding().contains("brokers"))
                 .blockFirst(Duration.ofSeconds(10));
         HttpResponse<String> status = call("GET", leader.adminUrl() + ExchangeServer.STATUS_PATH, null, null);
-        com.fasterxml.jackson.databind.JsonNode feed = new com.fasterxml.jackson.databind.ObjectMapper()
+        JsonNode feed = new ObjectMapper()
                 .readTree(status.body()).get("listenerFeeds").get(0);
         assertThat(feed.get("listener").asText()).isEqualTo("brokers");
         assertThat(feed.get("assignedTo").asText()).isEqualTo(delegate.member());

@@ -15,13 +15,18 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Listener delegation through the runtime (R-H3 … R-H7): the admin assigns a cluster's listeners (one per
@@ -175,11 +180,11 @@ class ListenerDelegationTest {
     }
 
     @Test
-    void anAssignmentIsKeptInTheLogAcrossARestartFromDisk(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+    void anAssignmentIsKeptInTheLogAcrossARestartFromDisk(@TempDir Path dir)
             throws Exception {
         VerbatimConfig config = VerbatimConfig.parse(CONFIG.formatted("", true));
-        reactor.core.scheduler.Scheduler timer = reactor.core.scheduler.Schedulers.newParallel("restart-timer", 2, true);
-        reactor.core.scheduler.Scheduler cpu = reactor.core.scheduler.Schedulers.newBoundedElastic(2, 100, "restart-cpu");
+        Scheduler timer = Schedulers.newParallel("restart-timer", 2, true);
+        Scheduler cpu = Schedulers.newBoundedElastic(2, 100, "restart-cpu");
         try {
             ClusterNode first = new ClusterNode(config, "a", Optional.of(dir), timer, cpu).start();
             String delegate;
@@ -197,7 +202,7 @@ class ListenerDelegationTest {
             try {
                 String leader = leader(again);
                 assertThat(Delegations.of(member(again, leader).group())).containsExactly(
-                        java.util.Map.entry("b1", delegate));
+                        Map.entry("b1", delegate));
                 awaitFeed(again, "b1", f -> f.assignedTo().equals(delegate));
             } finally {
                 again.close();

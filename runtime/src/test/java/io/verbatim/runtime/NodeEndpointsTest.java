@@ -8,13 +8,17 @@ import io.verbatim.embedded.ClusterImage;
 import io.verbatim.pipeline.StoredEntry;
 import io.verbatim.runtime.storage.StateFormat;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -60,7 +64,7 @@ class NodeEndpointsTest {
     }
 
     private static String produce(String topic) {
-        return TopicsApi.PRODUCE + "?topic=" + java.net.URLEncoder.encode(topic, StandardCharsets.UTF_8);
+        return TopicsApi.PRODUCE + "?topic=" + URLEncoder.encode(topic, StandardCharsets.UTF_8);
     }
 
     @Test
@@ -80,7 +84,7 @@ class NodeEndpointsTest {
     @Test
     void badProduceCallsAreRefusedNamingWhatIsWrongAndStoreNothing() throws Exception {
         a = new ClusterNode(CONFIG, "a", timer, cpu).start();
-        Map<String, Object[]> calls = new java.util.LinkedHashMap<>();
+        Map<String, Object[]> calls = new LinkedHashMap<>();
         calls.put("no token", new Object[] {produce(T), "{\"messages\":[{\"payload\":\"YQ==\"}]}", null, 401, "token"});
         calls.put("wrong token", new Object[] {produce(T), "{\"messages\":[{\"payload\":\"YQ==\"}]}", "nope", 403, "not valid"});
         calls.put("a cluster's secret", new Object[] {produce(T), "{\"messages\":[{\"payload\":\"YQ==\"}]}", "b-token", 403,
@@ -109,7 +113,7 @@ class NodeEndpointsTest {
         a = new ClusterNode(CONFIG, "a", timer, cpu).start();
         post(produce(T), "{\"messages\":[{\"key\":\"k\",\"payload\":\"YS8w\"}]}", TOKEN);
         HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(a.adminUrl() + TopicsApi.IMAGE + "?topic="
-                + java.net.URLEncoder.encode(T, StandardCharsets.UTF_8))).header("Authorization", "Bearer " + TOKEN)
+                + URLEncoder.encode(T, StandardCharsets.UTF_8))).header("Authorization", "Bearer " + TOKEN)
                 .build(), HttpResponse.BodyHandlers.ofByteArray());
         assertThat(r.statusCode()).isEqualTo(200);
         ClusterImage image = StateFormat.read(new ByteArrayInputStream(r.body()), "a").get(T);
@@ -128,7 +132,7 @@ class NodeEndpointsTest {
         int status;
         try {
             status = post(produce(T), "{\"messages\":[{\"payload\":\"YQ==\"}]}", TOKEN).statusCode();
-        } catch (java.io.IOException closed) {
+        } catch (IOException closed) {
             status = 0; // the admin port is closed
         }
         assertThat(status).as("refused, or nobody answers").isIn(0, 503);
@@ -137,7 +141,7 @@ class NodeEndpointsTest {
 
     @Test
     void aPortInUseIsNamedByItsKey() throws Exception {
-        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             VerbatimConfig config = VerbatimConfig.parse("""
                     clusters: [{name: a, adminPort: %d, token: a-token}, {name: b, token: b-token}]
                     """.formatted(taken.getLocalPort()));

@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -78,7 +79,7 @@ class NodeStopTest {
      * A call of an endpoint: method, path, credential (the Authorization header, made afresh for each call: a
      * cluster's signature is taken once), body and content type.
      */
-    private record Call(String name, String method, String path, java.util.function.Supplier<String> authorization,
+    private record Call(String name, String method, String path, Supplier<String> authorization,
             byte[] body, String type) {
         static Call get(String name, String path, String token) {
             return new Call(name, "GET", path, () -> "Bearer " + token, new byte[0], "text/plain");

@@ -1,6 +1,9 @@
 package io.verbatim.runtime;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.netty.buffer.Unpooled;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Compression;
@@ -11,6 +14,9 @@ import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
+import io.verbatim.net.NetClient;
+import io.verbatim.net.NetworkLimits;
+import io.verbatim.net.SigningKey;
 import io.verbatim.runtime.broker.IngestServer;
 import io.verbatim.runtime.broker.IngestServerTest;
 import io.verbatim.runtime.proto.IngestReply;
@@ -22,12 +28,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.client.HttpClient;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The reported attack: with one token shared by every cluster, anyone holding it could open an ingest
@@ -91,13 +97,13 @@ class PeerIdentityTest {
                 .counter().count()).isEqualTo(1);
     }
 
-    private static io.verbatim.net.NetClient client(String cluster, String secret) {
-        return io.verbatim.net.NetClient.of(cluster, io.verbatim.net.SigningKey.fromSecret(secret),
-                io.verbatim.net.NetworkLimits.defaults(), java.util.Optional.empty(), reactor.core.scheduler.Schedulers.parallel());
+    private static NetClient client(String cluster, String secret) {
+        return NetClient.of(cluster, SigningKey.fromSecret(secret),
+                NetworkLimits.defaults(), Optional.empty(), Schedulers.parallel());
     }
 
     /** One frame as producer pulsar.repl.us-east.1 at 2^62:0, what the attacker sent, signed by {@code as} for eu-west. */
-    private static List<IngestReply> forge(String uri, io.verbatim.net.NetClient as) {
+    private static List<IngestReply> forge(String uri, NetClient as) {
         Entry entry = Entries.batch(MessageMetadata.newBuilder().setProducerName("mallory").setSequenceId(0)
                         .setPublishTime(0).build(), List.of(Message.of("k", "us-east/0".getBytes(StandardCharsets.UTF_8))),
                 CompressionType.NONE).restamp(new ReplicationStamp("us-east", SourcePosition.of(FORGED_LEDGER, 0)));
@@ -109,7 +115,7 @@ class PeerIdentityTest {
                 .map(bytes -> {
                     try {
                         return IngestReply.parseFrom(bytes);
-                    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                    } catch (InvalidProtocolBufferException e) {
                         throw new IllegalStateException(e);
                     }
                 }).take(Duration.ofSeconds(5)).collectList().block();

@@ -6,7 +6,9 @@ import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ExchangeServer;
 import io.verbatim.model.Compression;
+import io.verbatim.model.entry.Message;
 import io.verbatim.runtime.broker.IngestServer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +66,7 @@ class PeerSignatureTest {
                 "ap-south", south.address()));
         west.connect(Map.of("us-east", east.address(), "ap-south", south.address()));
         south.connect(Map.of("us-east", east.address(), "eu-west", west.address()));
-        east.producer(T, Compression.NONE).send(List.of(io.verbatim.model.entry.Message.of("k", "us-east/0".getBytes())))
+        east.producer(T, Compression.NONE).send(List.of(Message.of("k", "us-east/0".getBytes())))
                 .block(Duration.ofSeconds(10));
         // replication through the proxy works: the entry reaches eu-west over a recorded session
         Flux.interval(Duration.ofMillis(20)).filter(t -> west.caughtUp() && east.caughtUp()
@@ -113,7 +115,7 @@ class PeerSignatureTest {
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" : "Connection: close\r\n";
         String head = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: " + authorization + "\r\n"
                 + upgrade + "Content-Length: " + body.length + "\r\n\r\n";
-        String answer = RawHttp.send(base, head + new String(body, java.nio.charset.StandardCharsets.ISO_8859_1));
+        String answer = RawHttp.send(base, head + new String(body, StandardCharsets.ISO_8859_1));
         return RawHttp.status(answer) + ": " + answer.substring(answer.indexOf("\r\n\r\n") + 4);
     }
 }

@@ -1,5 +1,7 @@
 package io.verbatim.runtime;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
@@ -14,6 +16,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.LocalTime;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -21,8 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import reactor.core.publisher.Mono;
 
 /**
  * Garbage collection on a real broker: a sealed segment every subscription drained goes from both clusters'
@@ -118,7 +120,7 @@ class PulsarGcTest {
             phase("read, pruned on a, its topic deleted", began);
             Flux.interval(Duration.ofMillis(50)).filter(t -> onA.checks(traffic.produced()).stream()
                     .allMatch(ReplicationChecks.Check::passed)).next()
-                    .timeout(Duration.ofSeconds(60), reactor.core.publisher.Mono.empty()).block();
+                    .timeout(Duration.ofSeconds(60), Mono.empty()).block();
             assertThat(onA.checks(traffic.produced())).allSatisfy(c -> assertThat(c.passed())
                     .as(c.name() + ": " + c.detail()).isTrue());
             // and nothing asks for it again (a reader reading again would make the topic anew)
@@ -135,7 +137,7 @@ class PulsarGcTest {
 
     private static void phase(String what, long began) {
         System.out.printf("[pulsar-gc] %s at %d ms (%s)%n", what, (System.nanoTime() - began) / 1_000_000,
-                java.time.LocalTime.now());
+                LocalTime.now());
     }
 
     /** The topics of namespace {@code public/<ns>} as the broker lists them. */
@@ -154,7 +156,7 @@ class PulsarGcTest {
             } catch (Exception e) {
                 return false;
             }
-        }).next().timeout(Duration.ofSeconds(30), reactor.core.publisher.Mono.empty()).block();
+        }).next().timeout(Duration.ofSeconds(30), Mono.empty()).block();
         try {
             assertThat(topics(ns)).as("topic %s deleted", topic).doesNotContain(topic);
         } catch (Exception e) {
@@ -164,7 +166,7 @@ class PulsarGcTest {
 
     private static void awaitPruned(ClusterNode node, long segmentId) {
         Flux.interval(Duration.ofMillis(50)).filter(t -> node.layout(TOPIC).segment(segmentId).isEmpty())
-                .next().timeout(Duration.ofSeconds(60), reactor.core.publisher.Mono.empty()).block();
+                .next().timeout(Duration.ofSeconds(60), Mono.empty()).block();
         assertThat(node.layout(TOPIC).segment(segmentId)).as("segment %s pruned on %s", segmentId, node.name())
                 .isEmpty();
     }

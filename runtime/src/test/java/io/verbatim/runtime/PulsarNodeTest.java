@@ -1,5 +1,7 @@
 package io.verbatim.runtime;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Segment;
@@ -27,8 +29,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import reactor.core.publisher.Mono;
 
 /**
  * Issue 14: {@code verbatim node} on Pulsar: one cluster per node on its configured ports, messages produced over
@@ -102,7 +103,7 @@ class PulsarNodeTest {
     private static void awaitDelivered(DeliveryChecks.ConsumerRecorder recorder, long produced) {
         Flux.interval(Duration.ofMillis(100))
                 .filter(t -> recorder.checks(Map.of("a", produced)).stream().allMatch(ReplicationChecks.Check::passed))
-                .next().timeout(Duration.ofSeconds(90), reactor.core.publisher.Mono.error(() -> new AssertionError(
+                .next().timeout(Duration.ofSeconds(90), Mono.error(() -> new AssertionError(
                         "not delivered: " + recorder.checks(Map.of("a", produced)))))
                 .block();
     }

@@ -1,5 +1,8 @@
 package io.verbatim.runtime;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Outcome;
@@ -15,17 +18,18 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import reactor.core.publisher.Mono;
 
 /**
  * Issue 14: the runtime with {@code storage: pulsar} on a real broker (a child process): two clusters as two
@@ -83,20 +87,20 @@ class PulsarRuntimeTest {
         Map<String, Producer> producers = new LinkedHashMap<>();
         Map<String, DeliveryChecks.ConsumerRecorder> recorders = new LinkedHashMap<>();
         Map<String, Subscription> subscriptions = new LinkedHashMap<>();
-        Map<String, java.util.Set<String>> delivered = new java.util.concurrent.ConcurrentHashMap<>();
-        Map<String, AtomicInteger> repeats = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, Set<String>> delivered = new ConcurrentHashMap<>();
+        Map<String, AtomicInteger> repeats = new ConcurrentHashMap<>();
         runtime.clusters().forEach((name, node) -> {
             producers.put(name, node.producer(TOPIC, Compression.LZ4));
             DeliveryChecks.ConsumerRecorder recorder = new DeliveryChecks.ConsumerRecorder(name);
             recorders.put(name, recorder);
-            java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            Set<String> seen = ConcurrentHashMap.newKeySet();
             delivered.put(name, seen);
             AtomicInteger repeated = new AtomicInteger();
             repeats.put(name, repeated);
             Subscription s = node.subscription(TOPIC, "checks").consumers(2).onDispatch(d -> {
                 recorder.record(d.consumer(), d.segmentId(), d.messages());
                 d.messages().forEach(m -> {
-                    if (!seen.add(new String(m.payloadBytes(), java.nio.charset.StandardCharsets.UTF_8))) {
+                    if (!seen.add(new String(m.payloadBytes(), StandardCharsets.UTF_8))) {
                         repeated.incrementAndGet();
                     }
                 });
@@ -128,7 +132,7 @@ class PulsarRuntimeTest {
         // every message of both origins reaches a consumer on both clusters
         Flux.interval(Duration.ofMillis(100)).filter(t -> recorders.values().stream()
                 .allMatch(r -> r.checks(produced).stream().allMatch(ReplicationChecks.Check::passed)))
-                .next().timeout(Duration.ofSeconds(60), reactor.core.publisher.Mono.error(() ->
+                .next().timeout(Duration.ofSeconds(60), Mono.error(() ->
                         new AssertionError("not every message delivered: " + recorders.values().stream()
                                 .flatMap(r -> r.checks(produced).stream()).toList())))
                 .block();
@@ -157,7 +161,7 @@ class PulsarRuntimeTest {
             } catch (Exception e) {
                 return false;
             }
-        }).next().timeout(Duration.ofSeconds(20), reactor.core.publisher.Mono.empty()).block();
+        }).next().timeout(Duration.ofSeconds(20), Mono.empty()).block();
         HttpResponse<String> topics = http.send(list, HttpResponse.BodyHandlers.ofString());
         assertThat(topics.body()).contains("orders-");
         assertThat(topics.body().split("orders-").length - 1).as(topics.body())

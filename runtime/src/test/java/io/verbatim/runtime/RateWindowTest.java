@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import reactor.test.scheduler.VirtualTimeScheduler;
@@ -18,7 +19,7 @@ class RateWindowTest {
     private void run(Duration d) {
         for (long s = 0; s < d.toSeconds(); s++) {
             verbatim.addAndGet(100);
-            if (clock.now(java.util.concurrent.TimeUnit.SECONDS) >= 60) {
+            if (clock.now(TimeUnit.SECONDS) >= 60) {
                 rebatched.addAndGet(10);
             }
             clock.advanceTimeBy(Duration.ofSeconds(1));
@@ -40,7 +41,7 @@ class RateWindowTest {
         run(Duration.ofMinutes(12));
         RateWindow.History h = window.history();
         assertThat(h.atMillis()).hasSize(RateWindow.HISTORY_SECONDS);
-        assertThat(h.atMillis().get(h.atMillis().size() - 1)).isEqualTo(clock.now(java.util.concurrent.TimeUnit.MILLISECONDS));
+        assertThat(h.atMillis().get(h.atMillis().size() - 1)).isEqualTo(clock.now(TimeUnit.MILLISECONDS));
         assertThat(h.atMillis().get(1) - h.atMillis().get(0)).isEqualTo(RateWindow.STEP_MILLIS);
         assertThat(h.verbatim().get("b")).hasSize(RateWindow.HISTORY_SECONDS).containsOnly(100.0);
         assertThat(h.rebatched().get("b")).containsOnly(10.0);

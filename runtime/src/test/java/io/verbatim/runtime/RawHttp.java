@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +28,7 @@ public final class RawHttp {
                 for (int n; out.size() < 65536 && (n = in.read(buf)) > 0; ) {
                     out.write(buf, 0, n);
                 }
-            } catch (SocketTimeoutException | java.net.SocketException e) {
+            } catch (SocketTimeoutException | SocketException e) {
                 // what came is the answer
             }
             return out.toString(StandardCharsets.ISO_8859_1);

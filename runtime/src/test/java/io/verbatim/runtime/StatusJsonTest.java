@@ -1,5 +1,7 @@
 package io.verbatim.runtime;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.config.VerbatimConfig;
@@ -19,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
@@ -26,8 +29,6 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The shape of a node's status (field names, nesting, value types, which optional fields are present) as
@@ -125,7 +126,7 @@ class StatusJsonTest {
             });
             elements.forEach(out::append);
         } else {
-            out.append(path).append(' ').append(node.getNodeType().name().toLowerCase(java.util.Locale.ROOT))
+            out.append(path).append(' ').append(node.getNodeType().name().toLowerCase(Locale.ROOT))
                     .append('\n');
         }
     }

@@ -1,5 +1,9 @@
 package io.verbatim.runtime;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.verbatim.config.ConfigException;
@@ -21,14 +25,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import javax.net.ssl.SSLException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.client.HttpClient;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import reactor.netty.http.server.HttpServer;
 
 /** Two clusters replicating over mutual TLS, with certificates a test CA made; strangers are refused. */
 class TlsTest {
@@ -79,7 +85,7 @@ class TlsTest {
         String status = a.adminUrl() + ExchangeServer.STATUS_PATH;
         // No CA: the JDK does not trust the node's certificate.
         assertThatThrownBy(() -> java.net.http.HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(status))
-                .build(), HttpResponse.BodyHandlers.ofString())).isInstanceOf(javax.net.ssl.SSLException.class);
+                .build(), HttpResponse.BodyHandlers.ofString())).isInstanceOf(SSLException.class);
         // The CA but no client certificate: the port requires one.
         assertThat(call(status, client(ca.caFile(), null), null)).startsWith("failed");
         // A certificate from another CA: refused in the handshake.
@@ -101,14 +107,14 @@ class TlsTest {
         TestCertificates ca = new TestCertificates(dir, "test-ca");
         Path[] elsewhere = ca.issueFor("a", "elsewhere.example");
         Path[] client = ca.issue("b");
-        Tls serving = new Tls(elsewhere[0], elsewhere[1], ca.caFile(), io.netty.handler.ssl.ClientAuth.NONE);
+        Tls serving = new Tls(elsewhere[0], elsewhere[1], ca.caFile(), ClientAuth.NONE);
         NetServer net = new NetServer(TestNet.authenticator("a"), NetworkLimits.defaults(), serving.serverContext());
-        DisposableServer server = net.apply(reactor.netty.http.server.HttpServer.create().host("127.0.0.1").port(0), "t")
-                .route(r -> r.get("/", (req, res) -> res.sendString(reactor.core.publisher.Mono.just("ok")))).bindNow();
+        DisposableServer server = net.apply(HttpServer.create().host("127.0.0.1").port(0), "t")
+                .route(r -> r.get("/", (req, res) -> res.sendString(Mono.just("ok")))).bindNow();
         try {
-            NetClient peer = NetClient.of("b", TestNet.key("b"), NetworkLimits.defaults(), java.util.Optional.of(
-                    new Tls(client[0], client[1], ca.caFile(), io.netty.handler.ssl.ClientAuth.NONE).clientContext()),
-                    reactor.core.scheduler.Schedulers.parallel());
+            NetClient peer = NetClient.of("b", TestNet.key("b"), NetworkLimits.defaults(), Optional.of(
+                    new Tls(client[0], client[1], ca.caFile(), ClientAuth.NONE).clientContext()),
+                    Schedulers.parallel());
             String answer;
             try {
                 answer = peer.signing(HttpClient.create(), "a").get().uri("https://127.0.0.1:" + server.port() + "/")

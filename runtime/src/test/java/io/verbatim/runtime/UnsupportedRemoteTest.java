@@ -1,9 +1,12 @@
 package io.verbatim.runtime;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ExchangeMetricsBinder;
 import io.verbatim.model.Compression;
+import io.verbatim.model.entry.Message;
 import io.verbatim.pipeline.SegmentReplicator;
 import io.verbatim.testkit.DeliveryChecks;
 import java.time.Duration;
@@ -14,8 +17,6 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * R-C11 end to end: a remote whose address answers 404 for the exchange is reported unsupported, probed
@@ -55,7 +56,7 @@ class UnsupportedRemoteTest {
         // a reaches b's "controller" at one of b's brokers: an HTTP server with no exchange endpoint (404).
         ClusterUrls wrong = new ClusterUrls(b.brokerUrls().get(0), b.brokerUrls());
         a.connect(Map.of("b", wrong));
-        a.producer("t", Compression.LZ4).sendNow(List.of(io.verbatim.model.entry.Message.of("k",
+        a.producer("t", Compression.LZ4).sendNow(List.of(Message.of("k",
                 DeliveryChecks.payload("a", 0))));
 
         Flux.interval(Duration.ofMillis(20)).filter(t -> a.controller().isUnsupported("b"))

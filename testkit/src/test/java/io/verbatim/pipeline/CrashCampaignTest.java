@@ -1,8 +1,10 @@
 package io.verbatim.pipeline;
 
-import io.verbatim.budget.SlowPathBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.budget.BrokerBudget;
+import io.verbatim.budget.BudgetConfig;
+import io.verbatim.budget.SlowPathBudget;
 import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.embedded.SendFaults;
 import io.verbatim.model.Compression;
@@ -59,7 +61,7 @@ class CrashCampaignTest {
         ReplicatorConfig config = World.testConfig().withMaxInFlight(1 + r.nextInt(64))
                 .withSendTimeout(Duration.ofMillis(200 + r.nextInt(300)));
         long rate = 20_000 + r.nextInt(200_000);
-        world.link(config, cluster -> new io.verbatim.budget.BrokerBudget(io.verbatim.budget.BudgetConfig.of(rate)
+        world.link(config, cluster -> new BrokerBudget(BudgetConfig.of(rate)
                 .withMaxConcurrentRebatches(1 + r.nextInt(3)), world.clock));
         for (MemoryCluster c : world.clusters.values()) {
             c.faults(SendFaults.seeded(r.nextLong(), 0.02 + r.nextDouble() * 0.08, Duration.ofMillis(r.nextInt(30))));

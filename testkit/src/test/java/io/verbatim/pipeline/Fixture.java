@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import reactor.core.scheduler.Scheduler;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
@@ -23,7 +24,7 @@ final class Fixture {
     SlowPathBudget budget = SlowPathBudget.unlimited();
     InFlightBudget inFlightBudget = InFlightBudget.unlimited();
     /** What stands between the replicator and {@code b} (default: nothing). */
-    java.util.function.UnaryOperator<RemoteCluster> network = r -> r;
+    UnaryOperator<RemoteCluster> network = r -> r;
     ExchangeGate exchangeGate = ExchangeGate.alwaysReady();
     Scheduler cpu = clock;
     final ReplicatorMetrics metrics = new ReplicatorMetrics();

@@ -1,12 +1,14 @@
 package io.verbatim.pipeline;
 
-import io.verbatim.budget.SlowPathBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.budget.SlowPathBudget;
 import io.verbatim.model.Compression;
+import io.verbatim.model.Join;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Segment;
+import io.verbatim.model.Shape;
 import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -94,9 +96,9 @@ class MultiClusterTest {
     /** Applies to {@code cluster} the plan that reaches the join with {@code peer}'s layout. */
     static void follow(World world, String cluster, String peer) {
         var local = world.cluster(cluster);
-        var target = io.verbatim.model.Join.of(io.verbatim.model.Shape.of(local.layout()),
-                io.verbatim.model.Shape.of(world.cluster(peer).layout()));
-        for (Mutation m : io.verbatim.model.Join.toReach(local.layout(), target)) {
+        var target = Join.of(Shape.of(local.layout()),
+                Shape.of(world.cluster(peer).layout()));
+        for (Mutation m : Join.toReach(local.layout(), target)) {
             local.apply(m).layoutOrThrow();
         }
     }

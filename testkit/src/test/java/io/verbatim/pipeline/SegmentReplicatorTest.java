@@ -1,22 +1,33 @@
 package io.verbatim.pipeline;
 
-import io.verbatim.budget.SlowPathBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.verbatim.budget.BrokerBudget;
+import io.verbatim.budget.BudgetConfig;
+import io.verbatim.budget.BudgetMetricsBinder;
+import io.verbatim.budget.SlowPathBudget;
+import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.embedded.SendFault;
 import io.verbatim.embedded.SendFaults;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
+import io.verbatim.model.Segment;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToIntFunction;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -122,7 +133,7 @@ class SegmentReplicatorTest {
     @Test
     void aNewCursorAtLatestSkipsWhatWasWrittenBefore() {
         Fixture f = new Fixture(ONE);
-        var fresh = new io.verbatim.embedded.MemoryCluster("a", ONE, f.clock);
+        var fresh = new MemoryCluster("a", ONE, f.clock);
         fresh.produce(Fixture.messages(0, 10, 5), Compression.NONE);
         fresh.replicateTo("b", StartAt.LATEST);
         fresh.produce(Fixture.messages(10, 10, 5), Compression.NONE);
@@ -225,7 +236,7 @@ class SegmentReplicatorTest {
         Fixture f = new Fixture(ONE);
         f.b.inheritDeduplication(false);
         SourcePosition slow = SourcePosition.of(0, 3);
-        f.b.faults((segment, producer, position) -> new io.verbatim.embedded.SendFault.Delay(
+        f.b.faults((segment, producer, position) -> new SendFault.Delay(
                 position.equals(slow) ? Duration.ofMillis(100) : Duration.ofMillis(5)));
         for (int i = 0; i < 12; i++) {
             f.produce(i * 10, 10, 1, Compression.LZ4); // one key: one entry per call, all in bucket order
@@ -237,10 +248,10 @@ class SegmentReplicatorTest {
         f.b.apply(Mutation.split(0)).layoutOrThrow();
         f.a.log(0).seal();
         f.advance(Duration.ofSeconds(10));
-        java.util.Set<String> entry3 = IntStream.range(30, 40).mapToObj(n -> "a/" + n)
-                .collect(java.util.stream.Collectors.toSet());
+        Set<String> entry3 = IntStream.range(30, 40).mapToObj(n -> "a/" + n)
+                .collect(Collectors.toSet());
         List<String> delivered = f.deliveredToB();
-        assertThat(new java.util.HashSet<>(delivered)).hasSize(120);
+        assertThat(new HashSet<>(delivered)).hasSize(120);
         assertThat(delivered.stream().filter(id -> !entry3.contains(id)).toList()).as("stored once")
                 .doesNotHaveDuplicates();
     }
@@ -254,7 +265,7 @@ class SegmentReplicatorTest {
     @Test
     void aPartlyTakenReBatchedEntryIsPlannedAgainWithoutWhatTheRemoteTook() {
         Fixture f = new Fixture(ONE, SPLIT);
-        f.b.faults((segment, producer, position) -> new io.verbatim.embedded.SendFault.Delay(
+        f.b.faults((segment, producer, position) -> new SendFault.Delay(
                 segment == 1 ? Duration.ofMillis(100) : Duration.ofMillis(5)));
         for (int i = 0; i < 12; i++) {
             f.produce(i * 10, 10, 10, Compression.LZ4);
@@ -267,10 +278,10 @@ class SegmentReplicatorTest {
         f.a.log(0).seal();
         f.advance(Duration.ofSeconds(10));
         var stored = Invariants.stored(f.b);
-        java.util.Set<String> ambiguous = stored.stream().filter(x -> x.segmentId() == 1)
-                .map(x -> x.origin() + "/" + x.counter()).collect(java.util.stream.Collectors.toSet());
+        Set<String> ambiguous = stored.stream().filter(x -> x.segmentId() == 1)
+                .map(x -> x.origin() + "/" + x.counter()).collect(Collectors.toSet());
         List<String> delivered = f.deliveredToB();
-        assertThat(new java.util.HashSet<>(delivered)).hasSize(120);
+        assertThat(new HashSet<>(delivered)).hasSize(120);
         assertThat(f.metrics.rebatchedEntries()).isPositive();
         assertThat(delivered.stream().filter(id -> !ambiguous.contains(id)).toList()).as("stored once")
                 .doesNotHaveDuplicates();
@@ -407,12 +418,12 @@ class SegmentReplicatorTest {
             f.produce(i, 1, 1, Compression.NONE);
         }
         f.a.log(0).seal();
-        long start = f.clock.now(java.util.concurrent.TimeUnit.MILLISECONDS);
+        long start = f.clock.now(TimeUnit.MILLISECONDS);
         Disposable run = f.replicator(0).run().subscribe();
         while (!run.isDisposed()) {
             f.advance(Duration.ofMillis(100));
         }
-        return Duration.ofMillis(f.clock.now(java.util.concurrent.TimeUnit.MILLISECONDS) - start);
+        return Duration.ofMillis(f.clock.now(TimeUnit.MILLISECONDS) - start);
     }
 
     @Test
@@ -420,7 +431,7 @@ class SegmentReplicatorTest {
         Layout four = SPLIT.apply(Mutation.split(1), 1, 0).layoutOrThrow().apply(Mutation.split(2), 2, 0)
                 .layoutOrThrow();
         Fixture f = new Fixture(ONE, four);
-        List<Long> segments = four.activeSegments().stream().map(io.verbatim.model.Segment::id).toList();
+        List<Long> segments = four.activeSegments().stream().map(Segment::id).toList();
         long failing = segments.get(2);
         Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>(); // by "<segment>/<position>"
         f.b.faults((segment, producer, position) -> {
@@ -433,7 +444,7 @@ class SegmentReplicatorTest {
         f.advance(Duration.ofSeconds(5));
         assertThat(f.deliveredToB()).hasSize(64).doesNotHaveDuplicates();
         String first = SourcePosition.of(0, 0).toString();
-        java.util.function.ToIntFunction<Long> triesAt = segment -> attempts.entrySet().stream()
+        ToIntFunction<Long> triesAt = segment -> attempts.entrySet().stream()
                 .filter(e -> e.getKey().startsWith(segment + "/" + first + ":")).mapToInt(e -> e.getValue().get())
                 .max().orElseThrow();
         assertThat(triesAt.applyAsInt(failing)).isEqualTo(2);
@@ -500,7 +511,7 @@ class SegmentReplicatorTest {
     @Test
     void sealedSegmentsPinnedByBacklogAreAGauge() {
         Fixture f = new Fixture(ONE);
-        var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        var registry = new SimpleMeterRegistry();
         f.a.pinnedSegmentsMetric(0).bindTo(registry);
         f.produce(0, 10, 5, Compression.NONE);
         f.a.apply(Mutation.split(0)).layoutOrThrow();
@@ -522,11 +533,11 @@ class SegmentReplicatorTest {
         Layout source = Layout.initial(2, 4, 0);
         Layout remote = source.apply(Mutation.split(0), 0, 0).layoutOrThrow(); // finer under segment 0 only
         Fixture f = new Fixture(source, remote);
-        io.verbatim.budget.BrokerBudget budget = new io.verbatim.budget.BrokerBudget(
-                io.verbatim.budget.BudgetConfig.of(200), f.clock);
+        BrokerBudget budget = new BrokerBudget(
+                BudgetConfig.of(200), f.clock);
         f.budget = budget;
-        io.micrometer.core.instrument.simple.SimpleMeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
-        new io.verbatim.budget.BudgetMetricsBinder(budget).bindTo(meters);
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        new BudgetMetricsBinder(budget).bindTo(meters);
         f.b.faults(SendFaults.roundTrip(Duration.ofMillis(10)));
         for (int i = 0; i < 40; i++) {
             f.produce(i * 50, 50, 200, Compression.LZ4);
@@ -534,15 +545,15 @@ class SegmentReplicatorTest {
         f.a.log(0).seal();
         f.a.log(1).seal();
         Disposable slow = slowPathBusy ? f.replicator(0).run().subscribe() : null;
-        long start = f.clock.now(java.util.concurrent.TimeUnit.MILLISECONDS);
+        long start = f.clock.now(TimeUnit.MILLISECONDS);
         Disposable fast = f.replicator(1).run().subscribe();
         while (!fast.isDisposed()) {
             f.advance(Duration.ofMillis(10));
         }
-        Duration took = Duration.ofMillis(f.clock.now(java.util.concurrent.TimeUnit.MILLISECONDS) - start);
+        Duration took = Duration.ofMillis(f.clock.now(TimeUnit.MILLISECONDS) - start);
         if (slowPathBusy) {
             assertThat(slow.isDisposed()).as("the slow path is still throttled").isFalse();
-            assertThat(meters.get(io.verbatim.budget.BudgetMetricsBinder.GRANTED).functionCounter().count()).isPositive();
+            assertThat(meters.get(BudgetMetricsBinder.GRANTED).functionCounter().count()).isPositive();
             f.advance(Duration.ofMinutes(10));
             assertThat(slow.isDisposed()).as("and gets there").isTrue();
             assertThat(f.deliveredToB()).hasSize(2000).doesNotHaveDuplicates();

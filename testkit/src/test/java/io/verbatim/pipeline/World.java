@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 /**
@@ -44,7 +45,7 @@ final class World {
     }
 
     /** Links every pair, each source cluster's replicators sharing that cluster's budget. */
-    World link(ReplicatorConfig base, java.util.function.Function<String, SlowPathBudget> budgets) {
+    World link(ReplicatorConfig base, Function<String, SlowPathBudget> budgets) {
         for (MemoryCluster from : clusters.values()) {
             SlowPathBudget budget = budgets.apply(from.name());
             for (MemoryCluster to : clusters.values()) {

@@ -3,9 +3,12 @@ package io.verbatim.metastore.identity;
 import io.verbatim.net.SigningKey;
 import io.verbatim.net.VerifyingKey;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * One member's view of who is who in its metadata log: its own id and signing key, and the verifying key
@@ -25,7 +28,7 @@ public record MemberKeys(String self, SigningKey own, Map<String, VerifyingKey> 
         if (self == null || self.isBlank()) {
             throw new IllegalArgumentException("self must not be empty");
         }
-        java.util.Objects.requireNonNull(own, "own");
+        Objects.requireNonNull(own, "own");
         voters = Map.copyOf(voters);
         listeners = Map.copyOf(listeners);
         for (String l : listeners.keySet()) {
@@ -39,7 +42,7 @@ public record MemberKeys(String self, SigningKey own, Map<String, VerifyingKey> 
                     + ", not the verifying key it is given for itself, " + mine);
         }
         Map<VerifyingKey, String> seen = new LinkedHashMap<>();
-        for (Map<String, VerifyingKey> keys : java.util.List.of(voters, listeners)) {
+        for (Map<String, VerifyingKey> keys : List.of(voters, listeners)) {
             keys.forEach((member, key) -> {
                 String other = seen.putIfAbsent(key, member);
                 if (other != null) {
@@ -82,7 +85,7 @@ public record MemberKeys(String self, SigningKey own, Map<String, VerifyingKey> 
 
     /** Every member named, voters and listeners. */
     public Set<String> members() {
-        Set<String> all = new java.util.TreeSet<>(voters.keySet());
+        Set<String> all = new TreeSet<>(voters.keySet());
         all.addAll(listeners.keySet());
         return all;
     }

@@ -13,6 +13,9 @@ import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -84,7 +87,7 @@ public final class SignedCall {
                     return null;
                 }
             }
-            if (!fields.keySet().equals(java.util.Set.of("from", "to", "time", "nonce", "signature"))) {
+            if (!fields.keySet().equals(Set.of("from", "to", "time", "nonce", "signature"))) {
                 return null;
             }
             try {
@@ -96,7 +99,7 @@ public final class SignedCall {
         }
 
         private static String field(Map<String, String> fields, String name) {
-            return java.util.Objects.requireNonNull(fields.get(name), name);
+            return Objects.requireNonNull(fields.get(name), name);
         }
     }
 
@@ -144,7 +147,7 @@ public final class SignedCall {
             }
             if (!callers.containsKey(c.from())) {
                 return new Result.Refused(403, "member '" + LogText.escape(c.from()) + "' may not make this call here "
-                        + "(expected one of " + new java.util.TreeSet<>(callers.keySet()) + ")");
+                        + "(expected one of " + new TreeSet<>(callers.keySet()) + ")");
             }
             if (!c.to().equals(self)) {
                 return new Result.Refused(403, "the call is signed for member '" + LogText.escape(c.to()) + "', not "
@@ -164,14 +167,14 @@ public final class SignedCall {
             if (early != null) {
                 return early;
             }
-            Claim c = java.util.Objects.requireNonNull(Claim.parse(java.util.Objects.requireNonNull(authorization)));
+            Claim c = Objects.requireNonNull(Claim.parse(Objects.requireNonNull(authorization)));
             byte[] signature;
             try {
                 signature = Base64.getUrlDecoder().decode(c.signature());
             } catch (IllegalArgumentException e) {
                 return new Result.Refused(401, "the signature is not base64");
             }
-            VerifyingKey key = java.util.Objects.requireNonNull(callers.get(c.from()), "a caller the precheck knows");
+            VerifyingKey key = Objects.requireNonNull(callers.get(c.from()), "a caller the precheck knows");
             if (!key.verifies(c.signed(group, method, path, body), signature)) {
                 return new Result.Refused(403, "the signature is not member " + c.from() + "'s over this request");
             }

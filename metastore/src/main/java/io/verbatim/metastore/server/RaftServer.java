@@ -21,14 +21,18 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * One member of a metadata log group, running: the pure {@link RaftNode} driven on one worker of an
@@ -40,7 +44,7 @@ import reactor.core.scheduler.Scheduler;
  * {@code Schedulers.newSingle}), or a virtual-time scheduler in tests.
  */
 public final class RaftServer implements ReplicatedLog, AutoCloseable {
-    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(RaftServer.class);
+    private static final Logger LOG = Loggers.getLogger(RaftServer.class);
     private final RaftNode node;
     private final RaftStorage storage;
     private final RaftTransport transport;
@@ -60,7 +64,7 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
     private long appliedIndex;
     private long snapshotIndex;
     /** Read ids start at random, so a delayed answer to a past incarnation's read never answers a new one. */
-    private long nextReadId = java.util.concurrent.ThreadLocalRandom.current().nextLong(1L << 62);
+    private long nextReadId = ThreadLocalRandom.current().nextLong(1L << 62);
 
     private record Viewed(RaftStatus of, MemberStatus view) {
     }
@@ -332,7 +336,7 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
      * thread, changed and proposed, could revert a change committed meanwhile). Completes once applied here;
      * fails with what {@code change} throws, without proposing anything.
      */
-    public Mono<Void> updateConfiguration(java.util.function.UnaryOperator<RaftConfigurationProto> change) {
+    public Mono<Void> updateConfiguration(UnaryOperator<RaftConfigurationProto> change) {
         return Mono.<Object>create(sink -> worker.schedule(() -> runOrRefuse(sink, () -> {
             RaftConfigurationProto next;
             try {
@@ -359,7 +363,7 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
      * the voters and listeners as they are unless {@code change} names others, the delegations {@code
      * change}'s.
      */
-    public Mono<Void> updateGroup(java.util.function.UnaryOperator<Group> change) {
+    public Mono<Void> updateGroup(UnaryOperator<Group> change) {
         return updateConfiguration(conf -> change.apply(Group.of(conf)).onto(conf));
     }
 

@@ -39,6 +39,8 @@ import reactor.netty.NettyPipeline;
 import reactor.netty.resources.LoopResources;
 import reactor.netty.tcp.TcpClient;
 import reactor.netty.tcp.TcpServer;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * One member's Raft transport over TCP (Reactor Netty): a server for the messages addressed to it and one
@@ -66,7 +68,7 @@ import reactor.netty.tcp.TcpServer;
  * scheduler, and backoff timers run on it. {@link #send} is thread-safe and never blocks.
  */
 public final class NettyRaftTransport implements RaftTransport {
-    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(NettyRaftTransport.class);
+    private static final Logger LOG = Loggers.getLogger(NettyRaftTransport.class);
     /** Refusals are logged at most once per source address per this interval. */
     static final Duration REFUSAL_LOG_INTERVAL = Duration.ofSeconds(10);
     private final Settings settings;
@@ -442,7 +444,7 @@ public final class NettyRaftTransport implements RaftTransport {
 
         private Builder(String group, MemberKeys keys) {
             this.group = require("group", group);
-            this.keys = java.util.Objects.requireNonNull(keys, "keys");
+            this.keys = Objects.requireNonNull(keys, "keys");
             this.member = require("member", keys.self());
         }
 
@@ -542,19 +544,19 @@ public final class NettyRaftTransport implements RaftTransport {
 
         /** The wait between failed connection attempts to a peer. */
         public Builder reconnect(Backoff backoff) {
-            this.reconnect = java.util.Objects.requireNonNull(backoff, "reconnect");
+            this.reconnect = Objects.requireNonNull(backoff, "reconnect");
             return this;
         }
 
         /** Where {@code inbound()} signals and backoff timers run. */
         public Builder scheduler(Scheduler scheduler) {
-            this.scheduler = java.util.Objects.requireNonNull(scheduler, "scheduler");
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
             return this;
         }
 
         /** The jitter's draws (seed it to repeat a run). */
         public Builder random(RandomGenerator random) {
-            this.random = java.util.Objects.requireNonNull(random, "random");
+            this.random = Objects.requireNonNull(random, "random");
             return this;
         }
 

@@ -2,6 +2,7 @@ package io.verbatim.metastore.raft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.CodedOutputStream;
 import io.verbatim.metastore.proto.AppendEntriesRequestProto;
 import io.verbatim.metastore.proto.AppendResult;
 import io.verbatim.metastore.proto.RaftMessageProto;
@@ -141,7 +142,7 @@ final class LatencyNetwork {
     /** The listener assignments on the leader's AppendEntries (field 16, its tag and length included). */
     double leaderAssignmentBytesPerEntry() {
         return (double) leaderAppends().filter(AppendEntriesRequestProto::hasListenerAssignment)
-                .mapToLong(a -> com.google.protobuf.CodedOutputStream.computeMessageSize(16, a.getListenerAssignment()))
+                .mapToLong(a -> CodedOutputStream.computeMessageSize(16, a.getListenerAssignment()))
                 .sum() / h.status("n1").commitIndex();
     }
 

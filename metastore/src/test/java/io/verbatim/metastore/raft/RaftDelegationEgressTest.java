@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -82,7 +83,7 @@ class RaftDelegationEgressTest {
                 f.appends() / 10, f.assignments() / 10, f.appends() / d.appends(), x.appends() / 10,
                 x.assignments() / 10, x.appends() / d.appends());
         // the leader sends entries to 2 voters + the listeners it feeds, of 14 members
-        assertThat(ratioFive).isCloseTo(4.0 / 14, org.assertj.core.data.Offset.offset(0.01));
-        assertThat(ratioSix).isCloseTo(2.0 / 14, org.assertj.core.data.Offset.offset(0.01)).isLessThanOrEqualTo(0.20);
+        assertThat(ratioFive).isCloseTo(4.0 / 14, Offset.offset(0.01));
+        assertThat(ratioSix).isCloseTo(2.0 / 14, Offset.offset(0.01)).isLessThanOrEqualTo(0.20);
     }
 }

@@ -29,7 +29,7 @@ class RaftGoldenTranscriptTest {
 
     @Test
     void aLaggingListenerIsProbedAndCaughtUpWithAHint() throws IOException {
-        Harness h = Harness.group(java.util.List.of("n1", "n2", "n3"), List.of("l1"));
+        Harness h = Harness.group(List.of("n1", "n2", "n3"), List.of("l1"));
         h.elect("n1");
         h.isolated.add("l1");
         h.propose("n1", "a");

@@ -6,16 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.protobuf.ByteString;
 import io.verbatim.metastore.proto.HardStateProto;
 import io.verbatim.metastore.proto.LogEntryProto;
+import io.verbatim.metastore.proto.RaftConfigurationProto;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.proto.SnapshotMetaProto;
 import io.verbatim.metastore.proto.TermIndexProto;
 import io.verbatim.metastore.storage.RaftStorage;
-import java.util.List;
-import java.util.Optional;
-import java.util.SplittableRandom;
 import io.verbatim.metastore.storage.SegmentedRaftStorage;
 import io.verbatim.metastore.storage.StorageOptions;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -71,7 +73,7 @@ class RaftNodeContractTest {
 
     /** Hands every Ready to {@code storage} as the driver does, and returns the data applied. */
     private static List<String> drive(RaftNode n, RaftStorage storage) {
-        List<String> applied = new java.util.ArrayList<>();
+        List<String> applied = new ArrayList<>();
         while (n.hasReady()) {
             Ready r = n.ready();
             r.snapshot().ifPresent(s -> storage.saveSnapshot(s.meta(), s.data()));
@@ -174,7 +176,7 @@ class RaftNodeContractTest {
     @Test
     void aJoinerWithNoConfigurationNeverCampaigns() {
         RaftNode n = RaftNode.start(RaftConfig.defaults("n9", "g"), RaftStorage.Recovered.empty(), Optional.empty(),
-                io.verbatim.metastore.proto.RaftConfigurationProto.getDefaultInstance(), new SplittableRandom(1));
+                RaftConfigurationProto.getDefaultInstance(), new SplittableRandom(1));
         for (int i = 0; i < 500; i++) {
             n.tick();
         }

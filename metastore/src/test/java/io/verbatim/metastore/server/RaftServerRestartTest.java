@@ -8,6 +8,9 @@ import io.verbatim.metastore.storage.SegmentedRaftStorage;
 import io.verbatim.metastore.storage.StorageOptions;
 import io.verbatim.model.Layout;
 import io.verbatim.store.LayoutStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -46,10 +49,10 @@ class RaftServerRestartTest {
             first.stop();
         }
         for (String m : RaftServerTest.VOTERS) {
-            try (var files = java.nio.file.Files.list(dir.resolve(m))) {
+            try (var files = Files.list(dir.resolve(m))) {
                 assertThat(files.map(f -> f.getFileName().toString())).as(m).anyMatch(f -> f.startsWith("snapshot_"));
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         }
         RaftServerTest second = new RaftServerTest();

@@ -3,7 +3,9 @@ package io.verbatim.metastore.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.protobuf.ByteString;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
+import io.verbatim.metastore.proto.RaftMessageProto;
 import io.verbatim.metastore.proto.RaftPeerProto;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.raft.RaftConfig;
@@ -13,19 +15,26 @@ import io.verbatim.metastore.state.LeaderLayoutStore;
 import io.verbatim.metastore.state.RaftLayoutStore;
 import io.verbatim.metastore.storage.MemoryRaftStorage;
 import io.verbatim.metastore.transport.MemoryNetwork;
+import io.verbatim.metastore.transport.RaftTransport;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
+import io.verbatim.model.Segment;
 import io.verbatim.store.LayoutStore;
 import io.verbatim.store.StaleEpochException;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.retry.Retry;
 
 /** A group of three voters and two listeners in one JVM, on real threads, through the layout store. */
 class RaftServerTest {
@@ -33,7 +42,7 @@ class RaftServerTest {
     static final List<String> LISTENERS = List.of("b1", "b2");
     static final RaftServer.Options FAST = new RaftServer.Options(Duration.ofMillis(10), 50, Duration.ofSeconds(2));
 
-    final MemoryNetwork network = new MemoryNetwork("g", Schedulers.parallel(), new java.util.SplittableRandom(7));
+    final MemoryNetwork network = new MemoryNetwork("g", Schedulers.parallel(), new SplittableRandom(7));
     final Map<String, RaftServer> servers = new LinkedHashMap<>();
     final Map<String, LayoutRegister> registers = new LinkedHashMap<>();
     final Map<String, Scheduler> threads = new LinkedHashMap<>();
@@ -63,13 +72,13 @@ class RaftServerTest {
     String awaitLeader() {
         return Flux.interval(Duration.ofMillis(5)).map(i -> servers.values().stream().map(RaftServer::status)
                         .filter(s -> s.role() == RaftPeerRole.LEADER).map(RaftStatus::memberId).findFirst())
-                .filter(java.util.Optional::isPresent).map(java.util.Optional::get).blockFirst(Duration.ofSeconds(10));
+                .filter(Optional::isPresent).map(Optional::get).blockFirst(Duration.ofSeconds(10));
     }
 
     /** The leader of the highest term (a cut-off leader may not know it was deposed). */
-    java.util.Optional<String> leader() {
+    Optional<String> leader() {
         return servers.values().stream().map(RaftServer::status).filter(s -> s.role() == RaftPeerRole.LEADER)
-                .max(java.util.Comparator.comparingLong(RaftStatus::term)).map(RaftStatus::memberId);
+                .max(Comparator.comparingLong(RaftStatus::term)).map(RaftStatus::memberId);
     }
 
     /** Writes through whoever leads now (leadership may move on a loaded machine), watching from {@code watcher}. */
@@ -84,8 +93,8 @@ class RaftServerTest {
     }
 
     static Layout split(Layout l) {
-        io.verbatim.model.Segment widest = l.activeSegments().stream()
-                .max(java.util.Comparator.comparingInt(s -> s.range().size())).orElseThrow();
+        Segment widest = l.activeSegments().stream()
+                .max(Comparator.comparingInt(s -> s.range().size())).orElseThrow();
         return l.apply(Mutation.split(widest.id()), l.epoch(), 0).layoutOrThrow();
     }
 
@@ -122,8 +131,8 @@ class RaftServerTest {
                 7));
         registers.put("b2", register);
         RaftConfigurationProto withB2 = configuration();
-        reactor.core.publisher.Mono.defer(() -> servers.get(leader().orElseThrow()).setConfiguration(withB2))
-                .retryWhen(reactor.util.retry.Retry.backoff(20, Duration.ofMillis(20))
+        Mono.defer(() -> servers.get(leader().orElseThrow()).setConfiguration(withB2))
+                .retryWhen(Retry.backoff(20, Duration.ofMillis(20))
                         .filter(NotLeaderException.class::isInstance))
                 .block(Duration.ofSeconds(10));
         assertThat(store("b2").watch("t").blockFirst(Duration.ofSeconds(10))).isEqualTo(one);
@@ -156,7 +165,7 @@ class RaftServerTest {
         String second = Flux.interval(Duration.ofMillis(5)).map(i -> servers.values().stream().map(RaftServer::status)
                         .filter(s -> s.role() == RaftPeerRole.LEADER && !s.memberId().equals(first))
                         .map(RaftStatus::memberId).findFirst())
-                .filter(java.util.Optional::isPresent).map(java.util.Optional::get).blockFirst(Duration.ofSeconds(10));
+                .filter(Optional::isPresent).map(Optional::get).blockFirst(Duration.ofSeconds(10));
         assertThat(leaderStore("b1").get("t").block(Duration.ofSeconds(10))).isEqualTo(one);
         Layout two = leaderStore("b1").compareAndSet("t", 0, split(one)).block(Duration.ofSeconds(10));
         network.healAll();
@@ -164,15 +173,15 @@ class RaftServerTest {
     }
 
     /** A transport that sends at most {@code max} bytes per message, as TCP's frame limit does. */
-    private record Limited(io.verbatim.metastore.transport.RaftTransport inner, int max)
-            implements io.verbatim.metastore.transport.RaftTransport {
+    private record Limited(RaftTransport inner, int max)
+            implements RaftTransport {
         @Override
-        public void send(io.verbatim.metastore.proto.RaftMessageProto message) {
+        public void send(RaftMessageProto message) {
             inner.send(message);
         }
 
         @Override
-        public Flux<io.verbatim.metastore.proto.RaftMessageProto> inbound() {
+        public Flux<RaftMessageProto> inbound() {
             return inner.inbound();
         }
 
@@ -206,12 +215,12 @@ class RaftServerTest {
                 256 << 10), new LayoutRegister(), FAST, thread, 1);
         servers.put("c1", server);
         awaitLeader();
-        com.google.protobuf.ByteString large = com.google.protobuf.ByteString.copyFrom(new byte[300 << 10]);
+        ByteString large = ByteString.copyFrom(new byte[300 << 10]);
         assertThatThrownBy(() -> server.submit(large).block(Duration.ofSeconds(5)))
                 .isInstanceOf(CommandTooLargeException.class).hasMessageContaining((300 << 10) + " bytes")
                 .hasMessageContaining((256 << 10) + " bytes");
         long last = server.status().lastIndex();
-        server.submit(com.google.protobuf.ByteString.copyFrom(new byte[200 << 10])).block(Duration.ofSeconds(5));
+        server.submit(ByteString.copyFrom(new byte[200 << 10])).block(Duration.ofSeconds(5));
         // the status is published after the answer
         RaftStatus after = server.statuses().filter(st -> st.appliedIndex() > last).blockFirst(Duration.ofSeconds(5));
         assertThat(after.lastIndex()).as("the refused command took no index").isEqualTo(last + 1);

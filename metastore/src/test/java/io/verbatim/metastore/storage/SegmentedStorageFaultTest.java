@@ -12,6 +12,7 @@ import io.verbatim.metastore.proto.LogEntryProto;
 import io.verbatim.metastore.storage.RaftStorage.Recovered;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -118,7 +119,7 @@ class SegmentedStorageFaultTest {
         private void call(Runnable storageCall) {
             try {
                 storageCall.run();
-            } catch (java.io.UncheckedIOException e) {
+            } catch (UncheckedIOException e) {
                 if (!(e.getCause() instanceof Killed)) {
                     throw e;
                 }

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 
 /**
@@ -19,7 +20,7 @@ import java.util.function.UnaryOperator;
 final class NettyGroup implements AutoCloseable {
     static final List<String> VOTERS = List.of("a", "b", "c", "d", "e");
     static final List<String> LISTENERS = List.of("l1", "l2");
-    private static final Map<String, SigningKey> SIGNING = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<String, SigningKey> SIGNING = new ConcurrentHashMap<>();
     private final String group;
     private final List<String> members;
     private final Map<String, Integer> ports = new LinkedHashMap<>();

@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.verbatim.metastore.transport.Messages.Inbox;
 import io.verbatim.metastore.transport.RaftTransportMetrics.Drop;
 import io.verbatim.metastore.transport.RaftTransportMetrics.Refusal;
+import io.verbatim.net.NetworkLimits;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -78,8 +80,8 @@ class NettyRaftTransportPeersTest {
     @Test
     void closesAnIdleConnectionAndRedialsOnTheNextMessage() {
         NettyRaftTransport a = group.start("a");
-        NettyRaftTransport b = group.start("b", x -> x.limits(io.verbatim.net.NetworkLimits.defaults()
-                .withIdleTimeout(java.time.Duration.ofMillis(100))));
+        NettyRaftTransport b = group.start("b", x -> x.limits(NetworkLimits.defaults()
+                .withIdleTimeout(Duration.ofMillis(100))));
         try (Inbox atB = new Inbox(b)) {
             a.send(append("a", "b", GROUP, 1));
             Poll.until("b gets the first", () -> atB.size() == 1);

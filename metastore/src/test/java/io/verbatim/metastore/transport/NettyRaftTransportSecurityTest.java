@@ -3,6 +3,9 @@ package io.verbatim.metastore.transport;
 import static io.verbatim.metastore.transport.Messages.append;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.verbatim.metastore.identity.MemberKeys;
 import io.verbatim.metastore.proto.AppendEntriesReplyProto;
 import io.verbatim.metastore.proto.InstallSnapshotRequestProto;
@@ -16,6 +19,7 @@ import io.verbatim.metastore.proto.StartLeaderElectionRequestProto;
 import io.verbatim.metastore.transport.Messages.Inbox;
 import io.verbatim.metastore.transport.RaftTransportMetrics.Drop;
 import io.verbatim.metastore.transport.RaftTransportMetrics.Refusal;
+import io.verbatim.net.NetworkLimits;
 import io.verbatim.net.SigningKey;
 import java.io.DataInputStream;
 import java.net.ServerSocket;
@@ -114,15 +118,15 @@ class NettyRaftTransportSecurityTest {
                 String wire = new String(hello, StandardCharsets.ISO_8859_1);
                 assertThat(wire).doesNotContain(NettyGroup.secretOf("b"));
                 assertThat(hello[0]).isEqualTo(Frames.HELLO);
-                Frames.Hello h = Frames.readHello(io.netty.buffer.Unpooled.wrappedBuffer(hello, 1, hello.length - 1));
+                Frames.Hello h = Frames.readHello(Unpooled.wrappedBuffer(hello, 1, hello.length - 1));
                 assertThat(h.member()).isEqualTo("b");
                 assertThat(h.server()).isEqualTo("a");
                 // a WELCOME signed by someone else than a (here, by b's own key)
-                io.netty.buffer.ByteBuf w = io.netty.buffer.Unpooled.buffer();
+                ByteBuf w = Unpooled.buffer();
                 byte[] nonce = Handshake.nonce();
                 Frames.writeWelcome(w, "a", GROUP, nonce, NettyGroup.signing("c").sign(Handshake.transcript(
                         Handshake.Role.SERVER, GROUP, "b", "a", h.nonce(), nonce)));
-                c.getOutputStream().write(io.netty.buffer.ByteBufUtil.getBytes(w));
+                c.getOutputStream().write(ByteBufUtil.getBytes(w));
                 c.getOutputStream().flush();
                 assertThat(c.getInputStream().read()).as("b hangs up: no PROOF, no message").isEqualTo(-1);
             }
@@ -300,7 +304,7 @@ class NettyRaftTransportSecurityTest {
 
     @Test
     void refusesConnectionsOverThePortsLimit() throws Exception {
-        NettyRaftTransport a = group.start("a", b -> b.limits(io.verbatim.net.NetworkLimits.defaults()
+        NettyRaftTransport a = group.start("a", b -> b.limits(NetworkLimits.defaults()
                 .withMaxConnectionsPerPort(1)));
         group.start("b").close();
         try (RawPeer first = new RawPeer(a.port())) {

@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.verbatim.metastore.proto.RaftMessageProto;
+import io.verbatim.net.SigningKey;
+import io.verbatim.net.VerifyingKey;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,6 +13,8 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** A plain socket speaking the transport's frames by hand, or anything else, to a member's server. */
 final class RawPeer implements AutoCloseable {
@@ -26,7 +30,7 @@ final class RawPeer implements AutoCloseable {
     }
 
     private byte[] clientNonce = new byte[0];
-    private Frames.@org.jspecify.annotations.Nullable Welcome welcome;
+    private Frames.@Nullable Welcome welcome;
     private String member = "";
     private String server = "";
     private String group = "";
@@ -61,15 +65,15 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** Whether the WELCOME read is signed with {@code key} over this connection's nonces. */
-    boolean welcomeSignedBy(io.verbatim.net.VerifyingKey key) {
-        Frames.Welcome w = java.util.Objects.requireNonNull(welcome, "a WELCOME read");
+    boolean welcomeSignedBy(VerifyingKey key) {
+        Frames.Welcome w = Objects.requireNonNull(welcome, "a WELCOME read");
         return key.verifies(Handshake.transcript(Handshake.Role.SERVER, group, member, server, clientNonce, w.nonce()),
                 w.signature());
     }
 
     /** The client's signature over this connection's handshake, made with {@code key}. */
-    byte[] signature(io.verbatim.net.SigningKey key) {
-        Frames.Welcome w = java.util.Objects.requireNonNull(welcome, "a WELCOME read");
+    byte[] signature(SigningKey key) {
+        Frames.Welcome w = Objects.requireNonNull(welcome, "a WELCOME read");
         return key.sign(Handshake.transcript(Handshake.Role.CLIENT, group, member, server, clientNonce, w.nonce()));
     }
 

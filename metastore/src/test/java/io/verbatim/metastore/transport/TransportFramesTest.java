@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.verbatim.metastore.proto.RaftMessageProto;
 import java.util.Arrays;
@@ -85,7 +86,7 @@ class TransportFramesTest {
                 }
             }
             j.writeBytes(bytes(random.nextInt(30, 35), random.nextInt()));
-            byte[] junk = io.netty.buffer.ByteBufUtil.getBytes(j);
+            byte[] junk = ByteBufUtil.getBytes(j);
             Frames.Hello h;
             try {
                 h = Frames.readHello(Unpooled.wrappedBuffer(junk));
@@ -96,7 +97,7 @@ class TransportFramesTest {
             ByteBuf again = Unpooled.buffer();
             Frames.writeHello(again, h.member(), h.group(), h.server(), h.nonce());
             again.skipBytes(5);
-            assertThat(io.netty.buffer.ByteBufUtil.getBytes(again)).as(Arrays.toString(junk)).isEqualTo(junk);
+            assertThat(ByteBufUtil.getBytes(again)).as(Arrays.toString(junk)).isEqualTo(junk);
         }
         assertThat(parsed).isPositive();
     }

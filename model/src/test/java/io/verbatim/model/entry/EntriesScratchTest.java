@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.verbatim.model.Stamp;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -26,7 +27,7 @@ class EntriesScratchTest {
         byte[] aBytes = a.toByteArray();
         Entry b = Entries.batch(TEMPLATE, second, codec);
         assertThat(a.toByteArray()).isEqualTo(aBytes);
-        assertThat(payloads(Entries.messages(Entry.parse(java.nio.ByteBuffer.wrap(aBytes))))).isEqualTo(payloads(first));
+        assertThat(payloads(Entries.messages(Entry.parse(ByteBuffer.wrap(aBytes))))).isEqualTo(payloads(first));
         assertThat(payloads(Entries.messages(b))).isEqualTo(payloads(second));
     }
 
@@ -49,8 +50,8 @@ class EntriesScratchTest {
         Random r = new Random(20 + codec.getNumber());
         Entry outer = Entries.batch(TEMPLATE, messages(r, 40), codec);
         Entry inner = Entries.batch(TEMPLATE, messages(r, 60), codec);
-        List<java.nio.ByteBuffer> expectedOuter = payloads(Entries.messages(outer));
-        List<java.nio.ByteBuffer> expectedInner = payloads(Entries.messages(inner));
+        List<ByteBuffer> expectedOuter = payloads(Entries.messages(outer));
+        List<ByteBuffer> expectedInner = payloads(Entries.messages(inner));
         int total = Entries.withBatchMessages(outer, EntryLimits.DEFAULT, outerMessages -> {
             int n = Entries.withBatchMessages(inner, EntryLimits.DEFAULT, innerMessages -> {
                 assertThat(payloads(innerMessages)).isEqualTo(expectedInner);
@@ -70,7 +71,7 @@ class EntriesScratchTest {
         return out;
     }
 
-    private static List<java.nio.ByteBuffer> payloads(List<Message> messages) {
+    private static List<ByteBuffer> payloads(List<Message> messages) {
         return messages.stream().map(Message::payload).toList();
     }
 }

@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.verbatim.model.Stamp;
 import io.verbatim.model.entry.EntryFormatException.Problem;
 import io.verbatim.model.proto.CompressionType;
+import io.verbatim.model.proto.KeyValue;
 import io.verbatim.model.proto.MessageMetadata;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.zip.CRC32C;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
@@ -91,7 +93,7 @@ class EntryErrorsTest {
 
     /** The bytes with a checksum that matches them, so that the next rule is the one that trips. */
     private static ByteBuffer withFreshChecksum(byte[] bytes) {
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        CRC32C crc = new CRC32C();
         crc.update(bytes, 6, bytes.length - 6);
         ByteBuffer.wrap(bytes).putInt(2, (int) crc.getValue());
         return ByteBuffer.wrap(bytes);
@@ -165,19 +167,19 @@ class EntryErrorsTest {
 
     @Test
     void theStampPropertyStandsInForTheFieldsAndMustAgreeWithThem() {
-        io.verbatim.model.proto.KeyValue stamp = io.verbatim.model.proto.KeyValue.newBuilder()
-                .setKey(io.verbatim.model.Stamp.PROPERTY).setValue("100-200").build();
+        KeyValue stamp = KeyValue.newBuilder()
+                .setKey(Stamp.PROPERTY).setValue("100-200").build();
         Entry byProperty = Entry.of(TEMPLATE.toBuilder().addProperties(stamp).build(), ByteBuffer.allocate(0));
-        assertThat(byProperty.facts().stamp()).contains(new io.verbatim.model.Stamp(100, 200));
+        assertThat(byProperty.facts().stamp()).contains(new Stamp(100, 200));
         Entry both = Entry.of(TEMPLATE.toBuilder().addProperties(stamp).setEntryHashMin(100).setEntryHashMax(200)
                 .build(), ByteBuffer.allocate(0));
-        assertThat(both.facts().stamp()).contains(new io.verbatim.model.Stamp(100, 200));
+        assertThat(both.facts().stamp()).contains(new Stamp(100, 200));
         assertProblem(() -> Entry.of(TEMPLATE.toBuilder().addProperties(stamp).setEntryHashMin(100)
                 .setEntryHashMax(201).build(), ByteBuffer.allocate(0)), Problem.BAD_STAMP, "100-201", "100-200");
         // an entry built from one that carried the property gets its own stamp, not the old one
         Entry rebatched = Entries.batch(byProperty.metadata(), List.of(Message.of("k", new byte[] {1})),
                 CompressionType.NONE);
-        assertThat(rebatched.facts().stamp()).contains(io.verbatim.model.Stamp.of(Message.of("k", new byte[0]).hashB()));
+        assertThat(rebatched.facts().stamp()).contains(Stamp.of(Message.of("k", new byte[0]).hashB()));
         assertThat(rebatched.metadata().getPropertiesList()).noneMatch(kv -> kv.getKey().equals(Stamp.PROPERTY));
         for (String bad : List.of("", "-", "5", "5-", "-5", "x-1", "9-3", "0-70000", "1-2-3", "99999999999-1")) {
             assertProblem(() -> Entry.of(TEMPLATE.toBuilder().addProperties(stamp.toBuilder().setValue(bad)).build(),

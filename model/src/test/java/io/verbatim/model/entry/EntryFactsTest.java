@@ -2,6 +2,7 @@ package io.verbatim.model.entry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.ByteString;
 import io.verbatim.model.EntryFacts;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.Stamp;
@@ -49,7 +50,7 @@ class EntryFactsTest {
     @Test
     void encryptionIsSeenInTheOuterMetadata() {
         MessageMetadata md = TEMPLATE.toBuilder().setPartitionKey("k").addEncryptionKeys(EncryptionKeys.newBuilder()
-                .setKey("rsa").setValue(com.google.protobuf.ByteString.copyFromUtf8("wrapped"))).build();
+                .setKey("rsa").setValue(ByteString.copyFromUtf8("wrapped"))).build();
         assertThat(Entries.single(md, ByteBuffer.allocate(4), CompressionType.NONE).facts().encrypted()).isTrue();
     }
 }

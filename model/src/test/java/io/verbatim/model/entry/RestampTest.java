@@ -3,6 +3,8 @@ package io.verbatim.model.entry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.UnknownFieldSet;
 import io.verbatim.model.Property;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.KeyValue;
@@ -96,9 +98,9 @@ class RestampTest {
     @Test
     void unknownFutureFieldsSurviveARestamp() {
         // Field 32 (schema_id in Pulsar 5.0) is unknown here: it must be carried, not dropped.
-        MessageMetadata md = TEMPLATE.toBuilder().setUnknownFields(com.google.protobuf.UnknownFieldSet.newBuilder()
-                .addField(32, com.google.protobuf.UnknownFieldSet.Field.newBuilder()
-                        .addLengthDelimited(com.google.protobuf.ByteString.copyFromUtf8("schema-7")).build())
+        MessageMetadata md = TEMPLATE.toBuilder().setUnknownFields(UnknownFieldSet.newBuilder()
+                .addField(32, UnknownFieldSet.Field.newBuilder()
+                        .addLengthDelimited(ByteString.copyFromUtf8("schema-7")).build())
                 .build()).build();
         Entry entry = Entry.of(md, ByteBuffer.wrap(new byte[] {9}));
         Entry restamped = entry.restamp(new ReplicationStamp("east", SourcePosition.of(1, 1)));

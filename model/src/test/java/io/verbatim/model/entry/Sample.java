@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 
 /**
@@ -92,7 +93,7 @@ record Sample(String key, byte[] orderingKey, Map<String, String> properties, lo
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Sample s && java.util.Objects.equals(key, s.key) && Arrays.equals(orderingKey, s.orderingKey)
+        return o instanceof Sample s && Objects.equals(key, s.key) && Arrays.equals(orderingKey, s.orderingKey)
                 && properties.equals(s.properties) && eventTime == s.eventTime && sequenceId == s.sequenceId
                 && Arrays.equals(payload, s.payload);
     }

@@ -6,6 +6,7 @@ import io.verbatim.model.Property;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class SourcePositionTest {
@@ -24,7 +25,7 @@ class SourcePositionTest {
                 new SourcePosition(2, 0, 0), new SourcePosition(2, 0, 1), SourcePosition.of(2, 0),
                 SourcePosition.of(2, 1), SourcePosition.of(10, 0));
         List<SourcePosition> shuffled = new ArrayList<>(expected);
-        Collections.shuffle(shuffled, new java.util.Random(4));
+        Collections.shuffle(shuffled, new Random(4));
         Collections.sort(shuffled);
         assertThat(shuffled).containsExactlyElementsOf(expected);
     }

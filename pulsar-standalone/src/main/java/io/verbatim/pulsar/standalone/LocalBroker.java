@@ -20,6 +20,7 @@ import org.apache.pulsar.client.api.ClientBuilder;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.impl.PulsarClientImpl;
 import org.apache.pulsar.common.naming.TopicName;
+import org.apache.pulsar.common.naming.TopicVersion;
 import org.apache.pulsar.common.policies.data.ClusterData;
 import org.apache.pulsar.common.policies.data.TenantInfo;
 import org.apache.pulsar.functions.worker.WorkerConfig;
@@ -194,7 +195,7 @@ public final class LocalBroker implements AutoCloseable {
                     if (namespaces.contains(DEFAULT_NAMESPACE)) {
                         // and a write and read through the bookie: after a restart the bookie may not be registered yet,
                         // and a read of a ledger it holds fails then (the dispatcher tries again only 15 s later)
-                        admin.brokers().healthcheck(org.apache.pulsar.common.naming.TopicVersion.V2);
+                        admin.brokers().healthcheck(TopicVersion.V2);
                         return;
                     }
                 } catch (Exception e) {

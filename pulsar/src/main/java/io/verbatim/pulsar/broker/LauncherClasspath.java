@@ -1,5 +1,6 @@
 package io.verbatim.pulsar.broker;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -59,7 +60,7 @@ final class LauncherClasspath {
         if (dependencies.isEmpty()) {
             throw new IllegalArgumentException("the Pulsar broker's classpath file " + absolute + " is empty");
         }
-        return ownClasses(absolute) + java.io.File.pathSeparator + dependencies;
+        return ownClasses(absolute) + File.pathSeparator + dependencies;
     }
 
     private static Path ownClasses(Path classpathFile) {

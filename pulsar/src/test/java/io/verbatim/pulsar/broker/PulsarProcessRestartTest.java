@@ -5,13 +5,16 @@ import static io.verbatim.pulsar.broker.PulsarProcessTest.subscribe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.impl.MessageIdImpl;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,7 +43,7 @@ class PulsarProcessRestartTest {
                 Message<String> m0 = consumer.receive(10, TimeUnit.SECONDS);
                 assertThat(m0.getValue()).isEqualTo("m0");
                 consumer.acknowledge(m0);
-                awaitMarkDelete(admin, topic, (org.apache.pulsar.client.impl.MessageIdImpl) m0.getMessageId());
+                awaitMarkDelete(admin, topic, (MessageIdImpl) m0.getMessageId());
                 // an unload closes the cursor, which stores its position: the kill below cannot outrun it (waiting for
                 // the cursor ledger to grow could be met by the write of its starting position, and once was)
                 admin.topics().unload(topic);
@@ -83,12 +86,12 @@ class PulsarProcessRestartTest {
      * recovers the ledger the kill left open, and can fail while the bookie is still coming up (seen once on a
      * loaded machine: "Error while recovering ledger error code: -10"); Pulsar loads it again on the next request.
      */
-    private static java.util.List<String> subscriptionsOnceLoaded(PulsarAdmin admin, String topic) throws Exception {
+    private static List<String> subscriptionsOnceLoaded(PulsarAdmin admin, String topic) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             try {
                 return admin.topics().getSubscriptions(topic);
-            } catch (org.apache.pulsar.client.admin.PulsarAdminException.ServerSideErrorException e) {
+            } catch (PulsarAdminException.ServerSideErrorException e) {
                 if (System.nanoTime() > deadline) {
                     throw e;
                 }
@@ -105,7 +108,7 @@ class PulsarProcessRestartTest {
 
     /** Waits until the subscription's mark-delete position is {@code acked} (in the broker's memory). */
     private static void awaitMarkDelete(PulsarAdmin admin, String topic,
-            org.apache.pulsar.client.impl.MessageIdImpl acked) throws Exception {
+            MessageIdImpl acked) throws Exception {
         String expected = acked.getLedgerId() + ":" + acked.getEntryId();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {

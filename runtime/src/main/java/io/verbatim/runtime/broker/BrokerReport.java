@@ -1,8 +1,11 @@
 package io.verbatim.runtime.broker;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What a cluster's brokers' process tells its controller leader every report interval, when the controller
@@ -64,14 +67,14 @@ public record BrokerReport(@JsonProperty("topics") Map<String, Topic> topics) {
     static final int TOPICS_PER_BODY = 200;
 
     /** This report in bodies of at most {@link #TOPICS_PER_BODY} topics (one body, possibly empty, at least). */
-    public java.util.List<BrokerReport> chunks() {
-        java.util.List<BrokerReport> out = new java.util.ArrayList<>();
-        Map<String, Topic> chunk = new java.util.LinkedHashMap<>();
-        for (Map.Entry<String, Topic> e : new java.util.TreeMap<>(topics).entrySet()) {
+    public List<BrokerReport> chunks() {
+        List<BrokerReport> out = new ArrayList<>();
+        Map<String, Topic> chunk = new LinkedHashMap<>();
+        for (Map.Entry<String, Topic> e : new TreeMap<>(topics).entrySet()) {
             chunk.put(e.getKey(), e.getValue());
             if (chunk.size() == TOPICS_PER_BODY) {
                 out.add(new BrokerReport(chunk));
-                chunk = new java.util.LinkedHashMap<>();
+                chunk = new LinkedHashMap<>();
             }
         }
         if (!chunk.isEmpty() || out.isEmpty()) {

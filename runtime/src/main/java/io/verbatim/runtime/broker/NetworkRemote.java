@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -119,7 +120,7 @@ public final class NetworkRemote implements RemoteCluster {
                 .doOnNext(record -> {
                     if (unreached) {
                         unreached = false;
-                        reached.tryEmitNext(timer.now(java.util.concurrent.TimeUnit.MILLISECONDS));
+                        reached.tryEmitNext(timer.now(TimeUnit.MILLISECONDS));
                     }
                 })
                 .doOnComplete(() -> unreached = true)

@@ -15,13 +15,19 @@ import io.verbatim.pipeline.SourceSegmentLog;
 import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.StoredEntry;
 import io.verbatim.runtime.storage.TopicStorage;
+import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.BaseSubscriber;
@@ -31,6 +37,8 @@ import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 import reactor.util.Loggers;
+import reactor.util.retry.Retry;
+import reactor.util.retry.RetryBackoffSpec;
 
 /**
  * A subscription of {@code k} consumers to one topic, dispatching as PIP-486 does: whole entries, each
@@ -234,17 +242,17 @@ public final class Subscription implements Disposable {
     }
 
     /** Backoff from 100 ms to 10 s on the dispatch scheduler, a WARN at each failure. */
-    private reactor.util.retry.RetryBackoffSpec retrying(String what, Segment s) {
-        return reactor.util.retry.Retry.backoff(Long.MAX_VALUE, java.time.Duration.ofMillis(100))
-                .maxBackoff(java.time.Duration.ofSeconds(10)).scheduler(dispatch)
+    private RetryBackoffSpec retrying(String what, Segment s) {
+        return Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100))
+                .maxBackoff(Duration.ofSeconds(10)).scheduler(dispatch)
                 .doBeforeRetry(r -> LOG.warn("{}: subscription {} {} segment {} (attempt {}): {}", storage.topic(), name,
                         what, s.descriptor(), r.totalRetries() + 1, String.valueOf(r.failure())));
     }
 
     /** Every segment {@code s} descends from in {@code layout} (parents, their parents, …). */
-    private static java.util.Set<Long> ancestors(Layout layout, Segment s) {
-        java.util.Set<Long> out = new java.util.LinkedHashSet<>();
-        java.util.Deque<Long> todo = new java.util.ArrayDeque<>(s.parentIds());
+    private static Set<Long> ancestors(Layout layout, Segment s) {
+        Set<Long> out = new LinkedHashSet<>();
+        Deque<Long> todo = new ArrayDeque<>(s.parentIds());
         while (!todo.isEmpty()) {
             long id = todo.pop();
             if (out.add(id)) {
@@ -331,7 +339,7 @@ public final class Subscription implements Disposable {
         /** The opening of its cursor, shared with its children's waits. */
         private final Disposable opening;
         /** Set before the first entry arrives. */
-        private volatile @org.jspecify.annotations.Nullable ReplicationCursor cursor;
+        private volatile @Nullable ReplicationCursor cursor;
         private volatile boolean stopped;
 
         SegmentReader(Segment segment, Disposable opening) {

@@ -5,6 +5,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.verbatim.exchange.ControllerLeader;
+import io.verbatim.metastore.server.CommandLostException;
+import io.verbatim.metastore.server.CommandOutcomeUnknownException;
+import io.verbatim.metastore.server.NotLeaderException;
+import io.verbatim.metastore.server.ReadTimeoutException;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Outcome;
@@ -24,6 +28,8 @@ import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.http.server.HttpServerRoutes;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The manual layout operations of Pulsar's {@code /admin/v2/scalable} API on a node's admin port, for the
@@ -44,7 +50,7 @@ import reactor.netty.http.server.HttpServerRoutes;
 public final class AdminApi {
     public static final String PREFIX = "/admin/v2/scalable/";
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(AdminApi.class);
+    private static final Logger LOG = Loggers.getLogger(AdminApi.class);
 
     private final AdminOperations node;
     private final NetServer net;
@@ -212,12 +218,12 @@ public final class AdminApi {
      */
     private static Answer unavailable(Throwable e) {
         String why = e.getMessage() == null ? e.toString() : e.getMessage();
-        if (e instanceof io.verbatim.metastore.server.NotLeaderException
-                || e instanceof io.verbatim.metastore.server.CommandLostException
-                || e instanceof io.verbatim.metastore.server.ReadTimeoutException) {
+        if (e instanceof NotLeaderException
+                || e instanceof CommandLostException
+                || e instanceof ReadTimeoutException) {
             return refusal(503, "the metadata log could not take the change now (" + why + "); try again");
         }
-        if (e instanceof io.verbatim.metastore.server.CommandOutcomeUnknownException) {
+        if (e instanceof CommandOutcomeUnknownException) {
             return refusal(503, "the change may or may not have been committed (" + why + "); read the layout before "
                     + "trying again");
         }

@@ -1,5 +1,6 @@
 package io.verbatim.runtime.controller;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.MetadataLogConfig;
 import io.verbatim.metastore.raft.RaftConfig;
@@ -30,6 +31,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * A cluster's metadata log in this process: three controller replicas (the voters {@code c1..c3}) and one
@@ -40,7 +43,7 @@ import reactor.core.scheduler.Schedulers;
  * followers (the assignment starts a new group; {@link #assign} changes it on the leader).
  */
 public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
-    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(ControllerGroup.class);
+    private static final Logger LOG = Loggers.getLogger(ControllerGroup.class);
     static final List<String> VOTERS = ClusterConfig.IN_PROCESS_VOTERS;
     /** What the driver of each member runs on, from the configuration's {@code metadataLog} timing. */
     static RaftServer.Options options(MetadataLogConfig.Timing timing) {
@@ -129,7 +132,7 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
      * Every member's state as gauges (see {@link MetadataLogMetrics}), tagged with the member, and each
      * listener's feed as the leader sees it.
      */
-    public synchronized void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
+    public synchronized void bindTo(MeterRegistry registry) {
         members.forEach((member, server) -> meters.add(MetadataLogMetrics.bind(server, member, registry)));
         meters.add(MetadataLogMetrics.bindListeners(this::leading,
                 Flux.merge(currentMembers().stream().map(RaftServer::memberStatuses).toList()), listeners, VOTERS, registry));

@@ -1,6 +1,7 @@
 package io.verbatim.runtime.controller;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ControllerReplica;
@@ -13,20 +14,33 @@ import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.metastore.state.LayoutRegister;
 import io.verbatim.metastore.state.RaftLayoutStore;
+import io.verbatim.model.Layout;
 import io.verbatim.net.LogText;
 import io.verbatim.net.NetClient;
+import io.verbatim.net.Tls;
 import io.verbatim.pipeline.ExchangeGate;
 import io.verbatim.runtime.broker.BrokerReport;
 import io.verbatim.store.LayoutStore;
 import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -64,18 +78,18 @@ public final class ControllerLink implements AutoCloseable {
     /** The controller replicas' member ids, in the order of {@link #urls}. */
     private final List<String> replicas;
     private final Map<String, Sinks.Many<Boolean>> verdicts = new ConcurrentHashMap<>();
-    private final reactor.core.Disposable.Composite meters = reactor.core.Disposables.composite();
+    private final Disposable.Composite meters = Disposables.composite();
     private volatile int preferred;
     private volatile boolean failing;
     /** Whether the next report carries every topic (at the start, after a failure, after a change of leader). */
     private volatile boolean nextWhole = true;
     private volatile String reportedTo = "";
     private volatile long reportedTerm = -1;
-    private Disposable reporting = reactor.core.Disposables.disposed();
+    private Disposable reporting = Disposables.disposed();
 
     public ControllerLink(VerbatimConfig config, String cluster, Optional<Path> dataDir) {
         this(config, cluster, dataDir, NetClient.unsigned(config.network(),
-                config.security().tls(cluster).map(io.verbatim.net.Tls::clientContext)));
+                config.security().tls(cluster).map(Tls::clientContext)));
     }
 
     private ControllerLink(VerbatimConfig config, String cluster, Optional<Path> dataDir, NetClient client) {
@@ -106,15 +120,15 @@ public final class ControllerLink implements AutoCloseable {
     }
 
     /** The listener's meters (its state, transport and storage). */
-    public void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
+    public void bindTo(MeterRegistry registry) {
         meters.add(member.bindTo(registry, self));
     }
 
     /** {@code scheme://host:port} of a URL, the default port made explicit. */
-    static String origin(@org.jspecify.annotations.Nullable String url) {
-        java.net.URI u = java.net.URI.create(String.valueOf(url));
+    static String origin(@Nullable String url) {
+        URI u = URI.create(String.valueOf(url));
         int port = u.getPort() != -1 ? u.getPort() : "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
-        return (u.getScheme() + "://" + u.getHost() + ":" + port).toLowerCase(java.util.Locale.ROOT);
+        return (u.getScheme() + "://" + u.getHost() + ":" + port).toLowerCase(Locale.ROOT);
     }
 
     /** The brokers' view of the cluster's layouts: their listener's replica (writes belong to the leader). */
@@ -123,8 +137,8 @@ public final class ControllerLink implements AutoCloseable {
     }
 
     /** The first layout of {@code topic}: the controller leader creates it, this waits until it arrives. */
-    public Mono<io.verbatim.model.Layout> first(String topic, Duration within) {
-        return store.watch(topic).next().timeout(within).onErrorMap(java.util.concurrent.TimeoutException.class,
+    public Mono<Layout> first(String topic, Duration within) {
+        return store.watch(topic).next().timeout(within).onErrorMap(TimeoutException.class,
                 e -> new IllegalStateException(self.name() + ": no layout of " + topic + " from the metadata log within "
                         + within + " (is a majority of the controller replicas " + urls + " up?)", e));
     }
@@ -147,12 +161,12 @@ public final class ControllerLink implements AutoCloseable {
     }
 
     /** Reports every {@code interval} what {@code report} builds; a report not taken is put back by {@code untaken}. */
-    public synchronized void start(Duration interval, java.util.function.Function<Boolean, BrokerReport> report,
-            java.util.function.Consumer<BrokerReport> untaken, Scheduler timer) {
+    public synchronized void start(Duration interval, Function<Boolean, BrokerReport> report,
+            Consumer<BrokerReport> untaken, Scheduler timer) {
         reporting = Flux.interval(Duration.ZERO, interval, timer).onBackpressureDrop()
                 .concatMap(tick -> {
                     List<BrokerReport> chunks = report.apply(nextWhole).chunks();
-                    java.util.Set<BrokerReport> taken = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+                    Set<BrokerReport> taken = Collections.newSetFromMap(new IdentityHashMap<>());
                     return Flux.fromIterable(chunks)
                             .concatMap(chunk -> send(chunk, 0, timer).timeout(config.exchange().requestTimeout(), timer)
                                     .doOnNext(a -> taken.add(chunk)))
@@ -225,7 +239,7 @@ public final class ControllerLink implements AutoCloseable {
                     }
                     if (status != 200) {
                         return Mono.error(new IllegalStateException(url + " answered " + status + ": "
-                                + LogText.escape(new String(bytes, java.nio.charset.StandardCharsets.UTF_8))));
+                                + LogText.escape(new String(bytes, StandardCharsets.UTF_8))));
                     }
                     try {
                         BrokerReport.Answer answer = JSON.readValue(bytes, BrokerReport.Answer.class);
@@ -238,13 +252,13 @@ public final class ControllerLink implements AutoCloseable {
     }
 
     /** The replica a redirect from {@code from} to {@code location} names: one of {@link #urls}, at the report's path. */
-    private Optional<Integer> redirected(String from, @org.jspecify.annotations.Nullable String location) {
+    private Optional<Integer> redirected(String from, @Nullable String location) {
         if (location == null) {
             return Optional.empty();
         }
-        java.net.URI target;
+        URI target;
         try {
-            target = java.net.URI.create(from).resolve(location);
+            target = URI.create(from).resolve(location);
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }

@@ -1,6 +1,8 @@
 package io.verbatim.runtime.controller;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -37,7 +39,9 @@ import io.verbatim.store.LayoutStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +63,7 @@ import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.http.server.HttpServerRoutes;
 import reactor.util.Logger;
 import reactor.util.Loggers;
+import reactor.util.retry.Retry;
 
 /**
  * One of a cluster's controller replicas as a process of its own ({@code verbatim node --member c1}): a
@@ -93,7 +98,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
     /** The brokers' reports remembered against replay within {@link SignedCall#WINDOW}: about one a second. */
     private static final int MAX_REPORTS_REMEMBERED = 10_000;
     /** A report older than this holds the policy back: the brokers report every second at least. */
-    static final java.time.Duration STALE_REPORTS = java.time.Duration.ofSeconds(5);
+    static final Duration STALE_REPORTS = Duration.ofSeconds(5);
     private volatile long lastReportMs = -1;
     private final Disposable.Composite running = Disposables.composite();
     private final PolicyLoop policy;
@@ -178,9 +183,9 @@ public final class ControllerReplicaNode implements AutoCloseable {
         }
         new ExchangeMetricsBinder(controller).bindTo(registry);
         new NetMetricsBinder(net).bindTo(registry);
-        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.controller.failovers", takeovers, AtomicLong::get)
+        FunctionCounter.builder("verbatim.controller.failovers", takeovers, AtomicLong::get)
                 .description("times this replica took over as the controller leader").register(registry);
-        io.micrometer.core.instrument.Gauge.builder("verbatim.controller.leading", this,
+        Gauge.builder("verbatim.controller.leading", this,
                 n -> n.leader() instanceof ControllerLeader.Here ? 1 : 0)
                 .description("1 while this replica is its cluster's controller leader").register(registry);
         Map<String, List<String>> peerUrls = new LinkedHashMap<>();
@@ -239,8 +244,8 @@ public final class ControllerReplicaNode implements AutoCloseable {
         // as this replica leads in this term.
         mine.add(createTopics().doOnError(e -> LOG.warn("{}/{}: taking over in term {}: {}; trying again",
                         self.name(), replica.id(), term, e.toString()))
-                .retryWhen(reactor.util.retry.Retry.backoff(Long.MAX_VALUE, java.time.Duration.ofMillis(100))
-                        .maxBackoff(java.time.Duration.ofSeconds(2)))
+                .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100))
+                        .maxBackoff(Duration.ofSeconds(2)))
                 .then(Mono.fromRunnable(() -> takeOver(term, mine)))
                 .subscribe(v -> { }, e -> LOG.warn("{}/{}: taking over in term {} failed: {}", self.name(), replica.id(),
                         term, e.toString())));
@@ -294,7 +299,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
      */
     private Optional<String> reportsStale() {
         long last = lastReportMs;
-        long now = timer.now(java.util.concurrent.TimeUnit.MILLISECONDS);
+        long now = timer.now(TimeUnit.MILLISECONDS);
         if (last < 0) {
             return Optional.of("no report from " + self.name() + "'s brokers since this replica took over");
         }
@@ -379,7 +384,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
     }
 
     private void take(BrokerReport report) {
-        lastReportMs = timer.now(java.util.concurrent.TimeUnit.MILLISECONDS);
+        lastReportMs = timer.now(TimeUnit.MILLISECONDS);
         Set<String> known = Set.copyOf(config.topics().stream().map(TopicConfig::name).toList());
         report.topics().forEach((topic, t) -> {
             if (known.contains(topic)) {
@@ -477,12 +482,12 @@ public final class ControllerReplicaNode implements AutoCloseable {
         MemberStatus s = server.memberStatus();
         if (s.leads()) {
             s.peers().stream().filter(MemberStatus.Peer::voter).filter(p -> !p.id().equals(replica.id()))
-                    .max(java.util.Comparator.comparingLong(MemberStatus.Peer::matchIndex)).ifPresent(p -> {
+                    .max(Comparator.comparingLong(MemberStatus.Peer::matchIndex)).ifPresent(p -> {
                         try {
                             server.transferLeadership(p.id()).then(server.memberStatuses()
                                     .filter(now -> !now.leads() && now.leader().equals(p.id()))
                                     .next())
-                                    .block(java.time.Duration.ofSeconds(2));
+                                    .block(Duration.ofSeconds(2));
                             LOG.info("{}/{}: handed the leadership to {} before stopping", self.name(), replica.id(),
                                     p.id());
                         } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package io.verbatim.runtime.controller;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -17,12 +18,14 @@ import io.verbatim.net.Role;
 import io.verbatim.net.Verdict;
 import io.verbatim.runtime.status.NodeStatus;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
@@ -121,11 +124,11 @@ public final class DelegationApi {
             }
             throw new IllegalArgumentException("the body is not JSON (expected an object of listener to follower, "
                     + "e.g. {\"b0\": \"c2\"}): " + e.getOriginalMessage());
-        } catch (com.fasterxml.jackson.core.JacksonException e) {
+        } catch (JacksonException e) {
             throw new IllegalArgumentException("the body is not JSON (expected an object of listener to follower, "
                     + "e.g. {\"b0\": \"c2\"}): " + e.getOriginalMessage());
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
         if (root == null || !root.isObject()) {
             throw new IllegalArgumentException("the body is not a JSON object (expected listener to follower, "
@@ -167,7 +170,7 @@ public final class DelegationApi {
         return AdminApi.send(response, new AdminApi.Answer(status, body));
     }
 
-    private static Mono<Void> refuse(HttpServerResponse response, int status, @org.jspecify.annotations.Nullable String why) {
+    private static Mono<Void> refuse(HttpServerResponse response, int status, @Nullable String why) {
         return AdminApi.send(response, AdminApi.refusal(status, String.valueOf(why)));
     }
 }

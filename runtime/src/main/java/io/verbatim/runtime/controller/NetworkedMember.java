@@ -1,10 +1,10 @@
 package io.verbatim.runtime.controller;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ControllerReplica;
 import io.verbatim.config.MemberCredential;
 import io.verbatim.config.VerbatimConfig;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.verbatim.metastore.identity.MemberKeys;
 import io.verbatim.metastore.raft.RaftConfig;
 import io.verbatim.metastore.server.Group;
@@ -28,6 +28,8 @@ import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * One member of a cluster's metadata log in this process, the others in theirs, over TCP: a controller
@@ -39,7 +41,7 @@ import reactor.core.scheduler.Schedulers;
  * as a voter. The transport runs TLS with the cluster's certificate when enabled.
  */
 public final class NetworkedMember {
-    private static final reactor.util.Logger LOG = reactor.util.Loggers.getLogger(NetworkedMember.class);
+    private static final Logger LOG = Loggers.getLogger(NetworkedMember.class);
     private NetworkedMember() {
     }
 

@@ -13,10 +13,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -44,7 +46,7 @@ public final class PolicyLoop {
     private final Scheduler timer;
     private final Map<String, AutoScaler.Clocks> clocks = new ConcurrentHashMap<>();
     private final List<String> decisions = new ArrayList<>();
-    private volatile java.util.function.Supplier<java.util.Optional<String>> stale = java.util.Optional::empty;
+    private volatile Supplier<Optional<String>> stale = Optional::empty;
     private volatile boolean waiting;
 
     /**
@@ -66,7 +68,7 @@ public final class PolicyLoop {
      * Holds the policy back while {@code why} names a reason its load is not current (the brokers' reports
      * stopped, say): no load is not a cold topic, so nothing is split or marked cold meanwhile.
      */
-    PolicyLoop holdWhile(java.util.function.Supplier<java.util.Optional<String>> why) {
+    PolicyLoop holdWhile(Supplier<Optional<String>> why) {
         this.stale = why;
         return this;
     }
@@ -94,7 +96,7 @@ public final class PolicyLoop {
     }
 
     Mono<Void> evaluate(String topic) {
-        java.util.Optional<String> why = stale.get();
+        Optional<String> why = stale.get();
         if (why.isPresent()) {
             if (!waiting) {
                 waiting = true;

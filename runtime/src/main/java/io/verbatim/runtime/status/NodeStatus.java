@@ -7,6 +7,7 @@ import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.verbatim.exchange.ClusterStatus;
 import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.pipeline.ReplicatorStatus;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -134,7 +135,7 @@ public record NodeStatus(@JsonUnwrapped ClusterStatus exchange, Replicators repl
         @JsonProperty("stalled")
         List<Stalled> stalledJson() {
             return stalled.stream().map(s -> new Stalled(s.id(), s.state().name(),
-                    s.stalledFor().map(java.time.Duration::toMillis).orElse(0L), s.backlog(), s.consecutiveFailures(),
+                    s.stalledFor().map(Duration::toMillis).orElse(0L), s.backlog(), s.consecutiveFailures(),
                     s.lastError().orElse(null))).toList();
         }
     }

@@ -1,5 +1,6 @@
 package io.verbatim.runtime.storage;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -10,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** The few file operations a data directory's durability rests on. */
 final class Disk {
@@ -36,7 +39,7 @@ final class Disk {
      * reader finds the old content or the new one, never a mix.
      */
     static void replace(Path file, Content content) {
-        Path dir = java.util.Objects.requireNonNull(file.toAbsolutePath().getParent(), "a file's directory");
+        Path dir = Objects.requireNonNull(file.toAbsolutePath().getParent(), "a file's directory");
         Path tmp = null;
         try {
             Files.createDirectories(dir);
@@ -44,7 +47,7 @@ final class Disk {
             tmp = Files.createTempFile(dir, file.getFileName() + ".", ".tmp");
             try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING);
-                    OutputStream out = new java.io.BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16)) {
+                    OutputStream out = new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16)) {
                 content.writeTo(out);
                 out.flush();
                 channel.force(true);
@@ -64,7 +67,7 @@ final class Disk {
         }
     }
 
-    private static void deleteQuietly(@org.jspecify.annotations.Nullable Path tmp) {
+    private static void deleteQuietly(@Nullable Path tmp) {
         if (tmp == null) {
             return;
         }

@@ -15,18 +15,23 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.NonBlocking;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -71,9 +76,9 @@ final class FileJournal implements Journal, AutoCloseable {
     private boolean closing;
     private long bytesWritten;
     /** Plain counters, shown by {@link LocalStorage#bindTo}. */
-    private final java.util.concurrent.atomic.AtomicLong forces = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong forceNanos = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong batches = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong forces = new AtomicLong();
+    private final AtomicLong forceNanos = new AtomicLong();
+    private final AtomicLong batches = new AtomicLong();
     /** Owned by the writer thread. */
     private FileChannel channel;
     private long fileBytes;
@@ -115,7 +120,7 @@ final class FileJournal implements Journal, AutoCloseable {
     }
 
     /** The thread that tells waiters and listeners: Reactor's blocking calls refuse to run on it. */
-    private static final class NotifierThread extends Thread implements reactor.core.scheduler.NonBlocking {
+    private static final class NotifierThread extends Thread implements NonBlocking {
         NotifierThread(Runnable r) {
             super(r, "verbatim-journal-notify");
             setDaemon(true);
@@ -123,11 +128,11 @@ final class FileJournal implements Journal, AutoCloseable {
     }
 
     @Override
-    public java.util.concurrent.Executor changes() {
+    public Executor changes() {
         return command -> {
             try {
                 changes.execute(command);
-            } catch (java.util.concurrent.RejectedExecutionException closed) {
+            } catch (RejectedExecutionException closed) {
                 // the journal closed: nothing is read from it any more
             }
         };
@@ -211,9 +216,9 @@ final class FileJournal implements Journal, AutoCloseable {
     }
 
     @Override
-    public java.util.Optional<String> failed() {
+    public Optional<String> failed() {
         Throwable f = failed;
-        return f == null ? java.util.Optional.empty() : java.util.Optional.of(String.valueOf(failure(f).getMessage()));
+        return f == null ? Optional.empty() : Optional.of(String.valueOf(failure(f).getMessage()));
     }
 
     /** The highest sequence number that is durable. */
@@ -243,8 +248,8 @@ final class FileJournal implements Journal, AutoCloseable {
     }
 
     /** The error the journal failed with, if it did. */
-    java.util.Optional<Throwable> failure() {
-        return java.util.Optional.ofNullable(failed);
+    Optional<Throwable> failure() {
+        return Optional.ofNullable(failed);
     }
 
     /**

@@ -1,5 +1,8 @@
 package io.verbatim.runtime.storage;
 
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.verbatim.config.StorageConfig;
 import io.verbatim.embedded.ClusterImage;
 import io.verbatim.embedded.Journal;
@@ -8,11 +11,14 @@ import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
 import io.verbatim.runtime.storage.JournalCodec.Sequenced;
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,8 +27,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
@@ -67,7 +75,7 @@ public final class LocalStorage implements AutoCloseable {
     private final boolean uncleanStop;
     private final String recovery;
     private volatile long checkpointedAtBytes;
-    private final java.util.concurrent.atomic.AtomicLong checkpoints = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong checkpoints = new AtomicLong();
     private volatile long lastCheckpointBytes;
     /** Guarded by this: every configured topic was opened, so a checkpoint may drop recovered topics still unopened. */
     private boolean configuredOpened;
@@ -139,13 +147,13 @@ public final class LocalStorage implements AutoCloseable {
         java.nio.channels.FileChannel channel = null;
         try {
             Files.createDirectories(dir);
-            channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.CREATE,
-                    java.nio.file.StandardOpenOption.WRITE);
+            channel = java.nio.channels.FileChannel.open(file, StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE);
             java.nio.channels.FileLock lock = channel.tryLock();
             if (lock != null) {
                 return lock;
             }
-        } catch (java.nio.channels.OverlappingFileLockException held) {
+        } catch (OverlappingFileLockException held) {
             // this process holds it already
         } catch (IOException e) {
             closeQuietly(channel);
@@ -217,7 +225,7 @@ public final class LocalStorage implements AutoCloseable {
         if (!Files.exists(file)) {
             return new StateFormat.Checkpoint(Map.of(), Map.of(), 0, 0);
         }
-        try (InputStream in = new java.io.BufferedInputStream(Files.newInputStream(file))) {
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(file))) {
             return StateFormat.readCheckpoint(in, cluster);
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("the node state in " + file + " cannot be read (" + e.getMessage()
@@ -271,8 +279,8 @@ public final class LocalStorage implements AutoCloseable {
     }
 
     /** Why the journal failed, if it did: nothing is acknowledged any more. */
-    public java.util.Optional<String> failure() {
-        return journal == null ? java.util.Optional.empty() : journal.failed();
+    public Optional<String> failure() {
+        return journal == null ? Optional.empty() : journal.failed();
     }
 
     /**
@@ -369,7 +377,7 @@ public final class LocalStorage implements AutoCloseable {
                     checkpointing.set(false);
                 }
             });
-        } catch (java.util.concurrent.RejectedExecutionException closed) {
+        } catch (RejectedExecutionException closed) {
             checkpointing.set(false);
         }
     }
@@ -463,32 +471,32 @@ public final class LocalStorage implements AutoCloseable {
      * Shows the journal to Micrometer ({@code verbatim.storage.*}): records and bytes written, batches (group
      * commits) and forces with their time, records not yet durable, checkpoints, and whether the journal failed.
      */
-    public void bindTo(io.micrometer.core.instrument.MeterRegistry registry) {
+    public void bindTo(MeterRegistry registry) {
         FileJournal j = journal;
         if (j == null) {
             return;
         }
-        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.storage.journal.records", j,
+        FunctionCounter.builder("verbatim.storage.journal.records", j,
                 FileJournal::lastSequence).description("records appended to the journal (sequence numbers)")
                 .register(registry);
-        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.storage.journal.bytes", j,
+        FunctionCounter.builder("verbatim.storage.journal.bytes", j,
                 FileJournal::bytesWritten).baseUnit("bytes").description("bytes written to the journal since the start")
                 .register(registry);
-        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.storage.journal.batches", j, FileJournal::batches)
+        FunctionCounter.builder("verbatim.storage.journal.batches", j, FileJournal::batches)
                 .description("batches of records written at once (one group commit each)").register(registry);
-        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.storage.journal.forces", j, FileJournal::forces)
+        FunctionCounter.builder("verbatim.storage.journal.forces", j, FileJournal::forces)
                 .description("times the journal was forced to disk").register(registry);
-        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.storage.journal.force.seconds", j,
+        FunctionCounter.builder("verbatim.storage.journal.force.seconds", j,
                 f -> f.forceNanos() / 1e9).baseUnit("seconds").description("time spent forcing the journal to disk")
                 .register(registry);
-        io.micrometer.core.instrument.Gauge.builder("verbatim.storage.journal.pending", j,
+        Gauge.builder("verbatim.storage.journal.pending", j,
                 f -> f.lastSequence() - f.durableSequence()).description("records appended and not yet durable")
                 .register(registry);
-        io.micrometer.core.instrument.Gauge.builder("verbatim.storage.journal.failed", j,
+        Gauge.builder("verbatim.storage.journal.failed", j,
                 f -> f.failure().isPresent() ? 1 : 0).description("1 once the journal failed: nothing is acknowledged")
                 .register(registry);
-        io.micrometer.core.instrument.FunctionCounter.builder("verbatim.storage.checkpoints", checkpoints,
-                java.util.concurrent.atomic.AtomicLong::get).description("checkpoints written while running")
+        FunctionCounter.builder("verbatim.storage.checkpoints", checkpoints,
+                AtomicLong::get).description("checkpoints written while running")
                 .register(registry);
     }
 

@@ -2,10 +2,16 @@ package io.verbatim.runtime.storage;
 
 import io.verbatim.config.PulsarConfig;
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.model.Backoff;
 import io.verbatim.pulsar.PulsarStorage;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -23,7 +29,7 @@ public final class PulsarConnections implements AutoCloseable {
     private final VerbatimConfig config;
     private final String self;
     private final Map<String, PulsarStorage> open = new LinkedHashMap<>();
-    private reactor.core.publisher.@org.jspecify.annotations.Nullable Mono<Void> prepared;
+    private reactor.core.publisher.@Nullable Mono<Void> prepared;
 
     public PulsarConnections(VerbatimConfig config, String self) {
         if (!config.storage().onPulsar()) {
@@ -42,8 +48,8 @@ public final class PulsarConnections implements AutoCloseable {
      * This cluster's namespace made ready (created if missing, deduplication on), once for every topic: retried with
      * {@code backoff} while it can be fixed by retrying.
      */
-    public synchronized reactor.core.publisher.Mono<Void> prepared(io.verbatim.model.Backoff backoff,
-            reactor.core.scheduler.Scheduler timer) {
+    public synchronized reactor.core.publisher.Mono<Void> prepared(Backoff backoff,
+            Scheduler timer) {
         if (prepared == null) {
             PulsarStorage own = own();
             prepared = own.prepareNamespace().retryWhen(PulsarTopicStorage.retry("prepare namespace "
@@ -65,13 +71,13 @@ public final class PulsarConnections implements AutoCloseable {
 
     static PulsarStorage.Settings settings(PulsarConfig p) {
         return new PulsarStorage.Settings(p.serviceUrl(), p.adminUrl(), p.namespace(), p.token(),
-                p.trustCertsFile().map(java.nio.file.Path::toString), RECEIVER_QUEUE, OPERATION_TIMEOUT);
+                p.trustCertsFile().map(Path::toString), RECEIVER_QUEUE, OPERATION_TIMEOUT);
     }
 
     @Override
     public synchronized void close() {
         // side by side: each may wait up to PulsarStorage.CLOSE_WAIT for producers on terminated topics
-        java.util.List<Thread> closing = new java.util.ArrayList<>();
+        List<Thread> closing = new ArrayList<>();
         open.forEach((cluster, storage) -> {
             Thread t = new Thread(() -> {
                 try {

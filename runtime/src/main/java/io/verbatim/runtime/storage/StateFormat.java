@@ -19,6 +19,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +52,7 @@ public final class StateFormat {
     public record Checkpoint(Map<String, ClusterImage> images, Map<String, Long> journalSequences, long nextLedgerId,
             long nextJournalSequence) {
         public Checkpoint {
-            images = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(images));
+            images = Collections.unmodifiableMap(new LinkedHashMap<>(images));
             journalSequences = Map.copyOf(journalSequences);
         }
     }

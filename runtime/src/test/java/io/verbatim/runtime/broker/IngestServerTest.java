@@ -3,6 +3,7 @@ package io.verbatim.runtime.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.Unpooled;
 import io.verbatim.embedded.MemoryCluster;
@@ -17,6 +18,7 @@ import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
 import io.verbatim.net.CapturedLogs;
+import io.verbatim.net.NetServer;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteException;
 import io.verbatim.runtime.RawHttp;
@@ -25,17 +27,22 @@ import io.verbatim.runtime.proto.IngestReply;
 import io.verbatim.runtime.proto.IngestSend;
 import io.verbatim.runtime.storage.MemoryTopicStorage;
 import io.verbatim.runtime.storage.TopicStorage;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.event.Level;
@@ -48,7 +55,7 @@ public class IngestServerTest {
     private static final String TOPIC = "t";
 
     private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 4, 0), Schedulers.parallel());
-    private final io.verbatim.net.NetServer net = TestNet.server("b");
+    private final NetServer net = TestNet.server("b");
     private final IngestServer server = new IngestServer("b", 0, t -> t.equals(TOPIC) ? Optional.<TopicStorage>of(new MemoryTopicStorage(storage)) : Optional.empty(),
             () -> List.of(), net, Set.of("a", "c"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE)
             .start(0);
@@ -91,7 +98,7 @@ public class IngestServerTest {
                 .map(bytes -> {
                     try {
                         return IngestReply.parseFrom(bytes);
-                    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                    } catch (InvalidProtocolBufferException e) {
                         throw new IllegalStateException(e);
                     }
                 }).take(Duration.ofSeconds(5)).collectList().block();
@@ -299,13 +306,13 @@ public class IngestServerTest {
         CapturedLogs.clear();
         URI base = URI.create(server.baseUrl());
         String target = IngestServer.LAYOUTS_PATH + "?topic=t";
-        java.net.Socket s = new java.net.Socket(base.getHost(), base.getPort());
+        Socket s = new Socket(base.getHost(), base.getPort());
         s.setSoTimeout(5000);
         s.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: x\r\nAuthorization: "
                 + TestNet.signed("a", "b", "GET", "http://x" + target) + "\r\nUpgrade: websocket\r\n"
                 + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13"
-                + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-        java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+                + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        DataInputStream in = new DataInputStream(s.getInputStream());
         StringBuilder head = new StringBuilder();
         while (!head.toString().endsWith("\r\n\r\n")) {
             head.append((char) in.readUnsignedByte());
@@ -314,7 +321,7 @@ public class IngestServerTest {
         assertThat(in.readUnsignedByte() & 0x0f).as("the first layout, a binary frame").isEqualTo(2);
         s.setSoLinger(true, 0);
         s.close(); // a reset
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (net.ports().stream().mapToInt(p -> p.open()).sum() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
@@ -325,21 +332,21 @@ public class IngestServerTest {
     @Test
     void aFrameWithRsv1SetFailsTheSessionWithAProtocolErrorAndStoresNothing() throws Exception {
         URI base = URI.create(server.baseUrl());
-        try (java.net.Socket s = new java.net.Socket(base.getHost(), base.getPort())) {
+        try (Socket s = new Socket(base.getHost(), base.getPort())) {
             s.setSoTimeout(5000);
             s.getOutputStream().write(("GET " + IngestServer.SESSION_PATH + "?topic=t&segment=0&producer=pulsar.repl.a.0"
                     + " HTTP/1.1\r\nHost: x\r\nAuthorization: " + TestNet.signed("a", "b", "GET", "http://x"
                     + IngestServer.SESSION_PATH + "?topic=t&segment=0&producer=pulsar.repl.a.0") + "\r\nUpgrade: websocket\r\n"
                     + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13"
-                    + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            DataInputStream in = new DataInputStream(s.getInputStream());
             StringBuilder head = new StringBuilder();
             while (!head.toString().endsWith("\r\n\r\n")) {
                 head.append((char) in.readUnsignedByte());
             }
             assertThat(head.toString()).startsWith("HTTP/1.1 101 ");
             byte[] payload = send(0, 0).toByteArray();
-            java.io.ByteArrayOutputStream frame = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream frame = new ByteArrayOutputStream();
             frame.write(0x80 | 0x40 | 0x2); // FIN, RSV1 ("compressed"), binary
             frame.write(0x80 | 126);
             frame.write(payload.length >> 8);
@@ -358,7 +365,7 @@ public class IngestServerTest {
     private static IngestReply reply(byte[] bytes) {
         try {
             return IngestReply.parseFrom(bytes);
-        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+        } catch (InvalidProtocolBufferException e) {
             throw new IllegalStateException(e);
         }
     }

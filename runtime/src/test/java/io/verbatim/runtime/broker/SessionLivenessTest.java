@@ -27,6 +27,8 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -74,7 +76,7 @@ class SessionLivenessTest {
         proxy.partition();
         long t0 = System.nanoTime();
         Throwable failure = session.send(entry(1), SourcePosition.of(0, 1)).<Throwable>map(r -> new AssertionError("answered " + r))
-                .onErrorResume(e -> reactor.core.publisher.Mono.just(e)).block(Duration.ofSeconds(10));
+                .onErrorResume(e -> Mono.just(e)).block(Duration.ofSeconds(10));
         long ms = millisSince(t0);
         System.out.println("a session cut off silently failed its send after " + ms + " ms (ping timeout 400 ms)");
         assertThat(failure).isInstanceOf(RemoteException.class);
@@ -92,7 +94,7 @@ class SessionLivenessTest {
         ProducerSession session = remote.open(0, "pulsar.repl.a.0");
         long t0 = System.nanoTime();
         Throwable failure = session.send(entry(0), SourcePosition.of(0, 0)).<Throwable>map(r -> new AssertionError("answered " + r))
-                .onErrorResume(e -> reactor.core.publisher.Mono.just(e)).block(Duration.ofSeconds(10));
+                .onErrorResume(e -> Mono.just(e)).block(Duration.ofSeconds(10));
         long ms = millisSince(t0);
         assertThat(failure).isInstanceOf(RemoteException.class).hasMessageContaining("heard nothing");
         assertThat(ms).isBetween(250L, 3_000L);
@@ -114,7 +116,7 @@ class SessionLivenessTest {
         var pending = session.send(entry(1), SourcePosition.of(0, 1)); // its receipt half a round trip away
         long t0 = System.nanoTime();
         Throwable failure = pending.<Throwable>map(r -> new AssertionError("answered " + r))
-                .onErrorResume(e -> reactor.core.publisher.Mono.just(e))
+                .onErrorResume(e -> Mono.just(e))
                 .doOnSubscribe(s -> server.stop()).block(Duration.ofSeconds(30));
         long ms = millisSince(t0);
         System.out.println("a session whose remote closed failed its send after " + ms + " ms (ping timeout 60 s)");
@@ -133,7 +135,7 @@ class SessionLivenessTest {
         int before = direct.connects();
         long t0 = System.nanoTime();
         server.stop();
-        reactor.core.publisher.Flux.interval(Duration.ofMillis(10)).filter(t -> direct.connects() > before)
+        Flux.interval(Duration.ofMillis(10)).filter(t -> direct.connects() > before)
                 .blockFirst(Duration.ofSeconds(30));
         System.out.println("a layout stream whose remote closed tried again after " + millisSince(t0)
                 + " ms (ping timeout 60 s)");

@@ -14,6 +14,7 @@ import io.verbatim.runtime.controller.AutoScaler.Decision;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** PIP-483's decisions, with Pulsar's defaults unless a test says otherwise. */
@@ -120,20 +121,20 @@ class AutoScalerTest {
 
     @Test
     void coldMarksAreReDerivedOnEveryEvaluationAndWithdrawnWhenARangeTurnsHot() {
-        Layout split = Layout.initial(1, 4, 0).apply(io.verbatim.model.Mutation.split(0), 0, 0).layoutOrThrow();
-        split = split.apply(io.verbatim.model.Mutation.split(1), 1, 0).layoutOrThrow(); // 0000-3fff, 4000-7fff, 8000-ffff
+        Layout split = Layout.initial(1, 4, 0).apply(Mutation.split(0), 0, 0).layoutOrThrow();
+        split = split.apply(Mutation.split(1), 1, 0).layoutOrThrow(); // 0000-3fff, 4000-7fff, 8000-ffff
         Map<Long, LoadSample> allCold = Map.of(3L, coldSince(0), 4L, coldSince(0), 2L, coldSince(0));
-        assertThat(AutoScaler.coldBoundaries(split, allCold, 0, PULSAR, CAPS, NOW, Clocks.NEVER, java.util.Set.of()))
+        assertThat(AutoScaler.coldBoundaries(split, allCold, 0, PULSAR, CAPS, NOW, Clocks.NEVER, Set.of()))
                 .containsExactly(0x4000);
         Map<Long, LoadSample> oneHot = Map.of(3L, coldSince(0), 4L, hot(9_999, 0), 2L, coldSince(0));
-        assertThat(AutoScaler.coldBoundaries(split, oneHot, 0, PULSAR, CAPS, NOW, Clocks.NEVER, java.util.Set.of(0x4000)))
+        assertThat(AutoScaler.coldBoundaries(split, oneHot, 0, PULSAR, CAPS, NOW, Clocks.NEVER, Set.of(0x4000)))
                 .as("the mark goes as soon as a side is hot").isEmpty();
         Clocks cooling = new Clocks(Long.MIN_VALUE, NOW - 1, Long.MIN_VALUE);
-        assertThat(AutoScaler.coldBoundaries(split, allCold, 0, PULSAR, CAPS, NOW, cooling, java.util.Set.of()))
+        assertThat(AutoScaler.coldBoundaries(split, allCold, 0, PULSAR, CAPS, NOW, cooling, Set.of()))
                 .as("no new mark within the merge cooldown").isEmpty();
-        assertThat(AutoScaler.coldBoundaries(split, allCold, 0, PULSAR, CAPS, NOW, cooling, java.util.Set.of(0x4000)))
+        assertThat(AutoScaler.coldBoundaries(split, allCold, 0, PULSAR, CAPS, NOW, cooling, Set.of(0x4000)))
                 .as("but a standing one that is still cold stays").containsExactly(0x4000);
         assertThat(AutoScaler.coldBoundaries(split, allCold, 4, PULSAR, new Caps(64, 1), NOW, Clocks.NEVER,
-                java.util.Set.of())).as("not when the consumers need every bucket the cap would cut").isEmpty();
+                Set.of())).as("not when the consumers need every bucket the cap would cut").isEmpty();
     }
 }

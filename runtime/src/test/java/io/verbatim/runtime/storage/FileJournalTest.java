@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.verbatim.config.StorageConfig;
 import io.verbatim.embedded.Journal;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,7 +51,7 @@ class FileJournalTest {
                     for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
                         Files.deleteIfExists(p);
                     }
-                } catch (java.nio.file.DirectoryNotEmptyException | java.io.UncheckedIOException racing) {
+                } catch (DirectoryNotEmptyException | UncheckedIOException racing) {
                     // a file appeared after the walk: again
                 }
             }

@@ -20,22 +20,28 @@ import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.StoredEntry;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.test.scheduler.VirtualTimeScheduler;
 
 /**
  * The embedded storage in a data directory: what it acknowledged is there after any stop, clean or not, from
@@ -298,8 +304,8 @@ class LocalStorageTest {
         LocalStorage storage = open(); // the journal forces every batch
         MemoryCluster in = storage.openTopic(TOPIC, Layout.initial(1, 4, 0));
         MemoryCluster out = storage.openTopic("persistent://public/default/out", Layout.initial(1, 4, 0));
-        java.util.concurrent.CountDownLatch piped = new java.util.concurrent.CountDownLatch(3);
-        List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CountDownLatch piped = new CountDownLatch(3);
+        List<String> threads = new CopyOnWriteArrayList<>();
         in.log(0).openCursor("pipe", StartAt.EARLIEST).read().subscribe(e -> {
             threads.add(Thread.currentThread().getName());
             new MemoryTopicStorage(out).produceNow(List.of(Message.of("k", new byte[] {1})), Compression.NONE);
@@ -308,7 +314,7 @@ class LocalStorageTest {
         for (int i = 0; i < 3; i++) {
             produce(in, i, 1);
         }
-        assertThat(piped.await(10, java.util.concurrent.TimeUnit.SECONDS)).as("every entry piped: %s", threads)
+        assertThat(piped.await(10, TimeUnit.SECONDS)).as("every entry piped: %s", threads)
                 .isTrue();
         assertThat(threads).noneMatch(t -> t.contains("notify"));
         assertThat(out.log(0).entries()).hasSize(3);
@@ -392,7 +398,7 @@ class LocalStorageTest {
         Path file = lastJournalFile();
         long size = Files.size(file);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
-            ch.write(java.nio.ByteBuffer.allocate(4096)); // the file grew, its bytes never reached the disk
+            ch.write(ByteBuffer.allocate(4096)); // the file grew, its bytes never reached the disk
         }
         LocalStorage second = open();
         assertThat(second.describe()).contains("torn tail of 4096 byte(s)");
@@ -414,7 +420,7 @@ class LocalStorageTest {
         first.close();
         Path file = lastJournalFile();
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            ch.write(java.nio.ByteBuffer.allocate(8), 0); // the first record's length and CRC zeroed
+            ch.write(ByteBuffer.allocate(8), 0); // the first record's length and CRC zeroed
         }
         assertThatThrownBy(this::open).hasMessageContaining(file.toString()).hasMessageContaining("damaged")
                 .hasMessageContaining("at byte 0");
@@ -476,15 +482,15 @@ class LocalStorageTest {
      */
     @Test
     void aMemoryOnlyRestartRightAfterHandingOutManyLedgersReusesNone() {
-        reactor.test.scheduler.VirtualTimeScheduler clock = reactor.test.scheduler.VirtualTimeScheduler.create();
-        clock.advanceTimeTo(java.time.Instant.parse("2026-12-03T06:00:00Z"));
+        VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+        clock.advanceTimeTo(Instant.parse("2026-12-03T06:00:00Z"));
         LocalStorage first = LocalStorage.memoryOnly("a", clock);
         opened.add(first);
         long highest = -1;
         for (int i = 0; i < 2_000; i++) {
             highest = Math.max(highest, firstLedger(first.openTopic(TOPIC + "-" + i, Layout.initial(1, 4, 0))));
         }
-        clock.advanceTimeBy(java.time.Duration.ofMillis(500));
+        clock.advanceTimeBy(Duration.ofMillis(500));
         LocalStorage second = LocalStorage.memoryOnly("a", clock);
         opened.add(second);
         assertThat(firstLedger(second.openTopic(TOPIC, Layout.initial(1, 4, 0)))).isGreaterThan(highest);

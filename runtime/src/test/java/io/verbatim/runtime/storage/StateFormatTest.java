@@ -3,12 +3,14 @@ package io.verbatim.runtime.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.protobuf.ByteString;
 import io.verbatim.embedded.ClusterImage;
 import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.entry.Entries;
+import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
@@ -17,6 +19,12 @@ import io.verbatim.model.proto.MessageMetadata;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.StoredEntry;
+import io.verbatim.runtime.proto.EntriesChunk;
+import io.verbatim.runtime.proto.SegmentImage;
+import io.verbatim.runtime.proto.StateFooter;
+import io.verbatim.runtime.proto.StateHeader;
+import io.verbatim.runtime.proto.StateRecord;
+import io.verbatim.runtime.proto.TopicImage;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -25,6 +33,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.scheduler.Schedulers;
@@ -53,7 +62,7 @@ class StateFormatTest {
         return c;
     }
 
-    private static io.verbatim.model.entry.Entry replicated() {
+    private static Entry replicated() {
         return Entries.batch(MessageMetadata.newBuilder().setProducerName("p").setSequenceId(0).setPublishTime(1).build(),
                 List.of(Message.of("k2", "b/0".getBytes(StandardCharsets.UTF_8))), CompressionType.NONE)
                 .restamp(new ReplicationStamp("b", SourcePosition.of(7, 3)));
@@ -83,7 +92,7 @@ class StateFormatTest {
     }
 
     private static Map<Long, List<String>> bytes(Map<Long, List<StoredEntry>> contents) {
-        Map<Long, List<String>> out = new java.util.TreeMap<>();
+        Map<Long, List<String>> out = new TreeMap<>();
         contents.forEach((id, entries) -> out.put(id, entries.stream().map(e -> e.position() + "=" + Arrays.toString(
                 toArray(e))).toList()));
         return out;
@@ -118,19 +127,19 @@ class StateFormatTest {
     @Test
     void anImageOfTheFirstFormatIsReadWithOneLedgerPerSegmentNumberedAsTheSegment() throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        io.verbatim.runtime.proto.StateRecord.newBuilder().setHeader(io.verbatim.runtime.proto.StateHeader.newBuilder()
+        StateRecord.newBuilder().setHeader(StateHeader.newBuilder()
                 .setFormat(1).setCluster("a").setWrittenAtMs(42)).build().writeDelimitedTo(out);
         Layout layout = Layout.initial(1, 4, 0);
-        io.verbatim.runtime.proto.StateRecord.newBuilder().setTopic(io.verbatim.runtime.proto.TopicImage.newBuilder()
+        StateRecord.newBuilder().setTopic(TopicImage.newBuilder()
                 .setTopic(TOPIC).setLayout(LayoutCodec.toProto(TOPIC, layout, List.of())).setSessionIds(3))
                 .build().writeDelimitedTo(out);
-        io.verbatim.runtime.proto.StateRecord.newBuilder().setSegment(io.verbatim.runtime.proto.SegmentImage.newBuilder()
+        StateRecord.newBuilder().setSegment(SegmentImage.newBuilder()
                 .setSegmentId(0).setFirstEntryId(2).putCursors("pulsar.repl.b", 2)).build().writeDelimitedTo(out);
         byte[] entry = Entries.batch(MessageMetadata.newBuilder().setProducerName("p").setSequenceId(0).setPublishTime(1)
                 .build(), List.of(Message.of("k", new byte[] {1})), CompressionType.NONE).toByteArray();
-        io.verbatim.runtime.proto.StateRecord.newBuilder().setEntries(io.verbatim.runtime.proto.EntriesChunk.newBuilder()
-                .addEntries(com.google.protobuf.ByteString.copyFrom(entry))).build().writeDelimitedTo(out);
-        io.verbatim.runtime.proto.StateRecord.newBuilder().setFooter(io.verbatim.runtime.proto.StateFooter.newBuilder()
+        StateRecord.newBuilder().setEntries(EntriesChunk.newBuilder()
+                .addEntries(ByteString.copyFrom(entry))).build().writeDelimitedTo(out);
+        StateRecord.newBuilder().setFooter(StateFooter.newBuilder()
                 .setRecords(4)).build().writeDelimitedTo(out);
 
         StateFormat.Checkpoint read = StateFormat.readCheckpoint(new ByteArrayInputStream(out.toByteArray()), "a");

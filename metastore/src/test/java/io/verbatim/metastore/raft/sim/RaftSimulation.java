@@ -1,6 +1,8 @@
 package io.verbatim.metastore.raft.sim;
 
 import com.google.protobuf.ByteString;
+import io.verbatim.metastore.proto.AppendResult;
+import io.verbatim.metastore.proto.InstallSnapshotResult;
 import io.verbatim.metastore.proto.ListenerDelegationProto;
 import io.verbatim.metastore.proto.LogEntryProto;
 import io.verbatim.metastore.proto.RaftConfigurationProto;
@@ -24,6 +26,7 @@ import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import java.util.zip.CRC32;
 
 /**
  * One seeded run of a whole group in one thread, in virtual ticks: 3 to 5 voters, 0 to 4 listeners and
@@ -464,10 +467,10 @@ final class RaftSimulation {
             return;
         }
         boolean refused = reply.hasAppendEntriesReply()
-                ? reply.getAppendEntriesReply().getResult() == io.verbatim.metastore.proto.AppendResult.NOT_LEADER
+                ? reply.getAppendEntriesReply().getResult() == AppendResult.NOT_LEADER
                         && reply.getAppendEntriesReply().getTerm() == m.node.status().term()
                 : reply.getInstallSnapshotReply().getResult()
-                        == io.verbatim.metastore.proto.InstallSnapshotResult.SNAPSHOT_NOT_LEADER
+                        == InstallSnapshotResult.SNAPSHOT_NOT_LEADER
                         && reply.getInstallSnapshotReply().getTerm() == m.node.status().term();
         if (!refused) {
             throw violation("a member refuses a delegated message below its term: " + m.id + " answered "
@@ -954,7 +957,7 @@ final class RaftSimulation {
     }
 
     private static long crc(String body) {
-        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        CRC32 crc = new CRC32();
         crc.update(body.getBytes(StandardCharsets.UTF_8));
         return crc.getValue();
     }

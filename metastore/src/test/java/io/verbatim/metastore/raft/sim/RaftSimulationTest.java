@@ -1,5 +1,7 @@
 package io.verbatim.metastore.raft.sim;
 
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,7 +17,7 @@ class RaftSimulationTest {
         long first = Long.getLong("verbatim.seed", 0x5AF7_0001L);
         int count = Integer.getInteger("verbatim.simulations", 1000 * SCALE);
         long started = System.nanoTime();
-        java.util.Map<String, Long> totals = new java.util.TreeMap<>();
+        Map<String, Long> totals = new TreeMap<>();
         for (int i = 0; i < count; i++) {
             long seed = first + i;
             RaftSimulation run = new RaftSimulation(seed);

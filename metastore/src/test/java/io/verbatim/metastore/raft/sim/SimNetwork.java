@@ -2,8 +2,10 @@ package io.verbatim.metastore.raft.sim;
 
 import io.verbatim.metastore.proto.RaftMessageProto;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.random.RandomGenerator;
@@ -21,7 +23,7 @@ final class SimNetwork {
             ? Long.compare(a.at, b.at) : Long.compare(a.seq, b.seq));
     private final Set<String> cut = new HashSet<>();
     /** Links that hold every message this many ticks longer ("from>to"): a slow path, until healed. */
-    private final java.util.Map<String, Integer> slow = new java.util.HashMap<>();
+    private final Map<String, Integer> slow = new HashMap<>();
     private long seq;
     double loss;
     double duplicate;
