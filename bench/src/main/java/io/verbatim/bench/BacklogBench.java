@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Run: {@code java -cp bench/target/benchmarks.jar io.verbatim.bench.BacklogBench [MiB] [rounds]}
  */
-public final class BacklogBench {
+final class BacklogBench {
     static final long HEAP = 64L << 20;
     /** The child's window and broker budget: a quarter of its heap (the default 64 MiB would be all of it). */
     static final long WINDOW = 16L << 20;

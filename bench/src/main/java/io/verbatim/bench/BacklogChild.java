@@ -31,7 +31,7 @@ import reactor.core.scheduler.Schedulers;
  * <p>Arguments: backlog bytes, window bytes, broker budget bytes, RTT in ms, and optionally a window in
  * entries (the default's otherwise; 1000 with a window of bytes at its maximum is the old, entry-counted one).
  */
-public final class BacklogChild {
+final class BacklogChild {
     private BacklogChild() {
     }
 

@@ -65,7 +65,7 @@ import java.util.Locale;
  * [secondsPerRound] [json]} (defaults 5, 2 and {@code bench/target/p7.json}; about 2 minutes at the
  * defaults); a lone non-numeric argument is the JSON path.
  */
-public final class DelegationBench {
+final class DelegationBench {
     static final int VOTERS = 3;
     static final int LISTENERS = 12;
     static final int IN_FLIGHT = 32;

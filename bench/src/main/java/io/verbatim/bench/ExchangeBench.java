@@ -24,7 +24,7 @@ import reactor.core.scheduler.Schedulers;
  * <p>Run: {@code java -Xmx4g -cp bench/target/benchmarks.jar io.verbatim.bench.ExchangeBench [rounds] [topics]}
  * ({@code rounds} of P6, default 20; {@code topics} of P9, default 100,000).
  */
-public final class ExchangeBench {
+final class ExchangeBench {
     private ExchangeBench() {
     }
 

@@ -7,7 +7,7 @@ import java.util.Locale;
  * {@code max} infinite for a one-sided goal), no goal at all (a figure printed for context), or a goal in
  * words only (met or not is then judged by reading, never by the suite).
  */
-public record Goal(String text, double min, double max) {
+record Goal(String text, double min, double max) {
     private static final String NONE = "—";
 
     /** {@code ratio ≥ min}. */

@@ -33,7 +33,7 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Run: {@code java -Xms2g -Xmx2g -cp bench/target/benchmarks.jar io.verbatim.bench.LinkBench [MB] [rounds]}
  */
-public final class LinkBench {
+final class LinkBench {
     /** 1 Gbit/s. */
     static final long RATE = 125_000_000;
     static final int[] RTTS_MS = {10, 100, 250};

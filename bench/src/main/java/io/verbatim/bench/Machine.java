@@ -4,7 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.util.Locale;
 
 /** Where the figures were measured: a ratio from two cores shared with other work is not one from a quiet server. */
-public record Machine(int cores, String java, String vm, long maxHeapBytes, String os, String osVersion, String arch,
+record Machine(int cores, String java, String vm, long maxHeapBytes, String os, String osVersion, String arch,
         double loadAverage) {
     /** This JVM, now. */
     public static Machine current() {

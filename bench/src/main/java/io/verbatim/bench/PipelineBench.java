@@ -35,7 +35,7 @@ import reactor.core.scheduler.Schedulers;
  * <p>Run: {@code java -Xms4g -Xmx4g -XX:+UseParallelGC -cp bench/target/benchmarks.jar
  * io.verbatim.bench.PipelineBench [entries] [rounds]} (a fixed heap keeps GC from deciding the ratios).
  */
-public final class PipelineBench {
+final class PipelineBench {
     static final Layout ONE = Layout.initial(1, 4, 0);
     /** Twice the buckets of {@link #ONE}: every entry of one bucket of ONE straddles two. */
     static final Layout TWICE = ONE.apply(Mutation.split(0), 0, 0).layoutOrThrow();

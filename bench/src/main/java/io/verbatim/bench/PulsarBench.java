@@ -53,7 +53,7 @@ import reactor.core.scheduler.Schedulers;
  * bench/target/benchmarks.jar io.verbatim.bench.PulsarBench [entries] [rounds]}, or in the suite: {@code
  * ./verbatim bench --pulsar}.
  */
-public final class PulsarBench {
+final class PulsarBench {
     private static final String TOPIC = "persistent://public/default/orders";
     private static final int MESSAGES_PER_ENTRY = 100;
     private static final Duration WAIT = Duration.ofMinutes(10);

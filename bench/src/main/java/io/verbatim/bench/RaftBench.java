@@ -45,7 +45,7 @@ import java.util.Map;
  * <p>Run: {@code java -Xmx1g -cp bench/target/benchmarks.jar io.verbatim.bench.RaftBench [rounds]
  * [secondsPerRound]} (defaults 5 and 2; about 70 s in all at the defaults).
  */
-public final class RaftBench {
+final class RaftBench {
     private static final int COMMAND_BYTES = RaftGroup.COMMAND_BYTES;
     private static final int IN_FLIGHT = 32;
     private static final int VOTERS = 3;

@@ -17,7 +17,7 @@ import java.util.Locale;
  * A suite run: the machine, the rounds, the rows. Printed as one Markdown table and written as the same in
  * JSON (a non-finite figure is JSON {@code null}).
  */
-public record Report(Machine machine, int rounds, int warmUpRounds, boolean quick, String started, double elapsedSeconds,
+record Report(Machine machine, int rounds, int warmUpRounds, boolean quick, String started, double elapsedSeconds,
         List<Row> rows) {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 

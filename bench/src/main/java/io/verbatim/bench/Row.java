@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * numerator ÷ denominator per round; the row's ratio is the median of those, and it is the median that
  * must be within the goal.
  */
-public record Row(Spec spec, Status status, List<Double> numerators, List<Double> denominators, List<String> notes) {
+record Row(Spec spec, Status status, List<Double> numerators, List<Double> denominators, List<String> notes) {
     /** What a row measures; {@code unit} is the numerator's and the denominator's (a ratio of like to like). */
     public record Spec(String id, String measure, String numerator, String denominator, String unit, Goal goal) {
     }

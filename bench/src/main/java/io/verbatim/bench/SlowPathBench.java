@@ -28,7 +28,7 @@ import reactor.core.scheduler.Schedulers;
  * <p>Run: {@code java -Xms2g -Xmx2g -XX:+UseParallelGC -cp bench/target/benchmarks.jar
  * io.verbatim.bench.SlowPathBench [entries] [rounds]}, or through {@link Suite} with {@code --only P3}.
  */
-public final class SlowPathBench {
+final class SlowPathBench {
     /** P3 as issue 15 words it. */
     static final Row.Spec P3 = new Row.Spec("P3", "slow path ÷ bare decompress + regroup + compress of the same"
             + " entries", "slow path", "bare decompress+regroup+compress", "entries/s", Goal.atLeast(0.70));

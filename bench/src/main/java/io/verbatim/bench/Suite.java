@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * bench/target/benchmarks.jar io.verbatim.bench.Suite [options]} from the repository's root; {@code --help}
  * lists the options. Progress goes to standard error, the table to standard output.
  */
-public final class Suite {
+final class Suite {
     /** The JSON's path unless {@code --json}: {@code -Dverbatim.bench.json}, else under bench/target. */
     static final String DEFAULT_JSON = System.getProperty("verbatim.bench.json", "bench/target/bench-results.json");
 

@@ -21,7 +21,7 @@ import java.util.Locale;
  *
  * <p>Run: {@code java -cp bench/target/benchmarks.jar io.verbatim.bench.WindowBench [entries]}
  */
-public final class WindowBench {
+final class WindowBench {
     private WindowBench() {
     }
 

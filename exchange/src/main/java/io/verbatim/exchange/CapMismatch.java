@@ -7,7 +7,7 @@ package io.verbatim.exchange;
  * @param peer the peer cluster
  * @param cap {@code maxSegments} or {@code maxEntryBucketsPerSegment}
  */
-public record CapMismatch(String peer, String cap, int local, int theirs) {
+record CapMismatch(String peer, String cap, int local, int theirs) {
 
     @Override
     public String toString() {

@@ -10,7 +10,7 @@ import org.apache.pulsar.broker.ServiceConfiguration;
  * topics created on use, deduplication off by default (Verbatim turns it on per destination namespace), infinite
  * retention (nothing stored is deleted, acknowledged or not).
  */
-public final class BrokerConfig {
+final class BrokerConfig {
     /**
      * A dedup snapshot per entry (Pulsar's default is one per 1000). Pulsar 4.0.7 rebuilds only producer_name →
      * sequence_id from the entries after the last snapshot, not the replicator's position watermark, so without

@@ -13,7 +13,7 @@ import java.time.Duration;
  * @param interval how often a ping goes out
  * @param timeout the silence after which the connection is dead; above {@code interval}, so a ping can answer
  */
-public record Heartbeat(Duration interval, Duration timeout) {
+record Heartbeat(Duration interval, Duration timeout) {
     /** The shortest interval and timeout: below, a loaded machine's pauses look like dead peers. */
     static final Duration MIN = Duration.ofMillis(10);
     /** The longest: beyond, a dead connection waits longer than any send timeout. */

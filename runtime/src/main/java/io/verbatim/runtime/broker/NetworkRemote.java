@@ -43,7 +43,7 @@ import reactor.util.retry.Retry;
  * (their order says which owns a segment); a URL it names that is not configured is ignored — counted and
  * logged once — so a peer cannot send this cluster's replicators, and their entries, anywhere else.
  */
-public final class NetworkRemote implements RemoteCluster {
+final class NetworkRemote implements RemoteCluster {
     private static final Logger LOG = Loggers.getLogger(NetworkRemote.class);
     private static final Duration LAYOUTS_MAX_BACKOFF = Duration.ofSeconds(1);
     private final String name;

@@ -13,7 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * {@code consumer}) and the subscription's cursor backlog, both tagged {@code subscription} and with the
  * caller's tags (a cluster node adds {@code topic}; its registry adds {@code cluster}).
  */
-public final class SubscriptionMetricsBinder implements MeterBinder {
+final class SubscriptionMetricsBinder implements MeterBinder {
     /** Entries dispatched to a consumer and not yet received: at most the receiver queue size. */
     static final String QUEUE_DEPTH = "verbatim.subscription.queue.depth";
     /** Entries the subscription's cursors hold, not yet handed to a consumer, over every segment. */
