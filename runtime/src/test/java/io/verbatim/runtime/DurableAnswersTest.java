@@ -14,7 +14,7 @@ import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.CompressionType;
 import io.verbatim.model.proto.MessageMetadata;
 import io.verbatim.runtime.storage.MemoryTopicStorage;
-import io.verbatim.runtime.storage.NeverDurableJournal;
+import io.verbatim.testkit.ManualJournal;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -25,7 +25,7 @@ import reactor.core.scheduler.Schedulers;
 class DurableAnswersTest {
     private static final String TOPIC = "persistent://public/default/t";
 
-    private final NeverDurableJournal journal = new NeverDurableJournal();
+    private final ManualJournal journal = new ManualJournal();
     private final MemoryCluster cluster = new MemoryCluster("east", TOPIC, Layout.initial(1, 4, 0),
             Schedulers.immediate(), journal, LedgerIds.fromFloor(100));
 

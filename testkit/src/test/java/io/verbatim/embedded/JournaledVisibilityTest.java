@@ -15,6 +15,7 @@ import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.StoredEntry;
+import io.verbatim.testkit.ManualJournal;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
@@ -35,7 +36,7 @@ import reactor.core.scheduler.Schedulers;
 class JournaledVisibilityTest {
     private static final String TOPIC = "persistent://public/default/t";
 
-    private final RecordingJournal journal = new RecordingJournal();
+    private final ManualJournal journal = new ManualJournal();
     private final MemoryCluster c = new MemoryCluster("east", TOPIC, Layout.initial(1, 4, 0), Schedulers.immediate(),
             journal, LedgerIds.fromFloor(100));
 

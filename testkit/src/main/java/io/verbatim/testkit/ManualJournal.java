@@ -1,4 +1,4 @@
-package io.verbatim.runtime.storage;
+package io.verbatim.testkit;
 
 import io.verbatim.embedded.Journal;
 import java.util.ArrayList;
@@ -8,12 +8,19 @@ import java.util.function.LongConsumer;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
-/** A journal whose records never become durable until the test says {@link #flush} (a disk that never finishes). */
-public final class NeverDurableJournal implements Journal {
+/**
+ * An embedded storage's journal in memory whose disk the test drives: it keeps every record, and records
+ * become durable only when the test says {@link #flush} (until then, a disk that never finishes). A crash is
+ * {@link #durableSequence} (what survived) and {@link #between} (what to replay).
+ */
+public final class ManualJournal implements Journal {
     private final List<Record> records = new ArrayList<>();
     private final List<LongConsumer> listeners = new CopyOnWriteArrayList<>();
-    private final List<Sinks.Empty<Void>> waiting = new ArrayList<>();
+    private final List<Waiter> waiters = new ArrayList<>();
     private long durable;
+
+    private record Waiter(long sequence, Sinks.Empty<Void> sink) {
+    }
 
     @Override
     public synchronized long append(Record record) {
@@ -27,7 +34,7 @@ public final class NeverDurableJournal implements Journal {
             return Mono.empty();
         }
         Sinks.Empty<Void> sink = Sinks.empty();
-        waiting.add(sink);
+        waiters.add(new Waiter(sequence, sink));
         return sink.asMono();
     }
 
@@ -46,17 +53,26 @@ public final class NeverDurableJournal implements Journal {
         return true;
     }
 
-    /** Makes everything appended so far durable. */
+    /** Makes every record appended so far durable: waiting callers go on, listeners hear of it. */
     public void flush() {
         long upTo;
-        List<Sinks.Empty<Void>> done;
+        List<Waiter> done = new ArrayList<>();
         synchronized (this) {
             upTo = records.size();
             durable = upTo;
-            done = new ArrayList<>(waiting);
-            waiting.clear();
+            waiters.removeIf(w -> w.sequence() <= upTo && done.add(w));
         }
         listeners.forEach(l -> l.accept(upTo));
-        done.forEach(Sinks.Empty::tryEmitEmpty);
+        done.forEach(w -> w.sink().tryEmitEmpty());
+    }
+
+    /** The sequence number of the last durable record (0 before the first flush): what a crash keeps. */
+    public synchronized long durableSequence() {
+        return durable;
+    }
+
+    /** Records {@code from + 1 .. to} (sequence numbers count from 1). */
+    public synchronized List<Record> between(long from, long to) {
+        return List.copyOf(records.subList((int) from, (int) to));
     }
 }

@@ -6,6 +6,7 @@ import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Message;
 import io.verbatim.pipeline.StartAt;
+import io.verbatim.testkit.ManualJournal;
 import java.util.List;
 import java.util.function.LongConsumer;
 import org.junit.jupiter.api.Test;
@@ -18,7 +19,7 @@ class MemoryClusterCheckpointTest {
 
     /** A recording journal that runs {@code hook} once, the first time the last sequence number is read after arming. */
     private static final class HookedJournal implements Journal {
-        private final RecordingJournal inner = new RecordingJournal();
+        private final ManualJournal inner = new ManualJournal();
         private Runnable hook = () -> { };
 
         @Override

@@ -16,6 +16,7 @@ import io.verbatim.model.proto.MessageMetadata;
 import io.verbatim.pipeline.RemoteException;
 import io.verbatim.pipeline.StartAt;
 import io.verbatim.pipeline.StoredEntry;
+import io.verbatim.testkit.ManualJournal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,7 +54,7 @@ class JournalReplayTest {
 
     private static void runOne(long seed) {
         Random r = new Random(seed);
-        RecordingJournal journal = new RecordingJournal();
+        ManualJournal journal = new ManualJournal();
         LedgerIds.Counter ledgers = LedgerIds.fromFloor(LEDGER_FLOOR);
         MemoryCluster live = new MemoryCluster("east", TOPIC, Layout.initial(1 + r.nextInt(2), 4, 0),
                 Schedulers.immediate(), journal, ledgers);
@@ -79,7 +80,7 @@ class JournalReplayTest {
         long from = base == null ? 1 : base.sequence(); // without a checkpoint, from the record that created it
         ClusterImage image = base == null ? MemoryCluster.createdImage(
                 (Journal.Record.TopicCreated) journal.between(0, 1).get(0)) : base.image();
-        RecordingJournal after = new RecordingJournal();
+        ManualJournal after = new ManualJournal();
         LedgerIds.Counter recoveredLedgers = LedgerIds.fromFloor(LEDGER_FLOOR);
         MemoryCluster recovered = MemoryCluster.restore("east", TOPIC, image, Schedulers.immediate(), after,
                 recoveredLedgers);
