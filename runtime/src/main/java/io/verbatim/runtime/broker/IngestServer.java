@@ -29,7 +29,7 @@ import io.verbatim.pipeline.ProducerSession.Receipt;
 import io.verbatim.pipeline.RemoteException;
 import io.verbatim.runtime.proto.IngestReply;
 import io.verbatim.runtime.proto.IngestSend;
-import io.verbatim.runtime.storage.LayoutCodec;
+import io.verbatim.runtime.storage.LayoutRecords;
 import io.verbatim.runtime.storage.TopicStorage;
 import java.util.EnumMap;
 import java.util.List;
@@ -177,7 +177,7 @@ public final class IngestServer {
             // nobody read would end in Reactor Netty's ERROR line with the reset's trace.
             Mono<Void> gone = in.receiveFrames().then().onErrorResume(e -> Mono.empty());
             return Mono.firstWithSignal(out.send(storage.layouts().map(l -> Unpooled.wrappedBuffer(
-                    LayoutCodec.toProto(topic, l, brokerUrls.get()).toByteArray()))).then(), gone);
+                    LayoutRecords.toProto(topic, l, brokerUrls.get()).toByteArray()))).then(), gone);
         }, spec()));
     }
 

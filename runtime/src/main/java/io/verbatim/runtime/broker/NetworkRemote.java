@@ -8,7 +8,7 @@ import io.verbatim.net.Origin;
 import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteCluster;
 import io.verbatim.runtime.proto.LayoutRecord;
-import io.verbatim.runtime.storage.LayoutCodec;
+import io.verbatim.runtime.storage.LayoutRecords;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -139,7 +139,7 @@ final class NetworkRemote implements RemoteCluster {
     @Override
     public Flux<Layout> layouts() {
         // Reconnects may repeat a layout: only newer ones go on.
-        return records.map(LayoutCodec::fromProto).scan((held, next) -> next.epoch() > held.epoch() ? next : held)
+        return records.map(LayoutRecords::fromProto).scan((held, next) -> next.epoch() > held.epoch() ? next : held)
                 .distinctUntilChanged(Layout::epoch);
     }
 

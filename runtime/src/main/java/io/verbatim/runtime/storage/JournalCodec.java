@@ -31,7 +31,7 @@ final class JournalCodec {
     static JournalRecord toProto(long sequence, Record record) {
         JournalRecord.Builder b = JournalRecord.newBuilder().setSequence(sequence).setTopic(record.topic());
         if (record instanceof Record.TopicCreated r) {
-            b.setCreated(TopicCreated.newBuilder().setLayout(LayoutCodec.toProto(r.topic(), r.layout(), List.of()))
+            b.setCreated(TopicCreated.newBuilder().setLayout(LayoutRecords.toProto(r.topic(), r.layout(), List.of()))
                     .putAllLedgers(r.ledgers()));
         } else if (record instanceof Record.LedgerOpened r) {
             b.setLedger(LedgerOpened.newBuilder().setSegmentId(r.segmentId()).setLedgerId(r.ledgerId())
@@ -51,7 +51,7 @@ final class JournalCodec {
         } else if (record instanceof Record.CursorRemoved r) {
             b.setCursorRemoved(CursorRemoved.newBuilder().setCursor(r.cursor()));
         } else if (record instanceof Record.Adopted r) {
-            b.setAdopted(Adopted.newBuilder().setLayout(LayoutCodec.toProto(r.topic(), r.layout(), List.of()))
+            b.setAdopted(Adopted.newBuilder().setLayout(LayoutRecords.toProto(r.topic(), r.layout(), List.of()))
                     .putAllLedgers(r.ledgers()));
         } else if (record instanceof Record.MarkReset r) {
             b.setMarkReset(MarkReset.newBuilder().setKey(r.key()));
@@ -73,7 +73,7 @@ final class JournalCodec {
     private static Record fromProto(JournalRecord r) {
         String topic = r.getTopic();
         return switch (r.getKindCase()) {
-            case CREATED -> new Record.TopicCreated(topic, LayoutCodec.fromProto(r.getCreated().getLayout()),
+            case CREATED -> new Record.TopicCreated(topic, LayoutRecords.fromProto(r.getCreated().getLayout()),
                     ledgers(r.getCreated().getLedgersMap()));
             case LEDGER -> new Record.LedgerOpened(topic, r.getLedger().getSegmentId(), r.getLedger().getLedgerId(),
                     r.getLedger().getFirstIndex());
@@ -87,7 +87,7 @@ final class JournalCodec {
             case ACKNOWLEDGED -> new Record.Acknowledged(topic, r.getAcknowledged().getSegmentId(),
                     r.getAcknowledged().getCursor(), r.getAcknowledged().getMarkDelete());
             case CURSOR_REMOVED -> new Record.CursorRemoved(topic, r.getCursorRemoved().getCursor());
-            case ADOPTED -> new Record.Adopted(topic, LayoutCodec.fromProto(r.getAdopted().getLayout()),
+            case ADOPTED -> new Record.Adopted(topic, LayoutRecords.fromProto(r.getAdopted().getLayout()),
                     ledgers(r.getAdopted().getLedgersMap()));
             case MARK_RESET -> new Record.MarkReset(topic, r.getMarkReset().getKey());
             case KIND_NOT_SET -> throw new IllegalArgumentException("journal record " + r.getSequence()

@@ -184,14 +184,14 @@ public final class StateFormat {
                     d.getExpectedSequence(),
                     d.getPoisoned()));
         }
-        return new ClusterImage(LayoutCodec.fromProto(t.getLayout()), segments, destinations, t.getSessionIds(),
+        return new ClusterImage(LayoutRecords.fromProto(t.getLayout()), segments, destinations, t.getSessionIds(),
                 t.getSequence());
     }
 
     private static long write(OutputStream out, String topic, ClusterImage image, long journalSequence)
             throws IOException {
         TopicImage.Builder t = TopicImage.newBuilder().setTopic(topic)
-                .setLayout(LayoutCodec.toProto(topic, image.layout(), List.of()))
+                .setLayout(LayoutRecords.toProto(topic, image.layout(), List.of()))
                 .setSessionIds(image.sessionIds()).setSequence(image.sequence()).setJournalSequence(journalSequence);
         image.destinations().forEach((key, d) -> {
             DestinationRecord.Builder r = DestinationRecord.newBuilder().setKey(key).setSession(d.session())

@@ -131,7 +131,7 @@ class StateFormatTest {
                 .setFormat(1).setCluster("a").setWrittenAtMs(42)).build().writeDelimitedTo(out);
         Layout layout = Layout.initial(1, 4, 0);
         StateRecord.newBuilder().setTopic(TopicImage.newBuilder()
-                .setTopic(TOPIC).setLayout(LayoutCodec.toProto(TOPIC, layout, List.of())).setSessionIds(3))
+                .setTopic(TOPIC).setLayout(LayoutRecords.toProto(TOPIC, layout, List.of())).setSessionIds(3))
                 .build().writeDelimitedTo(out);
         StateRecord.newBuilder().setSegment(SegmentImage.newBuilder()
                 .setSegmentId(0).setFirstEntryId(2).putCursors("pulsar.repl.b", 2)).build().writeDelimitedTo(out);
