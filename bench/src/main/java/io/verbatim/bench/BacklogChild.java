@@ -1,8 +1,8 @@
 package io.verbatim.bench;
 
 import com.sun.management.GcInfo;
+import io.verbatim.budget.InFlightBudget;
 import io.verbatim.model.Layout;
-import io.verbatim.pipeline.InFlightBudget;
 import io.verbatim.pipeline.ReplicatorConfig;
 import io.verbatim.pipeline.ReplicatorMetrics;
 import io.verbatim.pipeline.SegmentReplicator;

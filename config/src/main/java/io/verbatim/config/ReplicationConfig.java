@@ -1,5 +1,6 @@
 package io.verbatim.config;
 
+import io.verbatim.budget.InFlightBudget;
 import io.verbatim.model.Backoff;
 import io.verbatim.pipeline.PartsCodec;
 import io.verbatim.pipeline.ReplicatorConfig;

@@ -1,5 +1,6 @@
 package io.verbatim.pipeline;
 
+import io.verbatim.budget.InFlightBudget;
 import io.verbatim.budget.SlowPathBudget;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;

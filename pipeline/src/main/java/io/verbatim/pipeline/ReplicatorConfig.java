@@ -1,5 +1,6 @@
 package io.verbatim.pipeline;
 
+import io.verbatim.budget.InFlightBudget;
 import io.verbatim.model.Backoff;
 import java.time.Duration;
 

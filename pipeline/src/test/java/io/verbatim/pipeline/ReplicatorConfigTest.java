@@ -3,6 +3,7 @@ package io.verbatim.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.verbatim.budget.InFlightBudget;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -2,6 +2,7 @@ package io.verbatim.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.budget.InFlightBudget;
 import io.verbatim.embedded.SendFault;
 import io.verbatim.embedded.SendFaults;
 import io.verbatim.model.Compression;

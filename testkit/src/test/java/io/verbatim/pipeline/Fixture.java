@@ -1,5 +1,6 @@
 package io.verbatim.pipeline;
 
+import io.verbatim.budget.InFlightBudget;
 import io.verbatim.budget.SlowPathBudget;
 import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.model.Compression;

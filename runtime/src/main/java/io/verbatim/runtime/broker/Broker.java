@@ -1,8 +1,8 @@
 package io.verbatim.runtime.broker;
 
 import io.verbatim.budget.BrokerBudget;
+import io.verbatim.budget.InFlightBudget;
 import io.verbatim.model.Segment;
-import io.verbatim.pipeline.InFlightBudget;
 import io.verbatim.pipeline.ReplicationLink;
 import io.verbatim.pipeline.ReplicatorStatus;
 import java.util.List;

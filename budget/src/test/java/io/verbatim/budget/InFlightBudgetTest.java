@@ -1,4 +1,4 @@
-package io.verbatim.pipeline;
+package io.verbatim.budget;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.verbatim.pipeline;
+package io.verbatim.budget;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -10,7 +10,7 @@ import reactor.core.publisher.MonoSink;
 /**
  * The bytes in flight across the replicators of one broker: what they have read and not yet had
  * acknowledged, which is what they hold on the heap. Each replicator pass takes a {@link Window} on it,
- * bounded on its own by {@link ReplicatorConfig#maxInFlightBytes()} and {@link ReplicatorConfig#maxInFlight()}.
+ * bounded on its own by the replicator's own limits (its {@code maxInFlightBytes} and {@code maxInFlight}).
  *
  * <p>A window that holds nothing is always granted its next entry, whatever its size and whatever the
  * broker holds: an entry larger than a window goes alone, and no replicator starves behind the others.
@@ -60,12 +60,12 @@ public final class InFlightBudget {
     }
 
     /** A window for one pass of a replicator: at most {@code maxBytes} and {@code maxEntries} held at once. */
-    Window window(long maxBytes, int maxEntries) {
+    public Window window(long maxBytes, int maxEntries) {
         return new Window(maxBytes, maxEntries);
     }
 
     /** What an entry of {@code bytes} is charged. */
-    static long charge(long bytes) {
+    public static long charge(long bytes) {
         return bytes + ENTRY_OVERHEAD_BYTES;
     }
 
@@ -119,7 +119,7 @@ public final class InFlightBudget {
      * next entry only once the previous one was granted), given back oldest first as entries are
      * acknowledged, and all at once when the pass ends.
      */
-    final class Window {
+    public final class Window {
         private final long maxBytes;
         private final int maxEntries;
         private final ArrayDeque<Long> leases = new ArrayDeque<>();
@@ -141,7 +141,7 @@ public final class InFlightBudget {
          * acquisition is pending at a time; cancelling it gives up its place. After {@link #close()} it
          * never completes.
          */
-        Mono<Void> acquire(long bytes) {
+        public Mono<Void> acquire(long bytes) {
             long charged = charge(bytes);
             return Mono.create(sink -> {
                 MonoSink<Void> granted;
@@ -169,7 +169,7 @@ public final class InFlightBudget {
          * Takes an entry of {@code bytes} stored bytes now if {@link #acquire} would grant it at once, without
          * building a {@code Mono} (the fast path's common case); false if it must wait, or the window is closed.
          */
-        boolean tryAcquire(long bytes) {
+        public boolean tryAcquire(long bytes) {
             long charged = charge(bytes);
             synchronized (InFlightBudget.this) {
                 if (closed || pending != null) {
@@ -204,7 +204,7 @@ public final class InFlightBudget {
         }
 
         /** The oldest entry held was acknowledged: gives its bytes back. */
-        void releaseOldest() {
+        public void releaseOldest() {
             List<MonoSink<Void>> grants;
             synchronized (InFlightBudget.this) {
                 Long bytes = leases.pollFirst();
@@ -219,7 +219,7 @@ public final class InFlightBudget {
         }
 
         /** The pass ended: everything held is given back, a pending acquisition is dropped. Idempotent. */
-        void close() {
+        public void close() {
             List<MonoSink<Void>> grants;
             synchronized (InFlightBudget.this) {
                 closed = true;
@@ -237,14 +237,14 @@ public final class InFlightBudget {
         }
 
         /** Bytes this window holds (charged, overhead included). */
-        long held() {
+        public long held() {
             synchronized (InFlightBudget.this) {
                 return held;
             }
         }
 
         /** Entries this window holds. */
-        int entries() {
+        public int entries() {
             synchronized (InFlightBudget.this) {
                 return leases.size();
             }
