@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -246,10 +247,14 @@ final class PeerBook {
         return superseding.getOrDefault(peer, Map.of());
     }
 
-    /** Topics {@code peer} did not take in its latest answers (stale or failed there): worth sending again. */
-    Set<String> retryTopics(String peer) {
+    /**
+     * Topics {@code peer} did not take in its latest answers (stale or failed there): worth sending again.
+     * Sorted, so that they are sent again in the same order in every run ({@code Set.copyOf}'s order changes
+     * from one JVM to the next, which made a seeded simulation unrepeatable).
+     */
+    SortedSet<String> retryTopics(String peer) {
         Set<String> topics = retrying.get(peer);
-        return topics == null ? Set.of() : Set.copyOf(topics);
+        return topics == null ? Collections.emptySortedSet() : Collections.unmodifiableSortedSet(new TreeSet<>(topics));
     }
 
     OptionalLong acknowledgedEpoch(String peer, String topic) {
