@@ -60,6 +60,7 @@ final class StatusCommand implements Callable<Integer> {
         JsonNode status = new ObjectMapper().readTree(response.body());
         out.printf("cluster %s%s%n", status.path("cluster").asText(),
                 status.path("deferringOwnChanges").asBoolean() ? " (deferring its own changes)" : "");
+        printStorage(out, status.path("storage"));
         printReplicators(out, status.path("replicators"));
         status.path("topics").fields().forEachRemaining(t -> {
             JsonNode topic = t.getValue();
@@ -79,6 +80,18 @@ final class StatusCommand implements Callable<Integer> {
             });
         });
         return 0;
+    }
+
+    /** Where the node keeps its segments, whether a crash keeps them, and a failed journal, loudly. */
+    private static void printStorage(PrintWriter out, JsonNode storage) {
+        String type = storage.path("type").asText("none");
+        if (type.equals("none")) {
+            return; // a controller replica's status, or a node that keeps no segments
+        }
+        String failure = storage.path("failure").asText("");
+        out.printf("storage %s  %s%s%n", type, storage.path("durable").asBoolean()
+                ? "durable" : "not durable (a stop loses what it holds)", failure.isEmpty() ? ""
+                : "%n  FAILED: %s: nothing is acknowledged until a restart".formatted(failure));
     }
 
     /** The replicators' summary, then each failing one and each stalled one (backlog, not moving). */

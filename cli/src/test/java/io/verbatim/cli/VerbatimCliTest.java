@@ -207,7 +207,8 @@ class VerbatimCliTest {
             runtime.awaitQuiet(Duration.ofSeconds(20)).block();
             Run r = run("status", runtime.cluster("east").adminUrl());
             assertThat(r.code()).as(r.err()).isZero();
-            assertThat(r.out()).contains("cluster east").contains("topic t  epoch 0")
+            assertThat(r.out()).contains("cluster east").contains("storage memory  not durable (a stop loses what it holds)")
+                    .contains("topic t  epoch 0")
                     .contains("layout 0000-7fff/N2 8000-ffff/N2")
                     .containsPattern("→ west +diverged \\[\\]  converged \\[0000-7fff/N2 8000-ffff/N2\\]");
             assertThat(run("status", runtime.cluster("east").adminUrl(), "--json").out()).contains("\"cluster\" : \"east\"");
