@@ -138,6 +138,17 @@ class ArchitectureTest {
                 .check(VERBATIM);
     }
 
+    /** The Raft core is etcd's shape: no threads, no I/O, no clock, nothing of the storage, transport or driver. */
+    @Test
+    void theRaftCoreDoesNoIoAndKnowsNoStorage() {
+        noClasses().that().resideInAPackage("io.verbatim.metastore.raft").should().dependOnClassesThat()
+                .resideInAnyPackage("io.verbatim.metastore.storage..", "io.verbatim.metastore.transport..",
+                        "io.verbatim.metastore.server..", "io.verbatim.metastore.state..", "reactor..", "io.netty..",
+                        "java.io..", "java.nio..", "java.net..", "java.util.concurrent..", "java.time..",
+                        "io.micrometer..")
+                .check(VERBATIM);
+    }
+
     @Test
     void theNetworkModuleKnowsNoOtherModule() {
         classes().that().resideInAPackage("io.verbatim.net..").should().onlyDependOnClassesThat()
