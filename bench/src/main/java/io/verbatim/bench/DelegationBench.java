@@ -176,9 +176,8 @@ public final class DelegationBench {
         List<DelegationArm> arms = new ArrayList<>();
         arms.add(new DelegationArm("direct", 0, group(c -> c)));
         arms.add(new DelegationArm("cap 5", 5, group(c -> c.withDelegationEnabled(true))));
-        arms.add(new DelegationArm("cap 6", 6, group(c -> c.withDelegation(true, 6,
-                RaftConfig.DEFAULT_FOLLOWER_LAG_THRESHOLD, RaftConfig.DEFAULT_REASSIGNMENT_TICKS,
-                RaftConfig.DEFAULT_REVOCATION_COOLDOWN_TICKS))));
+        arms.add(new DelegationArm("cap 6", 6, group(c -> c.withDelegationEnabled(true)
+                .withMaxListenersPerFollower(6))));
         List<DelegationFallback> fallbacks = new ArrayList<>();
         List<DelegationArm> extra = new ArrayList<>();
         try {

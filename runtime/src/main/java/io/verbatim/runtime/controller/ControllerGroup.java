@@ -58,8 +58,10 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
     static RaftConfig raft(String member, String cluster, MetadataLogConfig log) {
         MetadataLogConfig.Timing timing = log.timing();
         return RaftConfig.defaults(member, cluster).withElectionTicks(timing.electionTicks())
-                .withHeartbeatTicks(timing.heartbeatTicks()).withDelegation(log.enabled(), log.maxListenersPerFollower(), log.followerLagThreshold(),
-                log.reassignmentTicks(), log.reassignmentTicks()).withLogTailEntries(timing.logTailEntries());
+                .withHeartbeatTicks(timing.heartbeatTicks()).withDelegationEnabled(log.enabled())
+                .withMaxListenersPerFollower(log.maxListenersPerFollower())
+                .withFollowerLagThreshold(log.followerLagThreshold()).withReassignmentTicks(log.reassignmentTicks())
+                .withRevocationCooldownTicks(log.reassignmentTicks()).withLogTailEntries(timing.logTailEntries());
     }
 
     private final String cluster;
