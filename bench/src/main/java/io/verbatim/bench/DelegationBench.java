@@ -24,7 +24,7 @@ import java.util.Locale;
 /**
  * Listener delegation's figures (issue 13, P7), measured on loopback TCP ({@link NettyRaftTransport}, one
  * event-loop thread per member; in-memory storage; {@link RaftConfig#defaults} and
- * {@link RaftServer.Options#defaults()} otherwise: 50 ms ticks, a heartbeat every tick, 10 election ticks),
+ * {@link RaftServer.Builder}'s defaults otherwise: 50 ms ticks, a heartbeat every tick, 10 election ticks),
  * 3 voters + 12 listeners, 200-byte commands. Three groups run side by side in one JVM:
  *
  * <ul>
