@@ -108,7 +108,7 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
     public synchronized void bindTo(MeterRegistry registry) {
         members.forEach((member, server) -> meters.add(MetadataLogMetrics.bind(server, member, registry)));
         meters.add(MetadataLogMetrics.bindListeners(this::leading,
-                Flux.merge(currentMembers().stream().map(RaftServer::memberStatuses).toList()), listeners, VOTERS, registry));
+                Flux.merge(currentMembers().stream().map(RaftServer::memberStatuses).toList()), configuration, registry));
     }
 
     @Override

@@ -64,8 +64,8 @@ public final class NetworkedMember {
             StorageMetricsBinder.of(storage).bindTo(registry);
             Disposable.Composite meters = Disposables.composite(MetadataLogMetrics.bind(server, member, registry));
             if (!member.equals(ControllerReplica.BROKERS)) {
-                meters.add(MetadataLogMetrics.bindListeners(this::leading, server.memberStatuses(),
-                        cluster.metadataListeners(), cluster.metadataVoters(), registry));
+                meters.add(MetadataLogMetrics.bindListeners(this::leading, server.memberStatuses(), group(cluster),
+                        registry));
             }
             return meters;
         }
