@@ -10,7 +10,7 @@ import io.verbatim.metastore.proto.RaftConfigurationProto;
 import io.verbatim.metastore.raft.RaftConfig;
 import io.verbatim.metastore.raft.RaftStatus;
 import io.verbatim.metastore.server.RaftServer;
-import io.verbatim.metastore.storage.MemoryRaftStorage;
+import io.verbatim.metastore.storage.RaftStorage;
 import io.verbatim.metastore.transport.RaftTransportMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,7 +55,7 @@ final class DelegationArm {
     }
 
     static RaftGroup group(UnaryOperator<RaftConfig> tune) {
-        return RaftGroup.tcp(VOTERS, LISTENERS, 1, m -> new MemoryRaftStorage(), tune, RaftServer.Options.defaults());
+        return RaftGroup.tcp(VOTERS, LISTENERS, 1, m -> RaftStorage.inMemory(), tune);
     }
 
     /**

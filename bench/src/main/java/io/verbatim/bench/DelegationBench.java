@@ -24,7 +24,7 @@ import java.util.Locale;
 /**
  * Listener delegation's figures (issue 13, P7), measured on loopback TCP ({@link NettyRaftTransport}, one
  * event-loop thread per member; in-memory storage; {@link RaftConfig#defaults} and
- * {@link RaftServer.Options#defaults()} otherwise: 50 ms ticks, a heartbeat every tick, 10 election ticks),
+ * {@link RaftServer.Builder}'s defaults otherwise: 50 ms ticks, a heartbeat every tick, 10 election ticks),
  * 3 voters + 12 listeners, 200-byte commands. Three groups run side by side in one JVM:
  *
  * <ul>
@@ -176,9 +176,8 @@ final class DelegationBench {
         List<DelegationArm> arms = new ArrayList<>();
         arms.add(new DelegationArm("direct", 0, group(c -> c)));
         arms.add(new DelegationArm("cap 5", 5, group(c -> c.withDelegationEnabled(true))));
-        arms.add(new DelegationArm("cap 6", 6, group(c -> c.withDelegation(true, 6,
-                RaftConfig.DEFAULT_FOLLOWER_LAG_THRESHOLD, RaftConfig.DEFAULT_REASSIGNMENT_TICKS,
-                RaftConfig.DEFAULT_REVOCATION_COOLDOWN_TICKS))));
+        arms.add(new DelegationArm("cap 6", 6, group(c -> c.withDelegationEnabled(true)
+                .withMaxListenersPerFollower(6))));
         List<DelegationFallback> fallbacks = new ArrayList<>();
         List<DelegationArm> extra = new ArrayList<>();
         try {

@@ -38,7 +38,7 @@ import java.util.Map;
  * </ol>
  *
  * Defaults as shipped: {@link RaftConfig#defaults} (10 election ticks, a heartbeat every tick, 8 appends
- * in flight) and {@link RaftServer.Options#defaults()} (50 ms ticks, a snapshot every 10,000 entries);
+ * in flight) and {@link RaftServer.Builder}'s defaults (50 ms ticks, a snapshot every 10,000 entries);
  * every member on a thread of its own. {@code -Dverbatim.raftbench.heartbeatTicks=N} sends heartbeats every N
  * ticks instead (at most 9).
  *

@@ -7,13 +7,12 @@ import io.verbatim.metastore.proto.RaftMessageProto;
 import io.verbatim.metastore.proto.RaftPeerProto;
 import io.verbatim.metastore.proto.RaftPeerRole;
 import io.verbatim.metastore.raft.RaftConfig;
+import io.verbatim.metastore.server.Group;
 import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.metastore.server.StateMachine;
-import io.verbatim.metastore.storage.MemoryRaftStorage;
 import io.verbatim.metastore.storage.RaftStorage;
 import io.verbatim.metastore.storage.SegmentedRaftStorage;
 import io.verbatim.metastore.storage.StorageMetrics;
-import io.verbatim.metastore.storage.StorageOptions;
 import io.verbatim.metastore.transport.MemoryNetwork;
 import io.verbatim.metastore.transport.MemoryRaftTransport;
 import io.verbatim.metastore.transport.NettyRaftTransport;
@@ -99,7 +98,7 @@ final class RaftGroup implements AutoCloseable {
      * {@link RaftConfig#defaults}).
      */
     static RaftGroup tcp(int voters, int listeners, int ioThreads, Function<String, RaftStorage> storage,
-            UnaryOperator<RaftConfig> tune, RaftServer.Options options) {
+            UnaryOperator<RaftConfig> tune) {
         RaftGroup g = new RaftGroup(voters, listeners);
         Map<String, NettyRaftTransport> transports = new LinkedHashMap<>();
         for (String m : g.members()) {
@@ -116,10 +115,9 @@ final class RaftGroup implements AutoCloseable {
         Map<String, String> addresses = new LinkedHashMap<>();
         transports.forEach((m, t) -> addresses.put(m, "127.0.0.1:" + t.port()));
         transports.values().forEach(t -> t.updatePeers(addresses));
-        RaftConfigurationProto initial = configuration(g.voters, g.listeners);
+        Group initial = Group.of(g.voters, g.listeners);
         for (var e : transports.entrySet()) {
-            g.start(e.getKey(), initial, storage.apply(e.getKey()), e.getValue(), e.getValue().metrics(), tune,
-                    options);
+            g.start(e.getKey(), initial, storage.apply(e.getKey()), e.getValue(), e.getValue().metrics(), tune);
         }
         return g;
     }
@@ -132,28 +130,27 @@ final class RaftGroup implements AutoCloseable {
     static RaftGroup disk(int voters, Path root, UnaryOperator<RaftConfig> tune) {
         return tcp(voters, 0, 2, m -> {
             try {
-                return SegmentedRaftStorage.open(Files.createDirectories(root.resolve(m)),
-                        StorageOptions.defaults());
+                return RaftStorage.open(Files.createDirectories(root.resolve(m)));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-        }, tune, RaftServer.Options.defaults());
+        }, tune);
     }
 
     /** Voters and listeners on a {@link MemoryNetwork}, in-memory storage. */
     static RaftGroup memory(int voters, int listeners, UnaryOperator<RaftConfig> tune) {
         RaftGroup g = new RaftGroup(voters, listeners);
         MemoryNetwork network = new MemoryNetwork(GROUP, Schedulers.parallel(), new SplittableRandom(7));
-        RaftConfigurationProto initial = configuration(g.voters, g.listeners);
+        Group initial = Group.of(g.voters, g.listeners);
         for (String m : g.members()) {
             MemoryRaftTransport t = network.join(m);
-            g.start(m, initial, new MemoryRaftStorage(), t, t.metrics(), tune, RaftServer.Options.defaults());
+            g.start(m, initial, RaftStorage.inMemory(), t, t.metrics(), tune);
         }
         return g;
     }
 
-    private void start(String member, RaftConfigurationProto initial, RaftStorage storage, RaftTransport transport,
-            RaftTransportMetrics transportMetrics, UnaryOperator<RaftConfig> tune, RaftServer.Options options) {
+    private void start(String member, Group initial, RaftStorage storage, RaftTransport transport,
+            RaftTransportMetrics transportMetrics, UnaryOperator<RaftConfig> tune) {
         Scheduler thread = Schedulers.newSingle("raft-" + member);
         threads.add(thread);
         storages.put(member, storage);
@@ -163,8 +160,8 @@ final class RaftGroup implements AutoCloseable {
         Counter machine = new Counter();
         machines.put(member, machine);
         RaftConfig config = tune.apply(RaftConfig.defaults(member, GROUP));
-        servers.put(member, RaftServer.start(config, initial, storage, new Counting(transport, b), machine, options,
-                thread, member.hashCode()));
+        servers.put(member, RaftServer.builder(config).group(initial).storage(storage)
+                .transport(new Counting(transport, b)).machine(machine).scheduler(thread).seed(member.hashCode()).start());
     }
 
     RaftServer server(String member) {

@@ -184,12 +184,32 @@ public record RaftConfig(
                 followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries, maxMessageBytes);
     }
 
-    /** Listener delegation's knobs (see the record's parameters). */
-    public RaftConfig withDelegation(boolean on, int listenersPerFollower, long lagThreshold, int reassignment,
-            int cooldown) {
+    /** At most this many listeners assigned to one follower (see the record's parameters). */
+    public RaftConfig withMaxListenersPerFollower(int listeners) {
         return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
-                maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes, on, listenersPerFollower, lagThreshold,
-                reassignment, cooldown, logTailEntries, maxMessageBytes);
+                maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, listeners,
+                followerLagThreshold, reassignmentTicks, revocationCooldownTicks, logTailEntries, maxMessageBytes);
+    }
+
+    /** How far a delegate may lag the leader's commit, in entries, before its delegations are revoked. */
+    public RaftConfig withFollowerLagThreshold(long entries) {
+        return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
+                maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
+                entries, reassignmentTicks, revocationCooldownTicks, logTailEntries, maxMessageBytes);
+    }
+
+    /** How long a fed listener may stand still, and how often revoked delegations are reconsidered, in ticks. */
+    public RaftConfig withReassignmentTicks(int ticks) {
+        return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
+                maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
+                followerLagThreshold, ticks, revocationCooldownTicks, logTailEntries, maxMessageBytes);
+    }
+
+    /** The least wait before a revoked delegation is restored, in ticks (see the record's parameters). */
+    public RaftConfig withRevocationCooldownTicks(int ticks) {
+        return new RaftConfig(memberId, groupId, electionTicks, heartbeatTicks, maxEntriesBytesPerAppend,
+                maxInflightAppends, checkQuorum, preVote, snapshotChunkBytes, delegationEnabled, maxListenersPerFollower,
+                followerLagThreshold, reassignmentTicks, ticks, logTailEntries, maxMessageBytes);
     }
 
     /** The tail of entries a compaction keeps (see the record's parameters); 0 keeps none. */

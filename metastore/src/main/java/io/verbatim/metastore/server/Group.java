@@ -11,10 +11,8 @@ import java.util.TreeMap;
 
 /**
  * A metadata log group's configuration: its voters, its listeners and the admin's listener delegation. What
- * a group starts from ({@link RaftServer#start(io.verbatim.metastore.raft.RaftConfig, Group,
- * io.verbatim.metastore.storage.RaftStorage, io.verbatim.metastore.transport.RaftTransport, StateMachine,
- * RaftServer.Options, reactor.core.scheduler.Scheduler, long)}), what a member holds ({@link
- * MemberStatus#group()}) and what a change proposes ({@link RaftServer#updateGroup}).
+ * a group starts from ({@link RaftServer.Builder#group}), what a member holds ({@link MemberStatus#group()}) and
+ * what a change proposes ({@link RaftServer#updateGroup}).
  *
  * @param voters the voters, in the configuration's order
  * @param listeners the listeners, in the configuration's order

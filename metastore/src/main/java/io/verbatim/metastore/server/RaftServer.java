@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
@@ -25,6 +26,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -40,8 +42,8 @@ import reactor.util.Loggers;
  * {@link RaftStorage} written and synced before any message of a Ready leaves, its {@link RaftTransport},
  * and the {@link StateMachine} it applies committed entries to.
  *
- * <p>The storage does blocking file I/O on that worker: give a server a scheduler of its own (e.g.
- * {@code Schedulers.newSingle}), or a virtual-time scheduler in tests.
+ * <p>Start one with {@link #builder}. The storage does blocking file I/O on that worker: give a server a
+ * scheduler of its own (e.g. {@code Schedulers.newSingle}), or a virtual-time scheduler in tests.
  */
 public final class RaftServer implements ReplicatedLog, AutoCloseable {
     private static final Logger LOG = Loggers.getLogger(RaftServer.class);
@@ -76,30 +78,13 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
     }
 
     /**
-     * How a server runs its member.
+     * How a server runs its member (set through the {@link Builder}).
      *
      * @param tick the period of {@link RaftNode#tick}; the core's timeouts are counted in these
-     * @param snapshotEvery entries applied between two snapshots (the log keeps at most about this many, plus
-     *     the tail a compaction keeps in memory, {@code RaftConfig.logTailEntries})
-     * @param readTimeout how long a read barrier waits for the leader's confirmation (a leader change
-     *     drops it unanswered) before it fails
+     * @param snapshotEvery entries applied between two snapshots
+     * @param readTimeout how long a read barrier waits for the leader's confirmation
      */
-    public record Options(Duration tick, long snapshotEvery, Duration readTimeout) {
-        public Options {
-            if (tick.isNegative() || tick.isZero()) {
-                throw new IllegalArgumentException("tick must be positive, was " + tick);
-            }
-            if (readTimeout.isNegative() || readTimeout.isZero()) {
-                throw new IllegalArgumentException("readTimeout must be positive, was " + readTimeout);
-            }
-            if (snapshotEvery < 1) {
-                throw new IllegalArgumentException("snapshotEvery must be at least 1, was " + snapshotEvery);
-            }
-        }
-
-        public static Options defaults() {
-            return new Options(Duration.ofMillis(50), 10_000, Duration.ofSeconds(5));
-        }
+    private record Options(Duration tick, long snapshotEvery, Duration readTimeout) {
     }
 
     private RaftServer(RaftConfig config, RaftConfigurationProto initial, RaftStorage storage, RaftTransport transport,
@@ -140,19 +125,141 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
     }
 
     /**
-     * Recovers the member from {@code storage} (its snapshot restored into {@code machine}) and starts it:
-     * ticking, and stepping what {@code transport} delivers. {@code initial} is the group's first
-     * configuration, the same on every member that starts the group; a member that has a log or a snapshot
-     * takes its configuration from there.
+     * Starts building member {@code config.memberId()}: name its group, storage, transport, state machine and
+     * scheduler, then {@link Builder#start}.
      */
-    public static RaftServer start(RaftConfig config, Group initial, RaftStorage storage, RaftTransport transport,
-            StateMachine machine, Options options, Scheduler scheduler, long seed) {
-        return start(config, initial.toProto(), storage, transport, machine, options, scheduler, seed);
+    public static Builder builder(RaftConfig config) {
+        return new Builder(config);
     }
 
-    /** As {@link #start(RaftConfig, Group, RaftStorage, RaftTransport, StateMachine, Options, Scheduler, long)}. */
-    public static RaftServer start(RaftConfig config, RaftConfigurationProto initial, RaftStorage storage,
-            RaftTransport transport, StateMachine machine, Options options, Scheduler scheduler, long seed) {
+    /**
+     * What a member needs to start, by name. Required: {@link #group} (the group's first configuration),
+     * {@link #storage}, {@link #transport}, {@link #machine} and {@link #scheduler}. Defaults: a 50 ms
+     * {@link #tick}, a snapshot every 10,000 applied entries ({@link #snapshotEvery}), reads that wait 5 s
+     * for the leader ({@link #readTimeout}), election timeouts drawn from an unseeded random ({@link #seed}).
+     */
+    public static final class Builder {
+        private final RaftConfig config;
+        private @Nullable RaftConfigurationProto initial;
+        private @Nullable RaftStorage storage;
+        private @Nullable RaftTransport transport;
+        private @Nullable StateMachine machine;
+        private @Nullable Scheduler scheduler;
+        private Duration tick = Duration.ofMillis(50);
+        private long snapshotEvery = 10_000;
+        private Duration readTimeout = Duration.ofSeconds(5);
+        private long seed = ThreadLocalRandom.current().nextLong();
+
+        private Builder(RaftConfig config) {
+            this.config = Objects.requireNonNull(config, "config");
+        }
+
+        /**
+         * The group's first configuration, the same on every member that starts the group; a member that has a
+         * log or a snapshot takes its configuration from there. A member that joins a running group starts from
+         * an empty one ({@code Group.of(List.of(), List.of())}) and learns the group from the leader.
+         */
+        public Builder group(Group initial) {
+            this.initial = initial.toProto();
+            return this;
+        }
+
+        /**
+         * Where the member keeps its log, its hard state and its snapshot ({@link RaftStorage#open},
+         * {@link RaftStorage#inMemory}); the server closes it when it stops.
+         */
+        public Builder storage(RaftStorage storage) {
+            this.storage = Objects.requireNonNull(storage, "storage");
+            return this;
+        }
+
+        /**
+         * How it reaches the other members; the server closes it when it stops. Its largest message bounds the
+         * member's ({@link RaftConfig#maxMessageBytes}).
+         */
+        public Builder transport(RaftTransport transport) {
+            this.transport = Objects.requireNonNull(transport, "transport");
+            return this;
+        }
+
+        /** What committed entries are applied to (its snapshot restored into it at start). */
+        public Builder machine(StateMachine machine) {
+            this.machine = Objects.requireNonNull(machine, "machine");
+            return this;
+        }
+
+        /**
+         * Where the member runs, one event at a time: the storage does blocking file I/O there, so give it a
+         * scheduler of its own (e.g. {@code Schedulers.newSingle}), or a virtual-time scheduler in tests.
+         */
+        public Builder scheduler(Scheduler scheduler) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /** The period of {@link RaftNode#tick}: the core's timeouts are counted in these. */
+        public Builder tick(Duration tick) {
+            if (tick.isNegative() || tick.isZero()) {
+                throw new IllegalArgumentException("tick must be positive, was " + tick);
+            }
+            this.tick = tick;
+            return this;
+        }
+
+        /**
+         * Entries applied between two snapshots (the log keeps at most about this many, plus the tail a
+         * compaction keeps in memory, {@link RaftConfig#logTailEntries}).
+         */
+        public Builder snapshotEvery(long entries) {
+            if (entries < 1) {
+                throw new IllegalArgumentException("snapshotEvery must be at least 1, was " + entries);
+            }
+            this.snapshotEvery = entries;
+            return this;
+        }
+
+        /**
+         * How long a read barrier waits for the leader's confirmation (a leader change drops it unanswered)
+         * before it fails.
+         */
+        public Builder readTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("readTimeout must be positive, was " + timeout);
+            }
+            this.readTimeout = timeout;
+            return this;
+        }
+
+        /** The seed of the member's election timeouts (seed it to repeat a run). */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /**
+         * Recovers the member from its storage (its snapshot restored into the state machine) and starts it:
+         * ticking, and stepping what the transport delivers.
+         *
+         * @throws IllegalStateException naming what was not given
+         * @throws IllegalArgumentException when the member's appends or snapshot chunks could pass half the
+         *     transport's largest message
+         */
+        public RaftServer start() {
+            return RaftServer.start(config, require(initial, "group"), require(storage, "storage"),
+                    require(transport, "transport"), require(machine, "machine"), require(scheduler, "scheduler"),
+                    new Options(tick, snapshotEvery, readTimeout), seed);
+        }
+
+        private <T> T require(@Nullable T value, String what) {
+            if (value == null) {
+                throw new IllegalStateException("member " + config.memberId() + ": " + what + "(...) was not given");
+            }
+            return value;
+        }
+    }
+
+    private static RaftServer start(RaftConfig config, RaftConfigurationProto initial, RaftStorage storage,
+            RaftTransport transport, StateMachine machine, Scheduler scheduler, Options options, long seed) {
         RaftServer server = new RaftServer(config, initial, storage, transport, machine, options, scheduler, seed);
         TickGate ticks = new TickGate(options.tick().toNanos());
         server.resources.add(server.worker.schedulePeriodically(() -> {

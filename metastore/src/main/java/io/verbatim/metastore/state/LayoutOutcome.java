@@ -3,7 +3,7 @@ package io.verbatim.metastore.state;
 import io.verbatim.model.Layout;
 
 /** What applying one layout command did: the same on every member. */
-public sealed interface LayoutOutcome {
+sealed interface LayoutOutcome {
 
     /** The layout is now the topic's. */
     record Stored(Layout layout) implements LayoutOutcome {

@@ -31,8 +31,9 @@ public final class LayoutRegister implements StateMachine {
         final Sinks.Many<Layout> changes = Sinks.many().replay().latest();
     }
 
+    /** Applies one layout command: its outcome, a {@link LayoutOutcome}, is the same on every member. */
     @Override
-    public LayoutOutcome apply(long index, ByteString command) {
+    public Object apply(long index, ByteString command) {
         LayoutCommand parsed;
         try {
             parsed = LayoutCommand.parseFrom(command);

@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * replaced suffix comes back only if its replacement is lost with it. {@code saveSnapshot} syncs first and
  * is durable at once, as on disk; {@code close} syncs.
  */
-public final class MemoryRaftStorage implements RaftStorage {
+final class MemoryRaftStorage implements RaftStorage {
     private final Log durable;
     private final Log current;
     private final List<Object> unsynced = new ArrayList<>();

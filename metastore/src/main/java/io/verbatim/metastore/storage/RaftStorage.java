@@ -5,6 +5,7 @@ import io.verbatim.metastore.proto.HardStateProto;
 import io.verbatim.metastore.proto.LogEntryProto;
 import io.verbatim.metastore.proto.SnapshotMetaProto;
 import io.verbatim.metastore.raft.RecoveredState;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
@@ -25,8 +26,33 @@ import java.util.Optional;
  * with simulated crashes). {@code RaftStorageContract} in the tests is what both pass.
  *
  * <p>One thread uses a storage at a time (the member's driver); it is not thread-safe.
+ *
+ * <p>A member's storage: {@link #open} (a directory), {@link #inMemory}, or {@link #at} (either).
  */
 public interface RaftStorage extends AutoCloseable {
+
+    /**
+     * The log in {@code dir} (created if need be, locked while open), recovered, every sync an fsync: what a
+     * member whose votes count runs on ({@link SegmentedRaftStorage} on {@link StorageOptions#defaults()}).
+     * Throws {@link StorageCorruptionException} if what was durable cannot be read back, and
+     * {@link IllegalStateException} if another storage holds the directory.
+     */
+    static RaftStorage open(Path dir) {
+        return SegmentedRaftStorage.open(dir, StorageOptions.defaults());
+    }
+
+    /**
+     * An empty log in memory ({@link MemoryRaftStorage}): gone with the process, so a member restarted on a
+     * new one has forgotten its log and its vote. For a process without a data directory, and for tests.
+     */
+    static RaftStorage inMemory() {
+        return new MemoryRaftStorage();
+    }
+
+    /** {@link #open} in {@code dir} when there is one, else {@link #inMemory}. */
+    static RaftStorage at(Optional<Path> dir) {
+        return dir.map(RaftStorage::open).orElseGet(RaftStorage::inMemory);
+    }
 
     /**
      * The latest snapshot's meta (if any), the hard state, and every entry after the snapshot. Called at

@@ -24,8 +24,13 @@ public final class StorageMetricsBinder implements MeterBinder {
 
     private final SegmentedRaftStorage storage;
 
-    public StorageMetricsBinder(SegmentedRaftStorage storage) {
+    StorageMetricsBinder(SegmentedRaftStorage storage) {
         this.storage = storage;
+    }
+
+    /** {@code storage}'s meters: a log on disk's counters ({@link RaftStorage#open}); none for one in memory. */
+    public static MeterBinder of(RaftStorage storage) {
+        return storage instanceof SegmentedRaftStorage segmented ? new StorageMetricsBinder(segmented) : registry -> { };
     }
 
     @Override

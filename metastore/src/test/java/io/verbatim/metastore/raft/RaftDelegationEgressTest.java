@@ -69,8 +69,8 @@ class RaftDelegationEgressTest {
         Egress x = new Egress(0, 0, 0);
         for (long seed = 1; seed <= 10; seed++) {
             d = d.plus(run(seed, conf(0, 0), c -> c));
-            f = f.plus(run(seed, conf(5, 5), c -> c.withDelegation(true, 5, 100, 100, 300)));
-            x = x.plus(run(seed, conf(6, 6), c -> c.withDelegation(true, 6, 100, 100, 300)));
+            f = f.plus(run(seed, conf(5, 5), c -> c.withDelegationEnabled(true)));
+            x = x.plus(run(seed, conf(6, 6), c -> c.withDelegationEnabled(true).withMaxListenersPerFollower(6)));
         }
         double direct = d.entries();
         double ratioFive = f.entries() / direct;

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
 /** Listener delegation's rules, one scripted scenario each (see the package documentation). */
 class RaftDelegationTest {
     /** Delegation on; lag threshold 5 entries, reassignment 20 ticks, cooldown 30 ticks. */
-    static final UnaryOperator<RaftConfig> ON = c -> c.withDelegation(true, 5, 5, 20, 30);
+    static final UnaryOperator<RaftConfig> ON = c -> c.withDelegationEnabled(true).withFollowerLagThreshold(5)
+            .withReassignmentTicks(20).withRevocationCooldownTicks(30);
 
     static RaftConfigurationProto withDelegations(RaftConfigurationProto conf, String... listenerFollower) {
         RaftConfigurationProto.Builder b = conf.toBuilder().clearDelegations();
@@ -604,7 +605,9 @@ class RaftDelegationTest {
      */
     @Test
     void aListenerALittleBehindACompactionIsFedFromItsDelegatesTail() {
-        Harness h = group(c -> c.withDelegation(true, 5, 1000, 1000, 30).withSnapshotChunkBytes(4).withLogTailEntries(5));
+        Harness h = group(c -> c.withDelegationEnabled(true).withFollowerLagThreshold(1000)
+                .withReassignmentTicks(1000).withRevocationCooldownTicks(30).withSnapshotChunkBytes(4)
+                .withLogTailEntries(5));
         h.elect("n1");
         h.propose("n1", "a");
         h.run(2);
@@ -629,7 +632,9 @@ class RaftDelegationTest {
     /** A listener far behind the delegate's compacted log gets the delegate's snapshot, not the leader's. */
     @Test
     void aFarBehindListenerGetsASnapshotThroughItsDelegate() {
-        Harness h = group(c -> c.withDelegation(true, 5, 1000, 1000, 30).withSnapshotChunkBytes(4).withLogTailEntries(0));
+        Harness h = group(c -> c.withDelegationEnabled(true).withFollowerLagThreshold(1000)
+                .withReassignmentTicks(1000).withRevocationCooldownTicks(30).withSnapshotChunkBytes(4)
+                .withLogTailEntries(0));
         h.elect("n1");
         h.propose("n1", "a");
         h.run(2);
@@ -655,7 +660,7 @@ class RaftDelegationTest {
     @Test
     void setConfigurationRefusesInvalidDelegationsNamingWhatIsWrong() {
         Harness h = Harness.group(Harness.configuration(List.of("n1", "n2", "n3"), List.of("l1", "l2", "l3")),
-                c -> c.withDelegation(true, 2, 5, 20, 30));
+                c -> ON.apply(c).withMaxListenersPerFollower(2));
         h.elect("n1");
         h.run(2);
         RaftConfigurationProto conf = h.status("n1").configuration();

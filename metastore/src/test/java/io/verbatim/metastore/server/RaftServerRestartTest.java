@@ -2,10 +2,8 @@ package io.verbatim.metastore.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.verbatim.metastore.raft.RaftConfig;
 import io.verbatim.metastore.state.LayoutRegister;
-import io.verbatim.metastore.storage.SegmentedRaftStorage;
-import io.verbatim.metastore.storage.StorageOptions;
+import io.verbatim.metastore.storage.RaftStorage;
 import io.verbatim.model.Layout;
 import io.verbatim.store.LayoutStore;
 import java.io.IOException;
@@ -15,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import reactor.core.scheduler.Schedulers;
 
 /** A group on disk: stopped whole and started again, it holds every committed layout, epochs included. */
 class RaftServerRestartTest {
@@ -23,12 +20,11 @@ class RaftServerRestartTest {
     Path dir;
 
     private void startOnDisk(RaftServerTest group, String member) {
-        RaftConfig config = RaftServerTest.config(member);
         LayoutRegister register = new LayoutRegister();
-        group.servers.put(member, RaftServer.start(config, RaftServerTest.configuration(),
-                SegmentedRaftStorage.open(dir.resolve(member), StorageOptions.defaults()), group.network.join(member),
-                register, RaftServerTest.FAST, group.threads.computeIfAbsent(member,
-                        m -> Schedulers.newSingle("raft-" + m)), member.hashCode()));
+        group.servers.put(member, RaftServerTest.fast(member)
+                .group(Group.of(RaftServerTest.VOTERS, RaftServerTest.LISTENERS))
+                .storage(RaftStorage.open(dir.resolve(member))).transport(group.network.join(member)).machine(register)
+                .scheduler(group.thread(member)).seed(member.hashCode()).start());
         group.registers.put(member, register);
     }
 

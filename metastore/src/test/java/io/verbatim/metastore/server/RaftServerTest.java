@@ -13,7 +13,7 @@ import io.verbatim.metastore.raft.RaftStatus;
 import io.verbatim.metastore.state.LayoutRegister;
 import io.verbatim.metastore.state.LeaderLayoutStore;
 import io.verbatim.metastore.state.RaftLayoutStore;
-import io.verbatim.metastore.storage.MemoryRaftStorage;
+import io.verbatim.metastore.storage.RaftStorage;
 import io.verbatim.metastore.transport.MemoryNetwork;
 import io.verbatim.metastore.transport.RaftTransport;
 import io.verbatim.model.Layout;
@@ -40,7 +40,6 @@ import reactor.util.retry.Retry;
 class RaftServerTest {
     static final List<String> VOTERS = List.of("c1", "c2", "c3");
     static final List<String> LISTENERS = List.of("b1", "b2");
-    static final RaftServer.Options FAST = new RaftServer.Options(Duration.ofMillis(10), 50, Duration.ofSeconds(2));
 
     final MemoryNetwork network = new MemoryNetwork("g", Schedulers.parallel(), new SplittableRandom(7));
     final Map<String, RaftServer> servers = new LinkedHashMap<>();
@@ -54,12 +53,21 @@ class RaftServerTest {
         return b.build();
     }
 
+    /** Member {@code member} ({@link #config}) on fast timing: 10 ms ticks, a snapshot every 50 entries, 2 s reads. */
+    static RaftServer.Builder fast(String member) {
+        return RaftServer.builder(config(member)).tick(Duration.ofMillis(10)).snapshotEvery(50)
+                .readTimeout(Duration.ofSeconds(2));
+    }
+
+    Scheduler thread(String member) {
+        return threads.computeIfAbsent(member, m -> Schedulers.newSingle("raft-" + m));
+    }
+
     void start(String member) {
-        RaftConfig config = config(member);
         LayoutRegister register = new LayoutRegister();
-        Scheduler thread = threads.computeIfAbsent(member, m -> Schedulers.newSingle("raft-" + m));
-        servers.put(member, RaftServer.start(config, configuration(), new MemoryRaftStorage(), network.join(member),
-                register, FAST, thread, member.hashCode()));
+        servers.put(member, fast(member).group(Group.of(VOTERS, LISTENERS)).storage(RaftStorage.inMemory())
+                .transport(network.join(member)).machine(register).scheduler(thread(member)).seed(member.hashCode())
+                .start());
         registers.put(member, register);
     }
 
@@ -124,11 +132,9 @@ class RaftServerTest {
         Layout one = Layout.initial(1, 4, 0);
         leaderStore("b1").create("t", one).block(Duration.ofSeconds(10));
         // b2 joins: it starts with no configuration and learns it from the leader.
-        RaftConfig config = config("b2");
         LayoutRegister register = new LayoutRegister();
-        servers.put("b2", RaftServer.start(config, RaftConfigurationProto.getDefaultInstance(), new MemoryRaftStorage(),
-                network.join("b2"), register, FAST, threads.computeIfAbsent("b2", m -> Schedulers.newSingle("raft-b2")),
-                7));
+        servers.put("b2", fast("b2").group(Group.of(List.of(), List.of())).storage(RaftStorage.inMemory())
+                .transport(network.join("b2")).machine(register).scheduler(thread("b2")).seed(7).start());
         registers.put("b2", register);
         RaftConfigurationProto withB2 = configuration();
         Mono.defer(() -> servers.get(leader().orElseThrow()).setConfiguration(withB2))
@@ -203,16 +209,15 @@ class RaftServerTest {
      */
     @Test
     void aCommandTooLargeForTheTransportFailsAtOnceNamingItsSizeAndTheLimit() {
-        RaftConfigurationProto one = RaftConfigurationProto.newBuilder()
-                .addPeers(RaftPeerProto.newBuilder().setId("c1")).build();
-        RaftConfig config = config("c1");
-        Scheduler thread = threads.computeIfAbsent("c1", m -> Schedulers.newSingle("raft-c1"));
-        assertThatThrownBy(() -> RaftServer.start(config, one, new MemoryRaftStorage(),
-                new Limited(network.join("x"), 100 << 10), new LayoutRegister(), FAST, thread, 1))
+        Group one = Group.of(List.of("c1"), List.of());
+        assertThatThrownBy(() -> fast("c1").group(one).storage(RaftStorage.inMemory())
+                .transport(new Limited(network.join("x"), 100 << 10)).machine(new LayoutRegister())
+                .scheduler(thread("c1")).seed(1).start())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxEntriesBytesPerAppend 65536")
                 .hasMessageContaining("102400");
-        RaftServer server = RaftServer.start(config, one, new MemoryRaftStorage(), new Limited(network.join("c1"),
-                256 << 10), new LayoutRegister(), FAST, thread, 1);
+        RaftServer server = fast("c1").group(one).storage(RaftStorage.inMemory())
+                .transport(new Limited(network.join("c1"), 256 << 10)).machine(new LayoutRegister())
+                .scheduler(thread("c1")).seed(1).start();
         servers.put("c1", server);
         awaitLeader();
         ByteString large = ByteString.copyFrom(new byte[300 << 10]);

@@ -3,17 +3,13 @@ package io.verbatim.runtime.controller;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.MetadataLogConfig;
-import io.verbatim.metastore.raft.RaftConfig;
 import io.verbatim.metastore.server.Group;
 import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.metastore.state.LayoutRegister;
 import io.verbatim.metastore.state.LeaderLayoutStore;
 import io.verbatim.metastore.state.RaftLayoutStore;
-import io.verbatim.metastore.storage.MemoryRaftStorage;
 import io.verbatim.metastore.storage.RaftStorage;
-import io.verbatim.metastore.storage.SegmentedRaftStorage;
-import io.verbatim.metastore.storage.StorageOptions;
 import io.verbatim.metastore.transport.MemoryNetwork;
 import io.verbatim.store.LayoutStore;
 import java.nio.file.Path;
@@ -31,8 +27,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-import reactor.util.Logger;
-import reactor.util.Loggers;
 
 /**
  * A cluster's metadata log in this process: three controller replicas (the voters {@code c1..c3}) and one
@@ -43,30 +37,12 @@ import reactor.util.Loggers;
  * followers (the assignment starts a new group; {@link #assign} changes it on the leader).
  */
 public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
-    private static final Logger LOG = Loggers.getLogger(ControllerGroup.class);
     static final List<String> VOTERS = ClusterConfig.IN_PROCESS_VOTERS;
-    /** What the driver of each member runs on, from the configuration's {@code metadataLog} timing. */
-    static RaftServer.Options options(MetadataLogConfig.Timing timing) {
-        return new RaftServer.Options(timing.tick(), timing.snapshotEvery(), timing.readTimeout());
-    }
-
-    /**
-     * Member {@code member} of group {@code cluster}'s core settings, on the configuration's timing, with
-     * listener delegation as {@code log} sets it (a revoked delegation is restored at the earliest one
-     * reassignment interval later, at a re-check that finds its follower healthy).
-     */
-    static RaftConfig raft(String member, String cluster, MetadataLogConfig log) {
-        MetadataLogConfig.Timing timing = log.timing();
-        return RaftConfig.defaults(member, cluster).withElectionTicks(timing.electionTicks())
-                .withHeartbeatTicks(timing.heartbeatTicks()).withDelegation(log.enabled(), log.maxListenersPerFollower(), log.followerLagThreshold(),
-                log.reassignmentTicks(), log.reassignmentTicks()).withLogTailEntries(timing.logTailEntries());
-    }
 
     private final String cluster;
     private final List<String> listeners;
     private final Optional<Path> dataDir;
     private final MetadataLogConfig log;
-    private final MetadataLogConfig.Timing timing;
     private final MemoryNetwork network;
     private final Scheduler networkThread;
     private final Group configuration;
@@ -81,7 +57,6 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
         this.cluster = cluster.name();
         this.dataDir = dataDir;
         this.log = log;
-        this.timing = log.timing();
         this.listeners = cluster.metadataListeners();
         // deliveries on a thread of the group's own: never held up by other work on a shared scheduler
         this.networkThread = Schedulers.newSingle("raft-" + cluster + "-network", true);
@@ -107,16 +82,14 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
     }
 
     private synchronized void start(String member) {
-        RaftConfig config = raft(member, cluster, log);
         LayoutRegister register = new LayoutRegister();
-        RaftStorage storage = dataDir.<RaftStorage>map(d -> SegmentedRaftStorage.open(d.resolve("metadata").resolve(member),
-                StorageOptions.defaults())).orElseGet(MemoryRaftStorage::new);
+        RaftStorage storage = MetadataLogOptions.storage(dataDir, member);
         Scheduler thread = Schedulers.newSingle("raft-" + cluster + "-" + member, true);
         try {
-            RaftServer server = RaftServer.start(config, configuration, storage, network.join(member), register,
-                    options(timing), thread, (cluster + "/" + member).hashCode());
-            Delegations.drift(configuration, server.memberStatus().group()).ifPresent(d -> LOG.warn(
-                    "{}/{}: its metadata log runs on the configuration it holds, not the YAML's: {}", cluster, member, d));
+            RaftServer server = MetadataLogOptions.member(cluster, member, log, configuration).storage(storage)
+                    .transport(network.join(member)).machine(register).scheduler(thread)
+                    .seed((cluster + "/" + member).hashCode()).start();
+            MetadataLogOptions.warnOnDrift(cluster, configuration, server);
             members.put(member, server);
             registers.put(member, register);
             stores.put(member, new RaftLayoutStore(server, register));
@@ -135,7 +108,7 @@ public final class ControllerGroup implements DelegationApi.Log, AutoCloseable {
     public synchronized void bindTo(MeterRegistry registry) {
         members.forEach((member, server) -> meters.add(MetadataLogMetrics.bind(server, member, registry)));
         meters.add(MetadataLogMetrics.bindListeners(this::leading,
-                Flux.merge(currentMembers().stream().map(RaftServer::memberStatuses).toList()), listeners, VOTERS, registry));
+                Flux.merge(currentMembers().stream().map(RaftServer::memberStatuses).toList()), configuration, registry));
     }
 
     @Override

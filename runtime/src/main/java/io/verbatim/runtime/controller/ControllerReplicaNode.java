@@ -87,6 +87,8 @@ public final class ControllerReplicaNode implements AutoCloseable {
     private final RaftServer server;
     private final NetworkedMember.Started member;
     private final LayoutRegister register = new LayoutRegister();
+    /** The layouts through this replica's member of the log: linearizable reads, writes to its log. */
+    private final RaftLayoutStore layouts;
     private final Controller controller;
     private final NetServer net;
     private final NetClient client;
@@ -138,7 +140,8 @@ public final class ControllerReplicaNode implements AutoCloseable {
                 SignedCall.WINDOW, MAX_REPORTS_REMEMBERED);
         running.add(member.bindTo(registry, self));
         // the metadata log through this replica: linearizable reads while it leads, its own state otherwise
-        LayoutStore store = LeaderLayoutStore.ofMember(replica.id(), new RaftLayoutStore(server, register),
+        this.layouts = new RaftLayoutStore(server, register);
+        LayoutStore store = LeaderLayoutStore.ofMember(replica.id(), layouts,
                 () -> server.memberStatus().leads());
         this.controller = new Controller(cluster, Set.copyOf(peers()), self.caps(), store, timer);
         this.policy = new PolicyLoop(cluster, config.autoScale(), controller, this::layout, this::loadOf,
@@ -253,9 +256,8 @@ public final class ControllerReplicaNode implements AutoCloseable {
 
     /** The configured topics the log does not hold yet, created with their initial layouts (the same everywhere). */
     private Mono<Void> createTopics() {
-        RaftLayoutStore store = new RaftLayoutStore(server, register);
-        return Flux.fromIterable(config.topics()).concatMap(t -> store.get(t.name())
-                .switchIfEmpty(Mono.defer(() -> store.create(t.name(), initial(t))))).then();
+        return Flux.fromIterable(config.topics()).concatMap(t -> layouts.get(t.name())
+                .switchIfEmpty(Mono.defer(() -> layouts.create(t.name(), initial(t))))).then();
     }
 
     private static Layout initial(TopicConfig t) {

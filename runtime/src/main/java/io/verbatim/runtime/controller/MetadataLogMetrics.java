@@ -3,10 +3,10 @@ package io.verbatim.runtime.controller;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.verbatim.metastore.server.Group;
 import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.metastore.server.RaftServer;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -55,18 +55,18 @@ public final class MetadataLogMetrics {
     }
 
     /**
-     * Binds, per listener of {@code listeners}, what the leader here ({@code leading}: a local member's status
+     * Binds, per listener of {@code group}, what the leader here ({@code leading}: a local member's status
      * while it leads, empty otherwise) knows of its feed: {@value #LISTENER_SOURCE} (1 for the member that
-     * feeds it now, tagged {@code source}: the leader or its delegate; 0 for the other voters; NaN while no
+     * feeds it now, tagged {@code source}: the leader or its delegate; 0 for the group's other voters; NaN while no
      * member here leads), {@value #LISTENER_LAG} (entries below the leader's commit) and
      * {@value #LISTENER_REVOCATIONS} (revocations of its delegation by every leader here, counted from
      * {@code statuses}, every local member's). The returned subscription counts until disposed.
      */
     static Disposable bindListeners(Supplier<Optional<MemberStatus>> leading, Flux<MemberStatus> statuses,
-            List<String> listeners, List<String> voters, MeterRegistry registry) {
+            Group group, MeterRegistry registry) {
         Map<String, AtomicLong> revocations = new ConcurrentHashMap<>();
-        for (String listener : listeners) {
-            for (String voter : voters) {
+        for (String listener : group.listenerIds()) {
+            for (String voter : group.voterIds()) {
                 Gauge.builder(LISTENER_SOURCE, leading, l -> l.get().map(s -> feeds(s, listener, voter)).orElse(Double.NaN))
                         .tags("listener", listener, "source", voter).strongReference(true) // a method reference: held here only
                         .description("1 while this member feeds the listener (the leader, or the follower it is "

@@ -6,16 +6,12 @@ import io.verbatim.config.ControllerReplica;
 import io.verbatim.config.MemberCredential;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.metastore.identity.MemberKeys;
-import io.verbatim.metastore.raft.RaftConfig;
 import io.verbatim.metastore.server.Group;
 import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.metastore.server.RaftServer;
 import io.verbatim.metastore.server.StateMachine;
-import io.verbatim.metastore.storage.MemoryRaftStorage;
 import io.verbatim.metastore.storage.RaftStorage;
-import io.verbatim.metastore.storage.SegmentedRaftStorage;
 import io.verbatim.metastore.storage.StorageMetricsBinder;
-import io.verbatim.metastore.storage.StorageOptions;
 import io.verbatim.metastore.transport.NettyRaftTransport;
 import io.verbatim.metastore.transport.RaftTransportMetricsBinder;
 import java.nio.file.Path;
@@ -65,13 +61,11 @@ public final class NetworkedMember {
          */
         Disposable bindTo(MeterRegistry registry, ClusterConfig cluster) {
             new RaftTransportMetricsBinder(transport.metrics()).bindTo(registry);
-            if (storage instanceof SegmentedRaftStorage segmented) {
-                new StorageMetricsBinder(segmented).bindTo(registry);
-            }
+            StorageMetricsBinder.of(storage).bindTo(registry);
             Disposable.Composite meters = Disposables.composite(MetadataLogMetrics.bind(server, member, registry));
             if (!member.equals(ControllerReplica.BROKERS)) {
-                meters.add(MetadataLogMetrics.bindListeners(this::leading, server.memberStatuses(),
-                        cluster.metadataListeners(), cluster.metadataVoters(), registry));
+                meters.add(MetadataLogMetrics.bindListeners(this::leading, server.memberStatuses(), group(cluster),
+                        registry));
             }
             return meters;
         }
@@ -115,8 +109,7 @@ public final class NetworkedMember {
                 // every member of the cluster presents the cluster's certificate: its name is the cluster's
                 .certificateNameCheck(false);
         config.security().tls(cluster.name()).ifPresent(transport::tls);
-        RaftStorage storage = dataDir.<RaftStorage>map(d -> SegmentedRaftStorage.open(d.resolve("metadata").resolve(member),
-                StorageOptions.defaults())).orElseGet(MemoryRaftStorage::new);
+        RaftStorage storage = MetadataLogOptions.storage(dataDir, member);
         NettyRaftTransport net;
         try {
             net = transport.start();
@@ -124,14 +117,12 @@ public final class NetworkedMember {
             storage.close();
             throw e;
         }
-        RaftConfig raft = ControllerGroup.raft(member, cluster.name(), config.metadataLog());
         try {
-            RaftServer server = RaftServer.start(raft, group(cluster), storage, net, machine,
-                    ControllerGroup.options(config.metadataLog().timing()), thread,
-                    (cluster.name() + "/" + member + "/" + System.nanoTime()).hashCode());
-            Delegations.drift(group(cluster), server.memberStatus().group()).ifPresent(d -> LOG.warn(
-                    "{}/{}: its metadata log runs on the configuration it holds, not the YAML's: {}", cluster.name(),
-                    member, d));
+            Group group = group(cluster);
+            RaftServer server = MetadataLogOptions.member(cluster.name(), member, config.metadataLog(), group)
+                    .storage(storage).transport(net).machine(machine).scheduler(thread)
+                    .seed((cluster.name() + "/" + member + "/" + System.nanoTime()).hashCode()).start();
+            MetadataLogOptions.warnOnDrift(cluster.name(), group, server);
             return new Started(member, server, net, storage);
         } catch (RuntimeException e) {
             net.close();

@@ -191,8 +191,9 @@ final class RaftSimulation {
                     .withMaxEntriesBytesPerAppend(template.maxEntriesBytesPerAppend())
                     .withMaxInflightAppends(template.maxInflightAppends()).withCheckQuorum(template.checkQuorum())
                     .withPreVote(template.preVote()).withSnapshotChunkBytes(template.snapshotChunkBytes())
-                    .withDelegation(delegation, delegationKnobs[0], delegationKnobs[1], delegationKnobs[2],
-                            delegationKnobs[3]).withLogTailEntries(logTail);
+                    .withDelegationEnabled(delegation).withMaxListenersPerFollower(delegationKnobs[0])
+                    .withFollowerLagThreshold(delegationKnobs[1]).withReassignmentTicks(delegationKnobs[2])
+                    .withRevocationCooldownTicks(delegationKnobs[3]).withLogTailEntries(logTail);
             members.put(id, new Member(id, i < voters + listeners, c));
         }
         double[] losses = {0, 0.01, 0.05, 0.15};
