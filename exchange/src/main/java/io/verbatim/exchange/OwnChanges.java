@@ -29,7 +29,8 @@ import reactor.util.retry.Retry;
  * pass an effective cap once folded with the peers' layouts; re-planned when another change wins the
  * compare-and-set), prunes of sealed segments, and the cold marks it sets and withdraws (an operator's
  * boundaries and lowerings, the policy's boundaries), each followed by a fold. Every real change is
- * recorded with its reason and told to {@code changed}, so the peers hear of it at once.
+ * answered once this node serves it ({@link Adoption}), recorded with its reason and told to {@code changed}, so
+ * the peers hear of it at once.
  */
 final class OwnChanges {
     /** How often an own change re-reads and re-plans when other changes keep winning the compare-and-set. */
@@ -37,6 +38,7 @@ final class OwnChanges {
 
     private final String cluster;
     private final LayoutStore store;
+    private final Adoption adoption;
     private final Scheduler clock;
     private final Caps caps;
     private final PeerBook book;
@@ -46,10 +48,11 @@ final class OwnChanges {
     private final Function<String, Mono<Void>> fold;
     private final Consumer<String> changed;
 
-    OwnChanges(String cluster, LayoutStore store, Scheduler clock, Caps caps, PeerBook book, ClusterMarks marks,
-            RecentChanges recentChanges, Function<String, Mono<Void>> fold, Consumer<String> changed) {
+    OwnChanges(String cluster, LayoutStore store, Adoption adoption, Scheduler clock, Caps caps, PeerBook book,
+            ClusterMarks marks, RecentChanges recentChanges, Function<String, Mono<Void>> fold, Consumer<String> changed) {
         this.cluster = cluster;
         this.store = store;
+        this.adoption = adoption;
         this.clock = clock;
         this.caps = caps;
         this.book = book;
@@ -81,7 +84,8 @@ final class OwnChanges {
                             if (over != null) {
                                 return Mono.just(refused(Outcome.Refusal.EXCEEDS_CAPS, over));
                             }
-                            return store.compareAndSet(topic, layout.epoch(), a.layout()).doOnNext(l -> {
+                            return store.compareAndSet(topic, layout.epoch(), a.layout())
+                                    .flatMap(l -> adoption.readBack(topic, l)).doOnNext(l -> {
                                 recentChanges.record(topic, layout.epoch(), List.of(m), List.of("own"), layout,
                                         clock.now(TimeUnit.MILLISECONDS));
                                 changed.accept(topic);
@@ -125,6 +129,7 @@ final class OwnChanges {
         return store.get(topic).flatMap(before -> store.update(topic, layout -> segmentIds.stream()
                 .filter(id -> layout.segment(id).map(s -> s.isSealed()).orElse(false)).map(Mutation::prune).toList(),
                 clock.now(TimeUnit.MILLISECONDS))
+                .flatMap(after -> after.epoch() == before.epoch() ? Mono.just(after) : adoption.readBack(topic, after))
                 .doOnNext(after -> {
                     if (after.epoch() != before.epoch()) {
                         changed.accept(topic);
