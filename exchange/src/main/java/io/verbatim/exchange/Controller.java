@@ -269,6 +269,15 @@ public final class Controller {
     }
 
     /**
+     * An operator's rebucket, decided on the stored layout: a higher count as {@link #rebucket} (applied now, or
+     * refused); a lower count of an active segment is a cold mark on its range ({@link #markBucketsCold}), lowered
+     * once every cluster issued it or holds no more there.
+     */
+    public Mono<Rebucket> rebucketOrMarkCold(String topic, long segmentId, int bucketCount) {
+        return own.rebucketOrMarkCold(topic, segmentId, bucketCount);
+    }
+
+    /**
      * Garbage collection deletes sealed segments from the topic's layout (the brokers then drop their
      * logs). Those no longer sealed or present when the change lands are left out; the shape does not
      * change, so nothing is deferred after a failover.

@@ -13,6 +13,7 @@ import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.exchange.Controller;
 import io.verbatim.exchange.ExchangeMetricsBinder;
 import io.verbatim.exchange.ExchangeServer;
+import io.verbatim.exchange.Rebucket;
 import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
@@ -398,7 +399,11 @@ public final class ClusterNode implements AutoCloseable {
         return operations.split(topic, segmentId);
     }
 
-    public Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount) {
+    /**
+     * A manual rebucket, as the admin endpoint's: a higher count applies now ({@link Rebucket.Now}), a lower count of
+     * an active segment is a cold mark on its range, lowered once every cluster issued it ({@link Rebucket.MarkedCold}).
+     */
+    public Mono<Rebucket> rebucket(String topic, long segmentId, int bucketCount) {
         return operations.rebucket(topic, segmentId, bucketCount);
     }
 
