@@ -23,7 +23,8 @@ import reactor.core.scheduler.Scheduler;
 /**
  * One cluster's side of the layout exchange (PIP-495) for every topic it holds: the peers' latest
  * states (in memory only), the cold marks and caps, the fold of peer states into the local layout
- * committed through the {@link LayoutStore}, and the per-peer acknowledged epochs.
+ * committed through the {@link LayoutStore}, and the per-peer acknowledged epochs. A commit that changed a
+ * layout is answered once this node's own storage serves it ({@link Adoption}).
  *
  * <p>A facade over the parts that hold each concern: {@code PeerBook} (what each peer holds and
  * acknowledged, the verdicts), {@code Calls} (both ends of a call, topic by topic), {@code TopicFolds}
@@ -49,7 +50,17 @@ public final class Controller {
     private final Calls calls;
     private final Sinks.Many<String> localChanges = Sinks.many().multicast().directBestEffort();
 
+    /** A controller with no storage in its process to wait for ({@link Adoption#NONE}): the simulator's, a replica's. */
     public Controller(String cluster, Set<String> peers, Caps caps, LayoutStore store, Scheduler clock) {
+        this(cluster, peers, caps, store, Adoption.NONE, clock);
+    }
+
+    /**
+     * @param adoption where a commit that changed a layout waits until this node's own storage serves it (the
+     *        storage takes it from the layout store's watch), so what the commit answers is read back here
+     */
+    public Controller(String cluster, Set<String> peers, Caps caps, LayoutStore store, Adoption adoption,
+            Scheduler clock) {
         this.cluster = cluster;
         this.caps = caps;
         this.store = store;
@@ -57,8 +68,9 @@ public final class Controller {
         this.metrics = new ExchangeMetrics();
         this.book = new PeerBook(peers, metrics);
         this.marks = new ClusterMarks(clock.now(TimeUnit.MILLISECONDS) << 20);
-        this.folds = new TopicFolds(store, clock, caps, book, marks, recentChanges, metrics, this::changed);
-        this.own = new OwnChanges(cluster, store, clock, caps, book, marks, recentChanges, this::fold, this::changed);
+        this.folds = new TopicFolds(store, adoption, clock, caps, book, marks, recentChanges, metrics, this::changed);
+        this.own = new OwnChanges(cluster, store, adoption, clock, caps, book, marks, recentChanges, this::fold,
+                this::changed);
         this.calls = new Calls(cluster, store, clock, caps, book, marks, folds, metrics);
     }
 
@@ -254,6 +266,15 @@ public final class Controller {
      */
     public Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount) {
         return own.apply(topic, Mutation.rebucket(segmentId, bucketCount));
+    }
+
+    /**
+     * An operator's rebucket, decided on the stored layout: a higher count as {@link #rebucket} (applied now, or
+     * refused); a lower count of an active segment is a cold mark on its range ({@link #markBucketsCold}), lowered
+     * once every cluster issued it or holds no more there.
+     */
+    public Mono<Rebucket> rebucketOrMarkCold(String topic, long segmentId, int bucketCount) {
+        return own.rebucketOrMarkCold(topic, segmentId, bucketCount);
     }
 
     /**

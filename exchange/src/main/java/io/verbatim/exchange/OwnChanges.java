@@ -7,6 +7,7 @@ import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.ReplicatedMerge;
+import io.verbatim.model.Segment;
 import io.verbatim.model.Shape;
 import io.verbatim.store.LayoutStore;
 import io.verbatim.store.StaleEpochException;
@@ -27,9 +28,11 @@ import reactor.util.retry.Retry;
  * The changes this cluster makes of its own, from the local policy, an operator or garbage collection:
  * splits and rebucket-ups (refused while deferring after a failover, when they would lower buckets or
  * pass an effective cap once folded with the peers' layouts; re-planned when another change wins the
- * compare-and-set), prunes of sealed segments, and the cold marks it sets and withdraws (an operator's
- * boundaries and lowerings, the policy's boundaries), each followed by a fold. Every real change is
- * recorded with its reason and told to {@code changed}, so the peers hear of it at once.
+ * compare-and-set), an operator's rebucket (a lower count a cold mark, decided here on the stored layout),
+ * prunes of sealed segments, and the cold marks it sets and withdraws (an operator's boundaries and
+ * lowerings, the policy's boundaries), each followed by a fold. Every real change is
+ * answered once this node serves it ({@link Adoption}), recorded with its reason and told to {@code changed}, so
+ * the peers hear of it at once.
  */
 final class OwnChanges {
     /** How often an own change re-reads and re-plans when other changes keep winning the compare-and-set. */
@@ -37,6 +40,7 @@ final class OwnChanges {
 
     private final String cluster;
     private final LayoutStore store;
+    private final Adoption adoption;
     private final Scheduler clock;
     private final Caps caps;
     private final PeerBook book;
@@ -46,10 +50,11 @@ final class OwnChanges {
     private final Function<String, Mono<Void>> fold;
     private final Consumer<String> changed;
 
-    OwnChanges(String cluster, LayoutStore store, Scheduler clock, Caps caps, PeerBook book, ClusterMarks marks,
-            RecentChanges recentChanges, Function<String, Mono<Void>> fold, Consumer<String> changed) {
+    OwnChanges(String cluster, LayoutStore store, Adoption adoption, Scheduler clock, Caps caps, PeerBook book,
+            ClusterMarks marks, RecentChanges recentChanges, Function<String, Mono<Void>> fold, Consumer<String> changed) {
         this.cluster = cluster;
         this.store = store;
+        this.adoption = adoption;
         this.clock = clock;
         this.caps = caps;
         this.book = book;
@@ -63,42 +68,69 @@ final class OwnChanges {
 
     /** Applies {@code m}, a split or a rebucket, unless it must wait, lowers buckets or passes a cap. */
     Mono<Outcome> apply(String topic, Mutation m) {
+        return change(topic, m, false).map(r -> ((Rebucket.Now) r).outcome());
+    }
+
+    /**
+     * An operator's rebucket: as {@link #apply}, but a lower count of an active segment, decided on the stored layout,
+     * is a cold mark on the segment's range (then a fold) rather than a refusal.
+     */
+    Mono<Rebucket> rebucketOrMarkCold(String topic, long segmentId, int bucketCount) {
+        return change(topic, Mutation.rebucket(segmentId, bucketCount), true).flatMap(r -> r
+                instanceof Rebucket.MarkedCold cold ? markBucketsCold(topic, cold.range(), cold.bucketCount()).thenReturn(r)
+                : Mono.just(r));
+    }
+
+    /**
+     * Applies {@code m} (re-planned when another change wins the compare-and-set) unless it must wait, lowers buckets
+     * or passes a cap; a lowering is {@link Rebucket.MarkedCold} (not marked yet) when {@code lowerAsMark}, else
+     * refused.
+     */
+    private Mono<Rebucket> change(String topic, Mutation m, boolean lowerAsMark) {
         return Mono.defer(() -> {
             if (book.awaitingEveryPeer()) {
-                return Mono.just(refused(Outcome.Refusal.DEFERRED,
-                        "own changes wait until every peer's state is held after the failover"));
+                return Mono.just(now(refused(Outcome.Refusal.DEFERRED,
+                        "own changes wait until every peer's state is held after the failover")));
             }
             return store.get(topic).switchIfEmpty(Mono.error(() -> new IllegalArgumentException("cluster " + cluster
                     + " has no topic '" + topic + "'"))).flatMap(layout -> {
-                        if (lowers(layout, m)) {
-                            return Mono.just(refused(Outcome.Refusal.LOWERS_BUCKETS, "lowering a bucket count of a "
-                                    + "replicated topic is a cold mark (markBucketsCold): done once every cluster "
-                                    + "issued it"));
+                        Segment lowered = lowered(layout, m);
+                        if (lowered != null) {
+                            return Mono.just(lowerAsMark
+                                    ? new Rebucket.MarkedCold(lowered.range(), ((Mutation.Rebucket) m).bucketCount())
+                                    : now(refused(Outcome.Refusal.LOWERS_BUCKETS, "lowering a bucket count of a "
+                                            + "replicated topic is a cold mark (markBucketsCold): done once every "
+                                            + "cluster issued it")));
                         }
                         Outcome o = layout.apply(m, layout.epoch(), clock.now(TimeUnit.MILLISECONDS));
                         if (o instanceof Outcome.Applied a) {
                             String over = pastCaps(topic, layout, a.layout(), m);
                             if (over != null) {
-                                return Mono.just(refused(Outcome.Refusal.EXCEEDS_CAPS, over));
+                                return Mono.just(now(refused(Outcome.Refusal.EXCEEDS_CAPS, over)));
                             }
-                            return store.compareAndSet(topic, layout.epoch(), a.layout()).doOnNext(l -> {
+                            return store.compareAndSet(topic, layout.epoch(), a.layout())
+                                    .flatMap(l -> adoption.readBack(topic, l)).doOnNext(l -> {
                                 recentChanges.record(topic, layout.epoch(), List.of(m), List.of("own"), layout,
                                         clock.now(TimeUnit.MILLISECONDS));
                                 changed.accept(topic);
-                            }).thenReturn(o);
+                            }).thenReturn(now(o));
                         }
-                        return Mono.just(o);
+                        return Mono.just(now(o));
                     });
         }).retryWhen(Retry.max(OWN_CHANGE_ATTEMPTS).filter(StaleEpochException.class::isInstance))
                 .onErrorResume(e -> e.getCause() instanceof StaleEpochException || e instanceof StaleEpochException,
-                        e -> Mono.just(refused(Outcome.Refusal.STALE_EPOCH, "the layout of " + topic + " kept changing ("
-                                + OWN_CHANGE_ATTEMPTS + " attempts); try again")));
+                        e -> Mono.just(now(refused(Outcome.Refusal.STALE_EPOCH, "the layout of " + topic
+                                + " kept changing (" + OWN_CHANGE_ATTEMPTS + " attempts); try again"))));
     }
 
-    /** Whether {@code m} lowers an active segment's bucket count in {@code layout}. */
-    private static boolean lowers(Layout layout, Mutation m) {
-        return m instanceof Mutation.Rebucket r && layout.segment(r.segmentId()).filter(s -> s.isActive())
-                .map(s -> r.bucketCount() < s.buckets().count()).orElse(false);
+    private static Rebucket now(Outcome o) {
+        return new Rebucket.Now(o);
+    }
+
+    /** The active segment of {@code layout} whose bucket count {@code m} lowers, or null when it lowers none. */
+    private static @Nullable Segment lowered(Layout layout, Mutation m) {
+        return m instanceof Mutation.Rebucket r ? layout.segment(r.segmentId()).filter(Segment::isActive)
+                .filter(s -> r.bucketCount() < s.buckets().count()).orElse(null) : null;
     }
 
     /** Why {@code next} would pass an effective cap once folded with the peers' layouts; null if it would not. */
@@ -125,6 +157,7 @@ final class OwnChanges {
         return store.get(topic).flatMap(before -> store.update(topic, layout -> segmentIds.stream()
                 .filter(id -> layout.segment(id).map(s -> s.isSealed()).orElse(false)).map(Mutation::prune).toList(),
                 clock.now(TimeUnit.MILLISECONDS))
+                .flatMap(after -> after.epoch() == before.epoch() ? Mono.just(after) : adoption.readBack(topic, after))
                 .doOnNext(after -> {
                     if (after.epoch() != before.epoch()) {
                         changed.accept(topic);

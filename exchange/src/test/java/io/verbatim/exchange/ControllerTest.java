@@ -12,6 +12,7 @@ import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Outcome;
+import io.verbatim.model.Segment;
 import io.verbatim.model.Shape;
 import io.verbatim.store.InMemoryLayoutStore;
 import io.verbatim.store.LayoutStore;
@@ -414,6 +415,29 @@ class ControllerTest {
         long id = store.get("t").block().activeSegments().get(0).id();
         assertThat(a.rebucket("t", id, 2).block()).isInstanceOfSatisfying(Outcome.Refused.class,
                 r -> assertThat(r.reason()).isEqualTo(Outcome.Refusal.LOWERS_BUCKETS));
+    }
+
+    @Test
+    void anOperatorsLowerCountIsAColdMarkOnTheStoredSegmentsRangeDecidedByTheController() {
+        store.compareAndSet("t", 0, ONE.apply(Mutation.rebucket(0, 8), 0, 0).layoutOrThrow()).block();
+        Layout stored = store.get("t").block();
+        Segment s = stored.activeSegments().get(0);
+        assertThat(a.rebucketOrMarkCold("t", s.id(), 2).block()).isEqualTo(new Rebucket.MarkedCold(s.range(), 2));
+        assertThat(a.exchangedMarksDescribed("t").bucketLowerings()).containsEntry(s.range().toHexString(), 2);
+        assertThat(store.get("t").block()).as("lowered only once every peer issued it").isEqualTo(stored);
+
+        // a higher count is the cluster's own change, applied now; the policy's rebucket never marks
+        assertThat(a.rebucketOrMarkCold("t", s.id(), 16).block()).isInstanceOfSatisfying(Rebucket.Now.class,
+                now -> assertThat(now.outcome()).isInstanceOf(Outcome.Applied.class));
+        long raised = store.get("t").block().activeSegments().get(0).id();
+        a.unmarkBucketsCold("t", s.range());
+        assertThat(a.rebucket("t", raised, 4).block()).isInstanceOfSatisfying(Outcome.Refused.class,
+                r -> assertThat(r.reason()).isEqualTo(Outcome.Refusal.LOWERS_BUCKETS));
+        assertThat(a.exchangedMarksDescribed("t").bucketLowerings()).isEmpty();
+        // a refusal now is answered as such
+        assertThat(a.rebucketOrMarkCold("t", s.id(), 32).block()).isInstanceOfSatisfying(Rebucket.Now.class,
+                now -> assertThat(now.outcome()).isInstanceOfSatisfying(Outcome.Refused.class,
+                        r -> assertThat(r.reason()).isEqualTo(Outcome.Refusal.SEGMENT_SEALED)));
     }
 
     /** A store whose writes to one topic fail. */

@@ -3,6 +3,7 @@ package io.verbatim.store;
 import io.verbatim.model.Layout;
 import java.time.Duration;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -18,6 +19,10 @@ public final class InMemoryLayoutStore implements LayoutStore {
 
         Entry(Layout layout) {
             this.layout = layout;
+        }
+
+        synchronized OptionalLong epoch() {
+            return OptionalLong.of(layout.epoch());
         }
     }
 
@@ -41,9 +46,7 @@ public final class InMemoryLayoutStore implements LayoutStore {
         return Mono.fromCallable(() -> {
             Entry fresh = new Entry(initial);
             Entry existing = topics.putIfAbsent(topic, fresh);
-            if (existing != null) {
-                throw new StaleEpochException(topic, -1, existing.layout.epoch());
-            }
+            EpochRule.create(topic, existing == null ? OptionalLong.empty() : existing.epoch()).throwIfRefused();
             fresh.changes.tryEmitNext(initial);
             return initial;
         });
@@ -54,16 +57,11 @@ public final class InMemoryLayoutStore implements LayoutStore {
         return Mono.fromCallable(() -> {
             Entry e = topics.get(topic);
             if (e == null) {
-                throw new IllegalArgumentException("topic " + topic + " does not exist in this store");
+                throw EpochRule.missing(topic).exception();
             }
             synchronized (e) {
-                if (e.layout.epoch() != expectedEpoch) {
-                    throw new StaleEpochException(topic, expectedEpoch, e.layout.epoch());
-                }
-                if (next.epoch() <= expectedEpoch) {
-                    throw new IllegalArgumentException("the new layout of " + topic + " has epoch " + next.epoch()
-                            + ", not above " + expectedEpoch);
-                }
+                EpochRule.compareAndSet(topic, OptionalLong.of(e.layout.epoch()), expectedEpoch, next.epoch())
+                        .throwIfRefused();
                 e.layout = next;
                 e.changes.emitNext(next, Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1)));
             }

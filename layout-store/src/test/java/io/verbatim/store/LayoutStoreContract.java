@@ -33,6 +33,28 @@ public abstract class LayoutStoreContract {
         assertThat(store.get("t").block()).isEqualTo(next);
     }
 
+    /** The refusals every store gives are the {@link EpochRule}'s, in its words. */
+    @Test
+    void refusalsAreTheEpochRules() {
+        LayoutStore store = newStore();
+        StepVerifier.create(store.compareAndSet("nope", 0, split(ONE)))
+                .expectErrorSatisfies(e -> assertThat(e).isExactlyInstanceOf(IllegalArgumentException.class)
+                        .hasMessage(EpochRule.missing("nope").reason()))
+                .verify();
+        store.create("t", ONE).block();
+        StepVerifier.create(store.create("t", ONE))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(StaleEpochException.class)
+                        .hasMessage(new EpochRule.Verdict.Stale("t", -1, 0).exception().getMessage()))
+                .verify();
+        Layout next = split(ONE);
+        store.compareAndSet("t", 0, next).block();
+        StepVerifier.create(store.compareAndSet("t", next.epoch(), next))
+                .expectErrorSatisfies(e -> assertThat(e).isExactlyInstanceOf(IllegalArgumentException.class)
+                        .hasMessage(EpochRule.notForward("t", next.epoch(), next.epoch()).orElseThrow().reason()))
+                .verify();
+        assertThat(store.get("t").block()).isEqualTo(next);
+    }
+
     @Test
     void aTopicIsCreatedOnceAndAnUnknownOneIsEmpty() {
         LayoutStore store = newStore();

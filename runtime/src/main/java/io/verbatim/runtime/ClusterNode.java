@@ -13,6 +13,7 @@ import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.exchange.Controller;
 import io.verbatim.exchange.ExchangeMetricsBinder;
 import io.verbatim.exchange.ExchangeServer;
+import io.verbatim.exchange.Rebucket;
 import io.verbatim.metastore.server.MemberStatus;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
@@ -29,7 +30,6 @@ import io.verbatim.runtime.broker.Ports;
 import io.verbatim.runtime.broker.Producer;
 import io.verbatim.runtime.broker.Subscription;
 import io.verbatim.runtime.controller.AdminOperations;
-import io.verbatim.runtime.controller.AdoptingLayoutStore;
 import io.verbatim.runtime.controller.ControllerGroup;
 import io.verbatim.runtime.controller.ControllerLink;
 import io.verbatim.runtime.controller.ControllerOperations;
@@ -71,8 +71,9 @@ import reactor.util.Loggers;
  *
  * <p>Layouts flow one way: the controller commits to the layout store (its own changes, and what the
  * exchange folds in), the brokers watch the store and adopt each new layout (new segments and their
- * replication cursors first, then seals, then publication). The store is the seam the Raft-backed
- * metadata log replaces.
+ * replication cursors first, then seals, then publication). The watch is the only path that adopts: a commit of
+ * the controller's is answered once this node's storage took it from the watch ({@link ClusterStorage#adopted}),
+ * so an admin split reads its own write here. The store is the seam the Raft-backed metadata log replaces.
  */
 public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = Loggers.getLogger(ClusterNode.class);
@@ -182,11 +183,11 @@ public final class ClusterNode implements AutoCloseable {
         List<String> peers = peers();
         ClusterStorage topics = new ClusterStorage(config, name, peers, timer);
         this.storage = topics;
-        this.controller = new Controller(name, Set.copyOf(peers), self.caps(), new AdoptingLayoutStore(store,
-                (topic, layout) -> {
-                    TopicStorage opened = topics.find(topic);
-                    return opened == null ? Mono.empty() : opened.adopt(layout).then();
-                }), timer);
+        // a commit of the controller's is answered once the watch below brought it to this node's storage: waited for
+        // no longer than a peer waits for an exchange call (whose answer may wait on a fold's commit)
+        Duration patience = config.exchange().requestTimeout();
+        this.controller = new Controller(name, Set.copyOf(peers), self.caps(), store,
+                (topic, epoch) -> topics.adopted(topic, epoch, patience), timer);
         this.rates = new RateWindow(timer);
         Optional<Tls> tls = config.security().tls(name);
         this.net = new NetServer(config.security().authenticator(name), config.network(), tls.map(Tls::serverContext),
@@ -398,7 +399,11 @@ public final class ClusterNode implements AutoCloseable {
         return operations.split(topic, segmentId);
     }
 
-    public Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount) {
+    /**
+     * A manual rebucket, as the admin endpoint's: a higher count applies now ({@link Rebucket.Now}), a lower count of
+     * an active segment is a cold mark on its range, lowered once every cluster issued it ({@link Rebucket.MarkedCold}).
+     */
+    public Mono<Rebucket> rebucket(String topic, long segmentId, int bucketCount) {
         return operations.rebucket(topic, segmentId, bucketCount);
     }
 

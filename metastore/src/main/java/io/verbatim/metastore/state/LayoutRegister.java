@@ -8,10 +8,12 @@ import io.verbatim.metastore.proto.TopicLayout;
 import io.verbatim.metastore.server.StateMachine;
 import io.verbatim.model.Layout;
 import io.verbatim.model.LayoutCodec;
+import io.verbatim.store.EpochRule;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentSkipListMap;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
@@ -55,9 +57,9 @@ public final class LayoutRegister implements StateMachine {
 
     private LayoutOutcome create(String topic, Layout initial) {
         Topic t = topics.computeIfAbsent(topic, k -> new Topic());
-        Optional<Layout> held = t.layout;
-        if (held.isPresent()) {
-            return new LayoutOutcome.Stale(-1, held.get().epoch());
+        EpochRule.Verdict verdict = EpochRule.create(topic, epoch(t));
+        if (!(verdict instanceof EpochRule.Verdict.Allowed)) {
+            return refused(verdict);
         }
         store(t, initial);
         return new LayoutOutcome.Stored(initial);
@@ -65,19 +67,26 @@ public final class LayoutRegister implements StateMachine {
 
     private LayoutOutcome compareAndSet(String topic, long expectedEpoch, Layout next) {
         Topic t = topics.get(topic);
-        if (t == null || t.layout.isEmpty()) {
-            return new LayoutOutcome.Invalid("topic " + topic + " does not exist in this store");
-        }
-        long actual = t.layout.get().epoch();
-        if (actual != expectedEpoch) {
-            return new LayoutOutcome.Stale(expectedEpoch, actual);
-        }
-        if (next.epoch() <= expectedEpoch) {
-            return new LayoutOutcome.Invalid("the new layout of " + topic + " has epoch " + next.epoch()
-                    + ", not above " + expectedEpoch);
+        EpochRule.Verdict verdict = EpochRule.compareAndSet(topic, t == null ? OptionalLong.empty() : epoch(t),
+                expectedEpoch, next.epoch());
+        if (t == null || !(verdict instanceof EpochRule.Verdict.Allowed)) {
+            return refused(verdict);
         }
         store(t, next);
         return new LayoutOutcome.Stored(next);
+    }
+
+    private static OptionalLong epoch(Topic t) {
+        Optional<Layout> held = t.layout;
+        return held.isPresent() ? OptionalLong.of(held.get().epoch()) : OptionalLong.empty();
+    }
+
+    /** The outcome of a command {@link EpochRule} refused. */
+    private static LayoutOutcome refused(EpochRule.Verdict verdict) {
+        if (verdict instanceof EpochRule.Verdict.Stale s) {
+            return new LayoutOutcome.Stale(s.expectedEpoch(), s.actualEpoch());
+        }
+        return new LayoutOutcome.Invalid(((EpochRule.Verdict.Invalid) verdict).reason());
     }
 
     private static void store(Topic t, Layout layout) {

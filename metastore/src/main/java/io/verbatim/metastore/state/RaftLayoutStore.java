@@ -6,8 +6,10 @@ import io.verbatim.metastore.proto.LayoutCommand;
 import io.verbatim.metastore.server.ReplicatedLog;
 import io.verbatim.model.Layout;
 import io.verbatim.model.LayoutCodec;
+import io.verbatim.store.EpochRule;
 import io.verbatim.store.LayoutStore;
 import io.verbatim.store.StaleEpochException;
+import java.util.Optional;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -54,9 +56,10 @@ public final class RaftLayoutStore implements LayoutStore {
 
     @Override
     public Mono<Layout> compareAndSet(String topic, long expectedEpoch, Layout next) {
-        if (next.epoch() <= expectedEpoch) {
-            return Mono.error(new IllegalArgumentException("the new layout of " + topic + " has epoch " + next.epoch()
-                    + ", not above " + expectedEpoch));
+        // refused before proposing what the state machine would refuse anyway (the same rule)
+        Optional<EpochRule.Verdict.Invalid> never = EpochRule.notForward(topic, expectedEpoch, next.epoch());
+        if (never.isPresent()) {
+            return Mono.error(never.get().exception());
         }
         LayoutCommand command = LayoutCommand.newBuilder().setTopic(topic).setCompareAndSet(CompareAndSetLayout
                 .newBuilder().setExpectedEpoch(expectedEpoch).setNext(LayoutCodec.toProto(next))).build();

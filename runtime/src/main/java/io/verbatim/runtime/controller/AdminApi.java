@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.verbatim.exchange.ControllerLeader;
+import io.verbatim.exchange.Rebucket;
 import io.verbatim.metastore.server.CommandLostException;
 import io.verbatim.metastore.server.CommandOutcomeUnknownException;
 import io.verbatim.metastore.server.NotLeaderException;
@@ -13,7 +14,6 @@ import io.verbatim.model.Buckets;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.ReplicatedMerge;
-import io.verbatim.model.Segment;
 import io.verbatim.net.LogText;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.Query;
@@ -97,20 +97,17 @@ public final class AdminApi {
         if (!Buckets.isValidCount(n)) {
             return Mono.just(refusal(400, "bucketCount " + n + " is not a power of two within 1.." + Buckets.MAX_COUNT));
         }
-        return node.rebucket(topic, id, n).flatMap(o -> {
-            if (!(o instanceof Outcome.Refused r) || r.reason() != Outcome.Refusal.LOWERS_BUCKETS) {
-                return Mono.just(answer(topic, o));
+        return node.rebucket(topic, id, n).map(r -> {
+            if (r instanceof Rebucket.Now now) {
+                return answer(topic, now.outcome());
             }
-            // A lower count on a replicated topic is a cold mark (decided on the stored layout, not a view).
-            Segment s = node.layout(topic).segment(id).orElseThrow();
-            return node.lowerBuckets(topic, id, n).then(Mono.fromCallable(() -> {
-                Map<String, Object> body = new LinkedHashMap<>();
-                body.put("outcome", "marked-cold");
-                body.put("range", s.range().toHexString());
-                body.put("bucketCount", n);
-                body.put("note", "lowered on every cluster once each issued it or holds no more there");
-                return new Answer(202, body);
-            }));
+            Rebucket.MarkedCold cold = (Rebucket.MarkedCold) r;
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("outcome", "marked-cold");
+            body.put("range", cold.range().toHexString());
+            body.put("bucketCount", cold.bucketCount());
+            body.put("note", "lowered on every cluster once each issued it or holds no more there");
+            return new Answer(202, body);
         });
     }
 

@@ -1,6 +1,7 @@
 package io.verbatim.runtime.controller;
 
 import io.verbatim.exchange.MarksBySource;
+import io.verbatim.exchange.Rebucket;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
@@ -22,8 +23,12 @@ public interface AdminOperations {
     /** A midpoint split: the cluster's own change, pushed to every peer at once. */
     Mono<Outcome> split(String topic, long segmentId);
 
-    /** A rebucket rollover to a higher count; a lower one is refused ({@code LOWERS_BUCKETS}): see {@link #lowerBuckets}. */
-    Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount);
+    /**
+     * A manual rebucket, decided by the controller on the stored layout: a higher count is a rollover, the cluster's
+     * own change, pushed to every peer at once ({@link Rebucket.Now}); a lower count of an active segment is a cold
+     * mark on its range, lowered once every cluster issued it or holds no more there ({@link Rebucket.MarkedCold}).
+     */
+    Mono<Rebucket> rebucket(String topic, long segmentId, int bucketCount);
 
     /** A manual merge of a replicated topic is a cold mark: merged once every peer agrees (PIP-495). */
     Mono<Void> markCold(String topic, int boundary);
@@ -39,9 +44,6 @@ public interface AdminOperations {
                     ? markCold(topic, eligible.boundary()).thenReturn(merge) : Mono.just(merge);
         });
     }
-
-    /** A manual rebucket-down is a cold mark too: lowered once every cluster issued it (or holds no more there). */
-    Mono<Void> lowerBuckets(String topic, long segmentId, int bucketCount);
 
     /** Withdraws an operator's cold mark on {@code boundary}; true if there was one. */
     boolean unmarkCold(String topic, int boundary);

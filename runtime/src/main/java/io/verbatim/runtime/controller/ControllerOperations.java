@@ -2,10 +2,10 @@ package io.verbatim.runtime.controller;
 
 import io.verbatim.exchange.Controller;
 import io.verbatim.exchange.MarksBySource;
+import io.verbatim.exchange.Rebucket;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
-import io.verbatim.model.Segment;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -52,22 +52,17 @@ public final class ControllerOperations implements AdminOperations {
     }
 
     @Override
-    public Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount) {
-        return controller.rebucket(topic, segmentId, bucketCount).doOnNext(o -> policy.manual(topic, o, false));
+    public Mono<Rebucket> rebucket(String topic, long segmentId, int bucketCount) {
+        return controller.rebucketOrMarkCold(topic, segmentId, bucketCount).doOnNext(r -> {
+            if (r instanceof Rebucket.Now now) {
+                policy.manual(topic, now.outcome(), false);
+            }
+        });
     }
 
     @Override
     public Mono<Void> markCold(String topic, int boundary) {
         return controller.markCold(topic, boundary);
-    }
-
-    @Override
-    public Mono<Void> lowerBuckets(String topic, long segmentId, int bucketCount) {
-        return Mono.defer(() -> {
-            Segment s = layout(topic).segment(segmentId).filter(Segment::isActive).orElseThrow(() ->
-                    new IllegalArgumentException("segment " + segmentId + " of " + topic + " is not active"));
-            return controller.markBucketsCold(topic, s.range(), bucketCount);
-        });
     }
 
     @Override

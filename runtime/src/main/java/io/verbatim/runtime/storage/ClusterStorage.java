@@ -17,6 +17,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -38,6 +39,7 @@ public final class ClusterStorage implements AutoCloseable {
     private final Map<String, TopicStorage> topics = new LinkedHashMap<>();
     private final Optional<PulsarConnections> pulsar;
     private volatile LocalStorage local;
+    private final Sinks.Empty<Void> closed = Sinks.empty();
 
     /** The storage of cluster {@code name}, in memory only until {@link #keepIn} gives it a data directory's. */
     public ClusterStorage(VerbatimConfig config, String name, List<String> peers, Scheduler timer) {
@@ -119,6 +121,28 @@ public final class ClusterStorage implements AutoCloseable {
         return topics.get(topic);
     }
 
+    /**
+     * Completes once {@code topic}'s storage holds layout {@code epoch} or a newer one, as the layout store's watch
+     * hands layouts to {@link TopicStorage#adopt} (the only path that adopts; one skipped because a newer one made it
+     * moot is held once that newer one is): at once when it already does or the topic is not open here; at close;
+     * after {@code patience} at most, with a WARN (the watch is behind or stuck, or the layout could not be taken).
+     * Never an error. What follows goes on off the adopting thread (which holds the storage's lock while it publishes).
+     */
+    public Mono<Void> adopted(String topic, long epoch, Duration patience) {
+        return Mono.defer(() -> {
+            TopicStorage storage = topics.get(topic);
+            if (storage == null || storage.layout().epoch() >= epoch) {
+                return Mono.empty();
+            }
+            return storage.layouts().filter(l -> l.epoch() >= epoch).next().publishOn(timer).then()
+                    .timeout(patience, Mono.fromRunnable(() -> LOG.warn("{}: the storage of {} has not taken layout "
+                            + "epoch {} within {} ms (it holds epoch {}): the layout watch is behind or the layout "
+                            + "could not be taken; answering the commit anyway", name, topic, epoch,
+                            patience.toMillis(), storage.layout().epoch())), timer)
+                    .takeUntilOther(closed.asMono());
+        });
+    }
+
     /** Where this cluster keeps {@code topic}'s segments: in memory or on its Pulsar. */
     public TopicStorage of(String topic) {
         TopicStorage storage = topics.get(topic);
@@ -186,6 +210,7 @@ public final class ClusterStorage implements AutoCloseable {
 
     @Override
     public void close() {
+        closed.tryEmitEmpty();
         topics.values().forEach(TopicStorage::close);
         local.close();
         pulsar.ifPresent(PulsarConnections::close);
