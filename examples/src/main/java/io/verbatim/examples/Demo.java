@@ -2,7 +2,6 @@ package io.verbatim.examples;
 
 import io.verbatim.config.TopicConfig;
 import io.verbatim.config.VerbatimConfig;
-import io.verbatim.exchange.Rebucket;
 import io.verbatim.metastore.server.MemberRole;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.Compression;
@@ -315,12 +314,7 @@ final class Demo {
             int n = Math.min(target.buckets().count() * 2,
                     Buckets.floorCount(runtime.config().caps().maxEntryBucketsPerSegment()));
             what = "rebucket " + target.descriptor() + " of " + shortName(topic) + " to N=" + n + " on " + node.name();
-            Rebucket rebucket = Objects.requireNonNull(node.rebucket(topic, target.id(), n).block());
-            if (!(rebucket instanceof Rebucket.Now now)) { // a lower count: n doubles within the cap, never lowers
-                progress.printf("  %s marked cold: %s%n", what, rebucket);
-                return;
-            }
-            outcome = now.outcome();
+            outcome = node.rebucket(topic, target.id(), n).block();
         }
         if (!(outcome instanceof Outcome.Applied)) {
             progress.printf("  %s refused: %s%n", what, outcome);

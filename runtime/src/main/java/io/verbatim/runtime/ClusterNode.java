@@ -400,10 +400,18 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
+     * A rebucket rollover of an active segment to a higher count, the cluster's own change; a lower count is refused
+     * ({@code LOWERS_BUCKETS}) with nothing marked: lowering a replicated topic's count is {@link #rebucketOrMarkCold}.
+     */
+    public Mono<Outcome> rebucket(String topic, long segmentId, int bucketCount) {
+        return operations.rollover(topic, segmentId, bucketCount);
+    }
+
+    /**
      * A manual rebucket, as the admin endpoint's: a higher count applies now ({@link Rebucket.Now}), a lower count of
      * an active segment is a cold mark on its range, lowered once every cluster issued it ({@link Rebucket.MarkedCold}).
      */
-    public Mono<Rebucket> rebucket(String topic, long segmentId, int bucketCount) {
+    public Mono<Rebucket> rebucketOrMarkCold(String topic, long segmentId, int bucketCount) {
         return operations.rebucket(topic, segmentId, bucketCount);
     }
 

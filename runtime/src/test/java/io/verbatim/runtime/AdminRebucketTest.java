@@ -3,6 +3,9 @@ package io.verbatim.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.exchange.Rebucket;
+import io.verbatim.model.HashRange;
+import io.verbatim.model.Outcome;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -39,6 +42,7 @@ class AdminRebucketTest {
                 clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
                 topics: [{name: t, initialSegments: 1, bucketBudget: 4}]
                 exchange: {antiEntropyInterval: 200ms, retry: {initial: 20ms, max: 200ms}}
+                autoScale: {enabled: false}
                 security: {adminToken: admin-token}
                 """));
         ClusterNode a = runtime.cluster("a");
@@ -61,5 +65,27 @@ class AdminRebucketTest {
         HttpResponse<String> sealed = post(rebucket + "&segment=0&bucketCount=2");
         assertThat(sealed.statusCode()).as(sealed.body()).isEqualTo(409);
         assertThat(sealed.body()).contains("\"outcome\":\"refused\"").contains("\"reason\":\"SEGMENT_SEALED\"");
+    }
+
+    /** The embedding API keeps both: a rollover that refuses a lower count, and the operator's rebucket that marks it. */
+    @Test
+    void theNodesRolloverRefusesALowerCountWhereTheOperatorsRebucketMarksIt() {
+        runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
+                clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
+                topics: [{name: t, initialSegments: 1, bucketBudget: 4}]
+                exchange: {antiEntropyInterval: 200ms, retry: {initial: 20ms, max: 200ms}}
+                autoScale: {enabled: false}
+                """));
+        ClusterNode a = runtime.cluster("a");
+        Flux.interval(Duration.ofMillis(20)).filter(t -> !a.controller().deferringOwnChanges())
+                .blockFirst(Duration.ofSeconds(20));
+
+        assertThat(a.rebucket("t", 0, 2).block()).isInstanceOfSatisfying(Outcome.Refused.class,
+                r -> assertThat(r.reason()).isEqualTo(Outcome.Refusal.LOWERS_BUCKETS));
+        assertThat(a.controller().exchangedMarksDescribed("t").bucketLowerings()).as("nothing marked").isEmpty();
+
+        assertThat(a.rebucket("t", 0, 8).block()).isInstanceOf(Outcome.Applied.class);
+        assertThat(a.rebucketOrMarkCold("t", 1, 2).block()).isEqualTo(new Rebucket.MarkedCold(HashRange.FULL, 2));
+        assertThat(a.controller().exchangedMarksDescribed("t").bucketLowerings()).containsEntry("0000-ffff", 2);
     }
 }

@@ -30,6 +30,12 @@ public interface AdminOperations {
      */
     Mono<Rebucket> rebucket(String topic, long segmentId, int bucketCount);
 
+    /**
+     * A rebucket rollover to a higher count only: a lower count is refused ({@code LOWERS_BUCKETS}) with nothing
+     * marked, where {@link #rebucket} would mark it cold.
+     */
+    Mono<Outcome> rollover(String topic, long segmentId, int bucketCount);
+
     /** A manual merge of a replicated topic is a cold mark: merged once every peer agrees (PIP-495). */
     Mono<Void> markCold(String topic, int boundary);
 

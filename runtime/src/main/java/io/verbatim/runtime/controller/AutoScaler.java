@@ -1,12 +1,12 @@
 package io.verbatim.runtime.controller;
 
-import io.verbatim.config.AutoScaleConfig;
 import io.verbatim.config.AutoScaleConfig.Rates;
-import io.verbatim.runtime.broker.LoadSample;
+import io.verbatim.config.AutoScaleConfig;
 import io.verbatim.exchange.Caps;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
+import io.verbatim.runtime.broker.LoadSample;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -61,6 +61,11 @@ public final class ControllerOperations implements AdminOperations {
     }
 
     @Override
+    public Mono<Outcome> rollover(String topic, long segmentId, int bucketCount) {
+        return controller.rebucket(topic, segmentId, bucketCount).doOnNext(o -> policy.manual(topic, o, false));
+    }
+
+    @Override
     public Mono<Void> markCold(String topic, int boundary) {
         return controller.markCold(topic, boundary);
     }
