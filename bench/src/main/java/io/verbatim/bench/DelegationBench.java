@@ -7,9 +7,9 @@ import static io.verbatim.bench.DelegationRounds.sample;
 
 import io.verbatim.bench.DelegationReport.Line;
 import io.verbatim.bench.DelegationRounds.Sample;
-import io.verbatim.metastore.raft.RaftConfig;
-import io.verbatim.metastore.server.RaftServer;
-import io.verbatim.metastore.transport.NettyRaftTransport;
+import io.verbatim.metadatalog.raft.RaftConfig;
+import io.verbatim.metadatalog.server.RaftServer;
+import io.verbatim.metadatalog.transport.NettyRaftTransport;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;

@@ -7,8 +7,8 @@ import static io.verbatim.bench.DelegationRounds.since;
 import static io.verbatim.bench.DelegationRounds.snapshotsSent;
 
 import io.verbatim.bench.DelegationRounds.Lags;
-import io.verbatim.metastore.raft.RaftStatus;
-import io.verbatim.metastore.server.RaftServer;
+import io.verbatim.metadatalog.raft.RaftStatus;
+import io.verbatim.metadatalog.server.RaftServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;

@@ -5,7 +5,7 @@ import static io.verbatim.bench.DelegationArm.inForce;
 import static io.verbatim.bench.DelegationArm.revocations;
 
 import io.verbatim.bench.RaftGroup.Egress;
-import io.verbatim.metastore.raft.RaftStatus;
+import io.verbatim.metadatalog.raft.RaftStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,11 +1,11 @@
 package io.verbatim.bench;
 
+import io.verbatim.layoutstore.InMemoryLayoutStore;
 import io.verbatim.model.Join;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Segment;
 import io.verbatim.model.Shape;
-import io.verbatim.store.InMemoryLayoutStore;
 import java.util.List;
 
 /**

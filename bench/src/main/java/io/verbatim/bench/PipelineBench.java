@@ -1,7 +1,7 @@
 package io.verbatim.bench;
 
-import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.embedded.MemorySegmentLog;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.embedded.SendFaults;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
@@ -170,8 +170,8 @@ final class PipelineBench {
     /** Entries per second to read every entry from one log and append its bytes to another. */
     private static double rawCopy(List<ByteBuffer> workload) {
         System.gc();
-        MemoryCluster source = load(workload, Schedulers.immediate());
-        MemoryCluster sink = new MemoryCluster("sink", ONE, Schedulers.immediate());
+        MemorySegments source = load(workload, Schedulers.immediate());
+        MemorySegments sink = new MemorySegments("sink", ONE, Schedulers.immediate());
         MemorySegmentLog from = source.log(0);
         MemorySegmentLog to = sink.log(0);
         long start = System.nanoTime();
@@ -186,13 +186,13 @@ final class PipelineBench {
     /** Entries per second through a {@link SegmentReplicator} to a remote with {@code remoteLayout}. */
     private static double replicate(List<ByteBuffer> workload, Layout remoteLayout, Duration rtt, Scheduler timer,
             Scheduler cpu) {
-        return replicate(workload, new MemoryCluster("remote", remoteLayout, timer), rtt, timer, cpu);
+        return replicate(workload, new MemorySegments("remote", remoteLayout, timer), rtt, timer, cpu);
     }
 
     /** Entries per second through a {@link SegmentReplicator} to {@code remote}, which keeps what it stored. */
-    static double replicate(List<ByteBuffer> workload, MemoryCluster remote, Duration rtt, Scheduler timer,
+    static double replicate(List<ByteBuffer> workload, MemorySegments remote, Duration rtt, Scheduler timer,
             Scheduler cpu) {
-        MemoryCluster source = load(workload, timer);
+        MemorySegments source = load(workload, timer);
         if (!rtt.isZero()) {
             remote.faults(SendFaults.roundTrip(rtt));
         }
@@ -215,8 +215,8 @@ final class PipelineBench {
     }
 
     /** A source cluster whose segment 0 stores {@code workload}, replicating to "remote" from the start. */
-    static MemoryCluster load(List<ByteBuffer> workload, Scheduler scheduler) {
-        MemoryCluster cluster = new MemoryCluster("source", ONE, scheduler).replicateTo("remote", StartAt.EARLIEST);
+    static MemorySegments load(List<ByteBuffer> workload, Scheduler scheduler) {
+        MemorySegments cluster = new MemorySegments("source", ONE, scheduler).replicateTo("remote", StartAt.EARLIEST);
         for (ByteBuffer entry : workload) {
             cluster.log(0).append(entry.duplicate());
         }

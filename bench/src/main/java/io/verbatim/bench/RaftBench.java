@@ -4,11 +4,11 @@ import static io.verbatim.bench.RaftGroup.spread;
 
 import io.verbatim.bench.RaftGroup.Egress;
 import io.verbatim.bench.RaftGroup.Round;
-import io.verbatim.metastore.raft.RaftConfig;
-import io.verbatim.metastore.server.RaftServer;
-import io.verbatim.metastore.storage.SegmentedRaftStorage;
-import io.verbatim.metastore.transport.MemoryNetwork;
-import io.verbatim.metastore.transport.NettyRaftTransport;
+import io.verbatim.metadatalog.raft.RaftConfig;
+import io.verbatim.metadatalog.server.RaftServer;
+import io.verbatim.metadatalog.storage.SegmentedRaftStorage;
+import io.verbatim.metadatalog.transport.MemoryNetwork;
+import io.verbatim.metadatalog.transport.NettyRaftTransport;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.verbatim.bench;
 
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.pipeline.StoredEntry;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -73,7 +73,7 @@ final class SlowPathBench {
                 for (int k = 0; k < 2; k++) {
                     long cpu0 = cpuNanos();
                     if (Math.floorMod(round + k, 2) == 0) {
-                        MemoryCluster remote = new MemoryCluster("remote", PipelineBench.TWICE, timer);
+                        MemorySegments remote = new MemorySegments("remote", PipelineBench.TWICE, timer);
                         slow = PipelineBench.replicate(workload, remote, Duration.ZERO, timer, cpu);
                         slowCpu = cpuNanos() - cpu0;
                         slowLogs = logs(remote);
@@ -129,7 +129,7 @@ final class SlowPathBench {
     }
 
     /** What {@code cluster} stores, by segment: the segments that hold something. */
-    private static Map<Long, List<ByteBuffer>> logs(MemoryCluster cluster) {
+    private static Map<Long, List<ByteBuffer>> logs(MemorySegments cluster) {
         Map<Long, List<ByteBuffer>> logs = new TreeMap<>();
         cluster.contents().forEach((id, entries) -> {
             if (!entries.isEmpty()) {

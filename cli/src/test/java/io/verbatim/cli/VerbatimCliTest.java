@@ -3,7 +3,7 @@ package io.verbatim.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.config.VerbatimConfig;
-import io.verbatim.metastore.server.MemberRole;
+import io.verbatim.metadatalog.server.MemberRole;
 import io.verbatim.model.Compression;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.entry.Entries;

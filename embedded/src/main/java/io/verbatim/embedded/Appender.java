@@ -27,24 +27,24 @@ import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * How a {@link MemoryCluster} stores entries: those its local producer writes (routed and batched as a PIP-486
+ * How a {@link MemorySegments} stores entries: those its local producer writes (routed and batched as a PIP-486
  * client, stamped with the producer's sequence ids) and those replicators send (admitted by the destination's
  * rules, {@link Destinations}). Each is stored at the end of its segment's log, written down in the journal with
  * what a replay needs, and told to the append listeners. Writes run under the cluster's lock; the cluster checks
  * first that it may store at all.
  */
 final class Appender {
-    private final MemoryCluster cluster;
+    private final MemorySegments cluster;
     private final Scheduler scheduler;
     private final Journaling journaling;
     private final SegmentLogs logs;
     private final Destinations destinations;
-    private final List<MemoryCluster.AppendListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<MemorySegments.AppendListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong roundRobin = new AtomicLong();
     /** The local producer's next sequence id. */
     private final AtomicLong sequence = new AtomicLong();
 
-    Appender(MemoryCluster cluster, Scheduler scheduler, Journaling journaling, SegmentLogs logs,
+    Appender(MemorySegments cluster, Scheduler scheduler, Journaling journaling, SegmentLogs logs,
             Destinations destinations) {
         this.cluster = cluster;
         this.scheduler = scheduler;
@@ -138,14 +138,14 @@ final class Appender {
         journaling.writeEntry(record.of(index, stored.bytes()), log, index);
         if (!listeners.isEmpty()) {
             Segment segment = cluster.layout().segment(log.segmentId()).orElseThrow();
-            for (MemoryCluster.AppendListener l : listeners) {
+            for (MemorySegments.AppendListener l : listeners) {
                 l.appended(cluster, segment, stored);
             }
         }
         return stored.position();
     }
 
-    Disposable onAppend(MemoryCluster.AppendListener listener) {
+    Disposable onAppend(MemorySegments.AppendListener listener) {
         listeners.add(listener);
         return () -> listeners.remove(listener);
     }

@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What a {@link MemoryCluster} holds of its topic, as values: its layout, every segment's entries and
+ * What a {@link MemorySegments} holds of its topic, as values: its layout, every segment's entries and
  * cursors, and the destination side's deduplication and session state. What a node writes down when it
- * stops cleanly and reads back when it starts ({@link MemoryCluster#image()}, {@link MemoryCluster#restore}),
+ * stops cleanly and reads back when it starts ({@link MemorySegments#image()}, {@link MemorySegments#restore}),
  * so a restart neither loses what was stored nor takes a replicator's repeat for a new entry.
  *
  * @param destinations by {@code <segment id>/<producer name>}

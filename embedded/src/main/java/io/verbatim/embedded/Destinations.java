@@ -9,7 +9,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The destination side of a {@link MemoryCluster}: the deduplication and session state of each replicator
+ * The destination side of a {@link MemorySegments}: the deduplication and session state of each replicator
  * producer that writes to it, by {@code <segment id>/<producer name>}, each a {@link DestinationState}. Read
  * and changed under the cluster's lock.
  */

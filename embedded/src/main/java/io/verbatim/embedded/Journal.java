@@ -10,7 +10,7 @@ import java.util.function.LongConsumer;
 import reactor.core.publisher.Mono;
 
 /**
- * Where a {@link MemoryCluster} writes down each change it makes, in the order it makes them, so that a
+ * Where a {@link MemorySegments} writes down each change it makes, in the order it makes them, so that a
  * restart can replay them over its last checkpoint: what makes "acknowledged" mean "kept" for the embedded
  * storage. A cluster appends a {@link Record} under its lock as it changes its state; whoever acknowledges
  * the change to a producer or a peer waits for {@link #durable} first, and a segment's readers see an entry
@@ -138,7 +138,7 @@ public interface Journal {
         }
 
         /**
-         * The topic took layout {@code layout} (segments created, sealed, pruned as {@link MemoryCluster#adopt}).
+         * The topic took layout {@code layout} (segments created, sealed, pruned as {@link MemorySegments#adopt}).
          *
          * @param ledgers each new segment's first ledger
          */

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A {@link MemoryCluster}'s side of its {@link Journal}: writes its records (none while it replays them), and
+ * A {@link MemorySegments}'s side of its {@link Journal}: writes its records (none while it replays them), and
  * makes each appended entry visible once the journal made its record durable.
  */
 final class Journaling implements MemorySegmentLog.CursorEvents {

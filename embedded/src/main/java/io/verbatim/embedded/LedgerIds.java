@@ -3,7 +3,7 @@ package io.verbatim.embedded;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Where a {@link MemoryCluster}'s segments get their ledger ids. A segment opens a new ledger whenever it
+ * Where a {@link MemorySegments}'s segments get their ledger ids. A segment opens a new ledger whenever it
  * is opened (created, or restored after a restart), as a Pulsar topic does at every load, and a source
  * position is {@code (ledgerId, entryId)}: so a segment never hands out a position it handed out before,
  * whatever a restart lost, and the destinations' deduplication by source position stays sound.

@@ -10,7 +10,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The parent-drain gate over a {@link MemoryCluster}'s cursors: a segment counts as drained once it is sealed,
+ * The parent-drain gate over a {@link MemorySegments}'s cursors: a segment counts as drained once it is sealed,
  * its cursor has acknowledged everything, and its own parents count as drained. Transitively: an empty segment
  * between a child and a grandparent with backlog must not open the child's gate. Waits on the logs' changes,
  * not on a timer.

@@ -8,9 +8,9 @@ import io.verbatim.pipeline.RemoteException;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
-/** A send session into a {@link MemoryCluster}, with the faults its cluster injects. */
+/** A send session into a {@link MemorySegments}, with the faults its cluster injects. */
 final class MemoryProducerSession implements ProducerSession {
-    private final MemoryCluster cluster;
+    private final MemorySegments cluster;
     private final long segmentId;
     private final String producerName;
     private final long sessionId;
@@ -19,7 +19,7 @@ final class MemoryProducerSession implements ProducerSession {
     private volatile boolean disposed;
     private final Sinks.Empty<Void> connectionLost = Sinks.empty();
 
-    MemoryProducerSession(MemoryCluster cluster, long segmentId, String producerName, long sessionId) {
+    MemoryProducerSession(MemorySegments cluster, long segmentId, String producerName, long sessionId) {
         this.cluster = cluster;
         this.segmentId = segmentId;
         this.producerName = producerName;

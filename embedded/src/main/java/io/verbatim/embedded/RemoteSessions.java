@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 
 /**
- * The sessions replicators of other clusters open into a {@link MemoryCluster}: the ids that fence them (each
+ * The sessions replicators of other clusters open into a {@link MemorySegments}: the ids that fence them (each
  * higher than every one handed out before, restored and replayed ones included) and the sessions open in this
  * process, which {@link #disconnectAll} drops.
  */
@@ -33,7 +33,7 @@ final class RemoteSessions {
     }
 
     /** {@code cluster} as a remote whose sessions are these. */
-    RemoteCluster remote(MemoryCluster cluster) {
+    RemoteCluster remote(MemorySegments cluster) {
         return new RemoteCluster() {
             @Override
             public String name() {

@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.Map;
 
 /**
- * How each journal record is applied again to the cluster it was written by (see {@link MemoryCluster#replay}),
+ * How each journal record is applied again to the cluster it was written by (see {@link MemorySegments#replay}),
  * under its lock. A record that does not fit what the cluster holds (the journal does not belong to its image,
  * or is damaged) is an {@link IllegalStateException}.
  */
@@ -13,7 +13,7 @@ final class Replay {
     private Replay() {
     }
 
-    static void apply(MemoryCluster c, Record record) {
+    static void apply(MemorySegments c, Record record) {
         if (!record.topic().equals(c.topic())) {
             throw new IllegalArgumentException("a record of topic " + record.topic() + " replayed on " + c.topic());
         }
@@ -52,7 +52,7 @@ final class Replay {
         return ledger;
     }
 
-    private static void ledger(MemoryCluster c, long segmentId, long ledgerId, long firstIndex) {
+    private static void ledger(MemorySegments c, long segmentId, long ledgerId, long firstIndex) {
         MemorySegmentLog log = log(c, segmentId, "a ledger");
         long size = log.size();
         if (firstIndex != size) {
@@ -62,7 +62,7 @@ final class Replay {
         log.openLedger(ledgerId);
     }
 
-    private static void entry(MemoryCluster c, long segmentId, long index, ByteBuffer bytes) {
+    private static void entry(MemorySegments c, long segmentId, long index, ByteBuffer bytes) {
         MemorySegmentLog log = log(c, segmentId, "an entry");
         if (index != log.size()) {
             throw new IllegalStateException(c.topic() + ": the journal stores an entry of segment " + segmentId
@@ -72,14 +72,14 @@ final class Replay {
         log.confirm(index + 1);
     }
 
-    private static void cursor(MemoryCluster c, long segmentId, String cursor, long markDelete) {
+    private static void cursor(MemorySegments c, long segmentId, String cursor, long markDelete) {
         MemorySegmentLog log = c.logs().get(segmentId);
         if (log != null) { // a later record may have pruned it
             log.replayCursor(cursor, markDelete);
         }
     }
 
-    private static void acknowledged(MemoryCluster c, long segmentId, String cursor, long markDelete) {
+    private static void acknowledged(MemorySegments c, long segmentId, String cursor, long markDelete) {
         MemorySegmentLog log = c.logs().get(segmentId);
         MemoryCursor held = log == null ? null : log.existingCursor(cursor).orElse(null);
         if (log != null && held != null) { // an acknowledgement may follow its cursor's removal
@@ -88,7 +88,7 @@ final class Replay {
         }
     }
 
-    private static MemorySegmentLog log(MemoryCluster c, long segmentId, String what) {
+    private static MemorySegmentLog log(MemorySegments c, long segmentId, String what) {
         MemorySegmentLog log = c.logs().get(segmentId);
         if (log == null) {
             throw new IllegalStateException(c.topic() + ": the journal has " + what + " of segment " + segmentId

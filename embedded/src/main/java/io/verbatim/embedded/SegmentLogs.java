@@ -14,7 +14,7 @@ import java.util.concurrent.CopyOnWriteArraySet;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The logs of a {@link MemoryCluster}'s segments, by segment id, and the peers it replicates to: every log
+ * The logs of a {@link MemorySegments}'s segments, by segment id, and the peers it replicates to: every log
  * has a replication cursor per peer, a log made later too (at its first entry). Changed under the cluster's
  * lock; read from anywhere.
  */

@@ -10,7 +10,7 @@ class MemoryCursorTest extends ReplicationCursorContract {
 
     @Override
     protected SourceSegmentLog newLog() {
-        return new MemoryCluster("x", Layout.initial(1, 1, 0), Schedulers.immediate()).log(0);
+        return new MemorySegments("x", Layout.initial(1, 1, 0), Schedulers.immediate()).log(0);
     }
 
     @Override

@@ -13,7 +13,7 @@ class MemoryProducerSessionTest extends ProducerSessionContract {
 
     @Override
     protected Destination newDestination() {
-        MemoryCluster cluster = new MemoryCluster("west", Layout.initial(1, 1, 0), Schedulers.immediate());
+        MemorySegments cluster = new MemorySegments("west", Layout.initial(1, 1, 0), Schedulers.immediate());
         return new Destination() {
             @Override
             public ProducerSession open(String producerName) {

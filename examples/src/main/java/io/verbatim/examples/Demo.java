@@ -2,7 +2,7 @@ package io.verbatim.examples;
 
 import io.verbatim.config.TopicConfig;
 import io.verbatim.config.VerbatimConfig;
-import io.verbatim.metastore.server.MemberRole;
+import io.verbatim.metadatalog.server.MemberRole;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;

@@ -32,9 +32,9 @@ class ArchitectureTest {
     @Test
     void everyModuleIsRead() {
         for (String type : List.of("io.verbatim.model.Layout", "io.verbatim.budget.BrokerBudget",
-                "io.verbatim.pipeline.SegmentReplicator", "io.verbatim.embedded.MemoryCluster",
-                "io.verbatim.testkit.ReplicationChecks", "io.verbatim.store.LayoutStore", "io.verbatim.net.NetServer",
-                "io.verbatim.metastore.raft.RaftNode", "io.verbatim.exchange.Controller",
+                "io.verbatim.pipeline.SegmentReplicator", "io.verbatim.embedded.MemorySegments",
+                "io.verbatim.testkit.ReplicationChecks", "io.verbatim.layoutstore.LayoutStore", "io.verbatim.net.NetServer",
+                "io.verbatim.metadatalog.raft.RaftNode", "io.verbatim.exchange.Controller",
                 "io.verbatim.config.VerbatimConfig", "io.verbatim.pulsar.PulsarStorage",
                 "io.verbatim.runtime.ClusterNode", "io.verbatim.runtime.controller.ControllerReplicaNode",
                 "io.verbatim.runtime.broker.Broker", "io.verbatim.runtime.storage.LocalStorage",
@@ -51,9 +51,9 @@ class ArchitectureTest {
                 .layer("pipeline").definedBy("io.verbatim.pipeline..")
                 .layer("embedded").definedBy("io.verbatim.embedded..")
                 .layer("testkit").definedBy("io.verbatim.testkit..")
-                .layer("layout-store").definedBy("io.verbatim.store..")
+                .layer("layout-store").definedBy("io.verbatim.layoutstore..")
                 .layer("net").definedBy("io.verbatim.net..")
-                .layer("metastore").definedBy("io.verbatim.metastore..")
+                .layer("metadata-log").definedBy("io.verbatim.metadatalog..")
                 .layer("exchange").definedBy("io.verbatim.exchange..")
                 .layer("config").definedBy("io.verbatim.config..")
                 .layer("pulsar").definedBy("io.verbatim.pulsar..")
@@ -68,8 +68,8 @@ class ArchitectureTest {
                 .whereLayer("config").mayOnlyBeAccessedByLayers("runtime", "cli", "examples")
                 .whereLayer("pulsar").mayOnlyBeAccessedByLayers("runtime", "cli", "examples")
                 .whereLayer("exchange").mayOnlyBeAccessedByLayers("config", "runtime", "cli", "examples")
-                .whereLayer("metastore").mayOnlyBeAccessedByLayers("runtime", "cli", "examples")
-                .whereLayer("layout-store").mayOnlyBeAccessedByLayers("metastore", "exchange", "runtime", "cli",
+                .whereLayer("metadata-log").mayOnlyBeAccessedByLayers("runtime", "cli", "examples")
+                .whereLayer("layout-store").mayOnlyBeAccessedByLayers("metadata-log", "exchange", "runtime", "cli",
                         "examples")
                 .whereLayer("pipeline").mayOnlyBeAccessedByLayers("config", "pulsar", "embedded", "testkit", "runtime",
                         "cli", "examples")
@@ -141,9 +141,9 @@ class ArchitectureTest {
     /** The Raft core is etcd's shape: no threads, no I/O, no clock, nothing of the storage, transport or driver. */
     @Test
     void theRaftCoreDoesNoIoAndKnowsNoStorage() {
-        noClasses().that().resideInAPackage("io.verbatim.metastore.raft").should().dependOnClassesThat()
-                .resideInAnyPackage("io.verbatim.metastore.storage..", "io.verbatim.metastore.transport..",
-                        "io.verbatim.metastore.server..", "io.verbatim.metastore.state..", "reactor..", "io.netty..",
+        noClasses().that().resideInAPackage("io.verbatim.metadatalog.raft").should().dependOnClassesThat()
+                .resideInAnyPackage("io.verbatim.metadatalog.storage..", "io.verbatim.metadatalog.transport..",
+                        "io.verbatim.metadatalog.server..", "io.verbatim.metadatalog.state..", "reactor..", "io.netty..",
                         "java.io..", "java.nio..", "java.net..", "java.util.concurrent..", "java.time..",
                         "io.micrometer..")
                 .check(VERBATIM);
@@ -154,7 +154,7 @@ class ArchitectureTest {
         classes().that().resideInAPackage("io.verbatim.net..").should().onlyDependOnClassesThat()
                 .resideOutsideOfPackages("io.verbatim.model..", "io.verbatim.pipeline..", "io.verbatim.runtime..",
                         "io.verbatim.embedded..", "io.verbatim.testkit..",
-                        "io.verbatim.metastore..", "io.verbatim.exchange..", "io.verbatim.store..",
+                        "io.verbatim.metadatalog..", "io.verbatim.exchange..", "io.verbatim.layoutstore..",
                         "io.verbatim.config..", "io.verbatim.budget..", "io.verbatim.pulsar..")
                 .check(VERBATIM);
     }

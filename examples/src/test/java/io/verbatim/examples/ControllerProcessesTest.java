@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.testkit.ReplicationChecks.Check;
 import io.verbatim.testkit.ReplicationRecorder;
 import java.io.IOException;
@@ -106,7 +106,7 @@ class ControllerProcessesTest {
         }
         awaitQuiet();
 
-        Map<String, MemoryCluster> stored = new LinkedHashMap<>();
+        Map<String, MemorySegments> stored = new LinkedHashMap<>();
         stored.put("east", image("east/brokers", "east"));
         stored.put("west", image("west", "west"));
         Map<String, Long> counts = new LinkedHashMap<>();
@@ -261,7 +261,7 @@ class ControllerProcessesTest {
         throw new AssertionError("not quiet within " + WAIT + ": " + last);
     }
 
-    private MemoryCluster image(String process, String cluster) throws IOException, InterruptedException {
+    private MemorySegments image(String process, String cluster) throws IOException, InterruptedException {
         return nodes.image(process, cluster, TOPIC);
     }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.cli.Verbatim;
 import io.verbatim.embedded.ClusterImage;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.runtime.storage.StateFormat;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -220,12 +220,12 @@ final class NodeProcesses implements AutoCloseable {
     }
 
     /** What {@code name} stores of {@code topic}, read through its image endpoint. */
-    MemoryCluster image(String name, String cluster, String topic) throws IOException, InterruptedException {
+    MemorySegments image(String name, String cluster, String topic) throws IOException, InterruptedException {
         HttpResponse<byte[]> r = http.send(request(name, "GET", "/admin/v2/scalable/image?topic=" + enc(topic), null)
                 .build(), HttpResponse.BodyHandlers.ofByteArray());
         assertThat(r.statusCode()).isEqualTo(200);
         ClusterImage image = StateFormat.read(new ByteArrayInputStream(r.body()), cluster).get(topic);
-        return MemoryCluster.restore(cluster, topic, image, Schedulers.immediate());
+        return MemorySegments.restore(cluster, topic, image, Schedulers.immediate());
     }
 
     HttpResponse<String> call(String name, String method, String path, String body) {
@@ -246,7 +246,7 @@ final class NodeProcesses implements AutoCloseable {
     }
 
     /** {@link #image} with a timeout, for a node that may be paused. */
-    MemoryCluster image(String name, String cluster, String topic, Duration timeout) throws IOException,
+    MemorySegments image(String name, String cluster, String topic, Duration timeout) throws IOException,
             InterruptedException {
         HttpResponse<byte[]> r = http.send(request(name, "GET", "/admin/v2/scalable/image?topic=" + enc(topic), null)
                 .timeout(timeout).build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -254,7 +254,7 @@ final class NodeProcesses implements AutoCloseable {
             throw new IOException(name + " image: " + r.statusCode() + " " + new String(r.body(), StandardCharsets.UTF_8));
         }
         ClusterImage image = StateFormat.read(new ByteArrayInputStream(r.body()), cluster).get(topic);
-        return MemoryCluster.restore(cluster, topic, image, Schedulers.immediate());
+        return MemorySegments.restore(cluster, topic, image, Schedulers.immediate());
     }
 
     private HttpRequest.Builder request(String name, String method, String path, String body) {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.testkit.ReplicationChecks.Check;
 import io.verbatim.testkit.ReplicationRecorder;
 import java.io.IOException;
@@ -98,7 +98,7 @@ class NodeProcessesTest {
         }
         awaitQuiet();
 
-        Map<String, MemoryCluster> stored = new LinkedHashMap<>();
+        Map<String, MemorySegments> stored = new LinkedHashMap<>();
         for (String c : CLUSTERS) {
             stored.put(c, image(c));
         }
@@ -164,7 +164,7 @@ class NodeProcessesTest {
         }
         awaitQuiet();
 
-        Map<String, MemoryCluster> stored = new LinkedHashMap<>();
+        Map<String, MemorySegments> stored = new LinkedHashMap<>();
         for (String c : CLUSTERS) {
             stored.put(c, image(c));
         }
@@ -252,7 +252,7 @@ class NodeProcessesTest {
         throw new AssertionError("not quiet within " + WAIT + ": " + last);
     }
 
-    private MemoryCluster image(String cluster) throws IOException, InterruptedException {
+    private MemorySegments image(String cluster) throws IOException, InterruptedException {
         return nodes.image(cluster, cluster, TOPIC);
     }
 

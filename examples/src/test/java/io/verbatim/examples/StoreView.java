@@ -1,6 +1,6 @@
 package io.verbatim.examples;
 
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.examples.FaultChecker.Rule;
 import io.verbatim.examples.FaultChecker.Stored;
 import io.verbatim.examples.FaultChecker.Violation;
@@ -59,10 +59,10 @@ interface StoreView extends AutoCloseable {
 
         @Override
         public Snapshot read(List<String> clusters) throws Exception {
-            Map<String, MemoryCluster> images = new LinkedHashMap<>();
+            Map<String, MemorySegments> images = new LinkedHashMap<>();
             Map<String, List<Stored>> messages = new LinkedHashMap<>();
             for (String c : clusters) {
-                MemoryCluster image = nodes.image(c, c, topic, TIMEOUT);
+                MemorySegments image = nodes.image(c, c, topic, TIMEOUT);
                 images.put(c, image);
                 messages.put(c, FaultChecker.messages(image.contents(), UnaryOperator.identity()));
             }

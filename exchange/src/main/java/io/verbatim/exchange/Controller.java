@@ -2,12 +2,12 @@ package io.verbatim.exchange;
 
 import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.exchange.proto.ExchangeResponse;
+import io.verbatim.layoutstore.LayoutStore;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Shape;
-import io.verbatim.store.LayoutStore;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,7 @@
 package io.verbatim.exchange;
 
+import io.verbatim.layoutstore.LayoutStore;
+import io.verbatim.layoutstore.StaleEpochException;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Join;
@@ -9,8 +11,6 @@ import io.verbatim.model.Outcome;
 import io.verbatim.model.ReplicatedMerge;
 import io.verbatim.model.Segment;
 import io.verbatim.model.Shape;
-import io.verbatim.store.LayoutStore;
-import io.verbatim.store.StaleEpochException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.verbatim.exchange;
 
+import io.verbatim.layoutstore.LayoutStore;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Shape;
-import io.verbatim.store.LayoutStore;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.exchange.proto.ExchangeRequest;
 import io.verbatim.exchange.proto.ExchangeResponse;
+import io.verbatim.layoutstore.InMemoryLayoutStore;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Outcome;
 import io.verbatim.model.Shape;
-import io.verbatim.store.InMemoryLayoutStore;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

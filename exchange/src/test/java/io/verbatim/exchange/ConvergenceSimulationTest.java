@@ -2,12 +2,12 @@ package io.verbatim.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.layoutstore.InMemoryLayoutStore;
 import io.verbatim.model.Buckets;
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
 import io.verbatim.model.Shape;
-import io.verbatim.store.InMemoryLayoutStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,13 +2,13 @@ package io.verbatim.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.layoutstore.InMemoryLayoutStore;
 import io.verbatim.model.Layout;
 import io.verbatim.net.Authenticator;
 import io.verbatim.net.CapturedLogs;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.NetworkLimits;
 import io.verbatim.net.Token;
-import io.verbatim.store.InMemoryLayoutStore;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -2,10 +2,10 @@ package io.verbatim.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.verbatim.model.Layout;
-import io.verbatim.store.InMemoryLayoutStore;
-import java.time.Duration;
 import io.verbatim.exchange.proto.ExchangeRequest;
+import io.verbatim.layoutstore.InMemoryLayoutStore;
+import io.verbatim.model.Layout;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -2,14 +2,14 @@ package io.verbatim.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.verbatim.layoutstore.InMemoryLayoutStore;
+import io.verbatim.layoutstore.LayoutStore;
 import io.verbatim.model.Layout;
 import io.verbatim.net.Authenticator;
 import io.verbatim.net.NetClient;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.NetworkLimits;
 import io.verbatim.net.Token;
-import io.verbatim.store.InMemoryLayoutStore;
-import io.verbatim.store.LayoutStore;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;

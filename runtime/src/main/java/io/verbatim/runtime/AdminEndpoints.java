@@ -7,9 +7,9 @@ import io.verbatim.net.NetServer;
 import io.verbatim.net.Role;
 import io.verbatim.runtime.controller.AdminApi;
 import io.verbatim.runtime.controller.AdminOperations;
-import io.verbatim.runtime.controller.ControllerGroup;
 import io.verbatim.runtime.controller.ControllerLink;
 import io.verbatim.runtime.controller.DelegationApi;
+import io.verbatim.runtime.controller.LocalMetadataLog;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import reactor.core.publisher.Mono;
@@ -33,7 +33,7 @@ final class AdminEndpoints {
      * delegation calls to the controller leader; an in-process group changes on its own leader.
      */
     static void register(HttpServerRoutes routes, ClusterNode node, AdminOperations operations, NetServer net,
-            Optional<ControllerLink> link, Optional<ControllerGroup> group, int maxBodyBytes, RateWindow rates,
+            Optional<ControllerLink> link, Optional<LocalMetadataLog> group, int maxBodyBytes, RateWindow rates,
             Scheduler timer) {
         (link.isPresent() ? new AdminApi(operations, net, link.get()::leader) : new AdminApi(operations, net))
                 .register(routes);
@@ -51,7 +51,7 @@ final class AdminEndpoints {
     }
 
     /** Kills the member of {@code group} that leads it, as a crash would; returns the member killed. */
-    static String killLeader(String cluster, ControllerGroup group) {
+    static String killLeader(String cluster, LocalMetadataLog group) {
         String leader = group.leader().orElseThrow(() -> new IllegalStateException(cluster
                 + "'s metadata log has no leader now"));
         LOG.info("{}: killing controller replica {}, the metadata log's leader", cluster, leader);

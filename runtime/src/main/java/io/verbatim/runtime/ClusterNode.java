@@ -9,12 +9,14 @@ import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.TopicConfig;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.embedded.ClusterImage;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.exchange.Controller;
 import io.verbatim.exchange.ExchangeMetricsBinder;
 import io.verbatim.exchange.ExchangeServer;
 import io.verbatim.exchange.Rebucket;
-import io.verbatim.metastore.server.MemberStatus;
+import io.verbatim.layoutstore.InMemoryLayoutStore;
+import io.verbatim.layoutstore.LayoutStore;
+import io.verbatim.metadatalog.server.MemberStatus;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
@@ -30,19 +32,17 @@ import io.verbatim.runtime.broker.Ports;
 import io.verbatim.runtime.broker.Producer;
 import io.verbatim.runtime.broker.Subscription;
 import io.verbatim.runtime.controller.AdminOperations;
-import io.verbatim.runtime.controller.ControllerGroup;
 import io.verbatim.runtime.controller.ControllerLink;
 import io.verbatim.runtime.controller.ControllerOperations;
 import io.verbatim.runtime.controller.Delegations;
 import io.verbatim.runtime.controller.GarbageCollector;
+import io.verbatim.runtime.controller.LocalMetadataLog;
 import io.verbatim.runtime.controller.PeerPushes;
 import io.verbatim.runtime.controller.PolicyLoop;
 import io.verbatim.runtime.status.NodeStatus;
 import io.verbatim.runtime.storage.ClusterStorage;
 import io.verbatim.runtime.storage.LocalStorage;
 import io.verbatim.runtime.storage.TopicStorage;
-import io.verbatim.store.InMemoryLayoutStore;
-import io.verbatim.store.LayoutStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -91,7 +91,7 @@ public final class ClusterNode implements AutoCloseable {
     private final Scheduler cpu;
     private final LayoutStore store;
     /** The metadata log the store is on, when this node runs one. */
-    private final Optional<ControllerGroup> group;
+    private final Optional<LocalMetadataLog> group;
     /** The brokers' side of a metadata log whose controller replicas run as processes of their own. */
     private final Optional<ControllerLink> link;
     private final PeerPushes pushes;
@@ -120,15 +120,15 @@ public final class ClusterNode implements AutoCloseable {
 
     /**
      * A cluster whose layouts live in its metadata log: three controller replicas and a listener per
-     * broker, in this process (see {@link ControllerGroup}).
+     * broker, in this process (see {@link LocalMetadataLog}).
      *
      * @param dataDir where the metadata log keeps its members' logs and snapshots; empty: in memory
      */
     public ClusterNode(VerbatimConfig config, String name, Optional<Path> dataDir, Scheduler timer, Scheduler cpu) {
-        this(config, name, ControllerGroup.start(config.cluster(name), config.metadataLog(), dataDir, timer), timer, cpu);
+        this(config, name, LocalMetadataLog.start(config.cluster(name), config.metadataLog(), dataDir, timer), timer, cpu);
     }
 
-    private ClusterNode(VerbatimConfig config, String name, ControllerGroup group, Scheduler timer, Scheduler cpu) {
+    private ClusterNode(VerbatimConfig config, String name, LocalMetadataLog group, Scheduler timer, Scheduler cpu) {
         this(config, name, group.store(), Optional.of(group), Optional.empty(), timer, cpu);
     }
 
@@ -171,7 +171,7 @@ public final class ClusterNode implements AutoCloseable {
         this(config, name, store, Optional.empty(), Optional.empty(), timer, cpu);
     }
 
-    private ClusterNode(VerbatimConfig config, String name, LayoutStore store, Optional<ControllerGroup> group,
+    private ClusterNode(VerbatimConfig config, String name, LayoutStore store, Optional<LocalMetadataLog> group,
             Optional<ControllerLink> link, Scheduler timer, Scheduler cpu) {
         this.store = store;
         this.group = group;
@@ -351,7 +351,7 @@ public final class ClusterNode implements AutoCloseable {
      *
      * @throws IllegalStateException when the cluster keeps its segments on Pulsar ({@link #topicStorage})
      */
-    public MemoryCluster storage(String topic) {
+    public MemorySegments storage(String topic) {
         return storage.memory(topic);
     }
 
@@ -464,7 +464,7 @@ public final class ClusterNode implements AutoCloseable {
     public Mono<NodeStatus> status() {
         return controller.status(this::backlog).map(s -> new NodeStatus(s, NodeStatus.Replicators.of(replicators()),
                 NodeStatus.MetadataLogMember.members(metadataLog()),
-                group.flatMap(ControllerGroup::leading).map(Delegations::feeds).orElse(List.of()), storageStatus()));
+                group.flatMap(LocalMetadataLog::leading).map(Delegations::feeds).orElse(List.of()), storageStatus()));
     }
 
     private NodeStatus.Storage storageStatus() {
@@ -500,7 +500,7 @@ public final class ClusterNode implements AutoCloseable {
         metadataGroup().kill(member);
     }
 
-    private ControllerGroup metadataGroup() {
+    private LocalMetadataLog metadataGroup() {
         return group.orElseThrow(() -> new IllegalStateException(name()
                 + " runs on a layout store of its caller's, not on a metadata log"));
     }
@@ -512,7 +512,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** The metadata log's members as this process runs them (empty without a metadata log). */
     public List<MemberStatus> metadataLog() {
-        return link.map(l -> List.of(l.member())).orElseGet(() -> group.map(ControllerGroup::members).orElse(List.of()));
+        return link.map(l -> List.of(l.member())).orElseGet(() -> group.map(LocalMetadataLog::members).orElse(List.of()));
     }
 
     /** Stops every broker's ingest endpoint: connections into this cluster drop, new ones are refused. */
@@ -596,7 +596,7 @@ public final class ClusterNode implements AutoCloseable {
             processMetrics.close();
         }
         storage.close();
-        group.ifPresent(ControllerGroup::close);
+        group.ifPresent(LocalMetadataLog::close);
         link.ifPresent(ControllerLink::close);
         registry.close();
     }

@@ -3,7 +3,7 @@ package io.verbatim.runtime;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.VerbatimConfig;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Shape;
 import java.time.Duration;
@@ -91,8 +91,8 @@ public final class EmbeddedRuntime implements AutoCloseable {
      * before traffic to check every entry as it is stored (a storage that deletes consumed entries and drained
      * segments keeps nothing to check at the end).
      */
-    public Map<String, MemoryCluster> storages(String topic) {
-        Map<String, MemoryCluster> storage = new LinkedHashMap<>();
+    public Map<String, MemorySegments> storages(String topic) {
+        Map<String, MemorySegments> storage = new LinkedHashMap<>();
         clusters.forEach((name, node) -> storage.put(name, node.storage(topic)));
         return storage;
     }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Compression;
 import io.verbatim.model.entry.Message;
 import io.verbatim.model.entry.SourcePosition;
@@ -171,14 +171,14 @@ final class TopicsApi {
      * Removes the mark and answers whether there was one once the journal made the removal durable: a reset
      * answered is one a crash keeps.
      */
-    static Mono<Boolean> resetDurably(MemoryCluster memory, long segment, String producer) {
+    static Mono<Boolean> resetDurably(MemorySegments memory, long segment, String producer) {
         return Mono.fromCallable(() -> memory.resetMark(segment, producer))
                 .flatMap(reset -> reset ? memory.durable().thenReturn(true) : Mono.just(false));
     }
 
     /** What a checked call on a topic kept in memory goes on to do. */
     private interface MemoryCall {
-        Mono<Void> run(String topic, MemoryCluster memory, Map<String, String> params);
+        Mono<Void> run(String topic, MemorySegments memory, Map<String, String> params);
     }
 
     private Mono<Void> inMemory(HttpServerRequest request, HttpServerResponse response, MemoryCall call) {

@@ -3,8 +3,8 @@ package io.verbatim.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.config.VerbatimConfig;
-import io.verbatim.metastore.server.MemberRole;
-import io.verbatim.metastore.server.MemberStatus;
+import io.verbatim.metadatalog.server.MemberRole;
+import io.verbatim.metadatalog.server.MemberStatus;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Segment;
 import io.verbatim.testkit.ReplicationRecorder;

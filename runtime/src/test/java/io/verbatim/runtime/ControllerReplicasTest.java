@@ -8,9 +8,9 @@ import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.ControllerLeader;
 import io.verbatim.exchange.ExchangeServer;
-import io.verbatim.metastore.identity.MemberKeys;
-import io.verbatim.metastore.identity.SignedCall;
-import io.verbatim.metastore.server.MemberRole;
+import io.verbatim.metadatalog.identity.MemberKeys;
+import io.verbatim.metadatalog.identity.SignedCall;
+import io.verbatim.metadatalog.server.MemberRole;
 import io.verbatim.model.Compression;
 import io.verbatim.model.entry.Message;
 import io.verbatim.net.SigningKey;
@@ -223,7 +223,7 @@ class ControllerReplicasTest {
         // Every member's meters are scraped: its state, its transport, its storage on disk.
         String scrape = leader.registry().scrape();
         assertThat(scrape).contains("verbatim_raft_term{").contains("verbatim_raft_leader{")
-                .contains("verbatim_raft_transport_messages_sent_total{").contains("verbatim_metastore_storage_segment_files{")
+                .contains("verbatim_raft_transport_messages_sent_total{").contains("verbatim_raft_storage_segment_files{")
                 .contains("verbatim_controller_leading{");
         // The status of each: the leader's member says LEADER, the brokers' LISTENER.
         assertThat(leader.metadataLog().role()).isEqualTo(MemberRole.LEADER);

@@ -3,7 +3,7 @@ package io.verbatim.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.embedded.LedgerIds;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Entries;
@@ -26,7 +26,7 @@ class DurableAnswersTest {
     private static final String TOPIC = "persistent://public/default/t";
 
     private final ManualJournal journal = new ManualJournal();
-    private final MemoryCluster cluster = new MemoryCluster("east", TOPIC, Layout.initial(1, 4, 0),
+    private final MemorySegments cluster = new MemorySegments("east", TOPIC, Layout.initial(1, 4, 0),
             Schedulers.immediate(), journal, LedgerIds.fromFloor(100));
 
     private static Entry replicated(long n) {

@@ -3,10 +3,10 @@ package io.verbatim.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.config.VerbatimConfig;
+import io.verbatim.layoutstore.InMemoryLayoutStore;
+import io.verbatim.layoutstore.LayoutStore;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
-import io.verbatim.store.InMemoryLayoutStore;
-import io.verbatim.store.LayoutStore;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;

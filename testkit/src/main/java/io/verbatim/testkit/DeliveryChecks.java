@@ -1,6 +1,6 @@
 package io.verbatim.testkit;
 
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.entry.Message;
 import io.verbatim.testkit.ReplicationChecks.Check;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +33,7 @@ public final class DeliveryChecks {
      *
      * @param produced messages produced per origin cluster (counters {@code 0..n-1})
      */
-    public static List<Check> run(Map<String, MemoryCluster> clusters, Map<String, Long> produced) {
+    public static List<Check> run(Map<String, MemorySegments> clusters, Map<String, Long> produced) {
         return ReplicationChecks.run(clusters, produced, true);
     }
 

@@ -1,6 +1,6 @@
 package io.verbatim.testkit;
 
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.Message;
@@ -38,19 +38,19 @@ public final class ReplicationChecks {
      * @param allowSlowPathDuplicates whether a message may be stored twice when one copy came re-batched
      *        (PIP-495's seal window); without, any second copy fails
      */
-    public static List<Check> run(Map<String, MemoryCluster> clusters, Map<String, Long> produced,
+    public static List<Check> run(Map<String, MemorySegments> clusters, Map<String, Long> produced,
             boolean allowSlowPathDuplicates) {
         return ReplicationRecorder.of(clusters, allowSlowPathDuplicates).checks(produced);
     }
 
     /** Every message everywhere, at most once (but for the seal window), per origin in order per key. */
-    public static List<Check> delivery(Map<String, MemoryCluster> clusters, Map<String, Long> produced,
+    public static List<Check> delivery(Map<String, MemorySegments> clusters, Map<String, Long> produced,
             boolean allowSlowPathDuplicates) {
         return ReplicationRecorder.of(clusters, allowSlowPathDuplicates).delivery(produced);
     }
 
     /** Every message {@code cluster} stores, in delivery order (segment id, then position). */
-    public static List<Stored> stored(MemoryCluster cluster) {
+    public static List<Stored> stored(MemorySegments cluster) {
         List<Stored> out = new ArrayList<>();
         cluster.contents().forEach((segmentId, entries) -> entries.forEach(e -> {
             Entry entry = Entry.parse(e.bytes());
@@ -67,7 +67,7 @@ public final class ReplicationChecks {
      * No stored entry straddles a bucket of its segment or holds a keyed message outside the segment's
      * range; every stamp covers the entry's messages.
      */
-    public static Check placement(MemoryCluster cluster) {
+    public static Check placement(MemorySegments cluster) {
         return ReplicationRecorder.of(Map.of(cluster.name(), cluster), true).placement().get(0);
     }
 
@@ -88,7 +88,7 @@ public final class ReplicationChecks {
     }
 
     /** A replicated whole entry carries the source entry's payload bytes unchanged. */
-    public static Check verbatimPayloads(Map<String, MemoryCluster> clusters) {
+    public static Check verbatimPayloads(Map<String, MemorySegments> clusters) {
         return ReplicationRecorder.of(clusters, true).verbatimPayloads();
     }
 }

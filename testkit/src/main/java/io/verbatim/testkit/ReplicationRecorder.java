@@ -1,7 +1,7 @@
 package io.verbatim.testkit;
 
-import io.verbatim.embedded.MemoryCluster;
 import io.verbatim.embedded.MemorySegmentLog;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.Segment;
 import io.verbatim.model.Stamp;
@@ -32,8 +32,8 @@ import reactor.core.Disposables;
  * <p>Messages carry {@code origin/counter} as their payload (anything after a further {@code /} is
  * padding), counters from 0 per origin.
  */
-public final class ReplicationRecorder implements MemoryCluster.AppendListener, Disposable {
-    private final Map<String, MemoryCluster> clusters;
+public final class ReplicationRecorder implements MemorySegments.AppendListener, Disposable {
+    private final Map<String, MemorySegments> clusters;
     private final boolean allowSlowPathDuplicates;
     private final Map<String, PerCluster> byCluster = new LinkedHashMap<>();
     private final Disposable.Composite taps = Disposables.composite();
@@ -41,7 +41,7 @@ public final class ReplicationRecorder implements MemoryCluster.AppendListener, 
     private long verbatimCompared;
     private long verbatimUncomparable;
 
-    private ReplicationRecorder(Map<String, MemoryCluster> clusters, boolean allowSlowPathDuplicates) {
+    private ReplicationRecorder(Map<String, MemorySegments> clusters, boolean allowSlowPathDuplicates) {
         this.clusters = Map.copyOf(clusters);
         this.allowSlowPathDuplicates = allowSlowPathDuplicates;
         clusters.keySet().forEach(name -> byCluster.put(name, new PerCluster()));
@@ -53,16 +53,16 @@ public final class ReplicationRecorder implements MemoryCluster.AppendListener, 
      * @param allowSlowPathDuplicates whether a message may be stored twice when one copy came re-batched
      *        (PIP-495's seal window)
      */
-    public static ReplicationRecorder attach(Map<String, MemoryCluster> clusters, boolean allowSlowPathDuplicates) {
+    public static ReplicationRecorder attach(Map<String, MemorySegments> clusters, boolean allowSlowPathDuplicates) {
         ReplicationRecorder r = new ReplicationRecorder(clusters, allowSlowPathDuplicates);
         clusters.values().forEach(c -> r.taps.add(c.onAppend(r)));
         return r;
     }
 
     /** Checks what {@code clusters} store now, segment by segment in id order (parents before children). */
-    public static ReplicationRecorder of(Map<String, MemoryCluster> clusters, boolean allowSlowPathDuplicates) {
+    public static ReplicationRecorder of(Map<String, MemorySegments> clusters, boolean allowSlowPathDuplicates) {
         ReplicationRecorder r = new ReplicationRecorder(clusters, allowSlowPathDuplicates);
-        for (MemoryCluster c : clusters.values()) {
+        for (MemorySegments c : clusters.values()) {
             c.contents().forEach((segmentId, entries) -> {
                 Segment segment = c.layout().segment(segmentId).orElseThrow();
                 entries.forEach(stored -> r.appended(c, segment, stored));
@@ -72,7 +72,7 @@ public final class ReplicationRecorder implements MemoryCluster.AppendListener, 
     }
 
     @Override
-    public synchronized void appended(MemoryCluster cluster, Segment segment, StoredEntry stored) {
+    public synchronized void appended(MemorySegments cluster, Segment segment, StoredEntry stored) {
         PerCluster c = byCluster.get(cluster.name());
         if (c == null) {
             return;
@@ -94,12 +94,12 @@ public final class ReplicationRecorder implements MemoryCluster.AppendListener, 
     }
 
     /** A replicated whole entry carries the source entry's payload bytes unchanged. */
-    private void comparePayload(MemoryCluster cluster, Entry entry) {
+    private void comparePayload(MemorySegments cluster, Entry entry) {
         SourcePosition from = entry.sourcePosition().orElse(null);
         if (!entry.isReplicated() || from == null || !from.isWhole() || verbatimFailure != null) {
             return;
         }
-        MemoryCluster origin = clusters.get(entry.metadata().getReplicatedFrom());
+        MemorySegments origin = clusters.get(entry.metadata().getReplicatedFrom());
         MemorySegmentLog log = origin == null ? null : origin.findLogOfLedger(from.ledgerId()).orElse(null);
         StoredEntry source = log == null ? null : log.entryAt(from);
         if (source == null || origin == null) {

@@ -56,12 +56,12 @@ class JournalReplayTest {
         Random r = new Random(seed);
         ManualJournal journal = new ManualJournal();
         LedgerIds.Counter ledgers = LedgerIds.fromFloor(LEDGER_FLOOR);
-        MemoryCluster live = new MemoryCluster("east", TOPIC, Layout.initial(1 + r.nextInt(2), 4, 0),
+        MemorySegments live = new MemorySegments("east", TOPIC, Layout.initial(1 + r.nextInt(2), 4, 0),
                 Schedulers.immediate(), journal, ledgers);
         live.replicateTo("west", StartAt.EARLIEST);
         Traffic traffic = new Traffic(live, r);
         Map<Long, Durable> bySequence = new TreeMap<>();
-        List<MemoryCluster.Checkpoint> checkpoints = new ArrayList<>();
+        List<MemorySegments.Checkpoint> checkpoints = new ArrayList<>();
         bySequence.put(journal.lastSequence(), Durable.of(live.image()));
         int ops = 20 + r.nextInt(120);
         for (int op = 0; op < ops; op++) {
@@ -75,14 +75,14 @@ class JournalReplayTest {
             bySequence.put(journal.lastSequence(), Durable.of(live.image()));
         }
         long cut = journal.durableSequence(); // what survived the crash
-        MemoryCluster.Checkpoint base = checkpoints.isEmpty() || r.nextInt(4) == 0 ? null
+        MemorySegments.Checkpoint base = checkpoints.isEmpty() || r.nextInt(4) == 0 ? null
                 : checkpoints.get(r.nextInt(checkpoints.size()));
         long from = base == null ? 1 : base.sequence(); // without a checkpoint, from the record that created it
-        ClusterImage image = base == null ? MemoryCluster.createdImage(
+        ClusterImage image = base == null ? MemorySegments.createdImage(
                 (Journal.Record.TopicCreated) journal.between(0, 1).get(0)) : base.image();
         ManualJournal after = new ManualJournal();
         LedgerIds.Counter recoveredLedgers = LedgerIds.fromFloor(LEDGER_FLOOR);
-        MemoryCluster recovered = MemoryCluster.restore("east", TOPIC, image, Schedulers.immediate(), after,
+        MemorySegments recovered = MemorySegments.restore("east", TOPIC, image, Schedulers.immediate(), after,
                 recoveredLedgers);
         if (cut > from) {
             journal.between(from, cut).forEach(recovered::replay);
@@ -98,7 +98,7 @@ class JournalReplayTest {
     }
 
     /** Every open segment writes on in a ledger above every ledger it had, live or recovered. */
-    private static void checkNoPositionReused(MemoryCluster recovered, MemoryCluster live) {
+    private static void checkNoPositionReused(MemorySegments recovered, MemorySegments live) {
         for (Segment s : recovered.layout().activeSegments()) {
             SourcePosition at = recovered.append(s.id(), Entries.batch(MessageMetadata.newBuilder().setProducerName("p")
                     .setSequenceId(0).setPublishTime(0).build(), List.of(Message.of("k", new byte[] {1})),
@@ -138,13 +138,13 @@ class JournalReplayTest {
 
     /** Random changes of every kind the journal writes down. */
     private static final class Traffic {
-        private final MemoryCluster c;
+        private final MemorySegments c;
         private final Random r;
         private final Map<String, Long> nextPosition = new TreeMap<>();
         private final Map<String, long[]> sessions = new TreeMap<>();
         private int produced;
 
-        Traffic(MemoryCluster c, Random r) {
+        Traffic(MemorySegments c, Random r) {
             this.c = c;
             this.r = r;
         }

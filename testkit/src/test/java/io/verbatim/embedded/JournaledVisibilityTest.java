@@ -37,7 +37,7 @@ class JournaledVisibilityTest {
     private static final String TOPIC = "persistent://public/default/t";
 
     private final ManualJournal journal = new ManualJournal();
-    private final MemoryCluster c = new MemoryCluster("east", TOPIC, Layout.initial(1, 4, 0), Schedulers.immediate(),
+    private final MemorySegments c = new MemorySegments("east", TOPIC, Layout.initial(1, 4, 0), Schedulers.immediate(),
             journal, LedgerIds.fromFloor(100));
 
     private static Entry replicated(long n) {
@@ -106,7 +106,7 @@ class JournaledVisibilityTest {
                 return Optional.ofNullable(failure.get());
             }
         };
-        MemoryCluster d = new MemoryCluster("east", TOPIC, Layout.initial(1, 4, 0), Schedulers.immediate(), failing,
+        MemorySegments d = new MemorySegments("east", TOPIC, Layout.initial(1, 4, 0), Schedulers.immediate(), failing,
                 LedgerIds.fromFloor(100));
         long session = d.newSessionId();
         d.ingest(0, "pulsar.repl.b.0", session, 0, SourcePosition.of(7, 0), replicated(0));

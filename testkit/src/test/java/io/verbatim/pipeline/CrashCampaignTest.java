@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.verbatim.budget.BrokerBudget;
 import io.verbatim.budget.BudgetConfig;
 import io.verbatim.budget.SlowPathBudget;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.embedded.SendFaults;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
@@ -63,7 +63,7 @@ class CrashCampaignTest {
         long rate = 20_000 + r.nextInt(200_000);
         world.link(config, cluster -> new BrokerBudget(BudgetConfig.of(rate)
                 .withMaxConcurrentRebatches(1 + r.nextInt(3)), world.clock));
-        for (MemoryCluster c : world.clusters.values()) {
+        for (MemorySegments c : world.clusters.values()) {
             c.faults(SendFaults.seeded(r.nextLong(), 0.02 + r.nextDouble() * 0.08, Duration.ofMillis(r.nextInt(30))));
         }
         int crashes = 0;
@@ -92,7 +92,7 @@ class CrashCampaignTest {
                 world.cluster(names[r.nextInt(names.length)]).disconnectAll();
             }
         }
-        for (MemoryCluster c : world.clusters.values()) {
+        for (MemorySegments c : world.clusters.values()) {
             c.faults(SendFaults.NONE);
         }
         assertThat(world.settle(Duration.ofMinutes(5))).as("replication settles once faults stop").isTrue();
@@ -108,7 +108,7 @@ class CrashCampaignTest {
         return crashes;
     }
 
-    private static void mutate(MemoryCluster cluster, Random r) {
+    private static void mutate(MemorySegments cluster, Random r) {
         List<Segment> active = cluster.layout().activeSegments();
         Segment s = active.get(r.nextInt(active.size()));
         if (active.size() < 8 && r.nextBoolean()) {

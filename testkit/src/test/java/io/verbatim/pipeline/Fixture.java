@@ -2,7 +2,7 @@ package io.verbatim.pipeline;
 
 import io.verbatim.budget.InFlightBudget;
 import io.verbatim.budget.SlowPathBudget;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
@@ -18,8 +18,8 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 /** One source cluster {@code a}, one remote {@code b}, one virtual clock, replicators built by hand. */
 final class Fixture {
     final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
-    final MemoryCluster a;
-    final MemoryCluster b;
+    final MemorySegments a;
+    final MemorySegments b;
     ReplicatorConfig config = ReplicatorConfig.defaults("a").withRetry(Duration.ofMillis(10), Duration.ofSeconds(1), 0)
             .withStartAt(StartAt.EARLIEST);
     SlowPathBudget budget = SlowPathBudget.unlimited();
@@ -31,8 +31,8 @@ final class Fixture {
     final ReplicatorMetrics metrics = new ReplicatorMetrics();
 
     Fixture(Layout sourceLayout, Layout remoteLayout) {
-        a = new MemoryCluster("a", sourceLayout, clock).replicateTo("b", StartAt.EARLIEST);
-        b = new MemoryCluster("b", remoteLayout, clock);
+        a = new MemorySegments("a", sourceLayout, clock).replicateTo("b", StartAt.EARLIEST);
+        b = new MemorySegments("b", remoteLayout, clock);
     }
 
     Fixture(Layout layout) {

@@ -2,7 +2,7 @@ package io.verbatim.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.testkit.ReplicationChecks;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,7 +14,7 @@ final class Invariants {
     }
 
     /** Every message stored on {@code cluster}, in delivery order (segment id, then position). */
-    static List<ReplicationChecks.Stored> stored(MemoryCluster cluster) {
+    static List<ReplicationChecks.Stored> stored(MemorySegments cluster) {
         return ReplicationChecks.stored(cluster);
     }
 
@@ -32,7 +32,7 @@ final class Invariants {
      * No stored entry straddles a bucket of its segment, or holds a keyed message outside the segment's
      * range; every stamp covers the entry's messages.
      */
-    static void checkPlacement(MemoryCluster cluster) {
+    static void checkPlacement(MemorySegments cluster) {
         assertPassed(List.of(ReplicationChecks.placement(cluster)));
     }
 

@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.verbatim.budget.BrokerBudget;
 import io.verbatim.budget.BudgetConfig;
 import io.verbatim.budget.BudgetMetricsBinder;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
@@ -61,8 +61,8 @@ class ManyTopicsTest {
     @Test
     void eachTopicRegistersItsOwnPinnedSegmentsGauge() {
         VirtualTimeScheduler clock = VirtualTimeScheduler.create();
-        MemoryCluster orders = new MemoryCluster("a", "orders", ONE, clock).replicateTo("b", StartAt.EARLIEST);
-        MemoryCluster payments = new MemoryCluster("a", "payments", ONE, clock).replicateTo("b", StartAt.EARLIEST);
+        MemorySegments orders = new MemorySegments("a", "orders", ONE, clock).replicateTo("b", StartAt.EARLIEST);
+        MemorySegments payments = new MemorySegments("a", "payments", ONE, clock).replicateTo("b", StartAt.EARLIEST);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         orders.pinnedSegmentsMetric(0).bindTo(registry);
         payments.pinnedSegmentsMetric(0).bindTo(registry);
@@ -81,12 +81,12 @@ class ManyTopicsTest {
 
     /** One topic's segment 0 on cluster a (one segment) with 200 messages, and on b (split: a must re-batch). */
     private static final class Topic {
-        final MemoryCluster a;
-        final MemoryCluster b;
+        final MemorySegments a;
+        final MemorySegments b;
 
         Topic(String name, VirtualTimeScheduler clock) {
-            a = new MemoryCluster("a", name, ONE, clock).replicateTo("b", StartAt.EARLIEST);
-            b = new MemoryCluster("b", name, SPLIT, clock);
+            a = new MemorySegments("a", name, ONE, clock).replicateTo("b", StartAt.EARLIEST);
+            b = new MemorySegments("b", name, SPLIT, clock);
             a.produce(Fixture.messages(0, 200, 80), Compression.ZSTD);
             a.log(0).seal();
         }

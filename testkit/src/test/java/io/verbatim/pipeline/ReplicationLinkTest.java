@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
@@ -386,7 +386,7 @@ class ReplicationLinkTest {
             assertThat(s.failing()).isTrue();
             assertThat(s.consecutiveFailures()).isEqualTo(inARow);
             assertThat(s.state()).isEqualTo(SegmentReplicator.State.FAILED);
-            assertThat(s.id()).isEqualTo("a:" + MemoryCluster.DEFAULT_TOPIC
+            assertThat(s.id()).isEqualTo("a:" + MemorySegments.DEFAULT_TOPIC
                     + "/" + s.segment() + "-->b");
         });
         assertThat(link.failing()).isEqualTo(1);

@@ -7,7 +7,7 @@ import io.verbatim.budget.BrokerBudget;
 import io.verbatim.budget.BudgetConfig;
 import io.verbatim.budget.BudgetMetricsBinder;
 import io.verbatim.budget.SlowPathBudget;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.embedded.SendFault;
 import io.verbatim.embedded.SendFaults;
 import io.verbatim.model.Compression;
@@ -133,7 +133,7 @@ class SegmentReplicatorTest {
     @Test
     void aNewCursorAtLatestSkipsWhatWasWrittenBefore() {
         Fixture f = new Fixture(ONE);
-        var fresh = new MemoryCluster("a", ONE, f.clock);
+        var fresh = new MemorySegments("a", ONE, f.clock);
         fresh.produce(Fixture.messages(0, 10, 5), Compression.NONE);
         fresh.replicateTo("b", StartAt.LATEST);
         fresh.produce(Fixture.messages(10, 10, 5), Compression.NONE);

@@ -1,7 +1,7 @@
 package io.verbatim.pipeline;
 
 import io.verbatim.budget.SlowPathBudget;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Message;
@@ -23,15 +23,15 @@ import reactor.test.scheduler.VirtualTimeScheduler;
  */
 final class World {
     final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
-    final Map<String, MemoryCluster> clusters = new LinkedHashMap<>();
+    final Map<String, MemorySegments> clusters = new LinkedHashMap<>();
     final List<ReplicationLink> links = new ArrayList<>();
     private final Map<String, Integer> produced = new LinkedHashMap<>();
 
     World(Layout initial, String... names) {
         for (String name : names) {
-            clusters.put(name, new MemoryCluster(name, initial, clock));
+            clusters.put(name, new MemorySegments(name, initial, clock));
         }
-        for (MemoryCluster c : clusters.values()) {
+        for (MemorySegments c : clusters.values()) {
             for (String peer : names) {
                 if (!peer.equals(c.name())) {
                     c.replicateTo(peer, StartAt.EARLIEST);
@@ -46,9 +46,9 @@ final class World {
 
     /** Links every pair, each source cluster's replicators sharing that cluster's budget. */
     World link(ReplicatorConfig base, Function<String, SlowPathBudget> budgets) {
-        for (MemoryCluster from : clusters.values()) {
+        for (MemorySegments from : clusters.values()) {
             SlowPathBudget budget = budgets.apply(from.name());
-            for (MemoryCluster to : clusters.values()) {
+            for (MemorySegments to : clusters.values()) {
                 if (from != to) {
                     ReplicatorConfig config = base.withLocalCluster(from.name());
                     links.add(ReplicationLink.builder().local(from).remote(to.asRemote()).config(config)
@@ -65,7 +65,7 @@ final class World {
                 .withSendTimeout(Duration.ofSeconds(2));
     }
 
-    MemoryCluster cluster(String name) {
+    MemorySegments cluster(String name) {
         return clusters.get(name);
     }
 
@@ -82,7 +82,7 @@ final class World {
     }
 
     /** Counts the messages {@code cluster} produced itself, for a world assembled by hand. */
-    World recordProduced(String origin, MemoryCluster cluster) {
+    World recordProduced(String origin, MemorySegments cluster) {
         long local = Invariants.stored(cluster).stream().filter(s -> s.origin().equals(origin)).count();
         produced.put(origin, (int) local);
         return this;

@@ -2,7 +2,7 @@ package io.verbatim.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Compression;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
@@ -25,9 +25,9 @@ class DeliveryChecksTest {
     private static final MessageMetadata TEMPLATE = MessageMetadata.newBuilder().setProducerName("p").setSequenceId(0)
             .setPublishTime(0).build();
 
-    private final MemoryCluster a = new MemoryCluster("a", Layout.initial(1, 2, 0), Schedulers.immediate());
-    private final MemoryCluster b = new MemoryCluster("b", Layout.initial(1, 2, 0), Schedulers.immediate());
-    private final Map<String, MemoryCluster> clusters = new LinkedHashMap<>();
+    private final MemorySegments a = new MemorySegments("a", Layout.initial(1, 2, 0), Schedulers.immediate());
+    private final MemorySegments b = new MemorySegments("b", Layout.initial(1, 2, 0), Schedulers.immediate());
+    private final Map<String, MemorySegments> clusters = new LinkedHashMap<>();
 
     {
         clusters.put("a", a);

@@ -1,6 +1,8 @@
 package io.verbatim.testkit;
 
-import io.verbatim.embedded.MemoryCluster;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Message;
@@ -10,11 +12,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Schedulers;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /** What the checks make of data no origin produced: a failed check naming it, never a crash. */
 class ReplicationRecorderTest {
-    private final MemoryCluster cluster = new MemoryCluster("a", Layout.initial(1, 1, 0), Schedulers.immediate());
+    private final MemorySegments cluster = new MemorySegments("a", Layout.initial(1, 1, 0), Schedulers.immediate());
     private final ReplicationRecorder recorder = ReplicationRecorder.attach(Map.of("a", cluster), true);
 
     private void produce(String payload) {

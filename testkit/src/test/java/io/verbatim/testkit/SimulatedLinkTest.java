@@ -1,6 +1,8 @@
 package io.verbatim.testkit;
 
-import io.verbatim.embedded.MemoryCluster;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Entry;
@@ -14,8 +16,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import reactor.test.scheduler.VirtualTimeScheduler;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 class SimulatedLinkTest {
     private static final long MIB = 1 << 20;
@@ -38,8 +38,8 @@ class SimulatedLinkTest {
     void tenMebibytesOverAHundredMegabytesPerSecondAndAHundredMillisecondsTakeAboutTwoTenthsOfASecond() {
         VirtualTimeScheduler clock = VirtualTimeScheduler.create();
         Layout one = Layout.initial(1, 1, 0);
-        MemoryCluster source = new MemoryCluster("a", one, clock);
-        MemoryCluster remote = new MemoryCluster("b", one, clock);
+        MemorySegments source = new MemorySegments("a", one, clock);
+        MemorySegments remote = new MemorySegments("b", one, clock);
         SimulatedLink link = new SimulatedLink(100_000_000, Duration.ofMillis(100), clock);
         ProducerSession session = link.over(remote.asRemote()).open(0, "p");
         // an entry of about 1 MiB, sent ten times from ten positions

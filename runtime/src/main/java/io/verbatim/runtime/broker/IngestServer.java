@@ -12,7 +12,7 @@ import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Segment;
 import io.verbatim.model.Stamp;
 import io.verbatim.model.entry.Entry;
@@ -61,7 +61,7 @@ import reactor.util.Loggers;
  * {@code pulsar.repl.<caller>.<source segment>}, and every entry is stamped as replicated from the
  * caller, at the send's source position, with a stamp inside one bucket of the destination segment
  * ({@code FORBIDDEN} otherwise). Every arriving entry then goes through the destination's rules of
- * {@link MemoryCluster#ingest}: deduplication on the source position (a position implausibly far past the
+ * {@link MemorySegments#ingest}: deduplication on the source position (a position implausibly far past the
  * highest stored is refused), the session's sequence numbers (a gap or a refusal refuses the rest of the
  * session; a newer session fences older ones), sealed segments refused. An entry is answered once the
  * cluster's journal made it durable (at once in memory only), replies in the order of the sends. A malformed or forbidden frame is answered with what was wrong and ends the session;
@@ -183,7 +183,7 @@ public final class IngestServer {
 
     private Mono<Void> session(HttpServerRequest request, HttpServerResponse response) {
         return checked(request, response, true, (caller, topicStorage, params) -> {
-            MemoryCluster storage = topicStorage.memory().orElseThrow(); // checked
+            MemorySegments storage = topicStorage.memory().orElseThrow(); // checked
             long segment = Long.parseLong(params.get("segment"));
             String producer = Objects.requireNonNull(params.get("producer")); // checked
             String topic = Objects.requireNonNull(params.get("topic"));
@@ -242,7 +242,7 @@ public final class IngestServer {
     }
 
     /** A send's reply, and whether it may go only once the cluster's journal holds what it answers for. */
-    private record Answer(IngestReply reply, @Nullable MemoryCluster waitFor) {
+    private record Answer(IngestReply reply, @Nullable MemorySegments waitFor) {
         Answer(IngestReply reply) {
             this(reply, null);
         }
@@ -250,7 +250,7 @@ public final class IngestServer {
 
     /** {@code a}'s reply once what it answers for is durable; unavailable when the journal failed. */
     private Mono<IngestReply> whenDurable(Answer a) {
-        MemoryCluster storage = a.waitFor();
+        MemorySegments storage = a.waitFor();
         if (storage == null) {
             return Mono.just(a.reply());
         }
@@ -258,7 +258,7 @@ public final class IngestServer {
                 IngestReply.Result.UNAVAILABLE, String.valueOf(e.getMessage())).reply()));
     }
 
-    private Answer receive(String topic, MemoryCluster storage, long segment, String producer, long session,
+    private Answer receive(String topic, MemorySegments storage, long segment, String producer, long session,
             Rules rules, byte[] frame) {
         IngestSend send;
         try {
@@ -305,7 +305,7 @@ public final class IngestServer {
     }
 
     /** Why the caller may not send {@code entry} into {@code segment} on this session, or {@code null}. */
-    private static @Nullable String forbidden(MemoryCluster storage, long segment, Rules rules, SourcePosition position,
+    private static @Nullable String forbidden(MemorySegments storage, long segment, Rules rules, SourcePosition position,
             Entry entry) {
         String from = entry.metadata().hasReplicatedFrom() ? entry.metadata().getReplicatedFrom() : null;
         if (!rules.caller().equals(from)) {

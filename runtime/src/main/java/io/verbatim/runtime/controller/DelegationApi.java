@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.verbatim.exchange.ControllerLeader;
-import io.verbatim.metastore.server.MemberStatus;
+import io.verbatim.metadatalog.server.MemberStatus;
 import io.verbatim.net.Bodies;
 import io.verbatim.net.LogText;
 import io.verbatim.net.NetServer;

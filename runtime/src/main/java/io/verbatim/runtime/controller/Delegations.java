@@ -1,10 +1,10 @@
 package io.verbatim.runtime.controller;
 
 import io.verbatim.config.MetadataLogConfig;
-import io.verbatim.metastore.server.Group;
-import io.verbatim.metastore.server.MemberStatus;
-import io.verbatim.metastore.server.NotLeaderException;
-import io.verbatim.metastore.server.RaftServer;
+import io.verbatim.metadatalog.server.Group;
+import io.verbatim.metadatalog.server.MemberStatus;
+import io.verbatim.metadatalog.server.NotLeaderException;
+import io.verbatim.metadatalog.server.RaftServer;
 import io.verbatim.runtime.status.NodeStatus;
 import java.util.ArrayList;
 import java.util.List;

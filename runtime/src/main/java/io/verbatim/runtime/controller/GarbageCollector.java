@@ -1,7 +1,7 @@
 package io.verbatim.runtime.controller;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.exchange.Controller;
 import java.time.Duration;
 import java.util.List;
@@ -30,7 +30,7 @@ public final class GarbageCollector {
 
     /**
      * @param prunable per topic, its sealed segments that nothing needs any more (what the brokers' storage
-     *        says: {@link MemoryCluster#prunable})
+     *        says: {@link MemorySegments#prunable})
      */
     public GarbageCollector(String cluster, Controller controller, Function<String, List<Long>> prunable,
             MeterRegistry registry) {

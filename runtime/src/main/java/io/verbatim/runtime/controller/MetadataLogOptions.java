@@ -1,10 +1,10 @@
 package io.verbatim.runtime.controller;
 
 import io.verbatim.config.MetadataLogConfig;
-import io.verbatim.metastore.raft.RaftConfig;
-import io.verbatim.metastore.server.Group;
-import io.verbatim.metastore.server.RaftServer;
-import io.verbatim.metastore.storage.RaftStorage;
+import io.verbatim.metadatalog.raft.RaftConfig;
+import io.verbatim.metadatalog.server.Group;
+import io.verbatim.metadatalog.server.RaftServer;
+import io.verbatim.metadatalog.storage.RaftStorage;
 import java.nio.file.Path;
 import java.util.Optional;
 import reactor.util.Logger;
@@ -12,7 +12,7 @@ import reactor.util.Loggers;
 
 /**
  * The configuration's {@code metadataLog} resolved into what a member of a cluster's metadata log starts
- * with, the same for every member this process runs ({@link ControllerGroup}'s in one process,
+ * with, the same for every member this process runs ({@link LocalMetadataLog}'s in one process,
  * {@link NetworkedMember}'s over TCP): its core settings, its driver's timing, where it keeps its log, and
  * the warning when it runs on a group other than the YAML's.
  */

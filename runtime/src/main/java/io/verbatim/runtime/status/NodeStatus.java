@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.verbatim.exchange.ClusterStatus;
-import io.verbatim.metastore.server.MemberStatus;
+import io.verbatim.metadatalog.server.MemberStatus;
 import io.verbatim.pipeline.ReplicatorStatus;
 import java.time.Duration;
 import java.util.Comparator;

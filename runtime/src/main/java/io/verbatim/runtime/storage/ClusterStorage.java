@@ -3,7 +3,7 @@ package io.verbatim.runtime.storage;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.embedded.ClusterImage;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
 import io.verbatim.pipeline.ReplicatorConfig;
@@ -82,7 +82,7 @@ public final class ClusterStorage implements AutoCloseable {
     }
 
     private TopicStorage inMemory(String topic, Layout held) {
-        MemoryCluster storage = local.openTopic(topic, held).deleteConsumed(config.storage().deleteConsumed());
+        MemorySegments storage = local.openTopic(topic, held).deleteConsumed(config.storage().deleteConsumed());
         for (String peer : peers) {
             storage.replicateTo(peer, config.replication().startAt());
         }
@@ -157,7 +157,7 @@ public final class ClusterStorage implements AutoCloseable {
      *
      * @throws IllegalStateException when the cluster keeps its segments on Pulsar ({@link #of})
      */
-    public MemoryCluster memory(String topic) {
+    public MemorySegments memory(String topic) {
         return of(topic).memory().orElseThrow(() -> new IllegalStateException("cluster " + name
                 + " keeps topic '" + topic + "' on Pulsar (storage.type pulsar), not in memory: read it through a "
                 + "subscription"));

@@ -7,7 +7,7 @@ import io.verbatim.config.StorageConfig;
 import io.verbatim.embedded.ClusterImage;
 import io.verbatim.embedded.Journal;
 import io.verbatim.embedded.LedgerIds;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
 import io.verbatim.runtime.storage.JournalCodec.Sequenced;
@@ -69,7 +69,7 @@ public final class LocalStorage implements AutoCloseable {
     private final LedgerIds.Counter ledgers;
     private final long checkpointBytes;
     private final Map<String, Recovered> recovered;
-    private final Map<String, MemoryCluster> topics = new LinkedHashMap<>();
+    private final Map<String, MemorySegments> topics = new LinkedHashMap<>();
     private final ExecutorService checkpointer;
     private final AtomicBoolean checkpointing = new AtomicBoolean();
     private final boolean uncleanStop;
@@ -201,7 +201,7 @@ public final class LocalStorage implements AutoCloseable {
                     throw new IllegalStateException("the journal in " + journalDir + " has record " + s.sequence()
                             + " of topic " + topic + ", which neither the checkpoint nor an earlier record creates");
                 }
-                recovered.put(topic, new Recovered(MemoryCluster.createdImage(created), new ArrayList<>(), false));
+                recovered.put(topic, new Recovered(MemorySegments.createdImage(created), new ArrayList<>(), false));
                 continue;
             }
             r.records().add(s.record());
@@ -288,14 +288,14 @@ public final class LocalStorage implements AutoCloseable {
      * metadata log's layout, as any adoption would: segments created, sealed, pruned) or empty with
      * {@code held}. Logs what was kept.
      */
-    public synchronized MemoryCluster openTopic(String topic, Layout held) {
+    public synchronized MemorySegments openTopic(String topic, Layout held) {
         Journal j = journal != null ? journal : Journal.NONE;
         Recovered r = recovered.remove(topic);
-        MemoryCluster c;
+        MemorySegments c;
         if (r == null) {
-            c = new MemoryCluster(cluster, topic, held, timer, j, ledgers);
+            c = new MemorySegments(cluster, topic, held, timer, j, ledgers);
         } else {
-            c = MemoryCluster.restore(cluster, topic, r.image(), timer, j, ledgers);
+            c = MemorySegments.restore(cluster, topic, r.image(), timer, j, ledgers);
             r.records().forEach(c::replay);
             c.reopen();
             report(topic, c, held);
@@ -304,7 +304,7 @@ public final class LocalStorage implements AutoCloseable {
         return c;
     }
 
-    private void report(String topic, MemoryCluster c, Layout held) {
+    private void report(String topic, MemorySegments c, Layout held) {
         Layout kept = c.layout();
         long entries = 0;
         for (Segment s : kept.segments().values()) {
@@ -407,7 +407,7 @@ public final class LocalStorage implements AutoCloseable {
         Map<String, Long> sequences = new LinkedHashMap<>();
         synchronized (this) { // a topic opened after this is created in the new file
             topics.forEach((topic, c) -> {
-                MemoryCluster.Checkpoint cp = c.checkpoint();
+                MemorySegments.Checkpoint cp = c.checkpoint();
                 images.put(topic, cp.image());
                 sequences.put(topic, cp.sequence());
             });
@@ -434,7 +434,7 @@ public final class LocalStorage implements AutoCloseable {
             Recovered r = e.getValue();
             ClusterImage image = r.image();
             if (!r.records().isEmpty()) {
-                MemoryCluster folded = MemoryCluster.restore(cluster, e.getKey(), image, timer);
+                MemorySegments folded = MemorySegments.restore(cluster, e.getKey(), image, timer);
                 r.records().forEach(folded::replay);
                 image = folded.image();
                 e.setValue(new Recovered(image, new ArrayList<>(), r.fromCheckpoint()));

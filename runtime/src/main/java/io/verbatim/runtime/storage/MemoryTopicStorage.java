@@ -1,6 +1,6 @@
 package io.verbatim.runtime.storage;
 
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Message;
@@ -13,13 +13,13 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * A topic's segments in this process's memory: a {@link MemoryCluster}, where every call is done at once; with a
+ * A topic's segments in this process's memory: a {@link MemorySegments}, where every call is done at once; with a
  * data directory, a produce is answered once the journal made its entries durable.
  */
 public final class MemoryTopicStorage implements TopicStorage {
-    private final MemoryCluster cluster;
+    private final MemorySegments cluster;
 
-    public MemoryTopicStorage(MemoryCluster cluster) {
+    public MemoryTopicStorage(MemorySegments cluster) {
         this.cluster = cluster;
     }
 
@@ -90,7 +90,7 @@ public final class MemoryTopicStorage implements TopicStorage {
     }
 
     @Override
-    public Optional<MemoryCluster> memory() {
+    public Optional<MemorySegments> memory() {
         return Optional.of(cluster);
     }
 

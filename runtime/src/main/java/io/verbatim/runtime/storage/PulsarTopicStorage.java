@@ -1,6 +1,6 @@
 package io.verbatim.runtime.storage;
 
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Backoff;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
@@ -270,7 +270,7 @@ public final class PulsarTopicStorage implements TopicStorage {
     }
 
     @Override
-    public Optional<MemoryCluster> memory() {
+    public Optional<MemorySegments> memory() {
         return Optional.empty();
     }
 

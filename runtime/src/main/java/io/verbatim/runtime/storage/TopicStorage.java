@@ -1,6 +1,6 @@
 package io.verbatim.runtime.storage;
 
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Message;
@@ -55,7 +55,7 @@ public interface TopicStorage extends LocalSegments {
     List<Long> prunable(long messageTtlMs);
 
     /** The in-memory logs behind this storage, when it is in memory (checks and images read them). */
-    Optional<MemoryCluster> memory();
+    Optional<MemorySegments> memory();
 
     /** Releases what the storage holds open (producers, consumers); what it stored stays where it is. */
     void close();

@@ -3,7 +3,7 @@ package io.verbatim.runtime.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.entry.Entries;
@@ -36,7 +36,7 @@ class IngestIdleTest {
      */
     private static final NetworkLimits LIMITS = NetworkLimits.defaults().withIdleTimeout(Duration.ofMillis(600))
             .withRequestTimeout(Duration.ofMillis(300));
-    private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 1, 0), Schedulers.parallel());
+    private final MemorySegments storage = new MemorySegments("b", Layout.initial(1, 1, 0), Schedulers.parallel());
     private final NetServer net = TestNet.server("b", LIMITS);
     private final IngestServer server = new IngestServer("b", 0, t -> t.equals("t") ? Optional.<TopicStorage>of(new MemoryTopicStorage(storage)) : Optional.empty(), List::of, net,
             Set.of("a"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE).start(0);

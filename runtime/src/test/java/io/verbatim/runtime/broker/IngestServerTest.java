@@ -6,7 +6,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.Unpooled;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
@@ -54,7 +54,7 @@ import reactor.test.StepVerifier;
 public class IngestServerTest {
     private static final String TOPIC = "t";
 
-    private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 4, 0), Schedulers.parallel());
+    private final MemorySegments storage = new MemorySegments("b", Layout.initial(1, 4, 0), Schedulers.parallel());
     private final NetServer net = TestNet.server("b");
     private final IngestServer server = new IngestServer("b", 0, t -> t.equals(TOPIC) ? Optional.<TopicStorage>of(new MemoryTopicStorage(storage)) : Optional.empty(),
             () -> List.of(), net, Set.of("a", "c"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE)

@@ -3,7 +3,7 @@ package io.verbatim.runtime.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Entries;
 import io.verbatim.model.entry.Entry;
@@ -35,7 +35,7 @@ import reactor.test.StepVerifier;
  */
 class NetworkRemoteTest {
     private static final String TOPIC = "t";
-    private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 4, 0), Schedulers.parallel());
+    private final MemorySegments storage = new MemorySegments("b", Layout.initial(1, 4, 0), Schedulers.parallel());
     /** Whatever reached the address the peer named: "method target authorization". */
     private final List<String> stolen = new CopyOnWriteArrayList<>();
     private final DisposableServer stranger = HttpServer.create().host("127.0.0.1").port(0).handle((req, res) -> {

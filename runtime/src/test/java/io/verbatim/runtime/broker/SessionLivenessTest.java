@@ -3,7 +3,7 @@ package io.verbatim.runtime.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.entry.Entries;
@@ -38,7 +38,7 @@ import reactor.core.scheduler.Schedulers;
  */
 class SessionLivenessTest {
     private static final Heartbeat BEAT = new Heartbeat(Duration.ofMillis(100), Duration.ofMillis(400));
-    private final MemoryCluster storage = new MemoryCluster("b", Layout.initial(1, 1, 0), Schedulers.parallel());
+    private final MemorySegments storage = new MemorySegments("b", Layout.initial(1, 1, 0), Schedulers.parallel());
     private final IngestServer server = new IngestServer("b", 0,
             t -> t.equals("t") ? Optional.<TopicStorage>of(new MemoryTopicStorage(storage)) : Optional.empty(),
             List::of, TestNet.server("b"), Set.of("a"), new SimpleMeterRegistry(), IngestServer.Arrival.NONE).start(0);

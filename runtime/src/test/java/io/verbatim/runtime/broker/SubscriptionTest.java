@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.verbatim.config.SubscriptionConfig;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Compression;
 import io.verbatim.model.KeyHash;
 import io.verbatim.model.Layout;
@@ -78,7 +78,7 @@ class SubscriptionTest {
      */
     @Test
     void aConsumerThatDoesNotReadHoldsBackOnlyItsSegmentOnceItsQueueIsFullAndLosesNothing() {
-        MemoryCluster topic = new MemoryCluster("a", Layout.initial(2, 4, 0), clock);
+        MemorySegments topic = new MemorySegments("a", Layout.initial(2, 4, 0), clock);
         Layout layout = topic.layout();
         List<Subscription.Delivery> dispatched = new CopyOnWriteArrayList<>();
         int[] deepest = new int[2];
@@ -138,7 +138,7 @@ class SubscriptionTest {
      */
     @Test
     void childrenWaitForAParentHeldBackByAFullQueueSoAKeyStaysInOrderAcrossTheSplit() {
-        MemoryCluster topic = new MemoryCluster("a", Layout.initial(1, 2, 0), clock);
+        MemorySegments topic = new MemorySegments("a", Layout.initial(1, 2, 0), clock);
         List<Subscription.Delivery> dispatched = new CopyOnWriteArrayList<>();
         Subscription s = open(topic, builder(topic).consumers(2).receiverQueueSize(2).onDispatch(dispatched::add));
         Reader zero = new Reader();
@@ -169,7 +169,7 @@ class SubscriptionTest {
 
     @Test
     void theQueueDepthPerConsumerAndTheBacklogAreGaugesRemovedWithTheSubscription() {
-        MemoryCluster topic = new MemoryCluster("a", Layout.initial(1, 2, 0), clock);
+        MemorySegments topic = new MemorySegments("a", Layout.initial(1, 2, 0), clock);
         Subscription s = open(topic, builder(topic).consumers(2).receiverQueueSize(4));
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         SubscriptionMetricsBinder metrics = new SubscriptionMetricsBinder(s, Tags.of("topic", "t"));
@@ -189,7 +189,7 @@ class SubscriptionTest {
 
     @Test
     void aBadReceiverQueueSizeOrConsumerCountIsRefusedNamingTheSubscriptionTheValueAndTheRange() {
-        MemoryCluster topic = new MemoryCluster("a", Layout.initial(1, 2, 0), clock);
+        MemorySegments topic = new MemorySegments("a", Layout.initial(1, 2, 0), clock);
         for (int bad : new int[] {0, -3, 1_000_001, Integer.MAX_VALUE}) {
             assertThatThrownBy(() -> builder(topic).receiverQueueSize(bad)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("subscription 's': receiverQueueSize: " + bad + " is out of range (expected an integer "
@@ -205,7 +205,7 @@ class SubscriptionTest {
     /** One reader at a time; a reader that cancels leaves the rest to the next one, none lost or repeated. */
     @Test
     void aSecondReaderIsRefusedAndTheNextReaderGoesOnWhereTheLastOneStopped() {
-        MemoryCluster topic = new MemoryCluster("a", Layout.initial(1, 1, 0), clock);
+        MemorySegments topic = new MemorySegments("a", Layout.initial(1, 1, 0), clock);
         Subscription s = open(topic, builder(topic).receiverQueueSize(3));
         String key = keyIn(topic.layout(), 0, 0, 0);
         for (int i = 0; i < 6; i++) {
@@ -226,7 +226,7 @@ class SubscriptionTest {
     /** Disposing ends each consumer's stream once what its queue holds is received. */
     @Test
     void disposingCompletesEachConsumerAfterWhatItsQueueHolds() {
-        MemoryCluster topic = new MemoryCluster("a", Layout.initial(1, 1, 0), clock);
+        MemorySegments topic = new MemorySegments("a", Layout.initial(1, 1, 0), clock);
         Subscription s = open(topic, builder(topic).receiverQueueSize(2).recording(true));
         String key = keyIn(topic.layout(), 0, 0, 0);
         for (int i = 0; i < 5; i++) {
@@ -250,7 +250,7 @@ class SubscriptionTest {
         Scheduler dispatch = Schedulers.newParallel("dispatch", 2);
         Scheduler readers = Schedulers.newParallel("readers", 3);
         try {
-            MemoryCluster topic = new MemoryCluster("a", Layout.initial(2, 8, 0), clock);
+            MemorySegments topic = new MemorySegments("a", Layout.initial(2, 8, 0), clock);
             List<Subscription.Delivery> dispatched = new CopyOnWriteArrayList<>();
             AtomicInteger deepest = new AtomicInteger();
             Subscription[] self = new Subscription[1];
@@ -317,12 +317,12 @@ class SubscriptionTest {
         }
     }
 
-    private Subscription.Builder builder(MemoryCluster topic) {
+    private Subscription.Builder builder(MemorySegments topic) {
         return new Subscription.Builder("s", SubscriptionConfig.defaults(),
                 b -> new Subscription(new MemoryTopicStorage(topic), new LoadTracker(), clock, b));
     }
 
-    private Subscription open(MemoryCluster topic, Subscription.Builder builder) {
+    private Subscription open(MemorySegments topic, Subscription.Builder builder) {
         Subscription s = builder.subscribe();
         opened.add(s);
         return s;
@@ -342,7 +342,7 @@ class SubscriptionTest {
     }
 
     /** One entry of one message, {@code key/i}. */
-    private static void send(MemoryCluster topic, String key, int i) {
+    private static void send(MemorySegments topic, String key, int i) {
         topic.produce(List.of(Message.of(key, (key + "/" + i).getBytes(StandardCharsets.UTF_8))), Compression.NONE);
     }
 

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.verbatim.config.MetadataLogConfig;
-import io.verbatim.metastore.server.Group;
-import io.verbatim.metastore.server.MemberRole;
-import io.verbatim.metastore.server.MemberStatus;
+import io.verbatim.metadatalog.server.Group;
+import io.verbatim.metadatalog.server.MemberRole;
+import io.verbatim.metadatalog.server.MemberStatus;
 import io.verbatim.runtime.status.NodeStatus;
 import java.time.Duration;
 import java.util.List;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.verbatim.config.StorageConfig;
 import io.verbatim.embedded.ClusterImage;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
@@ -74,7 +74,7 @@ class LocalStorageTest {
     }
 
     /** Produces and waits for the acknowledgement, as the produce endpoint does. */
-    private static List<SourcePosition> produce(MemoryCluster c, int from, int count) {
+    private static List<SourcePosition> produce(MemorySegments c, int from, int count) {
         List<Message> messages = new ArrayList<>();
         for (int i = from; i < from + count; i++) {
             messages.add(Message.of("k" + i % 7, ("a/" + i).getBytes(StandardCharsets.UTF_8)));
@@ -91,7 +91,7 @@ class LocalStorageTest {
     }
 
     /** Every message stored, by segment, in order. */
-    private static Map<Long, List<String>> payloads(MemoryCluster c) {
+    private static Map<Long, List<String>> payloads(MemorySegments c) {
         Map<Long, List<String>> out = new TreeMap<>();
         c.contents().forEach((segment, entries) -> {
             List<String> list = new ArrayList<>();
@@ -107,7 +107,7 @@ class LocalStorageTest {
     @Test
     void whatWasAcknowledgedIsThereAfterARunThatDidNotStopCleanly() {
         LocalStorage first = open();
-        MemoryCluster a = first.openTopic(TOPIC, Layout.initial(2, 4, 0));
+        MemorySegments a = first.openTopic(TOPIC, Layout.initial(2, 4, 0));
         a.replicateTo("b", StartAt.EARLIEST);
         List<SourcePosition> written = produce(a, 0, 50);
         long session = a.newSessionId();
@@ -125,7 +125,7 @@ class LocalStorageTest {
         LocalStorage second = open();
         assertThat(second.uncleanStop()).isTrue();
         assertThat(second.describe()).contains("did not stop cleanly").contains("journal record");
-        MemoryCluster b = second.openTopic(TOPIC, Layout.initial(2, 4, 0));
+        MemorySegments b = second.openTopic(TOPIC, Layout.initial(2, 4, 0));
         assertThat(payloads(b)).isEqualTo(before);
         assertThat(b.log(segment).existingCursor("pulsar.repl.b").orElseThrow().markDeleteIndex()).isEqualTo(3);
         assertThat(b.ingest(segment, "pulsar.repl.b.3", b.newSessionId(), 0, SourcePosition.of(9, 4), replicated(4)))
@@ -140,18 +140,18 @@ class LocalStorageTest {
     void theIssuesSequenceOfCleanAndUncleanRestartsReusesNoPosition() {
         // east produces m0 m1, stops cleanly, restarts, produces m2 m3, is killed, restarts, produces m4 m5
         LocalStorage run1 = open();
-        MemoryCluster c1 = run1.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c1 = run1.openTopic(TOPIC, Layout.initial(1, 4, 0));
         List<SourcePosition> positions = new ArrayList<>(produce(c1, 0, 1));
         positions.addAll(produce(c1, 1, 1));
         run1.stopCleanly(Map.of(TOPIC, c1.stop()));
         LocalStorage run2 = open();
         assertThat(run2.uncleanStop()).isFalse();
-        MemoryCluster c2 = run2.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c2 = run2.openTopic(TOPIC, Layout.initial(1, 4, 0));
         positions.addAll(produce(c2, 2, 1));
         positions.addAll(produce(c2, 3, 1));
         run2.close();
         LocalStorage run3 = open();
-        MemoryCluster c3 = run3.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c3 = run3.openTopic(TOPIC, Layout.initial(1, 4, 0));
         positions.addAll(produce(c3, 4, 1));
         positions.addAll(produce(c3, 5, 1));
         assertThat(positions).doesNotHaveDuplicates().isSorted();
@@ -162,12 +162,12 @@ class LocalStorageTest {
     @Test
     void aTopicWhoseLayoutMovedOnWhileItWasDownKeepsItsEntries() {
         LocalStorage run1 = open();
-        MemoryCluster c1 = run1.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c1 = run1.openTopic(TOPIC, Layout.initial(1, 4, 0));
         produce(c1, 0, 30);
         run1.stopCleanly(Map.of(TOPIC, c1.stop()));
 
         LocalStorage run2 = open();
-        MemoryCluster c2 = run2.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c2 = run2.openTopic(TOPIC, Layout.initial(1, 4, 0));
         c2.apply(Mutation.split(0)).layoutOrThrow(); // the split between the clean stop and the crash
         produce(c2, 30, 30);
         Layout split = c2.layout();
@@ -177,7 +177,7 @@ class LocalStorageTest {
         // the metadata log moved on again meanwhile (a peer's split of a child): epoch 2
         Layout held = split.apply(Mutation.split(split.activeSegments().get(0).id()), split.epoch(), 0).layoutOrThrow();
         LocalStorage run3 = open();
-        MemoryCluster c3 = run3.openTopic(TOPIC, held);
+        MemorySegments c3 = run3.openTopic(TOPIC, held);
         assertThat(c3.layout()).isEqualTo(held);
         Map<Long, List<String>> after = payloads(c3);
         before.forEach((segment, messages) -> assertThat(after.get(segment)).as("segment %s", segment)
@@ -189,7 +189,7 @@ class LocalStorageTest {
     void aCheckpointReplacesTheJournalBeforeItAndARestartReadsBoth() throws IOException {
         LocalStorage first = open(StorageConfig.defaults().withJournal(new StorageConfig.Flush.PerBatch(),
                 StorageConfig.MIN_CHECKPOINT_BYTES));
-        MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
         byte[] payload = new byte[4096];
         for (int i = 0; i < 600; i++) { // 2.4 MB: more than one checkpoint's worth
             c.produce(List.of(Message.of("k", payload)), Compression.NONE);
@@ -204,7 +204,7 @@ class LocalStorageTest {
         first.close();
 
         LocalStorage second = open();
-        MemoryCluster again = second.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments again = second.openTopic(TOPIC, Layout.initial(1, 4, 0));
         assertThat(payloads(again).get(0L)).hasSize(610);
         assertThat(second.describe()).contains("1 topic(s) from the checkpoint");
     }
@@ -214,7 +214,7 @@ class LocalStorageTest {
         String other = "persistent://public/default/u";
         LocalStorage first = open();
         produce(first.openTopic(TOPIC, Layout.initial(1, 4, 0)), 0, 5);
-        MemoryCluster u = first.openTopic(other, Layout.initial(1, 4, 0));
+        MemorySegments u = first.openTopic(other, Layout.initial(1, 4, 0));
         for (int i = 0; i < 7; i++) {
             produce(u, i, 1);
         }
@@ -224,7 +224,7 @@ class LocalStorageTest {
         LocalStorage second = open();
         produce(second.openTopic(TOPIC, Layout.initial(1, 4, 0)), 5, 5);
         second.checkpoint(); // before the other topic was opened: its journal files go
-        MemoryCluster again = second.openTopic(other, Layout.initial(1, 4, 0));
+        MemorySegments again = second.openTopic(other, Layout.initial(1, 4, 0));
         assertThat(payloads(again).get(0L)).hasSize(7);
         assertThat(again.log(0).existingCursor("sub").orElseThrow().markDeleteIndex()).isEqualTo(2);
         produce(again, 7, 1);
@@ -253,7 +253,7 @@ class LocalStorageTest {
     @Test
     void aCheckpointNamingRecordsTheJournalLostSurvivesARestartAndTheNextOne() throws IOException {
         LocalStorage first = open();
-        MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
         produce(c, 0, 10);
         first.checkpoint();
         produce(c, 10, 5);
@@ -269,7 +269,7 @@ class LocalStorageTest {
                 kept.images(), Map.of(TOPIC, next - 1), kept.nextLedgerId(), next), 0));
 
         LocalStorage second = open();
-        MemoryCluster again = second.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments again = second.openTopic(TOPIC, Layout.initial(1, 4, 0));
         assertThat(payloads(again).get(0L)).hasSize(10);
         produce(again, 15, 3);
         second.close();
@@ -302,8 +302,8 @@ class LocalStorageTest {
     @Test
     void aConsumerThatProducesAndWaitsForItsAcknowledgementInItsHandlerCompletes() throws InterruptedException {
         LocalStorage storage = open(); // the journal forces every batch
-        MemoryCluster in = storage.openTopic(TOPIC, Layout.initial(1, 4, 0));
-        MemoryCluster out = storage.openTopic("persistent://public/default/out", Layout.initial(1, 4, 0));
+        MemorySegments in = storage.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments out = storage.openTopic("persistent://public/default/out", Layout.initial(1, 4, 0));
         CountDownLatch piped = new CountDownLatch(3);
         List<String> threads = new CopyOnWriteArrayList<>();
         in.log(0).openCursor("pipe", StartAt.EARLIEST).read().subscribe(e -> {
@@ -324,7 +324,7 @@ class LocalStorageTest {
     @Test
     void aCheckpointDueAfterTheCleanStopWroteItsOwnLeavesTheStateFileAlone() throws IOException {
         LocalStorage first = open();
-        MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
         produce(c, 0, 10);
         first.stopCleanly(Map.of(TOPIC, c.stop()));
         byte[] written = Files.readAllBytes(dir.resolve(LocalStorage.STATE));
@@ -345,7 +345,7 @@ class LocalStorageTest {
     @Test
     void aCleanStopLeavesTheCheckpointAloneAndNoMarker() throws IOException {
         LocalStorage first = open();
-        MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
         produce(c, 0, 10);
         first.stopCleanly(Map.of(TOPIC, c.stop()));
         try (Stream<Path> journal = Files.list(dir.resolve(LocalStorage.JOURNAL))) {
@@ -360,7 +360,7 @@ class LocalStorageTest {
     @Test
     void aTornTailIsCutOffAndEveryWholeRecordBeforeItKept() throws IOException {
         LocalStorage first = open();
-        MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
         for (int i = 0; i < 20; i++) {
             produce(c, i, 1);
         }
@@ -375,7 +375,7 @@ class LocalStorageTest {
         }
         LocalStorage second = open();
         assertThat(second.describe()).contains("torn tail");
-        MemoryCluster again = second.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments again = second.openTopic(TOPIC, Layout.initial(1, 4, 0));
         assertThat(again.log(0).size()).isBetween(18L, 20L);
         assertThat(Files.size(file)).as("cut to its last whole record").isLessThan(size - 5);
         produce(again, 100, 1); // and it writes on
@@ -390,7 +390,7 @@ class LocalStorageTest {
     @Test
     void aTailOfZerosIsATornTailCutOffAndTheJournalWritesOn() throws IOException {
         LocalStorage first = open();
-        MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
         for (int i = 0; i < 5; i++) {
             produce(c, i, 1);
         }
@@ -403,7 +403,7 @@ class LocalStorageTest {
         LocalStorage second = open();
         assertThat(second.describe()).contains("torn tail of 4096 byte(s)");
         assertThat(Files.size(file)).isEqualTo(size);
-        MemoryCluster again = second.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments again = second.openTopic(TOPIC, Layout.initial(1, 4, 0));
         assertThat(payloads(again).get(0L)).hasSize(5);
         produce(again, 5, 1);
         second.close();
@@ -413,7 +413,7 @@ class LocalStorageTest {
     @Test
     void zerosInTheMiddleOfTheLastFileAreDamageNamingTheFileAndTheOffset() throws IOException {
         LocalStorage first = open();
-        MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
         for (int i = 0; i < 5; i++) {
             produce(c, i, 1);
         }
@@ -429,7 +429,7 @@ class LocalStorageTest {
     @Test
     void aBadRecordInTheMiddleOfTheLastFileIsDamageNotATornTail() throws IOException {
         LocalStorage first = open();
-        MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
         for (int i = 0; i < 20; i++) {
             produce(c, i, 1);
         }
@@ -446,7 +446,7 @@ class LocalStorageTest {
     void damageBeforeTheLastRecordsIsRefusedNamingTheFile() throws IOException {
         LocalStorage first = open(StorageConfig.defaults().withJournal(new StorageConfig.Flush.PerBatch(),
                 StorageConfig.MIN_CHECKPOINT_BYTES));
-        MemoryCluster c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c = first.openTopic(TOPIC, Layout.initial(1, 4, 0));
         produce(c, 0, 5);
         first.close();
         LocalStorage second = open(); // a second file: the first run's is no longer the last
@@ -468,7 +468,7 @@ class LocalStorageTest {
         opened.add(memory);
         assertThat(memory.durable()).isFalse();
         assertThat(memory.describe()).contains("in memory only");
-        MemoryCluster c = memory.openTopic(TOPIC, Layout.initial(1, 4, 0));
+        MemorySegments c = memory.openTopic(TOPIC, Layout.initial(1, 4, 0));
         SourcePosition p = c.produce(List.of(Message.of("k", new byte[1])), Compression.NONE).get(0);
         assertThat(p.ledgerId()).isGreaterThanOrEqualTo(LocalStorage.clockFloor(timer) - 60_000);
         ClusterImage image = c.image();
@@ -496,7 +496,7 @@ class LocalStorageTest {
         assertThat(firstLedger(second.openTopic(TOPIC, Layout.initial(1, 4, 0)))).isGreaterThan(highest);
     }
 
-    private static long firstLedger(MemoryCluster c) {
+    private static long firstLedger(MemorySegments c) {
         return c.image().segments().get(0).ledgers().get(0).ledgerId();
     }
 }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import io.verbatim.embedded.ClusterImage;
-import io.verbatim.embedded.MemoryCluster;
+import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
@@ -46,8 +46,8 @@ class StateFormatTest {
     Path dir;
 
     /** A topic that split, with entries of its own, a replicated entry, cursors partly acknowledged. */
-    private static MemoryCluster busy() {
-        MemoryCluster c = new MemoryCluster("a", TOPIC, Layout.initial(1, 4, 0), Schedulers.immediate());
+    private static MemorySegments busy() {
+        MemorySegments c = new MemorySegments("a", TOPIC, Layout.initial(1, 4, 0), Schedulers.immediate());
         c.replicateTo("b", StartAt.EARLIEST);
         for (int i = 0; i < 30; i++) {
             c.produce(List.of(Message.of("k" + i, ("a/" + i).getBytes(StandardCharsets.UTF_8))), Compression.LZ4);
@@ -70,11 +70,11 @@ class StateFormatTest {
 
     @Test
     void anImageReadBackRestoresEntriesCursorsAndDeduplication() throws IOException {
-        MemoryCluster before = busy();
+        MemorySegments before = busy();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         StateFormat.write(out, "a", Map.of(TOPIC, before.image()), 42);
         ClusterImage image = StateFormat.read(new ByteArrayInputStream(out.toByteArray()), "a").get(TOPIC);
-        MemoryCluster after = MemoryCluster.restore("a", TOPIC, image, Schedulers.immediate());
+        MemorySegments after = MemorySegments.restore("a", TOPIC, image, Schedulers.immediate());
 
         assertThat(after.layout()).isEqualTo(before.layout());
         assertThat(bytes(after.contents())).isEqualTo(bytes(before.contents()));
@@ -145,7 +145,7 @@ class StateFormatTest {
         StateFormat.Checkpoint read = StateFormat.readCheckpoint(new ByteArrayInputStream(out.toByteArray()), "a");
         ClusterImage.SegmentImage segment = read.images().get(TOPIC).segments().get(0);
         assertThat(segment.ledgers()).containsExactly(new ClusterImage.Ledger(0, 0));
-        MemoryCluster restored = MemoryCluster.restore("a", TOPIC, read.images().get(TOPIC), Schedulers.immediate());
+        MemorySegments restored = MemorySegments.restore("a", TOPIC, read.images().get(TOPIC), Schedulers.immediate());
         assertThat(restored.log(0).entries()).extracting(StoredEntry::position).containsExactly(SourcePosition.of(0, 2));
         assertThat(read.nextLedgerId()).isZero();
         assertThat(read.journalSequences()).containsEntry(TOPIC, 0L);
@@ -153,7 +153,7 @@ class StateFormatTest {
 
     @Test
     void aCheckpointKeepsLedgersJournalSequencesAndCounters() throws IOException {
-        MemoryCluster before = busy();
+        MemorySegments before = busy();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         StateFormat.write(out, "a", new StateFormat.Checkpoint(Map.of(TOPIC, before.image()), Map.of(TOPIC, 77L), 1234,
                 78), 42);

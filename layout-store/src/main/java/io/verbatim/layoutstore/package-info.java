@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.layoutstore;
+
+import org.jspecify.annotations.NullMarked;

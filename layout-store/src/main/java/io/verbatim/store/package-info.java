@@ -1,4 +1,0 @@
-@NullMarked
-package io.verbatim.store;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,8 @@
+package io.verbatim.layoutstore;
+
+class InMemoryLayoutStoreTest extends LayoutStoreContract {
+    @Override
+    protected LayoutStore newStore() {
+        return new InMemoryLayoutStore();
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.metadatalog.server;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.metadatalog.state;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.metadatalog.storage;
+
+import org.jspecify.annotations.NullMarked;

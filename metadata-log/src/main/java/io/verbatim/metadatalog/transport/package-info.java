@@ -1,0 +1,4 @@
+@NullMarked
+package io.verbatim.metadatalog.transport;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,0 @@
-@NullMarked
-package io.verbatim.metastore.server;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,0 @@
-@NullMarked
-package io.verbatim.metastore.state;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,0 @@
-@NullMarked
-package io.verbatim.metastore.storage;
-
-import org.jspecify.annotations.NullMarked;

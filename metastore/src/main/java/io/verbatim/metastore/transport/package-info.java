@@ -1,4 +1,0 @@
-@NullMarked
-package io.verbatim.metastore.transport;
-
-import org.jspecify.annotations.NullMarked;
