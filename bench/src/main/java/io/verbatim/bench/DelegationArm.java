@@ -5,8 +5,6 @@ import static io.verbatim.bench.DelegationBench.MODES;
 import static io.verbatim.bench.DelegationBench.VOTERS;
 
 import io.verbatim.bench.DelegationRounds.Sample;
-import io.verbatim.metadatalog.proto.ListenerDelegationProto;
-import io.verbatim.metadatalog.proto.RaftConfigurationProto;
 import io.verbatim.metadatalog.raft.RaftConfig;
 import io.verbatim.metadatalog.raft.RaftStatus;
 import io.verbatim.metadatalog.server.RaftServer;
@@ -65,16 +63,13 @@ final class DelegationArm {
     static void delegate(DelegationArm arm) {
         RaftServer leader = arm.group.server(arm.leader);
         List<String> followers = arm.group.voters.stream().filter(v -> !v.equals(arm.leader)).sorted().toList();
-        RaftConfigurationProto.Builder conf = RaftGroup.configuration(arm.group.voters, arm.group.listeners).toBuilder();
         for (int i = 0; i < arm.group.listeners.size(); i++) {
             int f = i / arm.cap;
             if (f < followers.size()) {
-                String l = arm.group.listeners.get(i);
-                arm.delegations.put(l, followers.get(f));
-                conf.addDelegations(ListenerDelegationProto.newBuilder().setListener(l).setFollower(followers.get(f)));
+                arm.delegations.put(arm.group.listeners.get(i), followers.get(f));
             }
         }
-        leader.setConfiguration(conf.build()).block(Duration.ofSeconds(10));
+        leader.updateGroup(current -> current.withDelegations(arm.delegations)).block(Duration.ofSeconds(10));
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (!actingOn(arm)) {
             if (System.nanoTime() > deadline) {

@@ -2,9 +2,7 @@ package io.verbatim.bench;
 
 import com.google.protobuf.ByteString;
 import io.verbatim.metadatalog.identity.MemberKeys;
-import io.verbatim.metadatalog.proto.RaftConfigurationProto;
 import io.verbatim.metadatalog.proto.RaftMessageProto;
-import io.verbatim.metadatalog.proto.RaftPeerProto;
 import io.verbatim.metadatalog.proto.RaftPeerRole;
 import io.verbatim.metadatalog.raft.RaftConfig;
 import io.verbatim.metadatalog.server.Group;
@@ -78,13 +76,6 @@ final class RaftGroup implements AutoCloseable {
         for (int i = 1; i <= listeners; i++) {
             this.listeners.add("l" + i);
         }
-    }
-
-    static RaftConfigurationProto configuration(List<String> voters, List<String> listeners) {
-        RaftConfigurationProto.Builder b = RaftConfigurationProto.newBuilder();
-        voters.forEach(v -> b.addPeers(RaftPeerProto.newBuilder().setId(v)));
-        listeners.forEach(l -> b.addListeners(RaftPeerProto.newBuilder().setId(l)));
-        return b.build();
     }
 
     /** Every member, voters first. */

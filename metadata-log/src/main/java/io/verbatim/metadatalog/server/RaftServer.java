@@ -433,7 +433,7 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
     }
 
     /** Proposes a new configuration (voters and listeners); completes once applied here. */
-    public Mono<Void> setConfiguration(RaftConfigurationProto next) {
+    Mono<Void> setConfiguration(RaftConfigurationProto next) {
         return updateConfiguration(current -> next);
     }
 
@@ -443,7 +443,7 @@ public final class RaftServer implements ReplicatedLog, AutoCloseable {
      * thread, changed and proposed, could revert a change committed meanwhile). Completes once applied here;
      * fails with what {@code change} throws, without proposing anything.
      */
-    public Mono<Void> updateConfiguration(UnaryOperator<RaftConfigurationProto> change) {
+    Mono<Void> updateConfiguration(UnaryOperator<RaftConfigurationProto> change) {
         return Mono.<Object>create(sink -> worker.schedule(() -> runOrRefuse(sink, () -> {
             RaftConfigurationProto next;
             try {
