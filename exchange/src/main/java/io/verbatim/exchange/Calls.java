@@ -27,6 +27,7 @@ import reactor.core.scheduler.Scheduler;
 final class Calls {
     private final String cluster;
     private final LayoutStore store;
+    private final Adoption adoption;
     private final Scheduler clock;
     private final Caps caps;
     private final PeerBook book;
@@ -35,10 +36,11 @@ final class Calls {
     private final ExchangeMetrics metrics;
     private volatile int maxBodyBytes = ExchangeConfig.defaults().maxBodyBytes();
 
-    Calls(String cluster, LayoutStore store, Scheduler clock, Caps caps, PeerBook book, ClusterMarks marks,
+    Calls(String cluster, LayoutStore store, Adoption adoption, Scheduler clock, Caps caps, PeerBook book, ClusterMarks marks,
             TopicFolds folds, ExchangeMetrics metrics) {
         this.cluster = cluster;
         this.store = store;
+        this.adoption = adoption;
         this.clock = clock;
         this.caps = caps;
         this.book = book;
@@ -81,14 +83,20 @@ final class Calls {
                 return Mono.error(ExchangeException.badRequest(results.values().iterator().next().getDetail()));
             }
             book.heard(from, clock.now(TimeUnit.NANOSECONDS));
+            Map<String, Long> folded = new LinkedHashMap<>();
             return Flux.fromIterable(candidates)
-                    .concatMap(s -> foldWith(s).switchIfEmpty(Mono.fromRunnable(() -> results.put(s.topic(),
+                    .concatMap(s -> foldWith(s).doOnNext(after -> folded.put(s.topic(), after.epoch()))
+                            .switchIfEmpty(Mono.fromRunnable(() -> results.put(s.topic(),
                             result(s.topic(), TopicResult.Code.UNKNOWN_TOPIC, 0, "cluster " + cluster
                                     + " does not hold topic '" + s.topic() + "'")))).onErrorResume(e -> {
                         metrics.foldFailures.increment();
                         results.put(s.topic(), result(s.topic(), TopicResult.Code.FAILED, 0, failure(s.topic(), e)));
                         return Mono.empty();
                     }))
+                    // answered once this node serves what the call folded: one wait for the whole call, not one
+                    // per topic (the folds are committed and kept already, whatever the caller does meanwhile)
+                    .then(Mono.defer(() -> Flux.fromIterable(folded.entrySet())
+                            .flatMap(e -> adoption.adopted(e.getKey(), e.getValue())).then()))
                     .then(Mono.defer(() -> answer(results)));
         });
     }

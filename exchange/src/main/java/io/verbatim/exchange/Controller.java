@@ -39,6 +39,7 @@ import reactor.core.scheduler.Scheduler;
 public final class Controller {
     private final String cluster;
     private final LayoutStore store;
+    private final Adoption adoption;
     private final Scheduler clock;
     private final Caps caps;
     private final ExchangeMetrics metrics;
@@ -64,14 +65,15 @@ public final class Controller {
         this.cluster = cluster;
         this.caps = caps;
         this.store = store;
+        this.adoption = adoption;
         this.clock = clock;
         this.metrics = new ExchangeMetrics();
         this.book = new PeerBook(peers, metrics);
         this.marks = new ClusterMarks(clock.now(TimeUnit.MILLISECONDS) << 20);
-        this.folds = new TopicFolds(store, adoption, clock, caps, book, marks, recentChanges, metrics, this::changed);
+        this.folds = new TopicFolds(store, clock, caps, book, marks, recentChanges, metrics, this::changed);
         this.own = new OwnChanges(cluster, store, adoption, clock, caps, book, marks, recentChanges, this::fold,
                 this::changed);
-        this.calls = new Calls(cluster, store, clock, caps, book, marks, folds, metrics);
+        this.calls = new Calls(cluster, store, adoption, clock, caps, book, marks, folds, metrics);
     }
 
     public String cluster() {
@@ -231,7 +233,7 @@ public final class Controller {
 
     /** Folds the held peer states of {@code topic} into the local layout and commits the result. */
     public Mono<Void> fold(String topic) {
-        return folds.fold(topic, null).then();
+        return folds.fold(topic, null).flatMap(after -> adoption.adopted(topic, after.epoch()));
     }
 
     /** True when the topic's last fold left part of the join out to stay within the effective caps. */

@@ -30,9 +30,9 @@ import reactor.util.retry.Retry;
  * pass an effective cap once folded with the peers' layouts; re-planned when another change wins the
  * compare-and-set), an operator's rebucket (a lower count a cold mark, decided here on the stored layout),
  * prunes of sealed segments, and the cold marks it sets and withdraws (an operator's boundaries and
- * lowerings, the policy's boundaries), each followed by a fold. Every real change is
- * answered once this node serves it ({@link Adoption}), recorded with its reason and told to {@code changed}, so
- * the peers hear of it at once.
+ * lowerings, the policy's boundaries), each followed by a fold. Every real change is recorded with its
+ * reason and told to {@code changed} (so the peers hear of it at once) as soon as it is committed, and
+ * answered once this node serves it ({@link Adoption}).
  */
 final class OwnChanges {
     /** How often an own change re-reads and re-plans when other changes keep winning the compare-and-set. */
@@ -108,12 +108,12 @@ final class OwnChanges {
                             if (over != null) {
                                 return Mono.just(now(refused(Outcome.Refusal.EXCEEDS_CAPS, over)));
                             }
-                            return store.compareAndSet(topic, layout.epoch(), a.layout())
-                                    .flatMap(l -> adoption.readBack(topic, l)).doOnNext(l -> {
+                            // recorded and pushed once committed; only the answer waits for this node to serve it
+                            return store.compareAndSet(topic, layout.epoch(), a.layout()).doOnNext(l -> {
                                 recentChanges.record(topic, layout.epoch(), List.of(m), List.of("own"), layout,
                                         clock.now(TimeUnit.MILLISECONDS));
                                 changed.accept(topic);
-                            }).thenReturn(now(o));
+                            }).flatMap(l -> adoption.readBack(topic, l)).thenReturn(now(o));
                         }
                         return Mono.just(now(o));
                     });
@@ -157,12 +157,12 @@ final class OwnChanges {
         return store.get(topic).flatMap(before -> store.update(topic, layout -> segmentIds.stream()
                 .filter(id -> layout.segment(id).map(s -> s.isSealed()).orElse(false)).map(Mutation::prune).toList(),
                 clock.now(TimeUnit.MILLISECONDS))
-                .flatMap(after -> after.epoch() == before.epoch() ? Mono.just(after) : adoption.readBack(topic, after))
                 .doOnNext(after -> {
                     if (after.epoch() != before.epoch()) {
                         changed.accept(topic);
                     }
-                }));
+                })
+                .flatMap(after -> after.epoch() == before.epoch() ? Mono.just(after) : adoption.readBack(topic, after)));
     }
 
     private static Outcome refused(Outcome.Refusal reason, String message) {

@@ -18,15 +18,14 @@ import reactor.core.scheduler.Scheduler;
 /**
  * Folds the peers' states of each topic into its local layout, on its own, and commits the result
  * through the {@link LayoutStore}: the plan ({@link Fold#plan}) made again on every compare-and-set
- * lost, a peer's state kept only once its fold committed and this node serves it ({@link Adoption}), the
- * changes recorded with their reasons.
+ * lost, a peer's state kept once its fold committed, the changes recorded with their reasons (the call's
+ * answer then waits for this node to serve what it folded: {@link Adoption}, in {@code Calls}).
  * Owns what each topic's latest fold found: its cap mismatches, whether the caps limited it, its
  * convergence with the peers, and its inputs when it planned nothing (a fold on the same inputs is
  * skipped).
  */
 final class TopicFolds {
     private final LayoutStore store;
-    private final Adoption adoption;
     private final Scheduler clock;
     private final Caps caps;
     private final PeerBook book;
@@ -47,10 +46,9 @@ final class TopicFolds {
     private record Planned(Layout base, FoldPlan plan, Settled inputs) {
     }
 
-    TopicFolds(LayoutStore store, Adoption adoption, Scheduler clock, Caps caps, PeerBook book, ClusterMarks marks,
+    TopicFolds(LayoutStore store, Scheduler clock, Caps caps, PeerBook book, ClusterMarks marks,
             RecentChanges recentChanges, ExchangeMetrics metrics, Consumer<String> changed) {
         this.store = store;
-        this.adoption = adoption;
         this.clock = clock;
         this.caps = caps;
         this.book = book;
@@ -79,8 +77,8 @@ final class TopicFolds {
                 latest.set(p);
                 return p.plan().mutations();
             }, clock.now(TimeUnit.MILLISECONDS))
-                    // a fold that moved the layout is kept, recorded and pushed once this node serves it
-                    .flatMap(after -> after.epoch() == before.epoch() ? Mono.just(after) : adoption.readBack(topic, after))
+                    // kept, recorded and pushed as soon as it is committed: the caller waits for this node to
+                    // serve it (Adoption), and a caller that gives up must not take the bookkeeping with it
                     .doOnNext(after -> {
                         if (candidate != null) {
                             book.keep(candidate);

@@ -22,8 +22,9 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * The controller waits on its own node's storage ({@link Adoption}): a commit that moved a layout (an own split, a
- * peer's state folded in, a prune) is answered, recorded and kept only once the node serves the committed epoch or a
- * newer one; a commit that moved nothing waits for nothing.
+ * peer's state folded in, a prune) is answered only once the node serves the committed epoch or a newer one; it is
+ * recorded, kept and pushed as soon as it is committed, so a caller that gives up while it waits loses nothing; a
+ * peer's call waits once for all it folded; a peer's answer to our call waits for nothing (nobody is answered).
  */
 class AdoptionTest {
     private static final Caps CAPS = new Caps(64, 256);
@@ -66,21 +67,30 @@ class AdoptionTest {
     }
 
     @Test
-    void anOwnSplitIsAnsweredAndRecordedOnceThisNodeServesIt() {
+    void anOwnSplitIsRecordedOnCommitAndAnsweredOnceThisNodeServesIt() {
         AtomicReference<Outcome> answer = new AtomicReference<>();
         a.split("t", 0).subscribe(answer::set);
         assertThat(served.asked).containsExactly("t@1");
         assertThat(store.get("t").block().epoch()).as("committed").isEqualTo(1);
         assertThat(answer.get()).as("not served here yet").isNull();
-        assertThat(a.recentChanges("t")).isEmpty();
+        assertThat(a.recentChanges("t")).as("recorded on commit").hasSize(1);
 
         served.serve("t", 1);
         assertThat(answer.get()).isInstanceOf(Outcome.Applied.class);
-        assertThat(a.recentChanges("t")).hasSize(1);
     }
 
     @Test
-    void aPeersStateIsKeptAndAnsweredOnceItsFoldIsServedHere() {
+    void aCallerThatGivesUpWhileItWaitsLosesNoBookkeeping() {
+        List<String> pushed = new CopyOnWriteArrayList<>();
+        a.localChanges().subscribe(pushed::add);
+        a.split("t", 0).subscribe().dispose(); // the caller's timeout: it cancels during the wait
+        assertThat(store.get("t").block().epoch()).isEqualTo(1);
+        assertThat(a.recentChanges("t")).hasSize(1);
+        assertThat(pushed).as("the peers still hear of it").containsExactly("t");
+    }
+
+    @Test
+    void aPeersStateIsKeptOnCommitAndAnsweredOnceItsFoldIsServedHere() {
         Layout peer = split(ONE, 0);
         ExchangeRequest push = ExchangeRequest.newBuilder().setCluster("b").addTopics(States.toProto(
                 new PeerState("b", "t", 1, Shape.of(peer), Set.of(), CAPS))).build();
@@ -88,11 +98,40 @@ class AdoptionTest {
         a.receive(push).subscribe(answer::set);
         assertThat(served.asked).containsExactly("t@1");
         assertThat(answer.get()).isNull();
-        assertThat(a.heldState("t", "b")).as("kept once its fold is served").isEmpty();
+        assertThat(a.heldState("t", "b")).as("kept once its fold committed").isPresent();
 
         served.serve("t", 1);
         assertThat(answer.get()).isNotNull();
-        assertThat(a.heldState("t", "b")).isPresent();
+    }
+
+    @Test
+    void aPeersCallWaitsOnceForEveryTopicItFolded() {
+        store.create("u", ONE).block();
+        Layout peer = split(ONE, 0);
+        ExchangeRequest push = ExchangeRequest.newBuilder().setCluster("b")
+                .addTopics(States.toProto(new PeerState("b", "t", 1, Shape.of(peer), Set.of(), CAPS)))
+                .addTopics(States.toProto(new PeerState("b", "u", 1, Shape.of(peer), Set.of(), CAPS))).build();
+        AtomicReference<ExchangeResponse> answer = new AtomicReference<>();
+        a.receive(push).subscribe(answer::set);
+        assertThat(served.asked).as("both folded before any wait").containsExactly("t@1", "u@1");
+
+        served.serve("t", 1);
+        assertThat(answer.get()).isNull();
+        served.serve("u", 1);
+        assertThat(answer.get()).isNotNull();
+    }
+
+    @Test
+    void aPeersAnswerToOurCallIsFoldedWithoutWaiting() {
+        Layout peer = split(ONE, 0);
+        ExchangeRequest sent = ExchangeRequest.newBuilder().setCluster("a").build();
+        ExchangeResponse back = ExchangeResponse.newBuilder().setCluster("b").addTopics(States.toProto(
+                new PeerState("b", "t", 1, Shape.of(peer), Set.of(), CAPS))).build();
+        AtomicReference<Boolean> done = new AtomicReference<>(false);
+        a.onAnswer("b", sent, back).subscribe(v -> { }, e -> { }, () -> done.set(true));
+        assertThat(done.get()).as("the push loop is not held up").isTrue();
+        assertThat(store.get("t").block().epoch()).isEqualTo(1);
+        assertThat(served.asked).isEmpty();
     }
 
     @Test

@@ -184,8 +184,8 @@ public final class ClusterNode implements AutoCloseable {
         ClusterStorage topics = new ClusterStorage(config, name, peers, timer);
         this.storage = topics;
         // a commit of the controller's is answered once the watch below brought it to this node's storage: waited for
-        // no longer than a peer waits for an exchange call (whose answer may wait on a fold's commit)
-        Duration patience = config.exchange().requestTimeout();
+        // half as long as a peer waits for an exchange call, so that a lagging watch makes the answer late, not lost
+        Duration patience = config.exchange().requestTimeout().dividedBy(2);
         this.controller = new Controller(name, Set.copyOf(peers), self.caps(), store,
                 (topic, epoch) -> topics.adopted(topic, epoch, patience), timer);
         this.rates = new RateWindow(timer);
