@@ -107,11 +107,6 @@ public final class Controller {
         return calls.maxBodyBytes();
     }
 
-    /** Changes the replication set; states of clusters that left it are dropped. */
-    void replicationSet(Set<String> value) {
-        book.replicationSet(value);
-    }
-
     /**
      * This controller just became the leader (or restarted): nothing about peers survives, and until it
      * holds every peer's state its own splits, merges and rebuckets wait (PIP-495, failover).
@@ -177,12 +172,6 @@ public final class Controller {
     /** This cluster's states of {@code topics} for a call to {@code peer} (superseding what it must). */
     Mono<ExchangeRequest> statesFor(String peer, List<String> topics) {
         return calls.statesFor(peer, topics);
-    }
-
-    /** This cluster's state of {@code topic}. */
-    Mono<PeerState> ownState(String topic) {
-        return store.get(topic).map(l -> new PeerState(cluster, topic, l.epoch(), Shape.of(l), marks.exchanged(topic),
-                caps, marks.version(topic)));
     }
 
     /**

@@ -29,7 +29,7 @@ import reactor.core.publisher.Flux;
  */
 final class PeerBook {
     private final ExchangeMetrics metrics;
-    private volatile Set<String> peers;
+    private final Set<String> peers;
     /** topic → peer → latest state. */
     private final Map<String, Map<String, PeerState>> states = new ConcurrentHashMap<>();
     /** peer → topic → epoch of ours the peer acknowledged. */
@@ -57,14 +57,6 @@ final class PeerBook {
 
     Set<String> peers() {
         return peers;
-    }
-
-    /** Changes the replication set; states of clusters that left it are dropped. */
-    void replicationSet(Set<String> value) {
-        peers = sorted(value);
-        states.values().forEach(m -> m.keySet().retainAll(peers));
-        acknowledged.keySet().retainAll(peers);
-        superseding.keySet().retainAll(peers);
     }
 
     /** Forgets every peer's states and what they hold of ours; waits for every peer again (a failover). */
