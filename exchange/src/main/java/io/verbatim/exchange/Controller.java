@@ -7,7 +7,6 @@ import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Mutation;
 import io.verbatim.model.Outcome;
-import io.verbatim.model.Shape;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
