@@ -60,7 +60,9 @@ class AdminRebucketTest {
         assertThat(lowered.body()).isEqualTo("{\"outcome\":\"marked-cold\",\"range\":\"0000-ffff\",\"bucketCount\":2,"
                 + "\"note\":\"lowered on every cluster once each issued it or holds no more there\"}\n");
         assertThat(a.controller().exchangedMarksDescribed("t").bucketLowerings()).containsEntry("0000-ffff", 2);
-        assertThat(a.layout("t").epoch()).as("nothing lowered until b issues it too").isEqualTo(1);
+        // (the layout's epoch may move meanwhile: garbage collection prunes the sealed segment 0 once drained)
+        assertThat(a.layout("t").activeSegments()).as("nothing lowered until b issues it too")
+                .singleElement().satisfies(s -> assertThat(s.buckets().count()).isEqualTo(8));
 
         HttpResponse<String> sealed = post(rebucket + "&segment=0&bucketCount=2");
         assertThat(sealed.statusCode()).as(sealed.body()).isEqualTo(409);
