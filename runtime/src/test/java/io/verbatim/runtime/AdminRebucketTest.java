@@ -60,9 +60,10 @@ class AdminRebucketTest {
         assertThat(lowered.body()).isEqualTo("{\"outcome\":\"marked-cold\",\"range\":\"0000-ffff\",\"bucketCount\":2,"
                 + "\"note\":\"lowered on every cluster once each issued it or holds no more there\"}\n");
         assertThat(a.controller().exchangedMarksDescribed("t").bucketLowerings()).containsEntry("0000-ffff", 2);
-        // (the layout's epoch may move meanwhile: garbage collection prunes the sealed segment 0 once drained)
-        assertThat(a.layout("t").activeSegments()).as("nothing lowered until b issues it too")
-                .singleElement().satisfies(s -> assertThat(s.buckets().count()).isEqualTo(8));
+        // Not to 2 until b issues it too. The layout may move meanwhile: garbage collection prunes the sealed segment
+        // 0 once drained, and the mark may lower a's count to what b holds there (4) while b has not yet taken the 8.
+        assertThat(a.layout("t").activeSegments()).as("nothing lowered to 2 until b issues it too")
+                .singleElement().satisfies(s -> assertThat(s.buckets().count()).isIn(4, 8));
 
         HttpResponse<String> sealed = post(rebucket + "&segment=0&bucketCount=2");
         assertThat(sealed.statusCode()).as(sealed.body()).isEqualTo(409);
