@@ -36,8 +36,8 @@ final class Calls {
     private final ExchangeMetrics metrics;
     private volatile int maxBodyBytes = ExchangeConfig.defaults().maxBodyBytes();
 
-    Calls(String cluster, LayoutStore store, Adoption adoption, Scheduler clock, Caps caps, PeerBook book, ClusterMarks marks,
-            TopicFolds folds, ExchangeMetrics metrics) {
+    Calls(String cluster, LayoutStore store, Adoption adoption, Scheduler clock, Caps caps, PeerBook book,
+            ClusterMarks marks, TopicFolds folds, ExchangeMetrics metrics) {
         this.cluster = cluster;
         this.store = store;
         this.adoption = adoption;
