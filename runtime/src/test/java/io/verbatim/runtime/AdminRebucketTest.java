@@ -36,8 +36,8 @@ class AdminRebucketTest {
                 .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    @Test
-    void aHigherCountAppliesALowerOneIsAColdMarkASealedSegmentIsRefused() throws Exception {
+    /** Clusters a and b with topic t (one segment of 4 buckets), the policy off; a once it may make its own changes. */
+    private ClusterNode startedA() {
         runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
                 clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
                 topics: [{name: t, initialSegments: 1, bucketBudget: 4}]
@@ -48,6 +48,12 @@ class AdminRebucketTest {
         ClusterNode a = runtime.cluster("a");
         Flux.interval(Duration.ofMillis(20)).filter(t -> !a.controller().deferringOwnChanges())
                 .blockFirst(Duration.ofSeconds(20));
+        return a;
+    }
+
+    @Test
+    void aHigherCountAppliesALowerOneIsAColdMarkASealedSegmentIsRefused() throws Exception {
+        ClusterNode a = startedA();
         String rebucket = a.adminUrl() + "/admin/v2/scalable/rebucket?topic=t";
 
         HttpResponse<String> raised = post(rebucket + "&segment=0&bucketCount=8");
@@ -73,15 +79,7 @@ class AdminRebucketTest {
     /** The embedding API keeps both: a rollover that refuses a lower count, and the operator's rebucket that marks it. */
     @Test
     void theNodesRolloverRefusesALowerCountWhereTheOperatorsRebucketMarksIt() {
-        runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
-                clusters: [{name: a, token: a-token}, {name: b, token: b-token}]
-                topics: [{name: t, initialSegments: 1, bucketBudget: 4}]
-                exchange: {antiEntropyInterval: 200ms, retry: {initial: 20ms, max: 200ms}}
-                autoScale: {enabled: false}
-                """));
-        ClusterNode a = runtime.cluster("a");
-        Flux.interval(Duration.ofMillis(20)).filter(t -> !a.controller().deferringOwnChanges())
-                .blockFirst(Duration.ofSeconds(20));
+        ClusterNode a = startedA();
 
         assertThat(a.rebucket("t", 0, 2).block()).isInstanceOfSatisfying(Outcome.Refused.class,
                 r -> assertThat(r.reason()).isEqualTo(Outcome.Refusal.LOWERS_BUCKETS));
