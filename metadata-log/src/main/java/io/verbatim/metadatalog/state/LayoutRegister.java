@@ -27,13 +27,17 @@ public final class LayoutRegister implements StateMachine {
     private static final Sinks.EmitFailureHandler RETRY = Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1));
 
     private final Map<String, Topic> topics = new ConcurrentSkipListMap<>();
+    private final OwnershipRegister ownership = new OwnershipRegister();
 
     private static final class Topic {
         volatile Optional<Layout> layout = Optional.empty();
         final Sinks.Many<Layout> changes = Sinks.many().replay().latest();
     }
 
-    /** Applies one layout command: its outcome, a {@link LayoutOutcome}, is the same on every member. */
+    /**
+     * Applies one command: its outcome, a {@link LayoutOutcome} for a layout's or an {@link OwnershipOutcome}
+     * for an ownership or member change, is the same on every member.
+     */
     @Override
     public Object apply(long index, ByteString command) {
         LayoutCommand parsed;
@@ -45,8 +49,10 @@ public final class LayoutRegister implements StateMachine {
         try {
             return switch (parsed.getOpCase()) {
                 case CREATE -> create(parsed.getTopic(), LayoutCodec.fromProto(parsed.getCreate().getInitial()));
-                case COMPARE_AND_SET -> compareAndSet(parsed.getTopic(), parsed.getCompareAndSet().getExpectedEpoch(),
-                        LayoutCodec.fromProto(parsed.getCompareAndSet().getNext()));
+                case COMPARE_AND_SET -> compareAndSet(index, parsed.getTopic(),
+                        parsed.getCompareAndSet().getExpectedEpoch(), LayoutCodec.fromProto(parsed.getCompareAndSet().getNext()));
+                case OWNERSHIP -> ownership.apply(index, parsed.getOwnership(), this::get);
+                case MEMBER -> ownership.member(index, parsed.getMember());
                 case OP_NOT_SET -> new LayoutOutcome.Invalid("entry " + index + " names no operation");
             };
         } catch (IllegalArgumentException e) {
@@ -65,7 +71,7 @@ public final class LayoutRegister implements StateMachine {
         return new LayoutOutcome.Stored(initial);
     }
 
-    private LayoutOutcome compareAndSet(String topic, long expectedEpoch, Layout next) {
+    private LayoutOutcome compareAndSet(long index, String topic, long expectedEpoch, Layout next) {
         Topic t = topics.get(topic);
         EpochRule.Verdict verdict = EpochRule.compareAndSet(topic, t == null ? OptionalLong.empty() : epoch(t),
                 expectedEpoch, next.epoch());
@@ -73,6 +79,7 @@ public final class LayoutRegister implements StateMachine {
             return refused(verdict);
         }
         store(t, next);
+        ownership.layoutChanged(index, topic, next);
         return new LayoutOutcome.Stored(next);
     }
 
@@ -110,18 +117,30 @@ public final class LayoutRegister implements StateMachine {
         return topics.computeIfAbsent(topic, k -> new Topic()).changes.asFlux();
     }
 
+    /** The segments' ownership and the broker members as this member has applied them. */
+    public OwnershipTable ownership() {
+        return ownership.table();
+    }
+
+    /** The current ownership table, then each after a change. */
+    public Flux<OwnershipTable> watchOwnership() {
+        return ownership.watch();
+    }
+
     @Override
     public ByteString snapshot() {
         LayoutRegisterSnapshot.Builder b = LayoutRegisterSnapshot.newBuilder();
         topics.forEach((name, t) -> t.layout.ifPresent(l -> b.addTopics(
                 TopicLayout.newBuilder().setTopic(name).setLayout(LayoutCodec.toProto(l)))));
+        b.addAllOwners(ownership.ownersToProto()).addAllMembers(ownership.membersToProto())
+                .setOwnershipEpoch(ownership.table().epoch());
         return b.build().toByteString();
     }
 
     /**
      * Takes a snapshot's layouts; watchers see each topic whose layout it changes. A topic the snapshot
      * does not hold keeps what it had (the register never deletes, and a snapshot is never older than what
-     * it replaces).
+     * it replaces). The ownership table is the snapshot's, whole.
      */
     @Override
     public void restore(ByteString snapshot) {
@@ -137,6 +156,12 @@ public final class LayoutRegister implements StateMachine {
             if (!t.layout.equals(Optional.of(layout))) {
                 store(t, layout);
             }
+        }
+        try {
+            ownership.restore(parsed.getOwnershipEpoch(), parsed.getOwnersList(), parsed.getMembersList());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("the layout register's snapshot has unreadable ownership: "
+                    + e.getMessage(), e);
         }
     }
 }
