@@ -129,6 +129,33 @@ public final class ReplicationLink {
         stopping.forEach(Disposable::dispose);
     }
 
+    /**
+     * Asks the {@code owned} predicate again (ownership moved): the replicators of segments it no longer selects
+     * are stopped at once, their cursors keeping what was acknowledged, and segments it now selects are started
+     * (a segment given back later starts again from its cursor). Does nothing on a stopped link.
+     */
+    public void reconsider() {
+        List<Disposable> stopping = new ArrayList<>();
+        synchronized (this) {
+            if (!started) {
+                return;
+            }
+            for (Supervised s : segments.values()) {
+                if (!s.done && s.active && !owned.test(s.segment)) {
+                    s.generation++; // whatever the stopped run signals from now on is ignored
+                    s.active = false;
+                    if (s.current != null) {
+                        stopping.add(s.current);
+                        s.current = null;
+                    }
+                    LOG.debug("{}: its segment is no longer owned here; stopped", s.replicator.id());
+                }
+            }
+        }
+        stopping.forEach(Disposable::dispose);
+        onLayout(local.layout());
+    }
+
     /** True when no owned segment has replication backlog toward the remote. */
     public boolean caughtUp() {
         for (Segment s : local.layout().segments().values()) {

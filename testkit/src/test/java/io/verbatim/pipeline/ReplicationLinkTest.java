@@ -184,6 +184,48 @@ class ReplicationLinkTest {
         assertThat(link.failing()).isZero();
     }
 
+    /**
+     * Ownership moving between two links of one topic (two broker processes): the one that loses a segment
+     * stops its replicator at once, the one that gains it starts from the durable cursor, and nothing is lost
+     * or repeated; a segment given back later starts again.
+     */
+    @Test
+    void aSegmentWhoseOwnershipMovesIsStoppedByTheLoserAndStartedByTheGainerFromTheCursor() {
+        Fixture f = new Fixture(Layout.initial(2, 4, 0));
+        AtomicBoolean firstOwnsZero = new AtomicBoolean(true);
+        ReplicationLink first = ReplicationLink.builder().local(f.a).remote(f.b.asRemote()).config(f.config)
+                .owned(s -> s.id() == 1 || firstOwnsZero.get()).timer(f.clock).cpu(f.clock).build().start();
+        ReplicationLink second = ReplicationLink.builder().local(f.a).remote(f.b.asRemote()).config(f.config)
+                .owned(s -> s.id() == 0 && !firstOwnsZero.get()).timer(f.clock).cpu(f.clock).build().start();
+        f.produce(0, 20, 5, Compression.NONE);
+        advance(f, Duration.ofSeconds(1));
+        assertThat(second.status()).isEmpty();
+
+        assertThat(f.deliveredToB()).hasSize(20);
+        firstOwnsZero.set(false);
+        first.reconsider();
+        f.produce(20, 20, 5, Compression.NONE);
+        advance(f, Duration.ofSeconds(1));
+        int whileUnowned = f.deliveredToB().size();
+        assertThat(whileUnowned).as("segment 1's new entries only: 0 has no owner now").isBetween(21, 39);
+        second.reconsider();
+        advance(f, Duration.ofSeconds(1));
+        assertThat(f.deliveredToB()).hasSize(40);
+        assertThat(second.status()).extracting(ReplicatorStatus::segment)
+                .containsExactly(f.a.layout().segment(0).orElseThrow().descriptor());
+        assertThat(first.status()).filteredOn(s -> s.segment().equals(f.a.layout().segment(0).orElseThrow().descriptor()))
+                .singleElement().satisfies(s -> assertThat(s.state()).isNotEqualTo(SegmentReplicator.State.DONE));
+
+        firstOwnsZero.set(true);
+        second.reconsider();
+        first.reconsider();
+        f.produce(40, 20, 5, Compression.NONE);
+        advance(f, Duration.ofSeconds(1));
+        assertThat(f.deliveredToB()).hasSize(60).doesNotHaveDuplicates();
+        assertThat(first.caughtUp()).isTrue();
+        assertThat(second.caughtUp()).isTrue();
+    }
+
     @Test
     void aCompletedSealedSegmentIsDoneForGood() {
         Fixture f = new Fixture(ONE);
