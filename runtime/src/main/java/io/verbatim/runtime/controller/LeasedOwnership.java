@@ -1,0 +1,135 @@
+package io.verbatim.runtime.controller;
+
+import io.verbatim.metadatalog.state.OwnershipCommand;
+import io.verbatim.metadatalog.state.OwnershipTable;
+import io.verbatim.metadatalog.state.SegmentKey;
+import io.verbatim.metadatalog.state.SegmentOwner;
+import io.verbatim.runtime.broker.Lease;
+import io.verbatim.runtime.broker.SegmentOwnership;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * What a broker member acts on when a cluster has many broker processes: the segments its replica of the
+ * metadata log shows it owns, while its {@link Lease} holds and its replica has applied what the leader had
+ * when it granted the lease. Every change (a table applied, a lease granted or lapsed) recomputes the set and
+ * signals {@link #changes()} <em>synchronously</em>, so whoever acts on segments stops a lost one before the
+ * change returns; only then does {@link #releasable()} offer the segments a move asked it to give up.
+ */
+public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
+    private static final Logger LOG = Loggers.getLogger(LeasedOwnership.class);
+
+    private final String member;
+    private final Lease lease;
+    private final Scheduler timer;
+    private final Sinks.Many<Long> changes = Sinks.many().multicast().directBestEffort();
+    private final Disposable.Swap lapse = Disposables.swap();
+    private Disposable watch = Disposables.disposed();
+    private OwnershipTable table = OwnershipTable.EMPTY;
+    private volatile Set<SegmentKey> acting = Set.of();
+    private volatile List<OwnershipCommand.Release> releasable = List.of();
+    private long version;
+
+    /**
+     * @param member this broker member's id
+     * @param lease its lease, renewed through {@link #granted}
+     * @param timer the clock the lease runs on (monotonic in production; virtual in tests)
+     */
+    public LeasedOwnership(String member, Lease lease, Scheduler timer) {
+        this.member = member;
+        this.lease = lease;
+        this.timer = timer;
+    }
+
+    /** Follows {@code tables}, this member's replica's ownership table and each after a change. */
+    public LeasedOwnership follow(Flux<OwnershipTable> tables) {
+        watch = tables.subscribe(this::applied, e -> LOG.error("{}: the ownership watch failed; acting on nothing: {}",
+                member, e.toString()));
+        return this;
+    }
+
+    private synchronized void applied(OwnershipTable next) {
+        table = next;
+        recompute();
+    }
+
+    /**
+     * The controller leader answered the report sent at {@code sentMs} (this timer's clock) with its applied
+     * ownership epoch.
+     */
+    public synchronized void granted(long sentMs, long leaderEpoch) {
+        lease.granted(sentMs, leaderEpoch);
+        recompute();
+    }
+
+    /** The time on this lease's clock, for a report's send time. */
+    public long nowMs() {
+        return timer.now(TimeUnit.MILLISECONDS);
+    }
+
+    private void recompute() {
+        long now = nowMs();
+        Set<SegmentKey> next = lease.mayAct(now, table.epoch()) ? Set.copyOf(table.ownedBy(member)) : Set.of();
+        boolean changed = !next.equals(acting);
+        acting = next;
+        if (changed) {
+            changes.tryEmitNext(++version); // the subscribers stop what they lost before this returns
+        }
+        releasable = table.segments().values().stream()
+                .filter(o -> o.phase() == SegmentOwner.Phase.RELEASING && o.owner().equals(member))
+                .map(o -> new OwnershipCommand.Release(o.segment(), o.epoch(), member)).toList();
+        Duration left = lease.remaining(now);
+        if (!next.isEmpty() && !left.isZero()) {
+            lapse.update(timer.schedule(this::lapseCheck, left.toMillis() + 1, TimeUnit.MILLISECONDS));
+        }
+    }
+
+    private synchronized void lapseCheck() {
+        if (!acting.isEmpty() && !lease.holds(nowMs())) {
+            LOG.warn("{}: its lease lapsed (no answer from the controller leader); stopped acting on {} segment(s)",
+                    member, acting.size());
+        }
+        recompute();
+    }
+
+    @Override
+    public boolean owns(String topic, long segment) {
+        return acting.contains(new SegmentKey(topic, segment));
+    }
+
+    /** The segments this member acts on now, sorted. */
+    public Set<SegmentKey> acting() {
+        return new TreeSet<>(acting);
+    }
+
+    @Override
+    public Flux<Long> changes() {
+        return changes.asFlux();
+    }
+
+    /** The segments a move asks this member to give up, stopped already: what its next report releases. */
+    public List<OwnershipCommand.Release> releasable() {
+        return releasable;
+    }
+
+    /** How long the lease still holds. */
+    public Duration leaseRemaining() {
+        return lease.remaining(nowMs());
+    }
+
+    @Override
+    public void close() {
+        watch.dispose();
+        lapse.dispose();
+    }
+}
