@@ -1,0 +1,189 @@
+package io.verbatim.runtime.controller;
+
+import io.verbatim.metadatalog.state.OwnershipCommand;
+import io.verbatim.metadatalog.state.OwnershipLog;
+import io.verbatim.metadatalog.state.OwnershipOutcome;
+import io.verbatim.metadatalog.state.OwnershipTable;
+import io.verbatim.metadatalog.state.RegisteredMember;
+import io.verbatim.metadatalog.state.SegmentKey;
+import io.verbatim.metadatalog.state.SegmentOwner;
+import io.verbatim.model.Layout;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * The controller leader's side of segments' ownership, for a term: it registers the configured broker members
+ * the log does not hold, takes the members' reports (a lease for each, their releases, a member leaving), and
+ * every interval plans ({@link OwnershipPlanner}) and commits one change, removing the members that drained.
+ * One change at a time: a round while the last one is in flight plans nothing. Stopped with the term.
+ */
+public final class OwnershipLoop implements Disposable {
+    private static final Logger LOG = Loggers.getLogger(OwnershipLoop.class);
+
+    private final String cluster;
+    private final OwnershipLog log;
+    private final LeaseBook book;
+    private final OwnershipPlanner planner;
+    private final Supplier<SortedMap<String, Layout>> layouts;
+    private final Supplier<Map<SegmentKey, Long>> bytesPerSecond;
+    private final Scheduler timer;
+    private final Disposable.Composite running = Disposables.composite();
+    private final AtomicBoolean planning = new AtomicBoolean();
+    private final Set<SegmentKey> releasing = ConcurrentHashMap.newKeySet();
+    private final Set<String> changingMembers = ConcurrentHashMap.newKeySet();
+
+    /**
+     * @param layouts every topic's layout as the leader applied it
+     * @param bytesPerSecond each segment's replicated bytes per second, from the members' reports
+     * @param timer the leader's clock (monotonic in production)
+     */
+    public OwnershipLoop(String cluster, OwnershipLog log, Duration lease, OwnershipPlanner.Settings settings,
+            Supplier<SortedMap<String, Layout>> layouts, Supplier<Map<SegmentKey, Long>> bytesPerSecond,
+            Scheduler timer) {
+        this.cluster = cluster;
+        this.log = log;
+        this.timer = timer;
+        this.book = new LeaseBook(lease, nowMs());
+        this.planner = new OwnershipPlanner(settings);
+        this.layouts = layouts;
+        this.bytesPerSecond = bytesPerSecond;
+    }
+
+    private long nowMs() {
+        return timer.now(TimeUnit.MILLISECONDS);
+    }
+
+    /** Registers {@code configured} members the log lacks, then plans every {@code interval}. */
+    public OwnershipLoop start(List<String> configured, Duration interval) {
+        List<String> missing = configured.stream().filter(m -> log.local().member(m).isEmpty()).toList();
+        Mono<Void> registered = Flux.fromIterable(missing)
+                .concatMap(m -> log.register(RegisteredMember.configured(m, RegisteredMember.State.ACTIVE))).then();
+        running.add(registered.thenMany(Flux.interval(interval, interval, timer).onBackpressureDrop())
+                .subscribe(t -> round(), e -> LOG.warn("{}: segments' ownership is not planned in this term: {}",
+                        cluster, e.toString())));
+        return this;
+    }
+
+    /**
+     * A report of {@code member}, received at this clock's {@code receivedMs} and confirmed by a read barrier:
+     * whether it gets a lease. Its releases are committed, and a member leaving is set draining.
+     */
+    public boolean reported(String member, long receivedMs, List<OwnershipCommand.Release> releases, boolean leaving) {
+        boolean lease;
+        synchronized (book) {
+            lease = book.heard(member, receivedMs);
+        }
+        OwnershipTable table = log.local();
+        List<OwnershipCommand> mine = new ArrayList<>();
+        for (OwnershipCommand.Release r : releases) {
+            if (r.by().equals(member) && releasing.add(r.segment())) {
+                mine.add(r);
+            }
+        }
+        if (!mine.isEmpty()) {
+            running.add(log.change(mine).doFinally(s -> mine.forEach(r -> releasing.remove(
+                    ((OwnershipCommand.Release) r).segment()))).subscribe(a -> refused(a, "releases of " + member),
+                            e -> LOG.debug("{}: the releases of {} are not committed ({}); its next report repeats them",
+                                    cluster, member, e.toString())));
+        }
+        boolean active = table.member(member).map(m -> m.state() == RegisteredMember.State.ACTIVE).orElse(false);
+        if (leaving && active) {
+            setState(member, RegisteredMember.State.DRAINING);
+        }
+        return lease;
+    }
+
+    /** The epoch of the ownership this leader has applied: what a lease's holder must have applied to act. */
+    public long epoch() {
+        return log.local().epoch();
+    }
+
+    private void setState(String member, RegisteredMember.State state) {
+        if (!changingMembers.add(member)) {
+            return;
+        }
+        RegisteredMember current = log.local().member(member).orElse(RegisteredMember.configured(member, state));
+        running.add(log.register(current.withState(state)).doFinally(s -> changingMembers.remove(member))
+                .subscribe(a -> LOG.info("{}: broker member {} is {}", cluster, member, state),
+                        e -> LOG.warn("{}: broker member {} not set {}: {}", cluster, member, state, e.toString())));
+    }
+
+    private void round() {
+        OwnershipTable table = log.local();
+        for (RegisteredMember m : table.members().values()) {
+            if (m.state() == RegisteredMember.State.DRAINING && !holds(table, m.id())) {
+                setState(m.id(), RegisteredMember.State.REMOVED);
+            }
+        }
+        if (!planning.compareAndSet(false, true)) {
+            return;
+        }
+        long now = nowMs();
+        List<String> registered = table.members().values().stream()
+                .filter(m -> m.state() != RegisteredMember.State.REMOVED).map(RegisteredMember::id).toList();
+        Set<String> lapsed;
+        Set<String> live = new TreeSet<>();
+        synchronized (book) {
+            lapsed = new TreeSet<>(book.lapsed(registered, now));
+            registered.stream().filter(m -> book.live(m, now)).forEach(live::add);
+        }
+        List<OwnershipCommand> commands = planner.plan(new OwnershipPlanner.Inputs(table, layouts.get(), live, lapsed,
+                bytesPerSecond.get(), now));
+        if (commands.isEmpty()) {
+            planning.set(false);
+            return;
+        }
+        List<String> expiring = commands.stream().filter(c -> c instanceof OwnershipCommand.Expire)
+                .map(c -> ((OwnershipCommand.Expire) c).member()).toList();
+        expiring.forEach(m -> {
+            synchronized (book) {
+                book.expiring(m);
+            }
+            LOG.warn("{}: broker member {} sent no report for a lease; its segments go to others", cluster, m);
+        });
+        running.add(log.change(commands).doFinally(s -> {
+            synchronized (book) {
+                expiring.forEach(book::settled);
+            }
+            planning.set(false);
+        }).subscribe(a -> refused(a, "the ownership plan"), e -> LOG.debug("{}: the ownership plan was not committed ({});"
+                + " planning again", cluster, e.toString())));
+    }
+
+    private static boolean holds(OwnershipTable table, String member) {
+        return table.segments().values().stream().anyMatch(o -> o.phase() != SegmentOwner.Phase.UNOWNED
+                && (o.owner().equals(member) || o.to().equals(member)));
+    }
+
+    private void refused(OwnershipOutcome.Applied applied, String what) {
+        if (!applied.refused().isEmpty()) {
+            LOG.debug("{}: {} partly refused (planned again): {}", cluster, what, applied.refused());
+        }
+    }
+
+    @Override
+    public void dispose() {
+        running.dispose();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return running.isDisposed();
+    }
+}
