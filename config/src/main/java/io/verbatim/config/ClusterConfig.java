@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  *        effective caps of a topic are the minimum over the cluster and its peers, a mismatch is reported
  * @param dataDir where a node of this cluster keeps its state across a restart (empty: nothing is kept)
  * @param controllers its controller replicas when each runs as a process of its own (the voters of its
- *        metadata log; the brokers' process is its listener); empty: the replicas run in the brokers' process
+ *        metadata log; its broker processes are its listeners); empty: the replicas run in the brokers' process
  * @param delegations the admin's listener delegation for a new metadata log: listener -> the voter that
  *        feeds it (see {@link #metadataVoters} and {@link #metadataListeners} for the members' ids); empty:
  *        the leader feeds every listener (or, for named broker members, the runtime's default spread)
