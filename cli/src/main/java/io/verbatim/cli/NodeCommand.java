@@ -35,8 +35,9 @@ final class NodeCommand implements Callable<Integer> {
     String cluster;
 
     @Option(names = "--member", paramLabel = "ID", description = "for a cluster whose controller replicas run as "
-            + "processes of their own (clusters[].controllers): which of its members to run, a controller replica's id "
-            + "or 'brokers' (default: the whole cluster in this process)")
+            + "processes of their own (clusters[].controllers): which of its members to run, a controller replica's id, "
+            + "a broker member's id (clusters[].brokerMembers) or 'brokers' for the one brokers process of a cluster "
+            + "that names none (default: the whole cluster in this process)")
     @Nullable String member;
 
     @Option(names = "--data-dir", paramLabel = "DIR", description = "where the node keeps its state across restarts "

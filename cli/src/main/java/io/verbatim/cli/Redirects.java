@@ -18,7 +18,8 @@ import picocli.CommandLine;
 
 /**
  * Where the command line follows a node's redirect besides the URL's own origin: the admin URLs of the
- * cluster the URL belongs to and of its controller replicas, read from the nodes' configuration. The
+ * cluster the URL belongs to (each of its broker processes') and of its controller replicas, read from the
+ * nodes' configuration. The
  * admin token goes along, so nowhere else.
  */
 record Redirects(Set<Origin> allowed) {
@@ -56,15 +57,18 @@ record Redirects(Set<Origin> allowed) {
         }
         for (ClusterConfig cluster : parsed.clusters()) {
             ClusterUrls address = ClusterUrls.of(parsed, cluster.name());
+            String scheme = parsed.security().tls(cluster.name()).isPresent() ? "https" : "http";
             Set<Origin> origins = new LinkedHashSet<>();
             origins.add(Origin.of(address.adminUrl()));
+            cluster.brokerMembers().forEach(m -> origins.add(Origin.of(m.adminUrl(scheme))));
             address.exchangeUrls().forEach(u -> origins.add(Origin.of(u)));
             if (origins.contains(asked.get())) {
                 return Optional.of(new Redirects(origins));
             }
         }
         spec.commandLine().getErr().println("verbatim " + command + ": --config " + config + " names no cluster at "
-                + asked.get() + " (an admin port of a cluster or of one of its controller replicas)");
+                + asked.get() + " (an admin port of a cluster, of one of its broker members or of one of its controller "
+                + "replicas)");
         return Optional.empty();
     }
 

@@ -57,6 +57,26 @@ class NodeCommandTest {
     }
 
     @Test
+    void aClusterWithBrokerMembersStartsEachAsAMemberOfItsOwn() throws Exception {
+        Path file = config("clusters:\n"
+                + "  - {name: a, token: ta, controllers: [{id: c1, adminPort: 18086, raftPort: 18087}],\n"
+                + "     brokerMembers: [{id: broker-1, adminPort: 18081, brokerPorts: [18082], raftPort: 18085}]}\n"
+                + "  - {name: b, token: tb, adminPort: 18083, brokerPorts: [18084]}\n");
+        VerbatimCliTest.Run none = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "a");
+        assertThat(none.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(none.err()).contains("--member c1, and its broker processes with --member broker-1");
+        VerbatimCliTest.Run single = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "a",
+                "--member", "brokers");
+        assertThat(single.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(single.err()).contains("--member brokers is not a member of a (it has controller replicas [c1] and "
+                + "broker members [broker-1])");
+        VerbatimCliTest.Run noSecret = VerbatimCliTest.run("node", "--config", file.toString(), "--cluster", "a",
+                "--member", "broker-1");
+        assertThat(noSecret.code()).isEqualTo(Verbatim.BAD_INPUT);
+        assertThat(noSecret.err()).contains("clusters[0].controllers[0].secret: is missing");
+    }
+
+    @Test
     void aPortPickedAtStartIsRefusedForANode() throws Exception {
         Path file = config("clusters: [{name: a, token: ta, adminPort: 18081, brokerPorts: [18082]}, {name: b, token: tb}]\n"
                 + "");

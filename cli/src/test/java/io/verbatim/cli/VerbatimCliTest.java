@@ -378,6 +378,32 @@ class VerbatimCliTest {
             assertThat(followed.code()).as(followed.err()).isZero();
             assertThat(heard).singleElement().isEqualTo("POST /admin/v2/scalable/split?topic=t&segment=0 Bearer admin-secret");
 
+            // the URL may be any broker member's admin port: its redirect to a controller replica is followed
+            Path members = dir.resolve("members.yaml");
+            Files.writeString(members, """
+                    storage: pulsar
+                    clusters:
+                      - name: east
+                        token: env:EAST_SECRET_NOT_SET_HERE
+                        pulsar: {serviceUrl: "pulsar://p:6650", adminUrl: "http://p:8080"}
+                        controllers:
+                          - {id: c1, adminPort: %d, raftPort: %d}
+                          - {id: c2, adminPort: %d, raftPort: %d}
+                          - {id: c3, adminPort: %d, raftPort: %d}
+                        brokerMembers:
+                          - {id: broker-1, adminPort: %d, brokerPorts: [%d], raftPort: %d}
+                          - {id: broker-2, adminPort: %d, brokerPorts: [%d], raftPort: %d}
+                      - name: west
+                        token: west-secret
+                        adminPort: %d
+                        brokerPorts: [%d]
+                        pulsar: {serviceUrl: "pulsar://p:6650", adminUrl: "http://p:8080"}
+                    """.formatted(elsewhere.port(), free(), free(), free(), free(), free(), free(), free(), free(),
+                    node.port(), free(), free(), free(), free()));
+            Run viaMember = run("admin", "split", url, "t", "0", "--token", "admin-secret", "--config", members.toString());
+            assertThat(viaMember.code()).as(viaMember.err()).isZero();
+            assertThat(heard).hasSize(2);
+
             status[0] = 500;
             Run failed = run("admin", "split", url, "t", "0", "--token", "admin-secret", "--config", config.toString());
             assertThat(failed.code()).as("a final answer that is not 2xx").isEqualTo(Verbatim.BAD_INPUT);

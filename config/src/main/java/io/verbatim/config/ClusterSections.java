@@ -14,8 +14,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The clusters' sections of the YAML: each cluster (addresses, brokers, caps, its controller replicas) and the
- * rule that no two listeners share a port.
+ * The clusters' sections of the YAML: each cluster (addresses, brokers, caps, its controller replicas, its broker
+ * members) and the rule that no two listeners share a port.
  */
 final class ClusterSections {
     private ClusterSections() {
@@ -28,6 +28,10 @@ final class ClusterSections {
         });
         String bind = s.string("bindAddress", Addresses.LOOPBACK);
         Optional<String> advertised = s.optionalString("advertisedAddress");
+        boolean named = s.has("brokerMembers");
+        if (named) {
+            oneForm(s);
+        }
         int adminPort = s.integer("adminPort", 0, 0, 65535);
         List<Integer> brokerPorts = s.integers("brokerPorts", 0, 65535);
         int brokers = s.integer("brokers", brokerPorts.isEmpty() ? 1 : brokerPorts.size(), 1, 16);
@@ -45,6 +49,7 @@ final class ClusterSections {
         for (Section c : s.sections("controllers")) {
             controllers.add(controller(c, bind, advertisedAddress));
         }
+        List<BrokerMember> members = named ? brokerMembers(s, controllers, bind, advertisedAddress) : List.of();
         Map<String, String> delegations = new LinkedHashMap<>();
         s.entries("delegations", e -> {
             JsonNode v = e.value();
@@ -59,7 +64,83 @@ final class ClusterSections {
         List<Integer> ports = brokerPorts;
         Addresses addresses = build(s, () -> new Addresses(bind, advertisedAddress, adminPort, ports, raftPort));
         return build(s, () -> new ClusterConfig(name, brokers, addresses, caps,
-                dataDir.map(Path::of), controllers, delegations));
+                dataDir.map(Path::of), controllers, delegations, members));
+    }
+
+    /** The keys of the one brokers process, refused beside {@code brokerMembers}: a cluster uses one form. */
+    private static final List<String> ONE_PROCESS_KEYS = List.of("adminPort", "brokerPorts", "brokers", "raftPort",
+            "brokersSecret");
+
+    private static void oneForm(Section s) {
+        for (String k : ONE_PROCESS_KEYS) {
+            if (s.has(k)) {
+                throw new ConfigException(s.key(k), "is given beside " + s.key("brokerMembers") + " (expected one form: "
+                        + "each broker member's own adminPort, brokerPorts, raftPort and secret in brokerMembers, or the "
+                        + "one brokers process's adminPort, brokerPorts, raftPort and brokersSecret on the cluster)");
+            }
+        }
+    }
+
+    /**
+     * {@code brokerMembers}: at least one, only beside controllers (the voters run apart), each id its own among
+     * the log's members.
+     */
+    private static List<BrokerMember> brokerMembers(Section s, List<ControllerReplica> controllers, String clusterBind,
+            String clusterAdvertised) {
+        List<Section> sections = s.sections("brokerMembers");
+        if (sections.isEmpty()) {
+            throw new ConfigException(s.key("brokerMembers"), "is empty (expected at least one broker member: "
+                    + "{id, adminPort, brokerPorts, raftPort, secret}, or no brokerMembers key for the one brokers "
+                    + "process on the cluster's own ports)");
+        }
+        if (controllers.isEmpty()) {
+            throw new ConfigException(s.key("brokerMembers"), "names " + sections.size() + " broker member(s) but the "
+                    + "cluster names no controllers (expected clusters[].controllers: each broker member is a listener "
+                    + "of the cluster's metadata log, so its voters must run apart, as processes of their own)");
+        }
+        Map<String, String> ids = new LinkedHashMap<>();
+        for (int r = 0; r < controllers.size(); r++) {
+            ids.putIfAbsent(controllers.get(r).id(), s.key("controllers[" + r + "].id"));
+        }
+        List<BrokerMember> out = new ArrayList<>();
+        for (Section m : sections) {
+            BrokerMember member = brokerMember(m, clusterBind, clusterAdvertised);
+            String other = ids.putIfAbsent(member.id(), m.key("id"));
+            if (other != null) {
+                throw new ConfigException(m.key("id"), Section.quoted(member.id()) + " is also " + other
+                        + " (expected ids unique among the cluster's controller replicas and broker members)");
+            }
+            out.add(member);
+        }
+        return out;
+    }
+
+    /** A broker member: its host defaults to the cluster's, its ports are required (other processes dial them). */
+    static BrokerMember brokerMember(Section s, String clusterBind, String clusterAdvertised) {
+        String id = s.requiredString("id", "the broker member's id, e.g. broker-1");
+        if (id.equals(ControllerReplica.BROKERS)) {
+            throw new ConfigException(s.key("id"), "'" + id + "' is the id of the one brokers process of a cluster that "
+                    + "names no brokerMembers (expected an id of the member's own, e.g. broker-1)");
+        }
+        String bind = s.string("bindAddress", clusterBind);
+        String advertised = s.optionalString("advertisedAddress")
+                .orElse(bind.equals(clusterBind) ? clusterAdvertised : Addresses.defaultAdvertised(bind));
+        int admin = s.integer("adminPort", 0, 1, 65535);
+        int raft = s.integer("raftPort", 0, 1, 65535);
+        List<Integer> ports = s.integers("brokerPorts", 1, 65535);
+        for (String k : List.of("adminPort", "brokerPorts", "raftPort")) {
+            if (!s.has(k)) {
+                throw new ConfigException(s.key(k), "is required for a broker member (the other processes and the peers "
+                        + "dial it; " + (k.equals("brokerPorts") ? "a list of ports, one per broker" : "1..65535") + ")");
+            }
+        }
+        if (ports.isEmpty()) {
+            throw new ConfigException(s.key("brokerPorts"), "is empty (expected one ingest port per broker of the "
+                    + "member, 1..65535)");
+        }
+        s.has("secret"); // read with the cluster's credentials (MemberSecrets)
+        s.done();
+        return build(s, () -> new BrokerMember(id, bind, advertised, admin, ports, raft));
     }
 
     static ControllerReplica controller(Section s, String clusterBind, String clusterAdvertised) {
@@ -90,13 +171,19 @@ final class ClusterSections {
         }
         List<Listener> seen = new ArrayList<>();
         for (int i = 0; i < clusters.size(); i++) {
-            Addresses a = clusters.get(i).addresses();
+            ClusterConfig cluster = clusters.get(i);
             List<Listener> mine = new ArrayList<>();
-            mine.add(new Listener("clusters[" + i + "].adminPort", a.bindAddress(), a.adminPort()));
-            for (int b = 0; b < a.brokerPorts().size(); b++) {
-                mine.add(new Listener("clusters[" + i + "].brokerPorts[" + b + "]", a.bindAddress(), a.brokerPorts().get(b)));
+            List<BrokerMember> members = cluster.brokerMembers();
+            for (int m = 0; m < members.size(); m++) {
+                BrokerMember b = members.get(m);
+                // the one brokers process's ports are the cluster's own keys
+                String key = "clusters[" + i + "]" + (cluster.namesBrokerMembers() ? ".brokerMembers[" + m + "]" : "");
+                mine.add(new Listener(key + ".adminPort", b.bindAddress(), b.adminPort()));
+                for (int p = 0; p < b.brokerPorts().size(); p++) {
+                    mine.add(new Listener(key + ".brokerPorts[" + p + "]", b.bindAddress(), b.brokerPorts().get(p)));
+                }
+                mine.add(new Listener(key + ".raftPort", b.bindAddress(), b.raftPort()));
             }
-            mine.add(new Listener("clusters[" + i + "].raftPort", a.bindAddress(), a.raftPort()));
             List<ControllerReplica> replicas = clusters.get(i).controllers();
             for (int r = 0; r < replicas.size(); r++) {
                 ControllerReplica c = replicas.get(r);

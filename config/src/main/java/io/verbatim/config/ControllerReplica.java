@@ -1,7 +1,9 @@
 package io.verbatim.config;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One of a cluster's controller replicas: a voter of its metadata log, run as its own process
@@ -16,15 +18,18 @@ import java.util.regex.Pattern;
  * @param raftPort its metadata log transport's port (1..65535)
  */
 public record ControllerReplica(String id, String bindAddress, String advertisedAddress, int adminPort, int raftPort) {
-    /** The member id of a cluster's brokers process: the metadata log's listener. */
+    /**
+     * The member id of a cluster's one brokers process, the metadata log's listener, when the cluster names no
+     * {@code brokerMembers} (its top-level {@code adminPort}, {@code brokerPorts}, {@code raftPort} and
+     * {@code brokersSecret} are that process's).
+     */
     public static final String BROKERS = "brokers";
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,31}");
 
     public ControllerReplica {
-        if (id == null || !ID.matcher(id).matches()) {
-            throw new IllegalArgumentException("id " + (id == null ? "null" : Section.quoted(id)) + " is not a member id "
-                    + "(expected letters, digits, '_', '-', starting with a letter or digit, at most 32 characters)");
-        }
+        idProblem(id).ifPresent(problem -> {
+            throw new IllegalArgumentException("id " + problem);
+        });
         if (id.equals(BROKERS)) {
             throw new IllegalArgumentException("id '" + BROKERS + "' is the brokers' member: name the replica otherwise");
         }
@@ -49,6 +54,18 @@ public record ControllerReplica(String id, String bindAddress, String advertised
     /** {@code advertisedAddress:raftPort}, what the metadata log's transport dials. */
     public String raftAddress() {
         return hostPort(advertisedAddress, raftPort);
+    }
+
+    /**
+     * What is wrong with {@code id} as a member id of a metadata log (a controller replica's or a broker
+     * member's), the id first; empty when nothing is.
+     */
+    static Optional<String> idProblem(@Nullable String id) {
+        if (id != null && ID.matcher(id).matches()) {
+            return Optional.empty();
+        }
+        return Optional.of((id == null ? "null" : Section.quoted(id)) + " is not a member id (expected letters, "
+                + "digits, '_', '-', starting with a letter or digit, at most 32 characters)");
     }
 
     static String hostPort(String host, int port) {

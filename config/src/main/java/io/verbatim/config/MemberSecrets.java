@@ -9,10 +9,10 @@ import java.util.function.Function;
 
 /**
  * Reads the credentials of a cluster's metadata log's members when its controller replicas run as processes of
- * their own: each replica's {@code clusters[].controllers[].secret} and the brokers' process's
- * {@code clusters[].brokersSecret}. Each member proves who it is with a key derived from a secret of its own;
- * no secret is shared by the members. The group secret {@code clusters[].controllerSecret} is refused, naming
- * what replaced it.
+ * their own: each replica's {@code clusters[].controllers[].secret}, and each broker member's
+ * {@code clusters[].brokerMembers[].secret} or the one brokers process's {@code clusters[].brokersSecret}. Each
+ * member proves who it is with a key derived from a secret of its own; no secret is shared by the members. The
+ * group secret {@code clusters[].controllerSecret} is refused, naming what replaced it.
  */
 final class MemberSecrets {
     private static final String FORMS = "the member's own secret or env:NAME where it runs, its verifying key "
@@ -26,7 +26,8 @@ final class MemberSecrets {
         if (s.has("controllerSecret")) {
             throw new ConfigException(s.key("controllerSecret"), "is replaced by a secret per member of the metadata "
                     + "log (expected clusters[].controllers[].secret on each controller replica and "
-                    + "clusters[].brokersSecret for the brokers' process: " + FORMS + "; the group's one secret let "
+                    + "clusters[].brokersSecret for the brokers' process, or clusters[].brokerMembers[].secret on each "
+                    + "broker member: " + FORMS + "; the group's one secret let "
                     + "any process speak as any member)");
         }
         Map<String, MemberCredential> out = new LinkedHashMap<>();
@@ -34,6 +35,10 @@ final class MemberSecrets {
         for (Section c : controllers) {
             String id = c.requiredString("id", "the replica's member id");
             credential(c, "secret", env).ifPresent(m -> out.put(id, m));
+        }
+        for (Section b : s.sections("brokerMembers")) {
+            String id = b.requiredString("id", "the broker member's id");
+            credential(b, "secret", env).ifPresent(m -> out.put(id, m));
         }
         Optional<MemberCredential> brokers = credential(s, "brokersSecret", env);
         if (brokers.isPresent() && controllers.isEmpty()) {

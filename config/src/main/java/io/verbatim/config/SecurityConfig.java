@@ -9,6 +9,7 @@ import io.verbatim.net.VerifyingKey;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -37,7 +38,8 @@ public record SecurityConfig(Map<String, ClusterCredentials> clusters, Optional<
      * @param token the cluster's credential: its secret (it signs), or its verifying key alone
      * @param certificateName the CN of the cluster's client certificate under mutual TLS, if given
      * @param members the credentials given of its metadata log's members when its controller replicas run apart
-     *        (each replica's {@code controllers[].secret}, the brokers' {@code brokersSecret}), by member id
+     *        (each replica's {@code controllers[].secret}, each broker member's {@code brokerMembers[].secret} or
+     *        the brokers' {@code brokersSecret}), by member id
      */
     public record ClusterCredentials(String key, ClusterKey token, Optional<String> certificateName,
             Map<String, MemberCredential> members) {
@@ -104,7 +106,8 @@ public record SecurityConfig(Map<String, ClusterCredentials> clusters, Optional<
     /**
      * The credentials of the members of {@code cluster}'s metadata log, by member id, as a process that runs
      * member {@code self} of it needs them: every controller replica's ({@code clusters[].controllers[].secret})
-     * and the brokers' process's ({@code clusters[].brokersSecret}), each a secret or a verifying key, and
+     * and every broker member's ({@code clusters[].brokerMembers[].secret}, or the one brokers process's
+     * {@code clusters[].brokersSecret}), each a secret or a verifying key, and
      * {@code self}'s own secret, with which it signs. Checked here, not at load: a node of another cluster
      * needs none of them.
      *
@@ -122,8 +125,12 @@ public record SecurityConfig(Map<String, ClusterCredentials> clusters, Optional<
             String id = cluster.controllers().get(r).id();
             out.put(id, given(c, id, c.keyOf("controllers[" + r + "].secret"), cluster.name()));
         }
-        out.put(ControllerReplica.BROKERS, given(c, ControllerReplica.BROKERS, c.keyOf("brokersSecret"),
-                cluster.name()));
+        List<BrokerMember> brokers = cluster.brokerMembers();
+        for (int m = 0; m < brokers.size(); m++) {
+            String id = brokers.get(m).id();
+            out.put(id, given(c, id, c.keyOf(cluster.namesBrokerMembers() ? "brokerMembers[" + m + "].secret"
+                    : "brokersSecret"), cluster.name()));
+        }
         MemberCredential own = out.get(self);
         if (own == null) {
             throw new IllegalArgumentException("cluster " + cluster.name() + " has no member '" + self + "' (it has "

@@ -93,6 +93,24 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         }
         if (storage.onPulsar()) {
             checkPulsar(clusters, storage);
+        } else {
+            checkOneBrokerProcess(clusters);
+        }
+    }
+
+    /**
+     * The embedded storage keeps a cluster's segments in one process (issue 25's design, §6): a cluster on it
+     * runs one broker process.
+     */
+    static void checkOneBrokerProcess(List<ClusterConfig> clusters) {
+        for (int i = 0; i < clusters.size(); i++) {
+            List<BrokerMember> members = clusters.get(i).brokerMembers();
+            if (members.size() > 1) {
+                throw new ConfigException("clusters[" + i + "].brokerMembers", "names " + members.size() + " broker "
+                        + "members " + members.stream().map(BrokerMember::id).toList() + ", but the embedded storage "
+                        + "keeps a cluster's segments in one process's memory and data directory (its journal has one "
+                        + "writer), so it runs one broker process; name one broker member or use storage.type: pulsar");
+            }
         }
     }
 

@@ -36,7 +36,8 @@ class VerbatimConfigTest {
             """;
 
     @ParameterizedTest
-    @ValueSource(strings = {"demo.yaml", "minimal.yaml", "autoscale.yaml", "nodes.yaml", "controllers.yaml", "pulsar.yaml"})
+    @ValueSource(strings = {"demo.yaml", "minimal.yaml", "autoscale.yaml", "nodes.yaml", "controllers.yaml", "pulsar.yaml",
+        "brokers.yaml"})
     void everySampleLoads(String name) {
         VerbatimConfig c = VerbatimConfig.parse(Samples.text(name), Map.ofEntries(
                 Map.entry("VERBATIM_EAST_TOKEN", "s3cret"), Map.entry("VERBATIM_WEST_TOKEN", "s3cret2"),
@@ -44,12 +45,14 @@ class VerbatimConfigTest {
                 Map.entry("VERBATIM_TOKEN_AP_SOUTH", "s"), Map.entry("VERBATIM_ADMIN_TOKEN", "admin"),
                 Map.entry("VERBATIM_SECRET_US_EAST_C1", "c1"), Map.entry("VERBATIM_SECRET_US_EAST_C2", "c2"),
                 Map.entry("VERBATIM_SECRET_US_EAST_C3", "c3"), Map.entry("VERBATIM_SECRET_US_EAST_BROKERS", "b"),
+                Map.entry("VERBATIM_SECRET_US_EAST_BROKER_1", "b1"), Map.entry("VERBATIM_SECRET_US_EAST_BROKER_2", "b2"),
+                Map.entry("VERBATIM_SECRET_US_EAST_BROKER_3", "b3"), Map.entry("PULSAR_US_EAST_JWT", "eyJ.u.e"),
                 Map.entry("PULSAR_EAST_JWT", "eyJ.e.j"))::get);
         assertThat(c.clusters()).hasSizeGreaterThanOrEqualTo(2);
         for (ClusterConfig cluster : c.clusters()) {
             assertThat(c.security().signingKey(cluster.name())).isNotNull();
             if (cluster.separateControllers()) {
-                for (String member : c.security().members(cluster, ControllerReplica.BROKERS).keySet()) {
+                for (String member : c.security().members(cluster, cluster.brokerMembers().get(0).id()).keySet()) {
                     assertThat(c.security().members(cluster, member).get(member).signing()).isPresent();
                 }
             }

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.verbatim.config.Addresses;
+import io.verbatim.config.BrokerMember;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.TopicConfig;
@@ -87,6 +88,8 @@ public final class ClusterNode implements AutoCloseable {
 
     private final VerbatimConfig config;
     private final ClusterConfig self;
+    /** The broker process this node runs: its ports, its member id. */
+    private final BrokerMember process;
     private final Scheduler timer;
     private final Scheduler cpu;
     private final LayoutStore store;
@@ -137,22 +140,25 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * The brokers of a cluster whose controller replicas run as processes of their own (the configuration
-     * names them: {@code clusters[].controllers}): this process is the metadata log's listener
-     * {@value io.verbatim.config.ControllerReplica#BROKERS} and watches layouts from its replica; the
-     * controller leader creates the topics, runs the exchange, the admin operations, the policy and garbage
-     * collection on what these brokers report (see {@link ControllerLink}). Exchange and admin calls to this
-     * process's admin port are redirected to the leader.
+     * Broker member {@code member} of a cluster whose controller replicas run as processes of their own (the
+     * configuration names them: {@code clusters[].controllers}): one of its {@code brokerMembers}, or its one
+     * brokers process {@value io.verbatim.config.ControllerReplica#BROKERS}. This process is that member's
+     * listener of the metadata log (on the member's raft port, proving itself with the member's secret) and
+     * watches layouts from its replica; its admin and ingest ports are the member's; it reports to the controller
+     * leader as the member. The leader creates the topics, runs the exchange, the admin operations, the policy
+     * and garbage collection on what the broker processes report (see {@link ControllerLink}). Exchange and admin
+     * calls to this process's admin port are redirected to the leader.
      *
      * @param dataDir where the listener keeps its log and snapshots; empty: in memory
+     * @throws IllegalArgumentException when the cluster names no controllers or has no such broker member
      */
-    public static ClusterNode brokersOf(VerbatimConfig config, String name, Optional<Path> dataDir, Scheduler timer,
-            Scheduler cpu) {
+    public static ClusterNode brokersOf(VerbatimConfig config, String name, String member, Optional<Path> dataDir,
+            Scheduler timer, Scheduler cpu) {
         if (!config.cluster(name).separateControllers()) {
             throw new IllegalArgumentException("cluster " + name + " names no controllers: its controller replicas run "
                     + "in the brokers' process");
         }
-        ControllerLink link = new ControllerLink(config, name, dataDir);
+        ControllerLink link = new ControllerLink(config, name, member, dataDir);
         try {
             return new ClusterNode(config, name, link, timer, cpu);
         } catch (RuntimeException e) {
@@ -178,10 +184,13 @@ public final class ClusterNode implements AutoCloseable {
         this.link = link;
         this.config = config;
         this.self = config.cluster(name);
+        // the one brokers process, unless this is a broker member's process of its own
+        this.process = link.map(l -> self.brokerMember(l.memberId()).orElseThrow())
+                .orElseGet(() -> self.brokerMembers().get(0));
         this.timer = timer;
         this.cpu = cpu;
         List<String> peers = peers();
-        ClusterStorage topics = new ClusterStorage(config, name, peers, timer);
+        ClusterStorage topics = new ClusterStorage(config, name, process.id(), peers, timer);
         this.storage = topics;
         // a commit of the controller's is answered once the watch below brought it to this node's storage: waited for
         // half as long as a peer waits for an exchange call, so that a lagging watch makes the answer late, not lost
@@ -196,7 +205,7 @@ public final class ClusterNode implements AutoCloseable {
                 tls.map(Tls::clientContext), timer);
         registry.config().commonTags("cluster", name);
         this.pushes = new PeerPushes(name, controller, config.exchange(), timer, () -> stopping);
-        this.brokers = new Brokers(config, name, storage, net, client, registry, timer, cpu, () -> stopping);
+        this.brokers = new Brokers(config, name, process, storage, net, client, registry, timer, cpu, () -> stopping);
         this.policy = new PolicyLoop(name, config.autoScale(), controller, this::layout, brokers::loadOrNull,
                 brokers::consumers, registry, timer);
         this.operations = new ControllerOperations(name, this::topics, this::layout, controller, policy);
@@ -244,12 +253,12 @@ public final class ClusterNode implements AutoCloseable {
         }
         storage.configuredTopicsOpened();
         controller.becomeLeader();
-        brokers.start(key(), peers());
-        Addresses addresses = self.addresses();
+        brokers.start(processKey(), peers());
+        Addresses addresses = process.addresses();
         ExchangeServer exchange = link.isPresent()
                 ? new ExchangeServer(controller, config.exchange(), this::backlog, net, link.get()::leader)
                 : new ExchangeServer(controller, config.exchange(), net, this::backlog);
-        admin = Ports.bind(key() + ".adminPort", addresses.bindAddress(), addresses.adminPort(),
+        admin = Ports.bind(processKey() + ".adminPort", addresses.bindAddress(), addresses.adminPort(),
                 () -> exchange.start(addresses.bindAddress(), addresses.adminPort(), this::adminRoutes));
         new ExchangeMetricsBinder(controller).bindTo(registry);
         pushes.bindTo(registry);
@@ -263,6 +272,17 @@ public final class ClusterNode implements AutoCloseable {
     /** This cluster's key in the configuration file, for errors that name it. */
     private String key() {
         return "clusters[" + config.clusters().indexOf(self) + "]";
+    }
+
+    /** Where this process's ports are named: its broker member's entry, or the cluster's own keys. */
+    private String processKey() {
+        return self.namesBrokerMembers() ? key() + ".brokerMembers[" + self.brokerMembers().indexOf(process) + "]"
+                : key();
+    }
+
+    /** The broker process this node runs: its member id and ports. */
+    public BrokerMember process() {
+        return process;
     }
 
     /**
@@ -315,7 +335,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** The controller's admin URL as peers reach it (the advertised address). */
     public String adminUrl() {
-        return self.addresses().advertisedUrl(net.scheme(), adminServer().port());
+        return process.addresses().advertisedUrl(net.scheme(), adminServer().port());
     }
 
     /** The port the controller's admin endpoint is bound to. */

@@ -1,6 +1,6 @@
 package io.verbatim.runtime;
 
-import io.verbatim.config.Addresses;
+import io.verbatim.config.BrokerMember;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.ControllerReplica;
@@ -57,52 +57,80 @@ public final class Node implements AutoCloseable {
         return start(config, name, Optional.empty(), dataDir);
     }
 
+    /** What one process of a cluster runs: the whole cluster, one controller replica, or one broker process. */
+    sealed interface Role {
+        /** The cluster's brokers and its controller replicas, in this process (it names no controllers). */
+        record Whole() implements Role {
+        }
+
+        /** One controller replica, a voter of the cluster's metadata log. */
+        record Voter(ControllerReplica replica) implements Role {
+        }
+
+        /** One broker process, a listener of the cluster's metadata log, on its own ports with its own secret. */
+        record Broker(BrokerMember member) implements Role {
+        }
+    }
+
+    /**
+     * What {@code --member} ({@code member}) of cluster {@code name} runs.
+     *
+     * @throws IllegalArgumentException naming the key or the member when it cannot run so
+     */
+    static Role role(VerbatimConfig config, String name, Optional<String> member) {
+        ClusterConfig self = config.cluster(name);
+        String key = "clusters[" + config.clusters().indexOf(self) + "]";
+        List<String> voters = self.controllers().stream().map(ControllerReplica::id).toList();
+        List<String> brokers = self.brokerMembers().stream().map(BrokerMember::id).toList();
+        if (self.separateControllers() && member.isEmpty()) {
+            throw new IllegalArgumentException(key + " (" + name + ") runs its controller replicas as processes of their "
+                    + "own: start each with --member " + String.join("|", voters) + ", and its "
+                    + (self.namesBrokerMembers() ? "broker processes" : "brokers") + " with --member "
+                    + String.join("|", brokers));
+        }
+        if (!self.separateControllers() && member.isPresent()) {
+            throw new IllegalArgumentException(key + " (" + name + ") names no controllers: its controller replicas run "
+                    + "in its brokers' process (start it without --member)");
+        }
+        if (member.isEmpty()) {
+            return new Role.Whole();
+        }
+        String id = member.get();
+        Optional<Role> role = self.controller(id).<Role>map(Role.Voter::new)
+                .or(() -> self.brokerMember(id).map(Role.Broker::new));
+        return role.orElseThrow(() -> new IllegalArgumentException("--member " + id + " is not a member of " + name
+                + " (it has controller replicas " + voters + " and broker members " + brokers + ")"));
+    }
+
     /**
      * Starts {@code member} of cluster {@code name}, a cluster whose controller replicas run as processes of
-     * their own ({@code clusters[].controllers}): one of its controller replicas ({@code c1}, …), or its
-     * brokers ({@value io.verbatim.config.ControllerReplica#BROKERS}); without a member, the whole cluster
-     * (its controller replicas in this process).
+     * their own ({@code clusters[].controllers}): one of its controller replicas ({@code c1}, …), or one of its
+     * broker processes (a member of its {@code brokerMembers}, or its one brokers process
+     * {@value io.verbatim.config.ControllerReplica#BROKERS}); without a member, the whole cluster (its controller
+     * replicas in this process).
      *
      * @throws IllegalArgumentException when the configuration cannot run so (it names the key or the member)
      */
     public static Node start(VerbatimConfig config, String name, Optional<String> member, Optional<Path> dataDir) {
         ClusterConfig self = config.cluster(name);
         String key = "clusters[" + config.clusters().indexOf(self) + "]";
-        if (self.separateControllers() && member.isEmpty()) {
-            throw new IllegalArgumentException(key + " (" + name + ") runs its controller replicas as processes of their "
-                    + "own: start each with --member " + String.join("|", self.controllers().stream()
-                            .map(ControllerReplica::id).toList()) + ", and its brokers with --member "
-                    + ControllerReplica.BROKERS);
-        }
-        if (!self.separateControllers() && member.isPresent()) {
-            throw new IllegalArgumentException(key + " (" + name + ") names no controllers: its controller replicas run "
-                    + "in its brokers' process (start it without --member)");
-        }
-        boolean brokers = member.map(ControllerReplica.BROKERS::equals).orElse(true);
-        if (!brokers) {
-            String id = member.orElseThrow();
-            if (self.controller(id).isEmpty()) {
-                throw new IllegalArgumentException("--member " + id + " is not a member of " + name + " (it has "
-                        + self.controllers().stream().map(ControllerReplica::id).toList() + " and "
-                        + ControllerReplica.BROKERS + ")");
-            }
-        }
+        Role role = role(config, name, member);
         for (int i = 0; i < config.clusters().size(); i++) {
-            Addresses a = config.clusters().get(i).addresses();
-            if (!a.fixedPorts()) {
-                throw new IllegalArgumentException("clusters[" + i + "] (" + config.clusters().get(i).name()
+            ClusterConfig c = config.clusters().get(i);
+            if (!c.brokerMembers().stream().allMatch(m -> m.addresses().fixedPorts())) {
+                throw new IllegalArgumentException("clusters[" + i + "] (" + c.name()
                         + "): a node needs every cluster's adminPort and brokerPorts named (0 picks a free port, "
                         + "which peers in other processes cannot know)");
             }
         }
-        if (!brokers) {
-            Path dir = dataDir.orElseThrow(() -> new IllegalArgumentException("--member " + member.orElseThrow()
+        if (role instanceof Role.Voter voter) {
+            String id = voter.replica().id();
+            Path dir = dataDir.orElseThrow(() -> new IllegalArgumentException("--member " + id
                     + " is a voter of " + name + "'s metadata log: it needs a data directory (--data-dir, or "
                     + key + ".dataDir), or a restart forgets its vote and what it acknowledged"));
             Scheduler timer = Threads.timer();
             try {
-                ControllerReplicaNode replica = ControllerReplicaNode.start(config, name, member.orElseThrow(), dir,
-                        timer);
+                ControllerReplicaNode replica = ControllerReplicaNode.start(config, name, id, dir, timer);
                 return new Node(Optional.empty(), Optional.of(replica), timer, timer, replica.describe());
             } catch (RuntimeException e) {
                 timer.dispose();
@@ -121,7 +149,8 @@ public final class Node implements AutoCloseable {
                 LOG.warn("{}: the previous run did not stop cleanly (killed or crashed): recovered what it "
                         + "acknowledged from the journal", name);
             }
-            node = (member.isPresent() ? ClusterNode.brokersOf(config, name, dataDir, timer, cpu)
+            node = (role instanceof Role.Broker broker
+                    ? ClusterNode.brokersOf(config, name, broker.member().id(), dataDir, timer, cpu)
                     : new ClusterNode(config, name, dataDir, timer, cpu)).storage(storage);
         } catch (RuntimeException e) {
             if (storage != null) {
@@ -156,13 +185,13 @@ public final class Node implements AutoCloseable {
         if (storage != null) {
             lines.add("  storage " + storage.describe());
         }
+        BrokerMember process = cluster.process();
         lines.add((self.separateControllers() ? "  brokers' admin (produce, image, status, metrics; exchange and admin "
                 + "redirect to the controller leader) " : "  controller (exchange, admin, status, metrics) ")
-                + cluster.adminUrl() + " bound to " + self.addresses().bindAddress() + ":" + cluster.adminPort());
+                + cluster.adminUrl() + " bound to " + process.bindAddress() + ":" + cluster.adminPort());
         if (self.separateControllers()) {
-            lines.add("  metadata log listener " + self.addresses().advertisedAddress() + ":" + self.addresses().raftPort()
-                    + ", controller replicas " + self.controllers().stream().map(c -> c.id() + " " + c.raftAddress())
-                            .toList());
+            lines.add("  metadata log listener " + process.id() + " " + process.raftAddress() + ", controller replicas "
+                    + self.controllers().stream().map(c -> c.id() + " " + c.raftAddress()).toList());
         }
         List<String> brokers = cluster.brokerUrls();
         for (int i = 0; i < brokers.size(); i++) {

@@ -116,13 +116,80 @@ class ControllerReplicasTest {
         for (String id : List.of("c1", "c2", "c3")) {
             replicas.put(id, ControllerReplicaNode.start(config, "a", id, dir.resolve(id), timer));
         }
-        ClusterNode brokers = ClusterNode.brokersOf(config, "a", Optional.empty(), timer, cpu).start();
+        ClusterNode brokers = ClusterNode.brokersOf(config, "a", "brokers", Optional.empty(), timer, cpu).start();
         open.add(brokers);
         ClusterNode b = new ClusterNode(config, "b", timer, cpu).start();
         open.add(b);
         brokers.connect(Map.of("b", ClusterUrls.of(config, "b")));
         b.connect(Map.of("a", ClusterUrls.of(config, "a")));
         return brokers;
+    }
+
+    /** As {@link #startAll()}, a's broker process named as broker member {@code broker-2} of its own ports. */
+    private ClusterNode startMember(int admin, int ingest, int raft) throws Exception {
+        config = VerbatimConfig.parse("""
+                clusters:
+                  - name: a
+                    token: a-token
+                    controllers:
+                      - {id: c1, adminPort: %d, raftPort: %d, secret: a-c1-secret}
+                      - {id: c2, adminPort: %d, raftPort: %d, secret: a-c2-secret}
+                      - {id: c3, adminPort: %d, raftPort: %d, secret: a-c3-secret}
+                    brokerMembers:
+                      - {id: broker-2, adminPort: %d, brokerPorts: [%d], raftPort: %d, secret: a-broker-2-secret}
+                  - {name: b, token: b-token, adminPort: %d, brokerPorts: [%d]}
+                topics:
+                  - {name: %s, initialSegments: 2}
+                exchange: {antiEntropyInterval: 300ms, retry: {initial: 20ms, max: 300ms}}
+                replication: {startAt: earliest, retry: {initial: 20ms, max: 300ms}}
+                security: {adminToken: %s}
+                """.formatted(port(), port(), port(), port(), port(), port(), admin, ingest, raft, port(), port(), T,
+                ADMIN));
+        for (String id : List.of("c1", "c2", "c3")) {
+            replicas.put(id, ControllerReplicaNode.start(config, "a", id, dir.resolve(id), timer));
+        }
+        ClusterNode member = ClusterNode.brokersOf(config, "a", "broker-2", Optional.empty(), timer, cpu).start();
+        open.add(member);
+        ClusterNode b = new ClusterNode(config, "b", timer, cpu).start();
+        open.add(b);
+        member.connect(Map.of("b", ClusterUrls.of(config, "b")));
+        b.connect(Map.of("a", ClusterUrls.of(config, "a")));
+        return member;
+    }
+
+    /**
+     * A process started as {@code --member broker-2} (one broker member: the embedded storage runs one) binds
+     * broker-2's ports, is broker-2 on the metadata log, and reports as broker-2: the leader takes its reports, so
+     * its replicators open and a's message reaches b.
+     */
+    @Test
+    void aBrokerMembersProcessRunsOnItsOwnPortsAsItselfOnTheLog() throws Exception {
+        int admin = port();
+        int ingest = port();
+        int raft = port();
+        ClusterNode member = startMember(admin, ingest, raft);
+        assertThat(member.process().id()).isEqualTo("broker-2");
+        assertThat(member.adminPort()).isEqualTo(admin);
+        assertThat(member.adminUrl()).isEqualTo("http://127.0.0.1:" + admin);
+        assertThat(member.brokerUrls()).containsExactly("http://127.0.0.1:" + ingest);
+        assertThat(member.metadataLog()).singleElement().satisfies(s -> {
+            assertThat(s.memberId()).isEqualTo("broker-2");
+            assertThat(s.role()).isEqualTo(MemberRole.LISTENER);
+        });
+        ControllerReplicaNode leader = awaitLeader();
+        Flux.interval(Duration.ofMillis(20)).filter(t -> leader.metadataLog().peers().stream()
+                .anyMatch(p -> p.id().equals("broker-2") && p.matchIndex() > 0)).blockFirst(Duration.ofSeconds(10));
+        // its reports, signed with broker-2's secret, are what open its replicators toward b
+        member.producer(T, Compression.NONE).sendNow(List.of(Message.of("k", "one".getBytes(StandardCharsets.UTF_8))));
+        ClusterNode b = (ClusterNode) open.get(1);
+        Flux.interval(Duration.ofMillis(50)).filter(t -> b.storage(T).contents().values().stream()
+                .mapToLong(List::size).sum() > 0).blockFirst(Duration.ofSeconds(30));
+        String report = "{\"topics\":{}}";
+        HttpResponse<String> asMember = authorized("POST", leader.adminUrl() + BrokerReport.PATH,
+                signed("a-broker-2-secret", "broker-2", leader.member(), report), report);
+        assertThat(asMember.statusCode()).as(asMember.body()).isEqualTo(200);
+        // b's peers reach a's layout stream at broker-2's ingest port: the one configured
+        assertThat(ClusterUrls.of(config, "a").brokerUrls()).containsExactly("http://127.0.0.1:" + ingest);
     }
 
     private ControllerReplicaNode awaitLeader() {

@@ -8,6 +8,7 @@ import io.verbatim.budget.BrokerBudget;
 import io.verbatim.budget.BudgetMetricsBinder;
 import io.verbatim.budget.InFlightBudget;
 import io.verbatim.config.Addresses;
+import io.verbatim.config.BrokerMember;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.VerbatimConfig;
@@ -55,6 +56,7 @@ public final class Brokers implements AutoCloseable {
     private final String name;
     private final VerbatimConfig config;
     private final ClusterConfig self;
+    private final BrokerMember process;
     private final ClusterStorage storage;
     private final NetServer net;
     private final NetClient client;
@@ -74,13 +76,15 @@ public final class Brokers implements AutoCloseable {
     private final Disposable.Composite open = Disposables.composite();
 
     /**
+     * @param process the broker process this is: its ports (one broker per ingest port)
      * @param stopping whether the node is stopping (its report then offers nothing more to prune)
      */
-    public Brokers(VerbatimConfig config, String name, ClusterStorage storage, NetServer net, NetClient client,
-            MeterRegistry registry, Scheduler timer, Scheduler cpu, BooleanSupplier stopping) {
+    public Brokers(VerbatimConfig config, String name, BrokerMember process, ClusterStorage storage, NetServer net,
+            NetClient client, MeterRegistry registry, Scheduler timer, Scheduler cpu, BooleanSupplier stopping) {
         this.name = name;
         this.config = config;
         this.self = config.cluster(name);
+        this.process = process;
         this.storage = storage;
         this.net = net;
         this.client = client;
@@ -95,13 +99,16 @@ public final class Brokers implements AutoCloseable {
         load.put(topic, new LoadTracker());
     }
 
-    /** Starts every broker's ingest endpoint on its configured port; {@code key} names the cluster in errors. */
+    /**
+     * Starts every broker's ingest endpoint on its configured port; {@code key} names where the process's ports are
+     * configured in errors.
+     */
     public synchronized void start(String key, List<String> peers) {
-        Addresses addresses = self.addresses();
-        for (int i = 0; i < self.brokers(); i++) {
+        Addresses addresses = process.addresses();
+        for (int i = 0; i < process.brokers(); i++) {
             BrokerBudget budget = new BrokerBudget(config.slowPath(), timer);
             new BudgetMetricsBinder(budget, Tags.of("broker", Integer.toString(i))).bindTo(registry);
-            IngestServer ingest = new IngestServer(name, i, t -> Optional.ofNullable(storage.find(t)), this::urls,
+            IngestServer ingest = new IngestServer(name, i, t -> Optional.ofNullable(storage.find(t)), this::layoutUrls,
                     net, Set.copyOf(peers),
                     registry, (topic, segment, messages, bytes) -> load(topic).produced(segment, messages, bytes));
             // one in-flight budget per broker: the replicators of all its topics and remotes share it
@@ -111,7 +118,7 @@ public final class Brokers implements AutoCloseable {
                     .description("bytes of entries the broker's replicators read and the remotes have not acknowledged"
                             + " (each entry with 1 KiB of bookkeeping), out of replication.brokerInFlightBytes")
                     .strongReference(true).register(registry);
-            Broker broker = new Broker(i, self.brokers(), budget, inFlight, ingest);
+            Broker broker = new Broker(i, process.brokers(), budget, inFlight, ingest);
             brokers.add(broker); // before it binds: a failed start stops what did start
             int port = addresses.brokerPorts().get(i);
             Ports.bind(key + ".brokerPorts[" + i + "]", addresses.bindAddress(), port, () -> {
@@ -177,9 +184,21 @@ public final class Brokers implements AutoCloseable {
         return load.get(topic);
     }
 
-    /** Every broker's ingest URL as peers reach it (the advertised address), in broker order. */
+    /** This process's brokers' ingest URLs as peers reach them (the advertised address), in broker order. */
     public List<String> urls() {
-        return brokers.stream().map(b -> self.addresses().advertisedUrl(net.scheme(), b.port())).toList();
+        return brokers.stream().map(b -> process.addresses().advertisedUrl(net.scheme(), b.port())).toList();
+    }
+
+    /**
+     * The cluster's ingest URLs its layout records name: this process's ({@link #urls}); with several broker
+     * members (on Pulsar), every configured member's, in the file's order (peers take the layout stream from any,
+     * and call only the URLs their own file names for the cluster).
+     */
+    List<String> layoutUrls() {
+        if (self.brokerMembers().size() > 1) {
+            return ClusterUrls.ingestUrls(self, net.scheme());
+        }
+        return urls();
     }
 
     public Producer producer(String topic, Compression codec) {

@@ -99,7 +99,7 @@ public final class IngestServer {
 
     /**
      * @param topics the cluster's storage of a topic, or empty when it does not host the topic
-     * @param brokerUrls every broker's ingest URL, in broker order
+     * @param brokerUrls the cluster's ingest URLs its layout records name ({@link Brokers#layoutUrls})
      * @param net who may call (a peer cluster's signature or certificate), the port's limits and TLS
      * @param peers the clusters that replicate into this one
      */

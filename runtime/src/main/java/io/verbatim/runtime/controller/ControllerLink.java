@@ -3,6 +3,7 @@ package io.verbatim.runtime.controller;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.verbatim.config.BrokerMember;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ControllerReplica;
 import io.verbatim.config.VerbatimConfig;
@@ -51,12 +52,12 @@ import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
- * The brokers' process's side of a cluster whose controller replicas run as processes of their own: the
- * metadata log's listener ({@value ControllerReplica#BROKERS}), from whose replica the brokers watch
- * layouts, and the report loop to the controller leader — every interval it sends the brokers' load, their
- * subscriptions' consumers and their prunable segments ({@link BrokerReport}), signed with the brokers' own
- * member key for the replica it goes to ({@link SignedCall}), and takes back the exchange's verdict on each
- * peer, which gates the replicators (R-C11).
+ * A broker process's side of a cluster whose controller replicas run as processes of their own: its broker
+ * member's listener of the metadata log (a member of {@code clusters[].brokerMembers}, or the one brokers process
+ * {@value ControllerReplica#BROKERS}), from whose replica the brokers watch layouts, and the report loop to the
+ * controller leader — every interval it sends the process's load, its subscriptions' consumers and its prunable
+ * segments ({@link BrokerReport}), signed with the member's own key for the replica it goes to
+ * ({@link SignedCall}), and takes back the exchange's verdict on each peer, which gates the replicators (R-C11).
  */
 public final class ControllerLink implements AutoCloseable {
     private static final Logger LOG = Loggers.getLogger(ControllerLink.class);
@@ -73,7 +74,9 @@ public final class ControllerLink implements AutoCloseable {
     private final RaftLayoutStore store;
     private final List<String> urls;
     private final HttpClient http;
-    /** The brokers' member's keys: it signs its reports with its own. */
+    /** The broker member this process runs. */
+    private final String memberId;
+    /** The broker member's keys: it signs its reports with its own. */
     private final MemberKeys keys;
     /** The controller replicas' member ids, in the order of {@link #urls}. */
     private final List<String> replicas;
@@ -87,26 +90,39 @@ public final class ControllerLink implements AutoCloseable {
     private volatile long reportedTerm = -1;
     private Disposable reporting = Disposables.disposed();
 
-    public ControllerLink(VerbatimConfig config, String cluster, Optional<Path> dataDir) {
-        this(config, cluster, dataDir, NetClient.unsigned(config.network(),
+    /**
+     * Starts broker member {@code member} of {@code cluster}'s metadata log (its listener on the member's own raft
+     * port, proving itself with the member's own secret).
+     *
+     * @param dataDir where the listener keeps its log and snapshots; empty: in memory
+     * @throws IllegalArgumentException when {@code member} is not one of the cluster's broker members
+     */
+    public ControllerLink(VerbatimConfig config, String cluster, String member, Optional<Path> dataDir) {
+        this(config, cluster, member, dataDir, NetClient.unsigned(config.network(),
                 config.security().tls(cluster).map(Tls::clientContext)));
     }
 
-    private ControllerLink(VerbatimConfig config, String cluster, Optional<Path> dataDir, NetClient client) {
+    private ControllerLink(VerbatimConfig config, String cluster, String memberId, Optional<Path> dataDir,
+            NetClient client) {
         this.config = config;
         this.self = config.cluster(cluster);
+        if (self.brokerMember(memberId).isEmpty()) {
+            throw new IllegalArgumentException("cluster " + cluster + " has no broker member '" + memberId + "' (it has "
+                    + self.brokerMembers().stream().map(BrokerMember::id).toList() + ")");
+        }
+        this.memberId = memberId;
         String scheme = config.security().tls(cluster).isPresent() ? "https" : "http";
         this.urls = self.controllers().stream().map(c -> c.adminUrl(scheme)).toList();
-        this.thread = NetworkedMember.thread(cluster, ControllerReplica.BROKERS);
+        this.thread = NetworkedMember.thread(cluster, memberId);
         try {
-            this.member = NetworkedMember.start(config, self, ControllerReplica.BROKERS, dataDir, register, thread);
+            this.member = NetworkedMember.start(config, self, memberId, dataDir, register, thread);
             this.server = member.server();
         } catch (RuntimeException e) {
             thread.dispose();
             throw e;
         }
         this.store = new RaftLayoutStore(server, register);
-        this.keys = NetworkedMember.keys(config, self, ControllerReplica.BROKERS);
+        this.keys = NetworkedMember.keys(config, self, memberId);
         this.replicas = self.controllers().stream().map(ControllerReplica::id).toList();
         // Redirects are followed by send() itself: each call is signed anew for the replica it goes to, and only
         // to one of this cluster's own replicas.
@@ -121,7 +137,7 @@ public final class ControllerLink implements AutoCloseable {
 
     /** The listener's meters (its state, transport and storage). */
     public void bindTo(MeterRegistry registry) {
-        meters.add(member.bindTo(registry, self));
+        meters.add(member.bindTo(registry));
     }
 
     /** {@code scheme://host:port} of a URL, the default port made explicit. */
@@ -131,7 +147,7 @@ public final class ControllerLink implements AutoCloseable {
         return (u.getScheme() + "://" + u.getHost() + ":" + port).toLowerCase(Locale.ROOT);
     }
 
-    /** The brokers' view of the cluster's layouts: their listener's replica (writes belong to the leader). */
+    /** This process's view of the cluster's layouts: its listener's replica (writes belong to the leader). */
     public LayoutStore store() {
         return store;
     }
@@ -147,7 +163,8 @@ public final class ControllerLink implements AutoCloseable {
     public ControllerLeader leader() {
         MemberStatus s = server.memberStatus();
         return ControllerReplicaNode.leaderUrl(config, self, s.leader()).map(ControllerLeader::at)
-                .orElseGet(() -> ControllerLeader.unknown("the brokers know no controller leader in term " + s.term()));
+                .orElseGet(() -> ControllerLeader.unknown("broker member " + memberId + " knows no controller leader in "
+                        + "term " + s.term()));
     }
 
     /** The replicators' gate: the controller leader's verdict on each peer, as its latest report answer said. */
@@ -182,19 +199,20 @@ public final class ControllerLink implements AutoCloseable {
                                 chunks.stream().filter(c -> !taken.contains(c)).forEach(untaken); // counted next time
                                 if (!failing) {
                                     failing = true;
-                                    LOG.warn("{}: the brokers' report to the controller leader failed ({}); trying every {}",
-                                            self.name(), e.toString(), interval);
+                                    LOG.warn("{}/{}: the report to the controller leader failed ({}); trying every {}",
+                                            self.name(), memberId, e.toString(), interval);
                                 }
                                 return Mono.empty();
                             });
                 })
-                .subscribe(this::answered, e -> LOG.error("{}: the brokers' reports stopped: {}", self.name(), e.toString()));
+                .subscribe(this::answered, e -> LOG.error("{}/{}: the reports stopped: {}", self.name(), memberId,
+                        e.toString()));
     }
 
     private void answered(BrokerReport.Answer answer) {
         if (failing) {
             failing = false;
-            LOG.info("{}: the brokers report to the controller leader again", self.name());
+            LOG.info("{}/{}: reports to the controller leader again", self.name(), memberId);
         }
         answer.verdicts().forEach((peer, ok) -> {
             Sinks.Many<Boolean> v = verdicts.get(peer);
@@ -218,7 +236,7 @@ public final class ControllerLink implements AutoCloseable {
     }
 
     /**
-     * {@code body} to replica {@code index}, signed for it by the brokers' member ({@link SignedCall}: it proves
+     * {@code body} to replica {@code index}, signed for it by this broker member ({@link SignedCall}: it proves
      * who sends without a secret on the wire, good at that replica, now, once); a redirect is followed to a
      * replica of this cluster only, signed anew for it.
      */
@@ -277,6 +295,16 @@ public final class ControllerLink implements AutoCloseable {
     /** The listener as it reports itself. */
     public MemberStatus member() {
         return server.memberStatus();
+    }
+
+    /** The broker member this process runs: its listener's id, what its reports are signed as. */
+    public String memberId() {
+        return memberId;
+    }
+
+    /** The controller replica that took the last report, empty before any: where the reports go now. */
+    public String reportedTo() {
+        return reportedTo;
     }
 
     /** Whether the listener knows a leader now. */

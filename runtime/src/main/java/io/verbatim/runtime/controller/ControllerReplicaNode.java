@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.verbatim.config.BrokerMember;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.ControllerReplica;
@@ -19,6 +20,7 @@ import io.verbatim.exchange.ExchangeTransport;
 import io.verbatim.exchange.HttpTransport;
 import io.verbatim.exchange.Pusher;
 import io.verbatim.layoutstore.LayoutStore;
+import io.verbatim.metadatalog.identity.MemberKeys;
 import io.verbatim.metadatalog.identity.SignedCall;
 import io.verbatim.metadatalog.server.MemberStatus;
 import io.verbatim.metadatalog.server.RaftServer;
@@ -32,6 +34,7 @@ import io.verbatim.net.NetMetricsBinder;
 import io.verbatim.net.NetServer;
 import io.verbatim.net.Role;
 import io.verbatim.net.Tls;
+import io.verbatim.net.VerifyingKey;
 import io.verbatim.runtime.broker.BrokerReport;
 import io.verbatim.runtime.broker.LoadTracker;
 import io.verbatim.runtime.status.NodeStatus;
@@ -70,10 +73,10 @@ import reactor.util.retry.Retry;
  * voter of the cluster's metadata log over TCP, and the cluster's controller while it leads the log. The
  * leader creates the configured topics it does not hold yet, runs the exchange (answers peers, pushes to
  * them, anti-entropy), the admin operations, the local policy and garbage collection — the last two on
- * what the brokers' process reports ({@link BrokerReport}); a replica that does not lead redirects the
- * exchange, admin calls and reports to the leader (307), and answers 503 while no leader is known. On
- * taking over, the new leader knows nothing of its peers: it pushes its state to every peer at once and
- * defers its own changes until it holds every peer's state (R-E5).
+ * what the broker processes report ({@link BrokerReport}, each broker member's taken alike); a replica that
+ * does not lead redirects the exchange, admin calls and reports to the leader (307), and answers 503 while no
+ * leader is known. On taking over, the new leader knows nothing of its peers: it pushes its state to every
+ * peer at once and defers its own changes until it holds every peer's state (R-E5).
  */
 public final class ControllerReplicaNode implements AutoCloseable {
     private static final Logger LOG = Loggers.getLogger(ControllerReplicaNode.class);
@@ -104,7 +107,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
     private volatile long lastReportMs = -1;
     private final Disposable.Composite running = Disposables.composite();
     private final PolicyLoop policy;
-    /** Checks the brokers' signed reports. */
+    /** Checks the broker members' signed reports. */
     private final SignedCall.Verifier reports;
     private @Nullable ExchangeServer admin;
     /** While this replica leads: the pushes, the policy, garbage collection. */
@@ -135,10 +138,9 @@ public final class ControllerReplicaNode implements AutoCloseable {
         }
         this.server = member.server();
         this.member = member;
-        this.reports = new SignedCall.Verifier(cluster, replica.id(), Map.of(ControllerReplica.BROKERS,
-                NetworkedMember.keys(config, self, replica.id()).keyOf(ControllerReplica.BROKERS).orElseThrow()),
+        this.reports = new SignedCall.Verifier(cluster, replica.id(), reporters(config, self, replica.id()),
                 SignedCall.WINDOW, MAX_REPORTS_REMEMBERED);
-        running.add(member.bindTo(registry, self));
+        running.add(member.bindTo(registry));
         // the metadata log through this replica: linearizable reads while it leads, its own state otherwise
         this.layouts = new RaftLayoutStore(server, register);
         LayoutStore store = LeaderLayoutStore.ofMember(replica.id(), layouts,
@@ -147,6 +149,19 @@ public final class ControllerReplicaNode implements AutoCloseable {
         this.policy = new PolicyLoop(cluster, config.autoScale(), controller, this::layout, this::loadOf,
                 topic -> reported.containsKey(topic) ? reported.get(topic).consumers() : 0, registry, timer)
                 .holdWhile(this::reportsStale);
+    }
+
+    /**
+     * Who may report to replica {@code self}: every broker member of {@code cluster}, by its verifying key. Their
+     * reports are taken alike (the last one wins), as the one brokers process's were.
+     */
+    static Map<String, VerifyingKey> reporters(VerbatimConfig config, ClusterConfig cluster, String self) {
+        MemberKeys keys = NetworkedMember.keys(config, cluster, self);
+        Map<String, VerifyingKey> out = new LinkedHashMap<>();
+        for (BrokerMember m : cluster.brokerMembers()) {
+            out.put(m.id(), keys.keyOf(m.id()).orElseThrow());
+        }
+        return out;
     }
 
     /**
@@ -336,9 +351,9 @@ public final class ControllerReplicaNode implements AutoCloseable {
     }
 
     /**
-     * The brokers' report: from this cluster's own brokers only, by their member's signature made for this
-     * replica ({@link SignedCall}: no secret on the wire, good here, now, once); taken by the leader only, a
-     * follower redirects it (the brokers sign it anew for the leader).
+     * A broker process's report: from this cluster's own broker members only, by the member's signature made for
+     * this replica ({@link SignedCall}: no secret on the wire, good here, now, once); taken by the leader only, a
+     * follower redirects it (the member signs it anew for the leader).
      */
     private Mono<Void> report(HttpServerRequest request, HttpServerResponse response) {
         String authorization = request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION);
@@ -470,8 +485,8 @@ public final class ControllerReplicaNode implements AutoCloseable {
         lines.add("  controller (exchange, admin, status, metrics) " + adminUrl() + " bound to " + replica.bindAddress()
                 + ":" + replica.adminPort());
         lines.add("  metadata log " + replica.raftAddress() + ", voters "
-                + self.controllers().stream().map(ControllerReplica::id).toList() + ", listener "
-                + ControllerReplica.BROKERS);
+                + self.controllers().stream().map(ControllerReplica::id).toList() + ", listeners "
+                + self.brokerMembers().stream().map(m -> m.id() + " " + m.raftAddress()).toList());
         return String.join(System.lineSeparator(), lines);
     }
 

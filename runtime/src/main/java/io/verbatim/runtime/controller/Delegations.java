@@ -1,5 +1,6 @@
 package io.verbatim.runtime.controller;
 
+import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.MetadataLogConfig;
 import io.verbatim.metadatalog.server.Group;
 import io.verbatim.metadatalog.server.MemberStatus;
@@ -20,8 +21,9 @@ import reactor.core.publisher.Mono;
 /**
  * Listener delegation in the runtime (SPEC R-H3 … R-H7): the admin's assignment — which voter feeds which
  * listener of a cluster's metadata log — carried by the log's configuration, changed by a configuration
- * change on the leader ({@code setConf}, the review's decision: no automatic selection), and the leader's
- * view of who feeds whom now.
+ * change on the leader ({@code setConf}, the review's decision: no automatic selection), the static default
+ * spread a log of named broker members starts from when the admin names none, and the leader's view of who
+ * feeds whom now.
  */
 public final class Delegations {
     private Delegations() {
@@ -49,6 +51,40 @@ public final class Delegations {
                     + DelegationApi.PATH + ")");
         }
         return out.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", out));
+    }
+
+    /**
+     * The delegation a networked metadata log of {@code cluster} starts from (every member computes the same from
+     * the same file): the admin's {@code clusters[].delegations} when it names any, whole (a listener it does not
+     * name is fed by the leader); else, for named broker members with delegation on, {@link #defaultSpread} of
+     * the members over the voters; else none, the leader feeds every listener (as before broker members).
+     */
+    static Map<String, String> initial(ClusterConfig cluster, MetadataLogConfig log) {
+        if (!cluster.delegations().isEmpty()) {
+            return cluster.delegations();
+        }
+        if (!log.enabled() || !cluster.namesBrokerMembers()) {
+            return Map.of();
+        }
+        return defaultSpread(cluster.metadataListeners(), cluster.metadataVoters(), log.maxListenersPerFollower());
+    }
+
+    /**
+     * {@code listeners}, in their order, dealt round-robin to {@code voters} sorted by id, at most
+     * {@code maxPerFollower} to each: the first {@code voters × maxPerFollower} listeners are delegated, the rest
+     * left to the leader. Deterministic: the same lists give the same assignment in every member.
+     */
+    static Map<String, String> defaultSpread(List<String> listeners, List<String> voters, int maxPerFollower) {
+        if (maxPerFollower < 1) {
+            throw new IllegalArgumentException("maxPerFollower is " + maxPerFollower + ": must be at least 1");
+        }
+        List<String> sorted = voters.stream().sorted().toList();
+        Map<String, String> out = new TreeMap<>();
+        long capacity = (long) sorted.size() * maxPerFollower;
+        for (int i = 0; i < listeners.size() && i < capacity; i++) {
+            out.put(listeners.get(i), sorted.get(i % sorted.size()));
+        }
+        return out;
     }
 
     /** The admin's assignment in {@code group}, by listener. */

@@ -1,9 +1,11 @@
 package io.verbatim.runtime.controller;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.verbatim.config.BrokerMember;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ControllerReplica;
 import io.verbatim.config.MemberCredential;
+import io.verbatim.config.MetadataLogConfig;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.metadatalog.identity.MemberKeys;
 import io.verbatim.metadatalog.server.Group;
@@ -29,43 +31,47 @@ import reactor.util.Loggers;
 
 /**
  * One member of a cluster's metadata log in this process, the others in theirs, over TCP: a controller
- * replica (a voter) or the brokers' process (the listener {@value ControllerReplica#BROKERS}). The group is
- * the cluster's controller replicas as voters and its brokers' process as the listener, the same in every
- * process (what the configuration names). Each member proves who it is with a key derived from a secret of its
- * own ({@code clusters[].controllers[].secret}, {@code clusters[].brokersSecret}), and knows the others by
- * their verifying keys ({@link MemberKeys}): no member can speak as another, and the brokers' listener never
- * as a voter. The transport runs TLS with the cluster's certificate when enabled.
+ * replica (a voter) or a broker process (a listener: a broker member, {@code clusters[].brokerMembers}, or the
+ * one brokers process {@value ControllerReplica#BROKERS}). The group is the cluster's controller replicas as
+ * voters and its broker members as listeners, the same in every process (what the configuration names). Each
+ * member proves who it is with a key derived from a secret of its own ({@code clusters[].controllers[].secret},
+ * {@code clusters[].brokerMembers[].secret} or {@code clusters[].brokersSecret}), and knows the others by their
+ * verifying keys ({@link MemberKeys}): no member can speak as another, and a broker's listener never as a voter.
+ * The transport runs TLS with the cluster's certificate when enabled.
  */
 public final class NetworkedMember {
     private static final Logger LOG = Loggers.getLogger(NetworkedMember.class);
     private NetworkedMember() {
     }
 
-    /** The group every member of {@code cluster} starts from (the configuration at index 0). */
-    static Group group(ClusterConfig cluster) {
+    /**
+     * The group every member of {@code cluster} starts from (the configuration at index 0): its controller
+     * replicas, its broker members and their delegation ({@link Delegations#initial}).
+     */
+    static Group group(ClusterConfig cluster, MetadataLogConfig log) {
         return new Group(cluster.controllers().stream().map(c -> new Group.Member(c.id(), c.raftAddress())).toList(),
-                List.of(new Group.Member(ControllerReplica.BROKERS, brokersAddress(cluster))), cluster.delegations());
+                cluster.brokerMembers().stream().map(m -> new Group.Member(m.id(), m.raftAddress())).toList(),
+                Delegations.initial(cluster, log));
     }
 
-    private static String brokersAddress(ClusterConfig cluster) {
-        String host = cluster.addresses().advertisedAddress();
-        return (host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + cluster.addresses().raftPort();
-    }
-
-    /** A started member, with what its meters read. */
-    public record Started(String member, RaftServer server, NettyRaftTransport transport, RaftStorage storage) {
+    /**
+     * A started member, with what its meters read.
+     *
+     * @param group the group it started from
+     */
+    public record Started(String member, RaftServer server, NettyRaftTransport transport, RaftStorage storage,
+            Group group) {
         /**
          * Its state, its transport's and (on disk) its storage's meters, tagged with the member; on a voter,
-         * the feed of each listener of {@code cluster} while it leads. The subscriptions end when the
-         * returned disposable is disposed.
+         * the feed of each listener of its group while it leads. The subscriptions end when the returned
+         * disposable is disposed.
          */
-        Disposable bindTo(MeterRegistry registry, ClusterConfig cluster) {
+        Disposable bindTo(MeterRegistry registry) {
             new RaftTransportMetricsBinder(transport.metrics()).bindTo(registry);
             StorageMetricsBinder.of(storage).bindTo(registry);
             Disposable.Composite meters = Disposables.composite(MetadataLogMetrics.bind(server, member, registry));
-            if (!member.equals(ControllerReplica.BROKERS)) {
-                meters.add(MetadataLogMetrics.bindListeners(this::leading, server.memberStatuses(), group(cluster),
-                        registry));
+            if (group.voterIds().contains(member)) {
+                meters.add(MetadataLogMetrics.bindListeners(this::leading, server.memberStatuses(), group, registry));
             }
             return meters;
         }
@@ -83,18 +89,22 @@ public final class NetworkedMember {
     public static Started start(VerbatimConfig config, ClusterConfig cluster, String member, Optional<Path> dataDir,
             StateMachine machine, Scheduler thread) {
         Map<String, String> peers = new LinkedHashMap<>();
-        String bindHost = cluster.addresses().bindAddress();
-        int bindPort = cluster.addresses().raftPort();
+        Optional<BrokerMember> broker = cluster.brokerMember(member);
+        Optional<ControllerReplica> voter = cluster.controller(member);
+        if (broker.isEmpty() && voter.isEmpty()) {
+            throw new IllegalArgumentException("cluster " + cluster.name() + " has no member '" + member + "' (it has "
+                    + cluster.metadataVoters() + " and " + cluster.metadataListeners() + ")");
+        }
+        String bindHost = broker.map(BrokerMember::bindAddress).orElseGet(() -> voter.orElseThrow().bindAddress());
+        int bindPort = broker.map(BrokerMember::raftPort).orElseGet(() -> voter.orElseThrow().raftPort());
         for (ControllerReplica c : cluster.controllers()) {
-            if (c.id().equals(member)) {
-                bindHost = c.bindAddress();
-                bindPort = c.raftPort();
-            } else {
+            if (!c.id().equals(member)) {
                 peers.put(c.id(), c.raftAddress());
             }
         }
-        if (!member.equals(ControllerReplica.BROKERS)) {
-            peers.put(ControllerReplica.BROKERS, brokersAddress(cluster));
+        if (voter.isPresent()) {
+            // a voter feeds every listener (as the leader, or as a delegate); a listener hears from voters only
+            cluster.brokerMembers().forEach(m -> peers.put(m.id(), m.raftAddress()));
         }
         int index = config.clusters().indexOf(cluster);
         evenVoters(index, cluster).ifPresent(LOG::warn);
@@ -118,12 +128,12 @@ public final class NetworkedMember {
             throw e;
         }
         try {
-            Group group = group(cluster);
+            Group group = group(cluster, config.metadataLog());
             RaftServer server = MetadataLogOptions.member(cluster.name(), member, config.metadataLog(), group)
                     .storage(storage).transport(net).machine(machine).scheduler(thread)
                     .seed((cluster.name() + "/" + member + "/" + System.nanoTime()).hashCode()).start();
             MetadataLogOptions.warnOnDrift(cluster.name(), group, server);
-            return new Started(member, server, net, storage);
+            return new Started(member, server, net, storage, group);
         } catch (RuntimeException e) {
             net.close();
             storage.close();
@@ -133,7 +143,7 @@ public final class NetworkedMember {
 
     /**
      * Member {@code member}'s keys: its own signing key, every controller replica's verifying key as a voter's,
-     * the brokers' as the listener's.
+     * every broker member's as a listener's.
      *
      * @throws io.verbatim.config.ConfigException naming the key of a member's credential missing, or of
      *     {@code member}'s own given as a verifying key
@@ -144,7 +154,10 @@ public final class NetworkedMember {
         for (ControllerReplica c : cluster.controllers()) {
             keys = keys.withVoter(c.id(), of(credentials, c.id()).verifying());
         }
-        return keys.withListener(ControllerReplica.BROKERS, of(credentials, ControllerReplica.BROKERS).verifying());
+        for (BrokerMember m : cluster.brokerMembers()) {
+            keys = keys.withListener(m.id(), of(credentials, m.id()).verifying());
+        }
+        return keys;
     }
 
     private static MemberCredential of(Map<String, MemberCredential> credentials, String member) {

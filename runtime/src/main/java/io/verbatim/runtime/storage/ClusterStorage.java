@@ -1,6 +1,7 @@
 package io.verbatim.runtime.storage;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.verbatim.config.ControllerReplica;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.embedded.ClusterImage;
 import io.verbatim.embedded.MemorySegments;
@@ -33,6 +34,8 @@ public final class ClusterStorage implements AutoCloseable {
     private static final Duration PULSAR_START_WAIT = Duration.ofMinutes(2);
 
     private final String name;
+    /** What this process's producers are called on Pulsar: one name per broker process. */
+    private final String producerName;
     private final VerbatimConfig config;
     private final List<String> peers;
     private final Scheduler timer;
@@ -41,9 +44,18 @@ public final class ClusterStorage implements AutoCloseable {
     private volatile LocalStorage local;
     private final Sinks.Empty<Void> closed = Sinks.empty();
 
-    /** The storage of cluster {@code name}, in memory only until {@link #keepIn} gives it a data directory's. */
+    /** The storage of cluster {@code name}'s one brokers process ({@value ControllerReplica#BROKERS}). */
     public ClusterStorage(VerbatimConfig config, String name, List<String> peers, Scheduler timer) {
+        this(config, name, ControllerReplica.BROKERS, peers, timer);
+    }
+
+    /**
+     * The storage of broker member {@code member} of cluster {@code name}, in memory only until {@link #keepIn}
+     * gives it a data directory's.
+     */
+    public ClusterStorage(VerbatimConfig config, String name, String member, List<String> peers, Scheduler timer) {
         this.name = name;
+        this.producerName = PulsarTopicStorage.producerName(name, member);
         this.config = config;
         this.peers = List.copyOf(peers);
         this.timer = timer;
@@ -97,7 +109,7 @@ public final class ClusterStorage implements AutoCloseable {
     private TopicStorage onPulsar(PulsarConnections connections, String topic, Layout held, String key) {
         String url = connections.own().settings().adminUrl();
         Mono<TopicStorage> open = connections.prepared(config.replication().retry(), timer)
-                .then(PulsarTopicStorage.open(name, connections.own(), topic, peers, held,
+                .then(PulsarTopicStorage.open(name, producerName, connections.own(), topic, peers, held,
                         config.replication().retry(), timer, config.storage().pruneSealed())
                         .map(TopicStorage.class::cast));
         return open.timeout(PULSAR_START_WAIT, timer).onErrorMap(TimeoutException.class,

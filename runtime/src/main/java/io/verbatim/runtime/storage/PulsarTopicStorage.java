@@ -1,5 +1,6 @@
 package io.verbatim.runtime.storage;
 
+import io.verbatim.config.ControllerReplica;
 import io.verbatim.embedded.MemorySegments;
 import io.verbatim.model.Backoff;
 import io.verbatim.model.Compression;
@@ -77,15 +78,15 @@ public final class PulsarTopicStorage implements TopicStorage {
     private volatile long newestQueued = -1;
     private long polls;
 
-    private PulsarTopicStorage(String cluster, PulsarStorage storage, PulsarSegments segments, Backoff backoff,
-            Scheduler timer, boolean collects) {
+    private PulsarTopicStorage(String cluster, String producerName, PulsarStorage storage, PulsarSegments segments,
+            Backoff backoff, Scheduler timer, boolean collects) {
         this.cluster = cluster;
         this.collects = collects;
         this.storage = storage;
         this.segments = segments;
         this.backoff = backoff;
         this.timer = timer;
-        this.producer = new PulsarProducer(storage, segments, "verbatim." + cluster);
+        this.producer = new PulsarProducer(storage, segments, producerName);
         this.polling = Flux.interval(Duration.ZERO, BACKLOG_POLL, timer)
                 .onBackpressureDrop()
                 .concatMap(t -> poll(), 1)
@@ -94,14 +95,26 @@ public final class PulsarTopicStorage implements TopicStorage {
 
     /**
      * The topic's segments from {@code held} on: their topics and each peer's replication subscription made
-     * (retried with {@code backoff} while the broker cannot be reached). {@code collects}: garbage collection asks
+     * (retried with {@code backoff} while the broker cannot be reached). {@code producerName}: what this broker
+     * process's producers are called ({@link #producerName}). {@code collects}: garbage collection asks
      * {@link #prunable}, which needs a fresh answer about every sealed root.
      */
-    public static Mono<PulsarTopicStorage> open(String cluster, PulsarStorage storage, String topic, List<String> peers,
-            Layout held, Backoff backoff, Scheduler timer, boolean collects) {
+    public static Mono<PulsarTopicStorage> open(String cluster, String producerName, PulsarStorage storage, String topic,
+            List<String> peers, Layout held, Backoff backoff, Scheduler timer, boolean collects) {
         return PulsarSegments.open(storage, topic, peers, held, timer, BACKLOG_POLL)
                 .retryWhen(retry("open topic " + topic + " on " + storage.settings().adminUrl(), cluster, backoff, timer))
-                .map(s -> new PulsarTopicStorage(cluster, storage, s, backoff, timer, collects));
+                .map(s -> new PulsarTopicStorage(cluster, producerName, storage, s, backoff, timer, collects));
+    }
+
+    /**
+     * The name of broker member {@code member}'s producers of {@code cluster}'s segments: Pulsar keeps one producer
+     * of a name on a topic and deduplicates by name, so each broker process has its own,
+     * {@code verbatim.<cluster>.<member>}. The one brokers process of a cluster that names no broker members
+     * ({@value ControllerReplica#BROKERS}) keeps the name it always had, {@code verbatim.<cluster>}, and with it the
+     * deduplication its topics hold. A member's name does not change as members are added or removed.
+     */
+    public static String producerName(String cluster, String member) {
+        return member.equals(ControllerReplica.BROKERS) ? "verbatim." + cluster : "verbatim." + cluster + "." + member;
     }
 
     /** Backoff forever on what retrying can fix, a WARN naming {@code what} and the cause at each failure. */
