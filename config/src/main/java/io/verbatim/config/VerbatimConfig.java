@@ -57,11 +57,12 @@ import java.util.function.Supplier;
  * @param rtt a simulated network round trip added to replication traffic between clusters (0: none)
  * @param storage how segments are kept in memory: retention of consumed entries, garbage collection
  * @param network what keeps every listening port standing: timeouts, connections per port, header and frame sizes
+ * @param ownership how a cluster's broker processes share its segments (leases, balancing)
  */
 public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> topics, ReplicationConfig replication,
         ExchangeConfig exchange, BudgetConfig slowPath, Caps caps, AutoScaleConfig autoScale,
         MetadataLogConfig metadataLog, SubscriptionConfig subscriptions, SecurityConfig security, Duration rtt,
-        StorageConfig storage, NetworkLimits network) {
+        StorageConfig storage, NetworkLimits network, OwnershipConfig ownership) {
 
     /** A key given twice in one mapping is an error (the later would silently win), named with its line. */
     static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
@@ -84,7 +85,18 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
     static final double MAX_MSG_RATE = 1e9;
     static final double MAX_BYTES_RATE = 1e12;
 
+    public VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> topics, ReplicationConfig replication,
+            ExchangeConfig exchange, BudgetConfig slowPath, Caps caps, AutoScaleConfig autoScale,
+            MetadataLogConfig metadataLog, SubscriptionConfig subscriptions, SecurityConfig security, Duration rtt,
+            StorageConfig storage, NetworkLimits network) {
+        this(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog, subscriptions, security,
+                rtt, storage, network, OwnershipConfig.defaults());
+    }
+
     public VerbatimConfig {
+        if (ownership == null) {
+            throw new ConfigException("ownership", "is null (expected OwnershipConfig.defaults() when not set)");
+        }
         clusters = List.copyOf(clusters);
         topics = List.copyOf(topics);
         if (rtt == null || rtt.isNegative() || rtt.compareTo(MAX_RTT) > 0) {
@@ -158,22 +170,22 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         cluster(value.name());
         List<ClusterConfig> list = clusters.stream().map(c -> c.name().equals(value.name()) ? value : c).toList();
         return new VerbatimConfig(list, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                subscriptions, security, rtt, storage, network);
+                subscriptions, security, rtt, storage, network, ownership);
     }
 
     public VerbatimConfig withRtt(Duration value) {
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                subscriptions, security, value, storage, network);
+                subscriptions, security, value, storage, network, ownership);
     }
 
     public VerbatimConfig withTopics(List<TopicConfig> value) {
         return new VerbatimConfig(clusters, value, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                subscriptions, security, rtt, storage, network);
+                subscriptions, security, rtt, storage, network, ownership);
     }
 
     public VerbatimConfig withStorage(StorageConfig value) {
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                subscriptions, security, rtt, value, network);
+                subscriptions, security, rtt, value, network, ownership);
     }
 
     /**
@@ -316,9 +328,10 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
         NetworkLimits network = network(networkSection);
         networkSection.done();
         StorageConfig storage = StorageSections.storage(root, storageType, pulsar);
+        OwnershipConfig ownership = ownership(root.section("ownership"));
         root.done();
         return new VerbatimConfig(clusters, topics, replication, exchange, slowPath, caps, autoScale, metadataLog,
-                subscriptions, security, rtt, storage, network);
+                subscriptions, security, rtt, storage, network, ownership);
     }
 
     static NetworkLimits network(Section s) {
@@ -539,6 +552,20 @@ public record VerbatimConfig(List<ClusterConfig> clusters, List<TopicConfig> top
                 }
             }
         }
+    }
+
+    static OwnershipConfig ownership(Section s) {
+        OwnershipConfig d = OwnershipConfig.defaults();
+        Duration lease = s.duration("lease", d.lease(), OwnershipConfig.MIN_LEASE, OwnershipConfig.MAX_LEASE);
+        Duration interval = s.duration("interval", d.interval(), Duration.ofMillis(100), OwnershipConfig.MAX_LEASE);
+        int maxMoves = s.integer("maxMoves", d.maxMoves(), 0, OwnershipConfig.MAX_MOVES);
+        Duration moveInterval = s.duration("moveInterval", d.moveInterval(), Duration.ofSeconds(1), Duration.ofHours(1));
+        Duration minTenure = s.duration("minTenure", d.minTenure(), Duration.ZERO, Duration.ofHours(1));
+        double imbalance = s.number("imbalance", d.imbalance(), 0, OwnershipConfig.MAX_IMBALANCE);
+        Duration drainTimeout = s.duration("drainTimeout", d.drainTimeout(), Duration.ZERO, Duration.ofHours(1));
+        s.done();
+        return build(s, () -> new OwnershipConfig(lease, interval, maxMoves, moveInterval, minTenure, imbalance,
+                drainTimeout));
     }
 
     static MetadataLogConfig metadataLog(Section s) {

@@ -262,4 +262,24 @@ class BrokerMembersConfigTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("raftPort 0 is not a port of a broker member");
     }
+
+    @Test
+    void ownershipHasDefaultsAndTakesItsKeysInRange() {
+        VerbatimConfig defaults = onPulsar(CONTROLLERS + MEMBERS);
+        assertThat(defaults.ownership()).isEqualTo(OwnershipConfig.defaults());
+        VerbatimConfig tuned = onPulsar(CONTROLLERS + MEMBERS, """
+                ownership: {lease: 4s, interval: 500ms, maxMoves: 2, moveInterval: 5s, minTenure: 0s, imbalance: 0.5,
+                            drainTimeout: 8s}
+                """);
+        assertThat(tuned.ownership()).isEqualTo(new OwnershipConfig(java.time.Duration.ofSeconds(4),
+                java.time.Duration.ofMillis(500), 2, java.time.Duration.ofSeconds(5), java.time.Duration.ZERO, 0.5,
+                java.time.Duration.ofSeconds(8)));
+        assertThatThrownBy(() -> onPulsar(CONTROLLERS + MEMBERS, "ownership: {lease: 1s}\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ownership.lease");
+        assertThatThrownBy(() -> onPulsar(CONTROLLERS + MEMBERS, "ownership: {lease: 4s, interval: 3s}\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ownership")
+                .hasMessageContaining("interval is 3s: must be within 100ms..2s");
+        assertThatThrownBy(() -> onPulsar(CONTROLLERS + MEMBERS, "ownership: {leases: 4s}\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ownership.leases");
+    }
 }
