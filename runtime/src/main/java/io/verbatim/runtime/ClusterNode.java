@@ -31,6 +31,7 @@ import io.verbatim.pipeline.ReplicatorStatus;
 import io.verbatim.runtime.broker.Brokers;
 import io.verbatim.runtime.broker.Ports;
 import io.verbatim.runtime.broker.Producer;
+import io.verbatim.runtime.broker.SegmentOwnership;
 import io.verbatim.runtime.broker.Subscription;
 import io.verbatim.runtime.controller.AdminOperations;
 import io.verbatim.runtime.controller.ControllerLink;
@@ -310,12 +311,16 @@ public final class ClusterNode implements AutoCloseable {
         // threads to stop (a leader change during a close deadlocked it for the stop's timeout)
         group.ifPresent(g -> running.add(g.leaders().skip(1).publishOn(Schedulers.boundedElastic())
                 .subscribe(pushes::failover)));
+        link.ifPresent(l -> brokers.ownedBy(l.ownership(timer)));
         brokers.replicateTo(peers, peers(), link.map(ControllerLink::gate).orElseGet(() -> PeerPushes.gate(controller)));
         rates.start(brokers::replicatedTotals);
         if (link.isPresent()) {
             // the controller leader decides on these brokers' reports
             Duration every = config.autoScale().enabled() && config.autoScale().interval().compareTo(REPORT_INTERVAL) < 0
                     ? config.autoScale().interval() : REPORT_INTERVAL;
+            if (self.namesBrokerMembers() && config.ownership().interval().compareTo(every) < 0) {
+                every = config.ownership().interval(); // each report renews the member's lease
+            }
             link.get().start(every, brokers::report, brokers::untaken, timer);
             return this;
         }
@@ -466,6 +471,11 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /** Every replicator of every topic toward every peer, as its link supervises it. */
+    /** What this process acts on of the cluster's segments (every segment unless it is one of many broker members). */
+    public SegmentOwnership ownership() {
+        return brokers.ownership();
+    }
+
     public List<ReplicatorStatus> replicators() {
         return brokers.replicators();
     }
@@ -585,6 +595,8 @@ public final class ClusterNode implements AutoCloseable {
             stopping = true;
             loops.dispose();
         }
+        // a broker member of many hands its segments over first: their new owners go on from the cursors
+        link.ifPresent(l -> l.drain(config.ownership().drainTimeout(), timer).block());
         boolean drained = caughtUp() || Flux.interval(Duration.ofMillis(20), timer).filter(t -> caughtUp()).next()
                 .timeout(drainTimeout, timer).map(t -> true).onErrorReturn(false).blockOptional().orElse(false);
         if (!drained) {

@@ -8,6 +8,7 @@ import io.verbatim.pipeline.ReplicatorStatus;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -52,9 +53,23 @@ public final class Broker {
 
     /** Starts a link of one topic toward one remote for the segments this broker owns, on its budgets. */
     public ReplicationLink replicate(Supplier<ReplicationLink.Builder> link) {
-        ReplicationLink started = link.get().owned(this::owns).budget(budget).inFlightBudget(inFlight).build().start();
+        return replicate(link, s -> true);
+    }
+
+    /**
+     * Starts a link toward one remote for the segments this broker owns among those {@code process} selects (what
+     * this broker process owns of the cluster's segments), on its budgets.
+     */
+    public ReplicationLink replicate(Supplier<ReplicationLink.Builder> link, Predicate<Segment> process) {
+        ReplicationLink started = link.get().owned(s -> owns(s) && process.test(s)).budget(budget)
+                .inFlightBudget(inFlight).build().start();
         links.add(started);
         return started;
+    }
+
+    /** Asks every link which segments it owns again (the process's ownership moved). */
+    public void reconsider() {
+        links.forEach(ReplicationLink::reconsider);
     }
 
     /** Stops every link at once; the cursors keep what was acknowledged. */

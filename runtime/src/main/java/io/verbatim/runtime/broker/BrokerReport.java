@@ -16,13 +16,43 @@ import java.util.TreeMap;
  * {@link #TOPICS_PER_BODY} topics. The answer carries the exchange's verdict on each peer, which
  * gates the brokers' replicators (R-C11). JSON on {@code POST /controller/report}, the broker role.
  *
+ * <p>A cluster of many broker processes also reports, per member, the segments a move asked it to give up and
+ * that it stopped ({@code released}) and whether it is leaving (SIGTERM: draining); the answer then says whether
+ * the member's lease was renewed and the ownership epoch the leader had applied (the member acts only once its
+ * own replica applied as far).
+ *
  * @param topics by topic name
+ * @param released segments the reporting member stopped at the leader's request, with the epoch of the move
+ * @param leaving whether the reporting member is draining to stop
  */
-public record BrokerReport(@JsonProperty("topics") Map<String, Topic> topics) {
+public record BrokerReport(@JsonProperty("topics") Map<String, Topic> topics,
+        @JsonProperty("released") List<Released> released, @JsonProperty("leaving") boolean leaving) {
     public static final String PATH = "/controller/report";
 
     public BrokerReport {
         topics = Map.copyOf(topics);
+        released = released == null ? List.of() : List.copyOf(released);
+    }
+
+    /** Only topics: a cluster of one broker process. */
+    public BrokerReport(Map<String, Topic> topics) {
+        this(topics, List.of(), false);
+    }
+
+    /** The same topics with a member's releases and whether it leaves. */
+    public BrokerReport withMember(List<Released> value, boolean isLeaving) {
+        return new BrokerReport(topics, value, isLeaving);
+    }
+
+    /** A segment given up, at the epoch of the move that asked for it. */
+    public record Released(@JsonProperty("topic") String topic, @JsonProperty("segment") long segment,
+            @JsonProperty("epoch") long epoch) {
+        public Released {
+            if (topic == null || topic.isEmpty() || segment < 0 || epoch < 0) {
+                throw new IllegalArgumentException("a released segment names its topic, a segment id and an epoch, none "
+                        + "negative");
+            }
+        }
     }
 
     /**
@@ -55,11 +85,18 @@ public record BrokerReport(@JsonProperty("topics") Map<String, Topic> topics) {
      * @param verdicts per peer, whether it takes part in the exchange (absent: no answer from it yet)
      * @param leader the replica that took the report
      * @param term its term: a report to a leader of another term than the previous one is followed by a whole one
+     * @param lease whether the reporting member's lease was renewed (many broker processes only)
+     * @param epoch the ownership epoch the leader had applied when it answered
      */
     public record Answer(@JsonProperty("verdicts") Map<String, Boolean> verdicts, @JsonProperty("leader") String leader,
-            @JsonProperty("term") long term) {
+            @JsonProperty("term") long term, @JsonProperty("lease") boolean lease, @JsonProperty("epoch") long epoch) {
         public Answer {
             verdicts = Map.copyOf(verdicts);
+        }
+
+        /** Without a lease: a cluster of one broker process. */
+        public Answer(Map<String, Boolean> verdicts, String leader, long term) {
+            this(verdicts, leader, term, false, 0);
         }
     }
 
@@ -73,12 +110,12 @@ public record BrokerReport(@JsonProperty("topics") Map<String, Topic> topics) {
         for (Map.Entry<String, Topic> e : new TreeMap<>(topics).entrySet()) {
             chunk.put(e.getKey(), e.getValue());
             if (chunk.size() == TOPICS_PER_BODY) {
-                out.add(new BrokerReport(chunk));
+                out.add(new BrokerReport(chunk, released, leaving));
                 chunk = new LinkedHashMap<>();
             }
         }
         if (!chunk.isEmpty() || out.isEmpty()) {
-            out.add(new BrokerReport(chunk));
+            out.add(new BrokerReport(chunk, released, leaving));
         }
         return out;
     }

@@ -74,6 +74,8 @@ public final class Brokers implements AutoCloseable {
     /** What the last report said per topic (load aside): a report leaves out a topic that did not change. */
     private final Map<String, BrokerReport.Topic> reportedLast = new ConcurrentHashMap<>();
     private final Disposable.Composite open = Disposables.composite();
+    /** What this process acts on of the cluster's segments (all of them unless the cluster has many processes). */
+    private SegmentOwnership ownership = SegmentOwnership.ALL;
 
     /**
      * @param process the broker process this is: its ports (one broker per ingest port)
@@ -129,6 +131,20 @@ public final class Brokers implements AutoCloseable {
     }
 
     /**
+     * Acts only on the segments {@code value} selects from now on, and asks again each time it changes (a lost
+     * segment's replicators stop before the change returns). Before {@link #replicateTo}.
+     */
+    public synchronized void ownedBy(SegmentOwnership value) {
+        ownership = value;
+        open.add(value.changes().subscribe(v -> brokers.forEach(Broker::reconsider)));
+    }
+
+    /** What this process acts on. */
+    public SegmentOwnership ownership() {
+        return ownership;
+    }
+
+    /**
      * Replicates every open topic into every peer's brokers (or, on Pulsar, into the peer's Pulsar, the layouts still
      * from its brokers), through every broker, while {@code gate} says the peer takes part in the exchange.
      */
@@ -161,10 +177,11 @@ public final class Brokers implements AutoCloseable {
                 }
                 RemoteCluster into = remote;
                 List<ReplicationLink> links = new ArrayList<>();
+                SegmentOwnership owned = ownership;
                 for (Broker broker : brokers) {
                     links.add(broker.replicate(() -> ReplicationLink.builder().local(local).remote(into)
                             .config(replicator).exchangeGate(gate).timer(timer).cpu(cpu).metrics(counters)
-                            .stallAfter(config.replication().stallAfter())));
+                            .stallAfter(config.replication().stallAfter()), s -> owned.owns(topic, s.id())));
                 }
                 new PipelineMetricsBinder(counters, Tags.of("remote_cluster", peer, "topic", topic),
                         () -> storage.backlog(topic, peer).values().stream().mapToLong(Long::longValue).sum(),

@@ -1,6 +1,9 @@
 package io.verbatim.runtime.broker;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * A broker member's lease on acting for the segments it owns, renewed by each report the controller
@@ -57,6 +60,19 @@ public final class Lease {
     /** How long the lease still holds at {@code nowMs} (zero once it lapsed). */
     public Duration remaining(long nowMs) {
         return untilMs == Long.MIN_VALUE ? Duration.ZERO : Duration.ofMillis(Math.max(0, untilMs - nowMs));
+    }
+
+    /**
+     * The clock leases are counted on, in milliseconds: a monotonic one ({@link System#nanoTime}) where
+     * {@code timer} keeps the wall clock's time (a real scheduler, whose time a wall clock step would move), else
+     * {@code timer}'s own (a virtual one in tests, whose time starts at 0).
+     */
+    public static LongSupplier clock(Scheduler timer) {
+        long wall = System.currentTimeMillis();
+        if (Math.abs(timer.now(TimeUnit.MILLISECONDS) - wall) < TimeUnit.DAYS.toMillis(1)) {
+            return () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
+        }
+        return () -> timer.now(TimeUnit.MILLISECONDS);
     }
 
     /** The epoch the member's replica must have applied before it acts (of the latest grant). */

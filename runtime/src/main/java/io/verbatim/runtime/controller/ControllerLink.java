@@ -22,6 +22,8 @@ import io.verbatim.net.NetClient;
 import io.verbatim.net.Tls;
 import io.verbatim.pipeline.ExchangeGate;
 import io.verbatim.runtime.broker.BrokerReport;
+import io.verbatim.runtime.broker.Lease;
+import io.verbatim.runtime.broker.SegmentOwnership;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -46,6 +48,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.ByteBufFlux;
 import reactor.netty.http.client.HttpClient;
 import reactor.util.Logger;
@@ -89,6 +92,11 @@ public final class ControllerLink implements AutoCloseable {
     private volatile String reportedTo = "";
     private volatile long reportedTerm = -1;
     private Disposable reporting = Disposables.disposed();
+    /** What this member acts on, when the cluster names its broker members (else every segment). */
+    private @Nullable LeasedOwnership leased;
+    private final Scheduler ownershipThread;
+    private final Sinks.Many<Long> nudges = Sinks.many().multicast().directBestEffort();
+    private volatile boolean leaving;
 
     /**
      * Starts broker member {@code member} of {@code cluster}'s metadata log (its listener on the member's own raft
@@ -114,11 +122,13 @@ public final class ControllerLink implements AutoCloseable {
         String scheme = config.security().tls(cluster).isPresent() ? "https" : "http";
         this.urls = self.controllers().stream().map(c -> c.adminUrl(scheme)).toList();
         this.thread = NetworkedMember.thread(cluster, memberId);
+        this.ownershipThread = Schedulers.newSingle("verbatim-ownership-" + memberId, true);
         try {
             this.member = NetworkedMember.start(config, self, memberId, dataDir, register, thread);
             this.server = member.server();
         } catch (RuntimeException e) {
             thread.dispose();
+            ownershipThread.dispose();
             throw e;
         }
         this.store = new RaftLayoutStore(server, register);
@@ -167,6 +177,48 @@ public final class ControllerLink implements AutoCloseable {
                         + "term " + s.term()));
     }
 
+    /**
+     * What this process acts on: when the cluster names its broker members, the segments the metadata log says
+     * this member owns while its lease holds (renewed by the answers to its reports), followed off the log's thread
+     * on one of its own; else every segment.
+     *
+     * @param timer where the lease's lapse is scheduled
+     */
+    public synchronized SegmentOwnership ownership(Scheduler timer) {
+        if (!self.namesBrokerMembers()) {
+            return SegmentOwnership.ALL;
+        }
+        if (leased == null) {
+            LeasedOwnership made = new LeasedOwnership(memberId, new Lease(config.ownership().lease()), timer)
+                    .follow(register.watchOwnership().publishOn(ownershipThread));
+            made.offers().subscribe(v -> nudges.tryEmitNext(v)); // a release goes out at once, not at the next tick
+            leased = made;
+        }
+        return leased;
+    }
+
+    /**
+     * Stops this member (SIGTERM): its reports say it is leaving, the leader moves its segments away and this
+     * member releases each; completes once its replica shows it holding nothing, or after {@code timeout}.
+     */
+    public Mono<Void> drain(Duration timeout, Scheduler timer) {
+        LeasedOwnership mine;
+        synchronized (this) {
+            mine = leased;
+        }
+        if (mine == null) {
+            return Mono.empty();
+        }
+        leaving = true;
+        nudges.tryEmitNext(-1L);
+        LOG.info("{}/{}: draining: asking the controller leader to move its {} segment(s) away", self.name(), memberId,
+                mine.acting().size());
+        return Flux.interval(Duration.ZERO, Duration.ofMillis(100), timer).filter(t -> !mine.holdsAny()).next().then()
+                .timeout(timeout, Mono.<Void>fromRunnable(() -> LOG.warn("{}/{}: still held segments after {}; "
+                        + "stopping anyway (the others take them after the lease)", self.name(), memberId, timeout)),
+                        timer);
+    }
+
     /** The replicators' gate: the controller leader's verdict on each peer, as its latest report answer said. */
     public ExchangeGate gate() {
         return remote -> {
@@ -180,9 +232,16 @@ public final class ControllerLink implements AutoCloseable {
     /** Reports every {@code interval} what {@code report} builds; a report not taken is put back by {@code untaken}. */
     public synchronized void start(Duration interval, Function<Boolean, BrokerReport> report,
             Consumer<BrokerReport> untaken, Scheduler timer) {
-        reporting = Flux.interval(Duration.ZERO, interval, timer).onBackpressureDrop()
+        reporting = Flux.merge(Flux.interval(Duration.ZERO, interval, timer), nudges.asFlux()).onBackpressureDrop()
                 .concatMap(tick -> {
-                    List<BrokerReport> chunks = report.apply(nextWhole).chunks();
+                    LeasedOwnership mine = leased;
+                    long sent = mine == null ? 0 : mine.nowMs();
+                    BrokerReport whole = report.apply(nextWhole);
+                    if (mine != null) {
+                        whole = whole.withMember(mine.releasable().stream().map(r -> new BrokerReport.Released(
+                                r.segment().topic(), r.segment().segment(), r.epoch())).toList(), leaving);
+                    }
+                    List<BrokerReport> chunks = whole.chunks();
                     Set<BrokerReport> taken = Collections.newSetFromMap(new IdentityHashMap<>());
                     return Flux.fromIterable(chunks)
                             .concatMap(chunk -> send(chunk, 0, timer).timeout(config.exchange().requestTimeout(), timer)
@@ -193,6 +252,9 @@ public final class ControllerLink implements AutoCloseable {
                                 nextWhole = !a.leader().equals(reportedTo) || a.term() != reportedTerm;
                                 reportedTo = a.leader();
                                 reportedTerm = a.term();
+                                if (mine != null && a.lease()) {
+                                    mine.granted(sent, a.epoch());
+                                }
                             })
                             .onErrorResume(e -> {
                                 nextWhole = true;
@@ -316,6 +378,10 @@ public final class ControllerLink implements AutoCloseable {
     @Override
     public synchronized void close() {
         reporting.dispose();
+        if (leased != null) {
+            leased.close();
+        }
+        ownershipThread.dispose();
         meters.dispose();
         server.close();
         thread.dispose();

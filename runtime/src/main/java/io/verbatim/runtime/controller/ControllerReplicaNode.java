@@ -10,6 +10,13 @@ import io.verbatim.config.BrokerMember;
 import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.ControllerReplica;
+import io.verbatim.config.OwnershipConfig;
+import io.verbatim.metadatalog.state.OwnershipCommand;
+import io.verbatim.metadatalog.state.OwnershipLog;
+import io.verbatim.metadatalog.state.OwnershipTable;
+import io.verbatim.metadatalog.state.SegmentKey;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import io.verbatim.config.TopicConfig;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.Controller;
@@ -105,6 +112,12 @@ public final class ControllerReplicaNode implements AutoCloseable {
     /** A report older than this holds the policy back: the brokers report every second at least. */
     static final Duration STALE_REPORTS = Duration.ofSeconds(5);
     private volatile long lastReportMs = -1;
+    /** When each broker member last reported, on this replica's clock: with many members, every one must report. */
+    private final Map<String, Long> lastReportOf = new ConcurrentHashMap<>();
+    /** While this replica leads a cluster of named broker members: the segments' ownership. */
+    private volatile @Nullable OwnershipLoop ownership;
+    /** Replicated bytes per segment per second, from the members' reports: what ownership balances. */
+    private final SegmentRates rates = new SegmentRates();
     private final Disposable.Composite running = Disposables.composite();
     private final PolicyLoop policy;
     /** Checks the broker members' signed reports. */
@@ -290,7 +303,22 @@ public final class ControllerReplicaNode implements AutoCloseable {
         reported.clear();
         prunable.clear();
         lastReportMs = -1;
+        lastReportOf.clear();
+        rates.clear();
         controller.becomeLeaderAfresh();
+        if (self.namesBrokerMembers()) {
+            OwnershipLoop loop = new OwnershipLoop(self.name(), new OwnershipLog(server, register,
+                    Schedulers.boundedElastic()), config.ownership().lease(), planning(config.ownership()),
+                    this::appliedLayouts, () -> rates.perSecond(timer.now(TimeUnit.MILLISECONDS)), timer)
+                    .start(self.brokerMembers().stream().map(BrokerMember::id).toList(), config.ownership().interval());
+            ownership = loop;
+            mine.add(() -> {
+                loop.dispose();
+                if (ownership == loop) {
+                    ownership = null;
+                }
+            });
+        }
         Pusher pusher = new Pusher(controller, Objects.requireNonNull(transport), config.exchange(), timer).start();
         mine.add(pusher::dispose);
         List<String> topics = config.topics().stream().map(TopicConfig::name).toList();
@@ -305,6 +333,19 @@ public final class ControllerReplicaNode implements AutoCloseable {
         LOG.info("{}/{}: the controller leader in term {}", self.name(), replica.id(), term);
     }
 
+    static OwnershipPlanner.Settings planning(OwnershipConfig c) {
+        return new OwnershipPlanner.Settings(c.maxMoves(), c.moveInterval(), c.minTenure(), c.imbalance());
+    }
+
+    /** Every configured topic's layout as this replica applied it. */
+    private SortedMap<String, Layout> appliedLayouts() {
+        SortedMap<String, Layout> out = new TreeMap<>();
+        for (TopicConfig t : config.topics()) {
+            register.get(t.name()).ifPresent(l -> out.put(t.name(), l));
+        }
+        return out;
+    }
+
     private Layout layout(String topic) {
         return register.get(topic).orElseThrow(() -> new IllegalArgumentException("cluster " + self.name()
                 + " has no topic '" + topic + "'"));
@@ -315,6 +356,18 @@ public final class ControllerReplicaNode implements AutoCloseable {
      * {@link #STALE_REPORTS} (the brokers' process down or cut off, which is not a cold cluster).
      */
     private Optional<String> reportsStale() {
+        OwnershipLoop loop = ownership;
+        if (loop != null) {
+            long now = timer.now(TimeUnit.MILLISECONDS);
+            for (String m : register.ownership().activeMembers()) {
+                Long at = lastReportOf.get(m);
+                if (at == null || now - at > STALE_REPORTS.toMillis()) {
+                    return Optional.of("no report from broker member " + m + " of " + self.name()
+                            + (at == null ? " since this replica took over" : " for " + (now - at) + " ms")
+                            + " (its load is missing)");
+                }
+            }
+        }
         long last = lastReportMs;
         long now = timer.now(TimeUnit.MILLISECONDS);
         if (last < 0) {
@@ -381,37 +434,76 @@ public final class ControllerReplicaNode implements AutoCloseable {
             } catch (IOException | RuntimeException e) {
                 return text(response, 400, "body is not a brokers' report: " + e.getMessage());
             }
-            take(parsed);
-            Map<String, Boolean> verdicts = new LinkedHashMap<>();
-            for (String peer : peers()) {
-                if (controller.isUnsupported(peer)) {
-                    verdicts.put(peer, false);
-                } else if (controller.hasAnswered(peer)) {
-                    verdicts.put(peer, true);
-                }
+            String from = ((SignedCall.Result.Accepted) checked).member();
+            OwnershipLoop loop = ownership;
+            if (loop == null) {
+                take(from, parsed);
+                return answer(response, new BrokerReport.Answer(verdicts(), replica.id(), leadingTerm));
             }
-            try {
-                byte[] answer = JSON.writeValueAsBytes(new BrokerReport.Answer(verdicts, replica.id(), leadingTerm));
-                return response.status(200).header(HttpHeaderNames.CONTENT_TYPE, "application/json")
-                        .sendByteArray(Mono.just(answer)).then();
-            } catch (IOException e) {
-                return text(response, 500, e.toString());
-            }
+            // A lease is granted only once a quorum confirmed this replica still leads, counted from when the report
+            // was received: no later leader can have taken over before then (it expires nobody for a lease after).
+            long received = loop.nowMs();
+            return server.readBarrier().then(Mono.defer(() -> {
+                take(from, parsed);
+                boolean lease = loop.reported(from, received, releases(from, parsed), parsed.leaving());
+                return answer(response, new BrokerReport.Answer(verdicts(), replica.id(), leadingTerm, lease,
+                        loop.epoch()));
+            })).onErrorResume(e -> !(e instanceof Bodies.TooLarge), e -> text(response, 503,
+                    "cannot confirm the leadership to renew " + from + "'s lease (" + e.getMessage() + "); try again"));
         }).onErrorResume(Bodies.TooLarge.class, e -> Bodies.tooLarge(response, String.valueOf(e.getMessage())));
     }
 
-    private void take(BrokerReport report) {
-        lastReportMs = timer.now(TimeUnit.MILLISECONDS);
+    private static List<OwnershipCommand.Release> releases(String member, BrokerReport report) {
+        return report.released().stream().map(r -> new OwnershipCommand.Release(new SegmentKey(r.topic(), r.segment()),
+                r.epoch(), member)).toList();
+    }
+
+    private Map<String, Boolean> verdicts() {
+        Map<String, Boolean> verdicts = new LinkedHashMap<>();
+        for (String peer : peers()) {
+            if (controller.isUnsupported(peer)) {
+                verdicts.put(peer, false);
+            } else if (controller.hasAnswered(peer)) {
+                verdicts.put(peer, true);
+            }
+        }
+        return verdicts;
+    }
+
+    private static Mono<Void> answer(HttpServerResponse response, BrokerReport.Answer answer) {
+        try {
+            return response.status(200).header(HttpHeaderNames.CONTENT_TYPE, "application/json")
+                    .sendByteArray(Mono.just(JSON.writeValueAsBytes(answer))).then();
+        } catch (IOException e) {
+            return text(response, 500, e.toString());
+        }
+    }
+
+    /**
+     * Takes member {@code from}'s report: its load adds to the others' (each member counts what it produced); with
+     * segments owned by members, only a segment's owner says whether it is prunable.
+     */
+    private void take(String from, BrokerReport report) {
+        long now = timer.now(TimeUnit.MILLISECONDS);
+        lastReportMs = now;
+        lastReportOf.put(from, now);
         Set<String> known = Set.copyOf(config.topics().stream().map(TopicConfig::name).toList());
+        boolean owned = ownership != null;
+        OwnershipTable table = register.ownership();
         report.topics().forEach((topic, t) -> {
             if (known.contains(topic)) {
                 loadOf(topic).add(t.load());
+                t.load().forEach((segment, v) -> rates.add(new SegmentKey(topic, segment), v[1], now));
                 reported.put(topic, t);
+                List<Long> ids = owned ? t.prunable().stream().filter(id -> table.of(new SegmentKey(topic, id))
+                        .map(o -> o.ownedBy(from)).orElse(false)).toList() : t.prunable();
                 // the latest report says what is prunable now, nothing else: an empty list clears an earlier one
-                if (t.prunable().isEmpty()) {
-                    prunable.remove(topic);
+                if (ids.isEmpty()) {
+                    if (!owned) {
+                        prunable.remove(topic);
+                    }
                 } else {
-                    prunable.put(topic, t.prunable());
+                    prunable.put(topic, ids);
                 }
             }
         });

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.LongSupplier;
 import java.util.concurrent.TimeUnit;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
@@ -32,7 +33,9 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
     private final String member;
     private final Lease lease;
     private final Scheduler timer;
+    private final LongSupplier clock;
     private final Sinks.Many<Long> changes = Sinks.many().multicast().directBestEffort();
+    private final Sinks.Many<Long> offered = Sinks.many().multicast().directBestEffort();
     private final Disposable.Swap lapse = Disposables.swap();
     private Disposable watch = Disposables.disposed();
     private OwnershipTable table = OwnershipTable.EMPTY;
@@ -43,12 +46,13 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
     /**
      * @param member this broker member's id
      * @param lease its lease, renewed through {@link #granted}
-     * @param timer the clock the lease runs on (monotonic in production; virtual in tests)
+     * @param timer where the lease's lapse is scheduled; its clock is {@link Lease#clock}'s
      */
     public LeasedOwnership(String member, Lease lease, Scheduler timer) {
         this.member = member;
         this.lease = lease;
         this.timer = timer;
+        this.clock = Lease.clock(timer);
     }
 
     /** Follows {@code tables}, this member's replica's ownership table and each after a change. */
@@ -74,7 +78,7 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
 
     /** The time on this lease's clock, for a report's send time. */
     public long nowMs() {
-        return timer.now(TimeUnit.MILLISECONDS);
+        return clock.getAsLong();
     }
 
     private void recompute() {
@@ -88,6 +92,9 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
         releasable = table.segments().values().stream()
                 .filter(o -> o.phase() == SegmentOwner.Phase.RELEASING && o.owner().equals(member))
                 .map(o -> new OwnershipCommand.Release(o.segment(), o.epoch(), member)).toList();
+        if (changed && !releasable.isEmpty()) {
+            offered.tryEmitNext(version);
+        }
         Duration left = lease.remaining(now);
         if (!next.isEmpty() && !left.isZero()) {
             lapse.update(timer.schedule(this::lapseCheck, left.toMillis() + 1, TimeUnit.MILLISECONDS));
@@ -120,6 +127,17 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
     /** The segments a move asks this member to give up, stopped already: what its next report releases. */
     public List<OwnershipCommand.Release> releasable() {
         return releasable;
+    }
+
+    /** Signals each time a change offers segments to release (after their replicators stopped). */
+    public Flux<Long> offers() {
+        return offered.asFlux();
+    }
+
+    /** Whether this member's replica still shows it owning or releasing a segment. */
+    public synchronized boolean holdsAny() {
+        return table.segments().values().stream().anyMatch(o -> o.phase() != SegmentOwner.Phase.UNOWNED
+                && o.owner().equals(member));
     }
 
     /** How long the lease still holds. */

@@ -8,6 +8,7 @@ import io.verbatim.metadatalog.state.RegisteredMember;
 import io.verbatim.metadatalog.state.SegmentKey;
 import io.verbatim.metadatalog.state.SegmentOwner;
 import io.verbatim.model.Layout;
+import io.verbatim.runtime.broker.Lease;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,8 +17,8 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
@@ -43,6 +44,7 @@ public final class OwnershipLoop implements Disposable {
     private final Supplier<SortedMap<String, Layout>> layouts;
     private final Supplier<Map<SegmentKey, Long>> bytesPerSecond;
     private final Scheduler timer;
+    private final LongSupplier clock;
     private final Disposable.Composite running = Disposables.composite();
     private final AtomicBoolean planning = new AtomicBoolean();
     private final Set<SegmentKey> releasing = ConcurrentHashMap.newKeySet();
@@ -59,14 +61,16 @@ public final class OwnershipLoop implements Disposable {
         this.cluster = cluster;
         this.log = log;
         this.timer = timer;
+        this.clock = Lease.clock(timer);
         this.book = new LeaseBook(lease, nowMs());
         this.planner = new OwnershipPlanner(settings);
         this.layouts = layouts;
         this.bytesPerSecond = bytesPerSecond;
     }
 
-    private long nowMs() {
-        return timer.now(TimeUnit.MILLISECONDS);
+    /** The leader's clock for leases ({@link Lease#clock}): when a report is received. */
+    public long nowMs() {
+        return clock.getAsLong();
     }
 
     /** Registers {@code configured} members the log lacks, then plans every {@code interval}. */
