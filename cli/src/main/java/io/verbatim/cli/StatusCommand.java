@@ -62,6 +62,7 @@ final class StatusCommand implements Callable<Integer> {
                 status.path("deferringOwnChanges").asBoolean() ? " (deferring its own changes)" : "");
         printStorage(out, status.path("storage"));
         printReplicators(out, status.path("replicators"));
+        printOwnership(out, status.path("ownership"));
         status.path("topics").fields().forEachRemaining(t -> {
             JsonNode topic = t.getValue();
             out.printf("topic %s  epoch %d  convergence lag %d ms%n  layout %s%n", t.getKey(),
@@ -80,6 +81,30 @@ final class StatusCommand implements Callable<Integer> {
             });
         });
         return 0;
+    }
+
+    /**
+     * Who owns the segments of a cluster of many broker processes: this process's member, its lease and what it
+     * acts on; each member's state, segments and load; each segment being handed over or without an owner.
+     */
+    private static void printOwnership(PrintWriter out, JsonNode ownership) {
+        if (ownership.isMissingNode() || ownership.path("members").isEmpty()) {
+            return; // a cluster of one broker process
+        }
+        String member = ownership.path("member").asText("");
+        out.printf(Locale.ROOT, "ownership  epoch %d%s%n", ownership.path("epoch").asLong(), member.isEmpty() ? ""
+                : "  %s: lease %.1f s, acting on %s".formatted(member,
+                        ownership.path("leaseRemainingMs").asLong() / 1000.0, join(ownership.path("acting"))));
+        for (JsonNode m : ownership.path("members")) {
+            long bytes = m.path("bytesPerSecond").asLong(-1);
+            out.printf(Locale.ROOT, "  %-12s %-8s %d segment(s)%s%n", m.path("id").asText(), m.path("state").asText(),
+                    m.path("segments").asInt(), bytes < 0 ? "" : "  %d B/s".formatted(bytes));
+        }
+        for (JsonNode seg : ownership.path("moving")) {
+            out.printf(Locale.ROOT, "  %s %s%s%n", seg.path("segment").asText(), seg.path("phase").asText(),
+                    seg.path("phase").asText().equals("RELEASING")
+                            ? " " + seg.path("owner").asText() + " -> " + seg.path("to").asText() : "");
+        }
     }
 
     /** Where the node keeps its segments, whether a crash keeps them, and a failed journal, loudly. */

@@ -324,6 +324,30 @@ class VerbatimCliTest {
         assertThat(r.err()).contains("listener b1 is given twice").doesNotContain("Connection refused");
     }
 
+    /** A broker member's status: its lease and what it acts on, each member's share, each segment being moved. */
+    @Test
+    void statusShowsWhoOwnsTheSegmentsOfAClusterOfManyBrokerProcesses() {
+        String body = """
+                {"cluster":"east","topics":{},"replicators":{"total":2,"restarts":0,"failing":[],"stalled":[]},
+                 "storage":{"type":"pulsar","durable":true,"failure":""},
+                 "ownership":{"member":"broker-1","leaseRemainingMs":8300,"acting":["t#0","t#2"],"epoch":41,
+                   "members":[{"id":"broker-1","state":"ACTIVE","segments":2,"bytesPerSecond":-1},
+                              {"id":"broker-2","state":"DRAINING","segments":1,"bytesPerSecond":-1}],
+                   "moving":[{"segment":"t#1","phase":"RELEASING","owner":"broker-2","to":"broker-1","epoch":40}]}}
+                """;
+        DisposableServer node = HttpServer.create().host("127.0.0.1").port(0)
+                .handle((req, res) -> res.status(200).sendString(Mono.just(body))).bindNow();
+        try {
+            Run r = run("status", "http://127.0.0.1:" + node.port());
+            assertThat(r.code()).as(r.err()).isZero();
+            assertThat(r.out()).contains("ownership  epoch 41  broker-1: lease 8.3 s, acting on t#0 t#2")
+                    .contains("broker-2     DRAINING 1 segment(s)")
+                    .contains("t#1 RELEASING broker-2 -> broker-1");
+        } finally {
+            node.disposeNow();
+        }
+    }
+
     /**
      * Issue 23 item 6: {@code verbatim admin} forwarded the admin token to wherever a node redirected it and
      * printed the answer as success. It follows a redirect to the URL's own origin, or with {@code --config} to

@@ -18,6 +18,7 @@ import io.verbatim.exchange.Rebucket;
 import io.verbatim.layoutstore.InMemoryLayoutStore;
 import io.verbatim.layoutstore.LayoutStore;
 import io.verbatim.metadatalog.server.MemberStatus;
+import io.verbatim.metadatalog.state.SegmentKey;
 import io.verbatim.model.Compression;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Outcome;
@@ -38,6 +39,7 @@ import io.verbatim.runtime.controller.ControllerLink;
 import io.verbatim.runtime.controller.ControllerOperations;
 import io.verbatim.runtime.controller.Delegations;
 import io.verbatim.runtime.controller.GarbageCollector;
+import io.verbatim.runtime.controller.LeasedOwnership;
 import io.verbatim.runtime.controller.LocalMetadataLog;
 import io.verbatim.runtime.controller.PeerPushes;
 import io.verbatim.runtime.controller.PolicyLoop;
@@ -494,7 +496,16 @@ public final class ClusterNode implements AutoCloseable {
     public Mono<NodeStatus> status() {
         return controller.status(this::backlog).map(s -> new NodeStatus(s, NodeStatus.Replicators.of(replicators()),
                 NodeStatus.MetadataLogMember.members(metadataLog()),
-                group.flatMap(LocalMetadataLog::leading).map(Delegations::feeds).orElse(List.of()), storageStatus()));
+                group.flatMap(LocalMetadataLog::leading).map(Delegations::feeds).orElse(List.of()), storageStatus(),
+                ownershipStatus()));
+    }
+
+    private NodeStatus.Ownership ownershipStatus() {
+        if (!(brokers.ownership() instanceof LeasedOwnership leased)) {
+            return NodeStatus.Ownership.NONE;
+        }
+        return NodeStatus.Ownership.of(leased.member(), leased.leaseRemaining().toMillis(),
+                leased.acting().stream().map(SegmentKey::toString).toList(), leased.table(), Optional.empty());
     }
 
     private NodeStatus.Storage storageStatus() {

@@ -9,6 +9,7 @@ import io.verbatim.pulsar.broker.PulsarProcess;
 import io.verbatim.runtime.broker.Subscription;
 import io.verbatim.runtime.controller.AdminApi;
 import io.verbatim.runtime.controller.LeasedOwnership;
+import io.verbatim.runtime.status.NodeStatus;
 import io.verbatim.testkit.DeliveryChecks;
 import io.verbatim.testkit.ReplicationChecks;
 import java.io.IOException;
@@ -160,6 +161,13 @@ class MultiBrokerRuntimeTest {
             both.retainAll(a2);
             return a1.size() + a2.size() == 4 && both.isEmpty() && !a1.isEmpty() && !a2.isEmpty();
         });
+        NodeStatus.Ownership shown = one.cluster().status().block(Duration.ofSeconds(30)).ownership();
+        assertThat(shown.member()).isEqualTo("broker-1");
+        assertThat(shown.leaseRemainingMs()).isPositive();
+        assertThat(shown.acting()).hasSize(acting(one).size());
+        assertThat(shown.members()).extracting(NodeStatus.Ownership.Member::id, NodeStatus.Ownership.Member::state)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("broker-1", "ACTIVE"),
+                        org.assertj.core.groups.Tuple.tuple("broker-2", "ACTIVE"));
         produce(one, 0, 100);
         produce(two, 100, 200);
         Segment first = one.cluster().layout(T).activeSegments().get(0);
@@ -178,8 +186,7 @@ class MultiBrokerRuntimeTest {
         two.cluster().close();
         nodes.remove(two);
         produce(one, 300, 400);
-        await(() -> "broker-1 acts on every segment: it acts on " + acting(one) + ", lease "
-                + ((LeasedOwnership) one.cluster().ownership()).leaseRemaining() + ", layout "
+        await(() -> "broker-1 acts on every segment: " + one.cluster().ownership() + "; layout "
                 + one.cluster().layout(T).segments().keySet(), Duration.ofSeconds(30),
                 () -> acting(one).containsAll(lost) && acting(one).size() == one.cluster().layout(T).segments().size());
         long unownedMs = (System.nanoTime() - closed) / 1_000_000;

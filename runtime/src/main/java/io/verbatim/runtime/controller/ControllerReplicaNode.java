@@ -536,8 +536,11 @@ public final class ControllerReplicaNode implements AutoCloseable {
     public Mono<NodeStatus> status() {
         return controller.status(Controller.BacklogSource.NONE).map(s -> {
             MemberStatus member = server.memberStatus(); // one state for both views
-            return new NodeStatus(s, NodeStatus.Replicators.of(List.of()), NodeStatus.MetadataLogMember.members(List.of(member)),
-                    Delegations.feeds(member));
+            NodeStatus status = new NodeStatus(s, NodeStatus.Replicators.of(List.of()),
+                    NodeStatus.MetadataLogMember.members(List.of(member)), Delegations.feeds(member));
+            return self.namesBrokerMembers() ? status.withOwnership(NodeStatus.Ownership.of("", -1, List.of(),
+                    register.ownership(), ownership == null ? Optional.empty()
+                            : Optional.of(rates.perSecond(timer.now(TimeUnit.MILLISECONDS))))) : status;
         });
     }
 

@@ -134,6 +134,16 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
         return offered.asFlux();
     }
 
+    /** The ownership as this member's replica last applied it. */
+    public synchronized OwnershipTable table() {
+        return table;
+    }
+
+    /** This member's id. */
+    public String member() {
+        return member;
+    }
+
     /** Whether this member's replica still shows it owning or releasing a segment. */
     public synchronized boolean holdsAny() {
         return table.segments().values().stream().anyMatch(o -> o.phase() != SegmentOwner.Phase.UNOWNED
@@ -143,6 +153,12 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
     /** How long the lease still holds. */
     public Duration leaseRemaining() {
         return lease.remaining(nowMs());
+    }
+
+    @Override
+    public synchronized String toString() {
+        return member + " acting on " + acting + " (lease " + lease.remaining(nowMs()).toMillis() + " ms, min epoch "
+                + lease.minEpoch() + ") on a table at epoch " + table.epoch() + ": " + table.segments().values();
     }
 
     @Override

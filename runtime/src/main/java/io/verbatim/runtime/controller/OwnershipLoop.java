@@ -45,6 +45,8 @@ public final class OwnershipLoop implements Disposable {
     private final Supplier<Map<SegmentKey, Long>> bytesPerSecond;
     private final Scheduler timer;
     private final LongSupplier clock;
+    /** How long a change may take to commit before the loop plans again (its outcome is then read from the log). */
+    private final Duration patience;
     private final Disposable.Composite running = Disposables.composite();
     private final AtomicBoolean planning = new AtomicBoolean();
     private final Set<SegmentKey> releasing = ConcurrentHashMap.newKeySet();
@@ -62,6 +64,7 @@ public final class OwnershipLoop implements Disposable {
         this.log = log;
         this.timer = timer;
         this.clock = Lease.clock(timer);
+        this.patience = lease;
         this.book = new LeaseBook(lease, nowMs());
         this.planner = new OwnershipPlanner(settings);
         this.layouts = layouts;
@@ -101,7 +104,7 @@ public final class OwnershipLoop implements Disposable {
             }
         }
         if (!mine.isEmpty()) {
-            running.add(log.change(mine).doFinally(s -> mine.forEach(r -> releasing.remove(
+            running.add(log.change(mine).timeout(patience, timer).doFinally(s -> mine.forEach(r -> releasing.remove(
                     ((OwnershipCommand.Release) r).segment()))).subscribe(a -> refused(a, "releases of " + member),
                             e -> LOG.debug("{}: the releases of {} are not committed ({}); its next report repeats them",
                                     cluster, member, e.toString())));
@@ -129,6 +132,15 @@ public final class OwnershipLoop implements Disposable {
     }
 
     private void round() {
+        try {
+            plan();
+        } catch (RuntimeException e) {
+            planning.set(false);
+            LOG.error("{}: planning segments' ownership failed; trying again next round: {}", cluster, e.toString(), e);
+        }
+    }
+
+    private void plan() {
         OwnershipTable table = log.local();
         for (RegisteredMember m : table.members().values()) {
             if (m.state() == RegisteredMember.State.DRAINING && !holds(table, m.id())) {
@@ -161,7 +173,7 @@ public final class OwnershipLoop implements Disposable {
             }
             LOG.warn("{}: broker member {} sent no report for a lease; its segments go to others", cluster, m);
         });
-        running.add(log.change(commands).doFinally(s -> {
+        running.add(log.change(commands).timeout(patience, timer).doFinally(s -> {
             synchronized (book) {
                 expiring.forEach(book::settled);
             }

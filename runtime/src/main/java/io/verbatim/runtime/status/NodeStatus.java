@@ -1,15 +1,22 @@
 package io.verbatim.runtime.status;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.verbatim.exchange.ClusterStatus;
 import io.verbatim.metadatalog.server.MemberStatus;
+import io.verbatim.metadatalog.state.OwnershipTable;
+import io.verbatim.metadatalog.state.RegisteredMember;
+import io.verbatim.metadatalog.state.SegmentKey;
+import io.verbatim.metadatalog.state.SegmentOwner;
 import io.verbatim.pipeline.ReplicatorStatus;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -19,13 +26,32 @@ import org.jspecify.annotations.Nullable;
  * leads the log, who feeds each listener (listener delegation). In JSON the cluster status's fields come
  * first, with {@code replicators}, {@code metadataLog} and {@code listenerFeeds} beside them.
  */
-@JsonPropertyOrder({"exchange", "replicators", "metadataLog", "listenerFeeds", "storage"})
+@JsonPropertyOrder({"exchange", "replicators", "metadataLog", "listenerFeeds", "storage", "ownership"})
 public record NodeStatus(@JsonUnwrapped ClusterStatus exchange, Replicators replicators,
-        List<MetadataLogMember> metadataLog, List<ListenerFeed> listenerFeeds, Storage storage) {
+        List<MetadataLogMember> metadataLog, List<ListenerFeed> listenerFeeds, Storage storage,
+        @JsonIgnore Ownership ownership) {
 
     public NodeStatus {
         metadataLog = List.copyOf(metadataLog);
         listenerFeeds = List.copyOf(listenerFeeds);
+    }
+
+    /** Without segments' ownership (a cluster of one broker process). */
+    public NodeStatus(ClusterStatus exchange, Replicators replicators, List<MetadataLogMember> metadataLog,
+            List<ListenerFeed> listenerFeeds, Storage storage) {
+        this(exchange, replicators, metadataLog, listenerFeeds, storage, Ownership.NONE);
+    }
+
+    /** In JSON only for a cluster of many broker processes. */
+    @JsonProperty("ownership")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @Nullable Ownership ownershipJson() {
+        return ownership.equals(Ownership.NONE) ? null : ownership;
+    }
+
+    /** This status with {@code value} as its ownership. */
+    public NodeStatus withOwnership(Ownership value) {
+        return new NodeStatus(exchange, replicators, metadataLog, listenerFeeds, storage, value);
     }
 
     /** A status of a process that keeps no segments (a controller replica). */
@@ -51,6 +77,58 @@ public record NodeStatus(@JsonUnwrapped ClusterStatus exchange, Replicators repl
     @JsonPropertyOrder({"type", "durable", "failure"})
     public record Storage(String type, boolean durable, String failure) {
         static final Storage NONE = new Storage("none", false, "");
+    }
+
+    /**
+     * Who owns the cluster's segments when it names its broker members, as this process's replica of the
+     * metadata log has applied it.
+     *
+     * @param member this process's broker member ({@code ""}: a controller replica)
+     * @param leaseRemainingMs how long its lease still holds ({@code -1}: not a broker member)
+     * @param acting the segments it acts on now ({@code topic#segment})
+     * @param epoch the ownership's epoch (the index of the entry that last changed it; 0: none yet)
+     * @param members each broker member with its state, how many segments it owns and their bytes per second
+     *        (bytes: on the controller leader, which has the reports; else -1)
+     * @param moving the segments being handed over or without an owner now
+     */
+    @JsonPropertyOrder({"member", "leaseRemainingMs", "acting", "epoch", "members", "moving"})
+    public record Ownership(String member, long leaseRemainingMs, List<String> acting, long epoch, List<Member> members,
+            List<Segment> moving) {
+        /** A cluster of one broker process: nothing to say. */
+        public static final Ownership NONE = new Ownership("", -1, List.of(), 0, List.of(), List.of());
+
+        public Ownership {
+            acting = List.copyOf(acting);
+            members = List.copyOf(members);
+            moving = List.copyOf(moving);
+        }
+
+        /** One broker member: its state, how many segments it owns, their bytes per second ({@code -1}: unknown). */
+        @JsonPropertyOrder({"id", "state", "segments", "bytesPerSecond"})
+        public record Member(String id, String state, int segments, long bytesPerSecond) {
+        }
+
+        /** A segment not simply owned: being released to {@code to}, or unowned. */
+        @JsonPropertyOrder({"segment", "phase", "owner", "to", "epoch"})
+        public record Segment(String segment, String phase, String owner, String to, long epoch) {
+        }
+
+        /** From a replica's {@code table}; {@code bytesPerSecond} per segment where known (else empty). */
+        public static Ownership of(String member, long leaseRemainingMs, List<String> acting, OwnershipTable table,
+                Optional<Map<SegmentKey, Long>> bytesPerSecond) {
+            List<Member> members = new ArrayList<>();
+            for (RegisteredMember m : table.members().values()) {
+                List<SegmentKey> owned = table.ownedBy(m.id());
+                long bytes = bytesPerSecond.map(b -> owned.stream().mapToLong(k -> b.getOrDefault(k, 0L)).sum())
+                        .orElse(-1L);
+                members.add(new Member(m.id(), m.state().name(), owned.size(), bytes));
+            }
+            List<Segment> moving = table.segments().values().stream()
+                    .filter(o -> o.phase() != SegmentOwner.Phase.OWNED)
+                    .map(o -> new Segment(o.segment().toString(), o.phase().name(), o.owner(), o.to(), o.epoch()))
+                    .toList();
+            return new Ownership(member, leaseRemainingMs, acting, table.epoch(), members, moving);
+        }
     }
 
     /**
