@@ -7,10 +7,14 @@ import io.verbatim.pipeline.ReplicationLink;
 import io.verbatim.pipeline.ReplicatorStatus;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * One broker of a cluster: its slow-path budget, its bytes in flight (shared by all its replicators), its
@@ -18,12 +22,15 @@ import org.jspecify.annotations.Nullable;
  * those whose id modulo the cluster's broker count is its index.
  */
 public final class Broker {
+    private static final Logger LOG = Loggers.getLogger(Broker.class);
     private final int index;
     private final int brokers;
     private final BrokerBudget budget;
     private final InFlightBudget inFlight;
     private final IngestServer ingest;
     private final List<ReplicationLink> links = new CopyOnWriteArrayList<>();
+    /** Links stopped because they failed to follow ownership. */
+    private final Set<ReplicationLink> failed = ConcurrentHashMap.newKeySet();
     private @Nullable String host;
     private int port;
 
@@ -67,9 +74,24 @@ public final class Broker {
         return started;
     }
 
-    /** Asks every link which segments it owns again (the process's ownership moved). */
+    /**
+     * Asks every link which segments it owns again (the process's ownership moved). A link that fails to is
+     * stopped whole (fail closed: it must not go on with a segment given away); it starts again at the next change.
+     */
     public void reconsider() {
-        links.forEach(ReplicationLink::reconsider);
+        for (ReplicationLink link : links) {
+            try {
+                if (failed.remove(link)) {
+                    link.start();
+                }
+                link.reconsider();
+            } catch (RuntimeException e) {
+                failed.add(link);
+                link.stop();
+                LOG.error("broker {}: a replication link failed to follow ownership; stopped it: {}", index,
+                        e.toString(), e);
+            }
+        }
     }
 
     /** Stops every link at once; the cursors keep what was acknowledged. */

@@ -40,6 +40,8 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.scheduler.Scheduler;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The brokers of one cluster in this process: each with its ingest endpoint, its slow-path budget and its in-flight
@@ -48,6 +50,7 @@ import reactor.core.scheduler.Scheduler;
  * process of its own.
  */
 public final class Brokers implements AutoCloseable {
+    private static final Logger LOG = Loggers.getLogger(Brokers.class);
     /** Bytes in flight on one broker's replicators (its {@link InFlightBudget}). */
     public static final String IN_FLIGHT_BYTES = "verbatim.replication.inflight.bytes";
     /** Broker URLs a peer's layouts named that are not configured for it (ignored), per peer and topic. */
@@ -136,7 +139,8 @@ public final class Brokers implements AutoCloseable {
      */
     public synchronized void ownedBy(SegmentOwnership value) {
         ownership = value;
-        open.add(value.changes().subscribe(v -> brokers.forEach(Broker::reconsider)));
+        open.add(value.changes().subscribe(v -> brokers.forEach(Broker::reconsider),
+                e -> LOG.error("{}: no longer following ownership: {}", name, e.toString())));
     }
 
     /** What this process acts on. */

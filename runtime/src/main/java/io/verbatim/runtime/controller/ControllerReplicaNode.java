@@ -360,6 +360,9 @@ public final class ControllerReplicaNode implements AutoCloseable {
         if (loop != null) {
             long now = timer.now(TimeUnit.MILLISECONDS);
             for (String m : register.ownership().activeMembers()) {
+                if (!loop.live(m)) {
+                    continue; // a member gone for a lease: its segments are someone else's, and so is their load
+                }
                 Long at = lastReportOf.get(m);
                 if (at == null || now - at > STALE_REPORTS.toMillis()) {
                     return Optional.of("no report from broker member " + m + " of " + self.name()

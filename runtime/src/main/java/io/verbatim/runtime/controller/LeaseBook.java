@@ -69,6 +69,11 @@ public final class LeaseBook {
         expiring.add(member);
     }
 
+    /** The members being expired, sorted. */
+    public List<String> expiring() {
+        return List.copyOf(expiring);
+    }
+
     /** The expiry of {@code member} committed or was lost: its next report may get a lease again. */
     public void settled(String member) {
         expiring.remove(member);

@@ -86,10 +86,12 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
         Set<SegmentKey> next = lease.mayAct(now, table.epoch()) ? Set.copyOf(table.ownedBy(member)) : Set.of();
         boolean changed = !next.equals(acting);
         acting = next;
+        boolean signalled = true;
         if (changed) {
-            changes.tryEmitNext(++version); // the subscribers stop what they lost before this returns
+            // the subscribers stop what they lost before this returns; one that could not be told may still act
+            signalled = changes.tryEmitNext(++version) == Sinks.EmitResult.OK;
         }
-        releasable = table.segments().values().stream()
+        releasable = !signalled ? List.of() : table.segments().values().stream()
                 .filter(o -> o.phase() == SegmentOwner.Phase.RELEASING && o.owner().equals(member))
                 .map(o -> new OwnershipCommand.Release(o.segment(), o.epoch(), member)).toList();
         if (changed && !releasable.isEmpty()) {

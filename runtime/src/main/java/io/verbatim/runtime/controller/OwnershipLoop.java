@@ -1,5 +1,7 @@
 package io.verbatim.runtime.controller;
 
+import io.verbatim.metadatalog.server.CommandLostException;
+import io.verbatim.metadatalog.server.NotLeaderException;
 import io.verbatim.metadatalog.state.OwnershipCommand;
 import io.verbatim.metadatalog.state.OwnershipLog;
 import io.verbatim.metadatalog.state.OwnershipOutcome;
@@ -23,7 +25,6 @@ import java.util.function.Supplier;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -51,6 +52,7 @@ public final class OwnershipLoop implements Disposable {
     private final AtomicBoolean planning = new AtomicBoolean();
     private final Set<SegmentKey> releasing = ConcurrentHashMap.newKeySet();
     private final Set<String> changingMembers = ConcurrentHashMap.newKeySet();
+    private volatile List<String> configured = List.of();
 
     /**
      * @param layouts every topic's layout as the leader applied it
@@ -76,14 +78,14 @@ public final class OwnershipLoop implements Disposable {
         return clock.getAsLong();
     }
 
-    /** Registers {@code configured} members the log lacks, then plans every {@code interval}. */
+    /**
+     * Plans every {@code interval}; each round first registers the {@code configured} members the log lacks
+     * (a registration that fails is tried again next round).
+     */
     public OwnershipLoop start(List<String> configured, Duration interval) {
-        List<String> missing = configured.stream().filter(m -> log.local().member(m).isEmpty()).toList();
-        Mono<Void> registered = Flux.fromIterable(missing)
-                .concatMap(m -> log.register(RegisteredMember.configured(m, RegisteredMember.State.ACTIVE))).then();
-        running.add(registered.thenMany(Flux.interval(interval, interval, timer).onBackpressureDrop())
-                .subscribe(t -> round(), e -> LOG.warn("{}: segments' ownership is not planned in this term: {}",
-                        cluster, e.toString())));
+        this.configured = List.copyOf(configured);
+        running.add(Flux.interval(Duration.ZERO, interval, timer).onBackpressureDrop().subscribe(t -> round(),
+                e -> LOG.error("{}: segments' ownership is not planned in this term: {}", cluster, e.toString())));
         return this;
     }
 
@@ -109,11 +111,20 @@ public final class OwnershipLoop implements Disposable {
                             e -> LOG.debug("{}: the releases of {} are not committed ({}); its next report repeats them",
                                     cluster, member, e.toString())));
         }
-        boolean active = table.member(member).map(m -> m.state() == RegisteredMember.State.ACTIVE).orElse(false);
-        if (leaving && active) {
+        RegisteredMember.State state = table.member(member).map(RegisteredMember::state).orElse(null);
+        if (leaving && state == RegisteredMember.State.ACTIVE) {
             setState(member, RegisteredMember.State.DRAINING);
+        } else if (!leaving && state != RegisteredMember.State.ACTIVE) {
+            setState(member, RegisteredMember.State.ACTIVE); // not registered yet, or back after it drained
         }
         return lease;
+    }
+
+    /** Whether {@code member}'s lease holds now, as this leader counts it. */
+    public boolean live(String member) {
+        synchronized (book) {
+            return book.live(member, nowMs());
+        }
     }
 
     /** The epoch of the ownership this leader has applied: what a lease's holder must have applied to act. */
@@ -142,6 +153,11 @@ public final class OwnershipLoop implements Disposable {
 
     private void plan() {
         OwnershipTable table = log.local();
+        for (String m : configured) {
+            if (table.member(m).isEmpty()) {
+                setState(m, RegisteredMember.State.ACTIVE);
+            }
+        }
         for (RegisteredMember m : table.members().values()) {
             if (m.state() == RegisteredMember.State.DRAINING && !holds(table, m.id())) {
                 setState(m.id(), RegisteredMember.State.REMOVED);
@@ -156,30 +172,44 @@ public final class OwnershipLoop implements Disposable {
         Set<String> lapsed;
         Set<String> live = new TreeSet<>();
         synchronized (book) {
+            // an expiry that took effect (the member holds nothing now) lets its next report have a lease again
+            book.expiring().stream().filter(m -> !holds(table, m)).forEach(book::settled);
             lapsed = new TreeSet<>(book.lapsed(registered, now));
             registered.stream().filter(m -> book.live(m, now)).forEach(live::add);
+            // from here on, until its expiry took effect, a lapsed member that holds segments gets no lease: a
+            // report answered meanwhile would let it act on what the expiry gives away
+            lapsed.stream().filter(m -> holds(table, m)).forEach(book::expiring);
         }
         List<OwnershipCommand> commands = planner.plan(new OwnershipPlanner.Inputs(table, layouts.get(), live, lapsed,
                 bytesPerSecond.get(), now));
+        List<String> expiring = commands.stream().filter(c -> c instanceof OwnershipCommand.Expire)
+                .map(c -> ((OwnershipCommand.Expire) c).member()).toList();
+        synchronized (book) {
+            lapsed.stream().filter(m -> !expiring.contains(m) && holds(table, m)).forEach(book::settled);
+        }
         if (commands.isEmpty()) {
             planning.set(false);
             return;
         }
-        List<String> expiring = commands.stream().filter(c -> c instanceof OwnershipCommand.Expire)
-                .map(c -> ((OwnershipCommand.Expire) c).member()).toList();
-        expiring.forEach(m -> {
-            synchronized (book) {
-                book.expiring(m);
-            }
-            LOG.warn("{}: broker member {} sent no report for a lease; its segments go to others", cluster, m);
-        });
-        running.add(log.change(commands).timeout(patience, timer).doFinally(s -> {
-            synchronized (book) {
-                expiring.forEach(book::settled);
-            }
-            planning.set(false);
-        }).subscribe(a -> refused(a, "the ownership plan"), e -> LOG.debug("{}: the ownership plan was not committed ({});"
-                + " planning again", cluster, e.toString())));
+        expiring.forEach(m -> LOG.warn("{}: broker member {} sent no report for a lease; its segments go to others",
+                cluster, m));
+        running.add(log.change(commands).timeout(patience, timer).doFinally(s -> planning.set(false)).subscribe(
+                a -> {
+                    refused(a, "the ownership plan");
+                    settle(expiring); // applied: the expiries took effect
+                },
+                e -> {
+                    if (e instanceof CommandLostException || e instanceof NotLeaderException) {
+                        settle(expiring); // not committed: nothing was given away
+                    } // else its fate is unknown: the members stay expiring until the table shows the expiry
+                    LOG.debug("{}: the ownership plan was not committed ({}); planning again", cluster, e.toString());
+                }));
+    }
+
+    private void settle(List<String> members) {
+        synchronized (book) {
+            members.forEach(book::settled);
+        }
     }
 
     private static boolean holds(OwnershipTable table, String member) {

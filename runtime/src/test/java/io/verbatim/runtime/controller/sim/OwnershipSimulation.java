@@ -260,6 +260,17 @@ final class OwnershipSimulation {
             b.running = false;
             b.exited = true;
             trace("%s drained and exited", b.id);
+            if (now < faultsUntil && r.nextBoolean()) {
+                long back = now + 1000 + r.nextInt(10_000);
+                extendQuiet(back);
+                at(back, () -> {
+                    b.exited = false;
+                    b.leaving = false;
+                    b.start();
+                    trace("%s starts again after it drained", b.id);
+                    count("restarts after a drain");
+                });
+            }
             return;
         }
         boolean newlyReleasing = false;
@@ -331,15 +342,22 @@ final class OwnershipSimulation {
     private void plan(Leader l, OwnershipTable table) {
         List<String> registered = table.members().values().stream()
                 .filter(m -> m.state() != RegisteredMember.State.REMOVED).map(RegisteredMember::id).toList();
+        // as OwnershipLoop: an expiry that took effect settles; a lapsed holder gets no lease from here on
+        l.book.expiring().stream().filter(m -> !holds(table, m)).forEach(l.book::settled);
         Set<String> lapsed = new TreeSet<>(l.book.lapsed(registered, now));
         Set<String> live = new TreeSet<>();
         registered.stream().filter(m -> l.book.live(m, now)).forEach(live::add);
+        lapsed.stream().filter(m -> holds(table, m)).forEach(l.book::expiring);
         SortedMap<String, Layout> layouts = new TreeMap<>();
         for (String topic : topics) {
             authority.get(topic).ifPresent(layout -> layouts.put(topic, layout));
         }
         List<OwnershipCommand> commands = l.planner.plan(new OwnershipPlanner.Inputs(table, layouts, live, lapsed,
                 Map.copyOf(load), now));
+        Set<String> planned = new TreeSet<>();
+        commands.stream().filter(c -> c instanceof OwnershipCommand.Expire)
+                .forEach(c -> planned.add(((OwnershipCommand.Expire) c).member()));
+        lapsed.stream().filter(m -> !planned.contains(m) && holds(table, m)).forEach(l.book::settled);
         if (commands.isEmpty()) {
             return;
         }
@@ -351,7 +369,6 @@ final class OwnershipSimulation {
                 long granted = l.granted.getOrDefault(e.member(), Long.MIN_VALUE / 2);
                 require(now - granted > L, "expired %s within a lease of answering its report at %d", e.member(), granted);
                 expiring.add(e.member());
-                l.book.expiring(e.member());
                 change.addExpire(e.member());
                 count("expiries");
             } else if (c instanceof OwnershipCommand.Assign a) {
@@ -380,6 +397,11 @@ final class OwnershipSimulation {
             expiring.forEach(l.book::settled);
         };
         propose(LayoutCommand.newBuilder().setOwnership(change).build().toByteString(), o -> settle.run(), settle);
+    }
+
+    private static boolean holds(OwnershipTable table, String member) {
+        return table.segments().values().stream().anyMatch(o -> o.phase() != SegmentOwner.Phase.UNOWNED
+                && (o.owner().equals(member) || o.to().equals(member)));
     }
 
     // ---- the members' reports
@@ -412,7 +434,8 @@ final class OwnershipSimulation {
             Leader l = leader;
             boolean lease = l.book.heard(b.id, now);
             OwnershipTable table = authority.ownership();
-            if (table.member(b.id).isEmpty() && !leaving && l.pendingMembers.add(b.id)) {
+            boolean inactive = table.member(b.id).map(m -> m.state() != RegisteredMember.State.ACTIVE).orElse(true);
+            if (inactive && !leaving && l.pendingMembers.add(b.id)) {
                 propose(member(b.id, MemberState.ACTIVE), o -> l.pendingMembers.remove(b.id),
                         () -> l.pendingMembers.remove(b.id));
             }
