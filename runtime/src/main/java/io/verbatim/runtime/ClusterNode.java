@@ -41,6 +41,7 @@ import io.verbatim.runtime.controller.Delegations;
 import io.verbatim.runtime.controller.GarbageCollector;
 import io.verbatim.runtime.controller.LeasedOwnership;
 import io.verbatim.runtime.controller.LocalMetadataLog;
+import io.verbatim.runtime.controller.OwnershipMetrics;
 import io.verbatim.runtime.controller.PeerPushes;
 import io.verbatim.runtime.controller.PolicyLoop;
 import io.verbatim.runtime.status.NodeStatus;
@@ -314,6 +315,9 @@ public final class ClusterNode implements AutoCloseable {
         group.ifPresent(g -> running.add(g.leaders().skip(1).publishOn(Schedulers.boundedElastic())
                 .subscribe(pushes::failover)));
         link.ifPresent(l -> brokers.ownedBy(l.ownership(timer)));
+        if (brokers.ownership() instanceof LeasedOwnership leased) {
+            OwnershipMetrics.bindMember(leased, registry);
+        }
         brokers.replicateTo(peers, peers(), link.map(ControllerLink::gate).orElseGet(() -> PeerPushes.gate(controller)));
         rates.start(brokers::replicatedTotals);
         if (link.isPresent()) {

@@ -118,6 +118,13 @@ class MultiBrokerRuntimeTest {
                 .timeout(within, Mono.error(() -> new AssertionError("not within " + within + ": " + what.get()))).block();
     }
 
+    private String get(Node node, String path) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(node.adminUrl() + path))
+                .header("Authorization", "Bearer " + ADMIN).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return r.body();
+    }
+
     /** Messages {@code a/from .. a/(to-1)} over the member's produce endpoint, 20 a call. */
     private void produce(Node node, int from, int to) throws Exception {
         for (int start = from; start < to; start += 20) {
@@ -174,6 +181,11 @@ class MultiBrokerRuntimeTest {
         assertThat(shown.members()).extracting(NodeStatus.Ownership.Member::id, NodeStatus.Ownership.Member::state)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("broker-1", "ACTIVE"),
                         org.assertj.core.groups.Tuple.tuple("broker-2", "ACTIVE"));
+        assertThat(get(one, "/metrics")).contains("verbatim_ownership_acting{").contains(
+                "verbatim_ownership_lease_remaining_seconds{");
+        Node replica = nodes.get(0);
+        assertThat(get(replica, "/metrics")).contains("verbatim_ownership_segments{").contains("owner=\"broker-2\"")
+                .contains("verbatim_ownership_moving{");
         produce(one, 0, 100);
         produce(two, 100, 200);
         Segment first = one.cluster().layout(T).activeSegments().get(0);

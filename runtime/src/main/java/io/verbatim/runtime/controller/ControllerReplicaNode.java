@@ -118,6 +118,8 @@ public final class ControllerReplicaNode implements AutoCloseable {
     private volatile @Nullable OwnershipLoop ownership;
     /** Replicated bytes per segment per second, from the members' reports: what ownership balances. */
     private final SegmentRates rates = new SegmentRates();
+    private final AtomicLong ownershipMoves = new AtomicLong();
+    private final AtomicLong ownershipExpiries = new AtomicLong();
     private final Disposable.Composite running = Disposables.composite();
     private final PolicyLoop policy;
     /** Checks the broker members' signed reports. */
@@ -214,6 +216,10 @@ public final class ControllerReplicaNode implements AutoCloseable {
         }
         new ExchangeMetricsBinder(controller).bindTo(registry);
         new NetMetricsBinder(net).bindTo(registry);
+        if (self.namesBrokerMembers()) {
+            OwnershipMetrics.bindReplica(register::ownership, self.brokerMembers().stream().map(BrokerMember::id).toList(),
+                    ownershipMoves, ownershipExpiries, registry);
+        }
         FunctionCounter.builder("verbatim.controller.failovers", takeovers, AtomicLong::get)
                 .description("times this replica took over as the controller leader").register(registry);
         Gauge.builder("verbatim.controller.leading", this,
@@ -310,7 +316,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
             OwnershipLoop loop = new OwnershipLoop(self.name(), new OwnershipLog(server, register,
                     Schedulers.boundedElastic()), config.ownership().lease(), planning(config.ownership()),
                     this::appliedLayouts, () -> rates.perSecond(timer.now(TimeUnit.MILLISECONDS)), timer)
-                    .start(self.brokerMembers().stream().map(BrokerMember::id).toList(), config.ownership().interval());
+                    .counting(ownershipMoves, ownershipExpiries).start(self.brokerMembers().stream().map(BrokerMember::id).toList(), config.ownership().interval());
             ownership = loop;
             mine.add(() -> {
                 loop.dispose();

@@ -20,6 +20,7 @@ import java.util.SortedMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import reactor.core.Disposable;
@@ -53,6 +54,8 @@ public final class OwnershipLoop implements Disposable {
     private final Set<SegmentKey> releasing = ConcurrentHashMap.newKeySet();
     private final Set<String> changingMembers = ConcurrentHashMap.newKeySet();
     private volatile List<String> configured = List.of();
+    private AtomicLong moves = new AtomicLong();
+    private AtomicLong expiries = new AtomicLong();
 
     /**
      * @param layouts every topic's layout as the leader applied it
@@ -76,6 +79,13 @@ public final class OwnershipLoop implements Disposable {
     /** The leader's clock for leases ({@link Lease#clock}): when a report is received. */
     public long nowMs() {
         return clock.getAsLong();
+    }
+
+    /** Counts the moves and expiries it commits into these (a replica's, across its terms). */
+    public OwnershipLoop counting(AtomicLong movesInto, AtomicLong expiriesInto) {
+        this.moves = movesInto;
+        this.expiries = expiriesInto;
+        return this;
     }
 
     /**
@@ -196,6 +206,8 @@ public final class OwnershipLoop implements Disposable {
         running.add(log.change(commands).timeout(patience, timer).doFinally(s -> planning.set(false)).subscribe(
                 a -> {
                     refused(a, "the ownership plan");
+                    moves.addAndGet(commands.stream().filter(c -> c instanceof OwnershipCommand.Move).count());
+                    expiries.addAndGet(expiring.size());
                     settle(expiring); // applied: the expiries took effect
                 },
                 e -> {
