@@ -57,9 +57,15 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
 
     /** Follows {@code tables}, this member's replica's ownership table and each after a change. */
     public LeasedOwnership follow(Flux<OwnershipTable> tables) {
-        watch = tables.subscribe(this::applied, e -> LOG.error("{}: the ownership watch failed; acting on nothing: {}",
-                member, e.toString()));
+        watch = tables.subscribe(this::applied, this::watchFailed);
         return this;
+    }
+
+    /** Without the watch this member cannot know what it lost: it acts on nothing from now on (fail closed). */
+    private synchronized void watchFailed(Throwable e) {
+        LOG.error("{}: the ownership watch failed; acting on nothing: {}", member, e.toString());
+        table = OwnershipTable.EMPTY;
+        recompute();
     }
 
     private synchronized void applied(OwnershipTable next) {

@@ -91,4 +91,23 @@ class LeasedOwnershipTest {
         assertThat(register.ownership().ownedBy("b2")).containsExactly(seg(0));
         b1.close();
     }
+
+    @Test
+    void aFailedWatchLeavesItActingOnNothing() {
+        new RaftLayoutStore(log, register, Schedulers.immediate()).create(T, Layout.initial(1, 1, 0)).block();
+        ownership.register(RegisteredMember.configured("b1", RegisteredMember.State.ACTIVE)).block();
+        long assigned = ownership.change(List.of(new OwnershipCommand.Assign(seg(0), "b1"))).block().epoch();
+        reactor.core.publisher.Sinks.Many<io.verbatim.metadatalog.state.OwnershipTable> tables =
+                reactor.core.publisher.Sinks.many().replay().latest();
+        tables.tryEmitNext(register.ownership());
+        LeasedOwnership b1 = new LeasedOwnership("b1", new Lease(Duration.ofSeconds(10)), clock).follow(tables.asFlux());
+        List<Long> changes = new CopyOnWriteArrayList<>();
+        b1.changes().subscribe(changes::add);
+        b1.granted(b1.nowMs(), assigned);
+        assertThat(b1.owns(T, 0)).isTrue();
+        tables.tryEmitError(new IllegalStateException("the replica stopped"));
+        assertThat(b1.owns(T, 0)).as("it cannot know what it lost").isFalse();
+        assertThat(changes).hasSize(2);
+        b1.close();
+    }
 }
