@@ -2,7 +2,6 @@ package io.verbatim.runtime.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.protobuf.ByteString;
 import io.verbatim.metadatalog.server.ReplicatedLog;
 import io.verbatim.metadatalog.state.LayoutRegister;
 import io.verbatim.metadatalog.state.OwnershipCommand;
@@ -16,26 +15,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 class LeasedOwnershipTest {
     private static final String T = "persistent://public/default/t";
     private final LayoutRegister register = new LayoutRegister();
-    private final ReplicatedLog log = new ReplicatedLog() {
-        private long index;
-
-        @Override
-        public synchronized Mono<Object> submit(ByteString command) {
-            return Mono.fromCallable(() -> register.apply(++index, command));
-        }
-
-        @Override
-        public Mono<Void> readBarrier() {
-            return Mono.empty();
-        }
-    };
+    private final ReplicatedLog log = new DirectLog(register);
     private final OwnershipLog ownership = new OwnershipLog(log, register, Schedulers.immediate());
     private final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
 

@@ -27,19 +27,7 @@ class OwnershipLoopTest {
     private static final String T = "persistent://public/default/t";
     private static final Duration LEASE = Duration.ofSeconds(10);
     private final LayoutRegister register = new LayoutRegister();
-    private final ReplicatedLog log = new ReplicatedLog() {
-        private long index;
-
-        @Override
-        public synchronized Mono<Object> submit(ByteString command) {
-            return Mono.fromCallable(() -> register.apply(++index, command));
-        }
-
-        @Override
-        public Mono<Void> readBarrier() {
-            return Mono.empty();
-        }
-    };
+    private final ReplicatedLog log = new DirectLog(register);
     private final OwnershipLog ownership = new OwnershipLog(log, register, Schedulers.immediate());
     private final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
 

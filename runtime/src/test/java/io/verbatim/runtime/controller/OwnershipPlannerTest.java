@@ -22,25 +22,12 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 class OwnershipPlannerTest {
     private static final String T = "persistent://public/default/t";
     private final LayoutRegister register = new LayoutRegister();
-    private final ReplicatedLog log = new ReplicatedLog() {
-        private long index;
-
-        @Override
-        public synchronized Mono<Object> submit(com.google.protobuf.ByteString command) {
-            return Mono.fromCallable(() -> register.apply(++index, command));
-        }
-
-        @Override
-        public Mono<Void> readBarrier() {
-            return Mono.empty();
-        }
-    };
+    private final ReplicatedLog log = new DirectLog(register);
     private final OwnershipLog ownership = new OwnershipLog(log, register, Schedulers.immediate());
     private final RaftLayoutStore layouts = new RaftLayoutStore(log, register, Schedulers.immediate());
     private final Map<SegmentKey, Long> load = new HashMap<>();
