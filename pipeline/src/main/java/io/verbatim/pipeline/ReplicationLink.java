@@ -17,7 +17,10 @@ import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -38,12 +41,16 @@ import reactor.util.Loggers;
 public final class ReplicationLink {
     private static final Logger LOG = Loggers.getLogger(ReplicationLink.class);
     private static final Runnable NOTHING = () -> { };
+    /** How long a hand-over's end waits for another's to be told (they end on several threads). */
+    private static final Duration HAND_OVER_EMIT = Duration.ofSeconds(1);
     /** A replicator with backlog that acknowledged nothing for 5 s is stalled. */
     public static final Duration DEFAULT_STALL_AFTER = Duration.ofSeconds(5);
 
     private final LocalSegments local;
     private final RemoteCluster remote;
     private final Predicate<Segment> owned;
+    private final Predicate<Segment> handsOver;
+    private final Sinks.Many<Long> handedOver = Sinks.many().multicast().directBestEffort();
     private final ReplicatorConfig config;
     private final SlowPathBudget budget;
     private final InFlightBudget inFlightBudget;
@@ -63,6 +70,7 @@ public final class ReplicationLink {
         this.local = Objects.requireNonNull(b.local, "local segments");
         this.remote = Objects.requireNonNull(b.remote, "remote");
         this.owned = Objects.requireNonNull(b.owned, "owned");
+        this.handsOver = Objects.requireNonNull(b.handsOver, "handsOver");
         this.config = Objects.requireNonNull(b.config, "config");
         this.budget = Objects.requireNonNull(b.budget, "slow-path budget");
         this.inFlightBudget = Objects.requireNonNull(b.inFlightBudget, "in-flight budget");
@@ -77,6 +85,11 @@ public final class ReplicationLink {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** The local topic it replicates. */
+    public String topic() {
+        return local.topic();
     }
 
     /** Counters summed over every replicator of this link (and of other links sharing them), across restarts. */
@@ -124,6 +137,10 @@ public final class ReplicationLink {
                     stopping.add(s.current);
                     s.current = null;
                 }
+                if (s.handingOver != null) {
+                    stopping.add(s.handingOver);
+                    s.handingOver = null;
+                }
             }
         }
         stopping.forEach(Disposable::dispose);
@@ -132,20 +149,33 @@ public final class ReplicationLink {
     /**
      * Asks the {@code owned} predicate again (ownership moved): the replicators of segments it no longer selects
      * are stopped at once, their cursors keeping what was acknowledged, and segments it now selects are started
-     * (a segment given back later starts again from its cursor). Does nothing on a stopped link.
+     * (a segment given back later starts again from its cursor). A lost segment that {@link Builder#handsOver}
+     * selects is handed over instead ({@link SegmentReplicator#handOver()}): its replicator reads no more, and
+     * stops once what it sent was answered, so the next owner sends nothing of it again; {@link #handingOver}
+     * says while it does, {@link #handedOver} when it ended. Does nothing on a stopped link.
      */
     public void reconsider() {
         List<Disposable> stopping = new ArrayList<>();
+        List<Supervised> handingOver = new ArrayList<>();
         synchronized (this) {
             if (!started) {
                 return;
             }
             for (Supervised s : segments.values()) {
+                if (s.handingOver != null && !handsOver.test(s.segment)) {
+                    stopping.add(s.handingOver); // the hand-over was called off (a lease lapsed): stopped now
+                    s.handingOver = null;
+                    LOG.debug("{}: its hand-over is called off; stopped", s.replicator.id());
+                }
                 if (!s.done && s.active && !owned.test(s.segment)) {
                     s.generation++; // whatever the stopped run signals from now on is ignored
                     s.active = false;
                     if (s.current != null) {
-                        stopping.add(s.current);
+                        if (s.running && handsOver.test(s.segment)) {
+                            handingOver.add(s);
+                        } else {
+                            stopping.add(s.current);
+                        }
                         s.current = null;
                     }
                     LOG.debug("{}: its segment is no longer owned here; stopped", s.replicator.id());
@@ -153,7 +183,51 @@ public final class ReplicationLink {
             }
         }
         stopping.forEach(Disposable::dispose);
+        handingOver.forEach(this::handOver);
         onLayout(local.layout());
+    }
+
+    /**
+     * Hands {@code s} over (its run was taken off it under the lock): the run reads no more, and is disposed once
+     * what it sent was answered, or after twice the send timeout at most.
+     */
+    private void handOver(Supervised s) {
+        SegmentReplicator replicator = s.replicator;
+        Disposable run = Objects.requireNonNull(s.run, "a running replicator's run");
+        Disposable.Swap wait = Disposables.swap();
+        synchronized (this) {
+            s.handingOver = wait;
+        }
+        wait.update(replicator.handOver()
+                .timeout(config.sendTimeout().multipliedBy(2), timer)
+                .doFinally(signal -> {
+                    run.dispose();
+                    boolean ended;
+                    synchronized (this) {
+                        ended = s.handingOver == wait;
+                        if (ended) {
+                            s.handingOver = null;
+                        }
+                    }
+                    if (ended) {
+                        LOG.debug("{}: handed over ({})", replicator.id(), signal);
+                        handedOver.emitNext(s.segment.id(), Sinks.EmitFailureHandler.busyLooping(HAND_OVER_EMIT));
+                        onLayout(local.layout()); // given back meanwhile: it starts again, from the cursor
+                    }
+                })
+                .subscribe(v -> { }, e -> LOG.warn("{}: what it sent was not all answered within {}; stopped",
+                        replicator.id(), config.sendTimeout().multipliedBy(2))));
+    }
+
+    /** Whether a segment's replicator is still handing it over ({@link #reconsider()}). */
+    public synchronized boolean handingOver(long segmentId) {
+        Supervised s = segments.get(segmentId);
+        return s != null && s.handingOver != null;
+    }
+
+    /** Signals a segment's id each time its hand-over ends. */
+    public Flux<Long> handedOver() {
+        return handedOver.asFlux();
     }
 
     /** True when no owned segment has replication backlog toward the remote. */
@@ -237,7 +311,7 @@ public final class ReplicationLink {
                 }
                 Supervised s = segments.computeIfAbsent(segment.id(), id -> new Supervised(segment,
                         new Progress(timer.now(TimeUnit.NANOSECONDS))));
-                if (!s.done && !s.active) {
+                if (!s.done && !s.active && s.handingOver == null) {
                     launches.add(launch(s));
                 }
             }
@@ -284,6 +358,8 @@ public final class ReplicationLink {
         synchronized (this) {
             if (generation == s.generation) {
                 s.current = run;
+                s.run = run;
+                s.running = true;
                 return;
             }
         }
@@ -303,6 +379,7 @@ public final class ReplicationLink {
         }
         LOG.warn("{} failed ({} in a row), restarting in {} ms: {}", s.replicator.id(), s.consecutiveFailures,
                 delay.toMillis(), error.toString());
+        s.running = false;
         s.current = Mono.delay(delay, timer).subscribe(t -> restart(s, restart));
     }
 
@@ -332,6 +409,7 @@ public final class ReplicationLink {
         s.done = true;
         s.active = false;
         s.current = null;
+        s.running = false;
         failures(s, 0);
     }
 
@@ -356,6 +434,7 @@ public final class ReplicationLink {
         private @Nullable LocalSegments local;
         private @Nullable RemoteCluster remote;
         private Predicate<Segment> owned = s -> true;
+        private Predicate<Segment> handsOver = s -> false;
         private @Nullable ReplicatorConfig config;
         private SlowPathBudget budget = SlowPathBudget.unlimited();
         private InFlightBudget inFlightBudget = InFlightBudget.unlimited();
@@ -396,6 +475,15 @@ public final class ReplicationLink {
         /** Which segments this link replicates (a broker's own); default: all. */
         public Builder owned(Predicate<Segment> value) {
             owned = value;
+            return this;
+        }
+
+        /**
+         * Which segments that are no longer {@link #owned} this link hands over rather than stops at once (another
+         * process takes them over while this one still may act: a move); default: none.
+         */
+        public Builder handsOver(Predicate<Segment> value) {
+            handsOver = value;
             return this;
         }
 
@@ -465,6 +553,12 @@ public final class ReplicationLink {
         SegmentReplicator replicator;
         /** The current run, or the pending restart. */
         @Nullable Disposable current;
+        /** The run {@link #current} is when {@link #running}. */
+        @Nullable Disposable run;
+        /** Whether {@link #current} is a replicator's run (not a pending restart). */
+        boolean running;
+        /** A lost segment's hand-over while it lasts ({@link #handOver}). */
+        @Nullable Disposable handingOver;
         /** Running, or waiting to restart. */
         boolean active;
         boolean done;

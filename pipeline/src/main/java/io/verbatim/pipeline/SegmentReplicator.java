@@ -32,6 +32,7 @@ import reactor.core.Disposable;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -57,6 +58,10 @@ import reactor.util.retry.Retry;
  * <p>{@link #run()} is cold: subscribe to start, dispose to stop (a crash loses nothing but the work
  * since the last acknowledgement). It completes once a sealed source segment is fully replicated, and
  * fails only on what it must not retry (a broken invariant); a {@link ReplicationLink} restarts it then.
+ * {@link #handOver()} stops it the graceful way, for another process to go on from the cursor: it reads
+ * nothing more, and what it sent is answered and acknowledged first, so the next owner sends nothing again
+ * (what it would send again goes by the remote's layout of then, which a remote split since may have changed:
+ * a sealed segment's children know nothing of what their parent took).
  */
 public final class SegmentReplicator {
     private static final Logger LOG = Loggers.getLogger(SegmentReplicator.class);
@@ -72,7 +77,9 @@ public final class SegmentReplicator {
         /** The remote's latest exchange verdict is UNSUPPORTED: nothing is written to it. */
         UNSUPPORTED,
         /** Ended with an error (a broken invariant); a {@link ReplicationLink} restarts it after backoff. */
-        FAILED
+        FAILED,
+        /** Handed over ({@link #handOver()}): it read nothing more, and what it had sent was answered. */
+        HANDED_OVER
     }
 
     private final ReplicatorConfig config;
@@ -105,6 +112,11 @@ public final class SegmentReplicator {
      * nothing of what its parent took (or it no longer fits, and would go by the slow path).
      */
     private final Set<SourcePosition> takenWhole = ConcurrentHashMap.newKeySet();
+    /** Completes when {@link #handOver()} is asked: the cursor is read no further. */
+    private final Sinks.Empty<Void> handingOver = Sinks.empty();
+    /** Completes when a run ends, however it ends. */
+    private final Sinks.Empty<Void> ended = Sinks.empty();
+    private volatile boolean handOverAsked;
 
     private SegmentReplicator(Builder b) {
         this.config = Objects.requireNonNull(b.config, "config");
@@ -165,10 +177,27 @@ public final class SegmentReplicator {
             return log.cursor(cursorName, config.startAt())
                     .flatMap(cursor -> whileReady(Mono.defer(() -> parentsDrained().then(firstLayout())
                             .then(Mono.defer(() -> replicate(cursor))))))
-                    .doOnSuccess(v -> state.set(State.DONE))
+                    .doOnSuccess(v -> state.set(handOverAsked ? State.HANDED_OVER : State.DONE))
                     .doOnError(e -> state.set(State.FAILED))
-                    .doFinally(s -> layoutWatch.dispose());
+                    .doFinally(s -> {
+                        layoutWatch.dispose();
+                        ended.tryEmitEmpty();
+                    });
         });
+    }
+
+    /**
+     * Stops the run for another process to take the segment over from the cursor: it reads nothing more, and
+     * completes once what it sent was answered and acknowledged (a send that fails then is not sent again: the
+     * next owner sends it). Returns what ends when the run did; empty at once when nothing was in flight (it was
+     * waiting for the exchange, its parents, or backing off after a failed pass), in which case the caller disposes
+     * the run. The caller bounds the wait: a run whose sends hang fails by the send timeout, which ends it too.
+     */
+    public Mono<Void> handOver() {
+        handOverAsked = true; // before the state is read: a pass starting now sees it and reads nothing
+        handingOver.tryEmitEmpty();
+        State now = state.get();
+        return now == State.REPLICATING ? ended.asMono() : Mono.empty();
     }
 
     /**
@@ -220,8 +249,17 @@ public final class SegmentReplicator {
     }
 
     private Mono<Void> replicate(ReplicationCursor cursor) {
+        if (handOverAsked) {
+            return Mono.empty();
+        }
         state.set(State.REPLICATING);
         return Flux.defer(() -> attempt(cursor))
+                // handing over, a failed pass is not tried again: the next owner sends what was not answered
+                .onErrorResume(e -> handOverAsked && Exceptions.unwrapMultiple(e).stream()
+                        .allMatch(SegmentReplicator::isRetryable), e -> {
+                            LOG.debug("{}: handed over after {}", id, e.toString());
+                            return Flux.empty();
+                        })
                 .retryWhen(Retry.from(signals -> signals.concatMap(signal -> afterFailure(signal.failure(),
                         signal.totalRetriesInARow()))))
                 .then();
@@ -241,6 +279,7 @@ public final class SegmentReplicator {
         // one entry at a time in cursor order, and given back oldest first as entries are acknowledged (in
         // cursor order too), or all at once when the pass ends. Hence no bound on the sends' concurrency here.
         return cursor.read()
+                .takeUntilOther(handingOver.asMono())
                 .concatMap(stored -> {
                     progress.read(stored.position(), nowNanos);
                     long bytes = stored.bytes().remaining();

@@ -11,7 +11,9 @@ import io.verbatim.model.Mutation;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.testkit.InterceptedRemote;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
@@ -224,6 +226,64 @@ class ReplicationLinkTest {
         assertThat(f.deliveredToB()).hasSize(60).doesNotHaveDuplicates();
         assertThat(first.caughtUp()).isTrue();
         assertThat(second.caughtUp()).isTrue();
+    }
+
+    /**
+     * A move (issue 25): the link giving a segment up hands it over, reading no more and waiting for what it sent,
+     * so the link taking it over starts where the first one's sends ended and sends none of them again (a remote
+     * split in between would have sent them to a child, which knows nothing of what its parent took).
+     */
+    @Test
+    void aSegmentHandedOverIsAnsweredBeforeTheNextOwnerStartsSoNothingIsSentTwice() {
+        Map<SourcePosition, Integer> sends = moved(true);
+        assertThat(sends).hasSize(30).allSatisfy((position, times) -> assertThat(times).as("sends of " + position)
+                .isOne());
+    }
+
+    /** The same move without a hand-over: what was in flight is sent again by the next owner. */
+    @Test
+    void aSegmentStoppedAtOnceIsSentAgainFromTheCursorByTheNextOwner() {
+        Map<SourcePosition, Integer> sends = moved(false);
+        assertThat(sends).hasSize(30).containsValue(2);
+    }
+
+    /**
+     * 20 entries in flight (answered 100 ms after they are sent) when the first link loses segment 0, handing it over
+     * or not; the second takes it over and replicates 10 more. Returns how often each position was sent.
+     */
+    private static Map<SourcePosition, Integer> moved(boolean handOver) {
+        Fixture f = new Fixture(ONE);
+        Map<SourcePosition, Integer> sends = new ConcurrentHashMap<>();
+        RemoteCluster slow = intercepted(f.b.asRemote(), (position, send) -> {
+            sends.merge(position, 1, Integer::sum);
+            return Mono.delay(Duration.ofMillis(100), f.clock).then(send);
+        });
+        AtomicBoolean firstOwns = new AtomicBoolean(true);
+        ReplicationLink first = ReplicationLink.builder().local(f.a).remote(slow).config(f.config)
+                .owned(s -> firstOwns.get()).handsOver(s -> handOver).timer(f.clock).cpu(f.clock).build().start();
+        List<Long> handedOver = new ArrayList<>();
+        first.handedOver().subscribe(handedOver::add);
+        for (int i = 0; i < 20; i++) {
+            f.produce(i, 1, 1, Compression.NONE);
+        }
+        advance(f, Duration.ofMillis(50));
+        assertThat(sends).as("in flight").hasSize(20);
+        firstOwns.set(false);
+        first.reconsider();
+        assertThat(first.handingOver(0)).isEqualTo(handOver);
+        advance(f, Duration.ofMillis(100));
+        assertThat(first.handingOver(0)).isFalse();
+        assertThat(handedOver).isEqualTo(handOver ? List.of(0L) : List.of());
+
+        ReplicationLink second = ReplicationLink.builder().local(f.a).remote(slow).config(f.config).timer(f.clock)
+                .cpu(f.clock).build().start();
+        for (int i = 20; i < 30; i++) {
+            f.produce(i, 1, 1, Compression.NONE);
+        }
+        advance(f, Duration.ofSeconds(1));
+        assertThat(f.deliveredToB()).hasSize(30).doesNotHaveDuplicates();
+        assertThat(second.caughtUp()).isTrue();
+        return sends;
     }
 
     @Test
