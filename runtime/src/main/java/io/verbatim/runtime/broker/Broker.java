@@ -68,7 +68,17 @@ public final class Broker {
      * this broker process owns of the cluster's segments), on its budgets.
      */
     public ReplicationLink replicate(Supplier<ReplicationLink.Builder> link, Predicate<Segment> process) {
-        ReplicationLink started = link.get().owned(s -> owns(s) && process.test(s)).budget(budget)
+        return replicate(link, process, s -> false);
+    }
+
+    /**
+     * As {@link #replicate(Supplier, Predicate)}, handing over rather than stopping at once the segments
+     * {@code handsOver} selects once the process no longer owns them ({@link ReplicationLink.Builder#handsOver}).
+     */
+    public ReplicationLink replicate(Supplier<ReplicationLink.Builder> link, Predicate<Segment> process,
+            Predicate<Segment> handsOver) {
+        ReplicationLink started = link.get().owned(s -> owns(s) && process.test(s))
+                .handsOver(s -> owns(s) && handsOver.test(s)).budget(budget)
                 .inFlightBudget(inFlight).build().start();
         links.add(started);
         return started;
@@ -92,6 +102,11 @@ public final class Broker {
                         e.toString(), e);
             }
         }
+    }
+
+    /** Whether a link of {@code topic} still hands segment {@code segment} over. */
+    public boolean handingOver(String topic, long segment) {
+        return links.stream().anyMatch(l -> l.topic().equals(topic) && l.handingOver(segment));
     }
 
     /** Stops every link at once; the cursors keep what was acknowledged. */

@@ -25,6 +25,7 @@ import io.verbatim.pipeline.ReplicatorStatus;
 import io.verbatim.pulsar.PulsarRemote;
 import io.verbatim.runtime.storage.ClusterStorage;
 import io.verbatim.runtime.storage.TopicStorage;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,6 +40,7 @@ import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -77,6 +79,8 @@ public final class Brokers implements AutoCloseable {
     /** What the last report said per topic (load aside): a report leaves out a topic that did not change. */
     private final Map<String, BrokerReport.Topic> reportedLast = new ConcurrentHashMap<>();
     private final Disposable.Composite open = Disposables.composite();
+    /** Each segment id whose hand-over ended, from every link (links end theirs on several threads). */
+    private final Sinks.Many<Long> handedOver = Sinks.many().multicast().directBestEffort();
     /** What this process acts on of the cluster's segments (all of them unless the cluster has many processes). */
     private SegmentOwnership ownership = SegmentOwnership.ALL;
 
@@ -139,6 +143,8 @@ public final class Brokers implements AutoCloseable {
      */
     public synchronized void ownedBy(SegmentOwnership value) {
         ownership = value;
+        value.handOvers((topic, segment) -> brokers.stream().anyMatch(b -> b.handingOver(topic, segment)),
+                handedOver.asFlux());
         open.add(value.changes().subscribe(v -> brokers.forEach(Broker::reconsider),
                 e -> LOG.error("{}: no longer following ownership: {}", name, e.toString())));
     }
@@ -183,9 +189,13 @@ public final class Brokers implements AutoCloseable {
                 List<ReplicationLink> links = new ArrayList<>();
                 SegmentOwnership owned = ownership;
                 for (Broker broker : brokers) {
-                    links.add(broker.replicate(() -> ReplicationLink.builder().local(local).remote(into)
+                    ReplicationLink link = broker.replicate(() -> ReplicationLink.builder().local(local).remote(into)
                             .config(replicator).exchangeGate(gate).timer(timer).cpu(cpu).metrics(counters)
-                            .stallAfter(config.replication().stallAfter()), s -> owned.owns(topic, s.id())));
+                            .stallAfter(config.replication().stallAfter()), s -> owned.owns(topic, s.id()),
+                            s -> owned.handsOver(topic, s.id()));
+                    open.add(link.handedOver().subscribe(id -> handedOver.emitNext(id,
+                            Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1)))));
+                    links.add(link);
                 }
                 new PipelineMetricsBinder(counters, Tags.of("remote_cluster", peer, "topic", topic),
                         () -> storage.backlog(topic, peer).values().stream().mapToLong(Long::longValue).sum(),

@@ -1,5 +1,6 @@
 package io.verbatim.runtime.broker;
 
+import java.util.function.BiPredicate;
 import reactor.core.publisher.Flux;
 
 /**
@@ -14,6 +15,22 @@ public interface SegmentOwnership {
 
     /** Signals each time what {@link #owns} answers may have changed (ownership moved, the lease lapsed). */
     Flux<Long> changes();
+
+    /**
+     * Whether this process, no longer acting on the segment, hands it over rather than stops at once: a move asked
+     * for it and this process may still act (its lease holds), so what it sent is answered before the next owner
+     * starts from the cursor.
+     */
+    default boolean handsOver(String topic, long segment) {
+        return false;
+    }
+
+    /**
+     * Tells this ownership which segments this process still hands over ({@code busy}) and when a hand-over ends
+     * ({@code ended}): a segment is given up only once handed over.
+     */
+    default void handOvers(BiPredicate<String, Long> busy, Flux<?> ended) {
+    }
 
     /** Every segment, for ever: one process holds the cluster. */
     SegmentOwnership ALL = new SegmentOwnership() {

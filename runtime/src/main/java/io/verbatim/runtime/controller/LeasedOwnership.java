@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiPredicate;
 import java.util.function.LongSupplier;
 import java.util.concurrent.TimeUnit;
 import reactor.core.Disposable;
@@ -25,7 +26,8 @@ import reactor.util.Loggers;
  * metadata log shows it owns, while its {@link Lease} holds and its replica has applied what the leader had
  * when it granted the lease. Every change (a table applied, a lease granted or lapsed) recomputes the set and
  * signals {@link #changes()} <em>synchronously</em>, so whoever acts on segments stops a lost one before the
- * change returns; only then does {@link #releasable()} offer the segments a move asked it to give up.
+ * change returns (or starts handing it over, {@link #handsOver}); only then, and once handed over, does
+ * {@link #releasable()} offer the segments a move asked it to give up.
  */
 public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
     private static final Logger LOG = Loggers.getLogger(LeasedOwnership.class);
@@ -38,6 +40,8 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
     private final Sinks.Many<Long> offered = Sinks.many().multicast().directBestEffort();
     private final Disposable.Swap lapse = Disposables.swap();
     private Disposable watch = Disposables.disposed();
+    private Disposable handOverWatch = Disposables.disposed();
+    private volatile BiPredicate<String, Long> handingOver = (topic, segment) -> false;
     private OwnershipTable table = OwnershipTable.EMPTY;
     private volatile Set<SegmentKey> acting = Set.of();
     private volatile List<OwnershipCommand.Release> releasable = List.of();
@@ -97,10 +101,12 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
             // the subscribers stop what they lost before this returns; one that could not be told may still act
             signalled = changes.tryEmitNext(++version) == Sinks.EmitResult.OK;
         }
+        List<OwnershipCommand.Release> before = releasable;
         releasable = !signalled ? List.of() : table.segments().values().stream()
                 .filter(o -> o.phase() == SegmentOwner.Phase.RELEASING && o.owner().equals(member))
+                .filter(o -> !handingOver.test(o.segment().topic(), o.segment().segment()))
                 .map(o -> new OwnershipCommand.Release(o.segment(), o.epoch(), member)).toList();
-        if (changed && !releasable.isEmpty()) {
+        if (!releasable.isEmpty() && (changed || !releasable.equals(before))) {
             offered.tryEmitNext(version);
         }
         Duration left = lease.remaining(now);
@@ -130,6 +136,26 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
     @Override
     public Flux<Long> changes() {
         return changes.asFlux();
+    }
+
+    /** A segment a move asks this member to give up, while its lease holds. */
+    @Override
+    public synchronized boolean handsOver(String topic, long segment) {
+        return table.of(new SegmentKey(topic, segment))
+                .filter(o -> o.phase() == SegmentOwner.Phase.RELEASING && o.owner().equals(member)).isPresent()
+                && lease.mayAct(nowMs(), table.epoch());
+    }
+
+    @Override
+    public void handOvers(BiPredicate<String, Long> busy, Flux<?> ended) {
+        handingOver = busy;
+        // not from inside the hand-over's end (it may end as the change that started it is still being told)
+        handOverWatch = ended.subscribe(v -> timer.schedule(this::handedOver),
+                e -> LOG.error("{}: no longer told when hand-overs end: {}", member, e.toString()));
+    }
+
+    private synchronized void handedOver() {
+        recompute();
     }
 
     /** The segments a move asks this member to give up, stopped already: what its next report releases. */
@@ -172,6 +198,7 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
     @Override
     public void close() {
         watch.dispose();
+        handOverWatch.dispose();
         lapse.dispose();
     }
 }

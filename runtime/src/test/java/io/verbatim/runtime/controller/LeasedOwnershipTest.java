@@ -79,6 +79,46 @@ class LeasedOwnershipTest {
     }
 
     @Test
+    void aMovedSegmentStillBeingHandedOverIsOfferedForReleaseOnlyOnceTheHandOverEnded() {
+        new RaftLayoutStore(log, register, Schedulers.immediate()).create(T, Layout.initial(1, 1, 0)).block();
+        ownership.register(RegisteredMember.configured("b1", RegisteredMember.State.ACTIVE)).block();
+        ownership.register(RegisteredMember.configured("b2", RegisteredMember.State.ACTIVE)).block();
+        long assigned = ownership.change(List.of(new OwnershipCommand.Assign(seg(0), "b1"))).block().epoch();
+        LeasedOwnership b1 = new LeasedOwnership("b1", new Lease(Duration.ofSeconds(10)), clock)
+                .follow(register.watchOwnership());
+        java.util.Set<Long> handingOver = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        reactor.core.publisher.Sinks.Many<Long> ended = reactor.core.publisher.Sinks.many().multicast()
+                .directBestEffort();
+        b1.handOvers((topic, segment) -> handingOver.contains(segment), ended.asFlux());
+        b1.granted(b1.nowMs(), assigned);
+        // what a replication link does when told of the change: it starts handing the segment over
+        b1.changes().subscribe(v -> {
+            if (!b1.owns(T, 0) && b1.handsOver(T, 0)) {
+                handingOver.add(0L);
+            }
+        });
+        List<Long> offers = new CopyOnWriteArrayList<>();
+        b1.offers().subscribe(offers::add);
+        assertThat(b1.handsOver(T, 0)).as("owned, not moving").isFalse();
+
+        long moved = ownership.change(List.of(new OwnershipCommand.Move(seg(0), assigned, "b2"))).block().epoch();
+        assertThat(b1.owns(T, 0)).isFalse();
+        assertThat(b1.handsOver(T, 0)).isTrue();
+        assertThat(b1.releasable()).as("still handing over").isEmpty();
+        assertThat(offers).isEmpty();
+
+        handingOver.remove(0L);
+        ended.tryEmitNext(0L);
+        clock.advanceTimeBy(Duration.ZERO);
+        assertThat(b1.releasable()).containsExactly(new OwnershipCommand.Release(seg(0), moved, "b1"));
+        assertThat(offers).hasSize(1);
+
+        clock.advanceTimeBy(Duration.ofSeconds(10));
+        assertThat(b1.handsOver(T, 0)).as("the lease lapsed: whatever it still does is stopped at once").isFalse();
+        b1.close();
+    }
+
+    @Test
     void aFailedWatchLeavesItActingOnNothing() {
         new RaftLayoutStore(log, register, Schedulers.immediate()).create(T, Layout.initial(1, 1, 0)).block();
         ownership.register(RegisteredMember.configured("b1", RegisteredMember.State.ACTIVE)).block();
