@@ -153,9 +153,6 @@ class MultiBrokerRuntimeTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Disabled("issue 25, open: one run of eight on main saw 72 repeats at b's consumers after "
-            + "the handovers (cause not found yet; BrokerProcessesTest's check of what Pulsar stores found none in four "
-            + "runs); re-enabled once found")
     void eachSegmentHasOneActingMemberAndACrashedMembersSegmentsMoveWithinTheLeaseWithNothingLost(@TempDir Path dir)
             throws Exception {
         VerbatimConfig config = config(TestPulsar.broker());
