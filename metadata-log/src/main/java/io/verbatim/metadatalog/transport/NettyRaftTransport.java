@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -81,6 +82,8 @@ public final class NettyRaftTransport implements RaftTransport {
     private final Map<String, PeerLink> links = new ConcurrentHashMap<>();
     private final Map<Channel, String> inboundChannels = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** The members' keys now: {@link Settings#keys()} at start, then {@link #updateKeys}. */
+    private volatile MemberKeys keys;
     private final DisposableServer server;
 
     /** Settings resolved by the {@link Builder}. */
@@ -103,6 +106,7 @@ public final class NettyRaftTransport implements RaftTransport {
 
     private NettyRaftTransport(Settings s) {
         this.settings = s;
+        this.keys = s.keys();
         this.metrics = new RaftTransportMetrics(s.member());
         this.sink = new InboundSink(s.inboundBuffer());
         this.loops = LoopResources.create("verbatim-raft-" + s.member(), 1, s.ioThreads(), true);
@@ -214,9 +218,9 @@ public final class NettyRaftTransport implements RaftTransport {
         Map<String, InetSocketAddress> next = new LinkedHashMap<>();
         peers.forEach((member, address) -> {
             if (!member.equals(settings.member())) {
-                if (settings.keys().keyOf(member).isEmpty()) {
+                if (keys.keyOf(member).isEmpty()) {
                     throw new IllegalArgumentException("peer " + member + " at " + address + " has no verifying key "
-                            + "(expected one in this member's keys: " + settings.keys() + ")");
+                            + "(expected one in this member's keys: " + keys + ")");
                 }
                 next.put(member, PeerAddress.parse(member, address));
             }
@@ -243,6 +247,49 @@ public final class NettyRaftTransport implements RaftTransport {
                     }
                 });
             }
+        }
+    }
+
+    /**
+     * Sets the members' keys to {@code next} (a member added at run time, a listener's key registered): this
+     * member's own id and signing key stay. A member whose key changed, who is no longer known, or who is now a
+     * listener where it was a voter (or the other way) is hung up on, its connections proven with what it was
+     * closed; a peer without a key any more is dropped from the peers. Call {@link #updatePeers} after it to dial
+     * a new member.
+     *
+     * @throws IllegalArgumentException naming what differs, when {@code next} is another member's keys
+     */
+    public synchronized void updateKeys(MemberKeys next) {
+        MemberKeys now = keys;
+        if (!next.self().equals(now.self()) || !next.own().verifying().equals(now.own().verifying())) {
+            throw new IllegalArgumentException("keys of " + next.self() + " signing as " + next.own().verifying()
+                    + " cannot replace those of " + now.self() + " signing as " + now.own().verifying()
+                    + " (a member's id and secret stay for its life)");
+        }
+        keys = next;
+        Set<String> changed = new TreeSet<>();
+        for (String member : now.members()) {
+            if (!next.keyOf(member).equals(now.keyOf(member)) || next.isListener(member) != now.isListener(member)) {
+                changed.add(member);
+            }
+        }
+        for (String member : changed) {
+            if (next.keyOf(member).isEmpty()) {
+                PeerLink link = links.remove(member);
+                if (link != null) {
+                    link.close(Drop.UNKNOWN_MEMBER);
+                }
+            } else {
+                PeerLink link = links.get(member);
+                if (link != null) {
+                    link.redial(); // proven again, with its new key
+                }
+            }
+            inboundChannels.forEach((ch, from) -> {
+                if (from.equals(member)) {
+                    ch.close();
+                }
+            });
         }
     }
 
@@ -316,7 +363,7 @@ public final class NettyRaftTransport implements RaftTransport {
     }
 
     MemberKeys keys() {
-        return settings.keys();
+        return keys;
     }
 
     /**
@@ -356,7 +403,7 @@ public final class NettyRaftTransport implements RaftTransport {
 
     /** A member with an address and a verifying key. */
     boolean isPeer(String member) {
-        return links.containsKey(member) && settings.keys().keyOf(member).isPresent();
+        return links.containsKey(member) && keys.keyOf(member).isPresent();
     }
 
     Duration backoff(long attempt) {
@@ -383,7 +430,7 @@ public final class NettyRaftTransport implements RaftTransport {
             metrics.drop(Drop.UNAUTHENTICATED); // no longer a peer: its connection is being closed
         } else if (!RaftMessages.from(message).equals(peer)) {
             metrics.drop(Drop.SPOOFED_SENDER);
-        } else if (settings.keys().isListener(peer) && !RaftMessages.listenerMaySend(message)) {
+        } else if (keys.isListener(peer) && !RaftMessages.listenerMaySend(message)) {
             metrics.drop(Drop.LISTENER_AS_VOTER);
         } else if (!RaftMessages.group(message).equals(settings.group())) {
             metrics.drop(Drop.WRONG_GROUP);

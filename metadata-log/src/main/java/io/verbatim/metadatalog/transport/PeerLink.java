@@ -184,6 +184,19 @@ final class PeerLink {
         }
     }
 
+    /** Hangs up and dials again (on the next message, or now with messages queued): the peer's key changed. */
+    synchronized void redial() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        failures = 0;
+        hangUp();
+        state = State.IDLE;
+        if (!queue.isEmpty()) {
+            dial();
+        }
+    }
+
     /** For good: the peer left the group ({@code unknown_member}), or the transport closed ({@code closed}). */
     synchronized void close(Drop reason) {
         state = State.CLOSED;
