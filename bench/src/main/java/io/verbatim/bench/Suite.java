@@ -67,6 +67,11 @@ final class Suite {
             return quick ? 100 : 1000;
         }
 
+        /** The replication CPU measure's traffic per member count and round. */
+        long cpuTrafficBytes() {
+            return quick ? 8L << 20 : 64L << 20;
+        }
+
         /** P5's window per phase: long enough that the budget's burst and the last entry in flight are noise. */
         double budgetWindowSeconds() {
             return quick ? 0.25 : 4.0;
@@ -120,6 +125,8 @@ final class Suite {
                 true, HandoverBench.SMALL.toArray(Row.Spec[]::new)));
         all.add(Entry.bench((sizes, log) -> HandoverBench.ratios(HandoverBench.LARGE, sizes.handoverLarge(), log),
                 true, HandoverBench.LARGE.toArray(Row.Spec[]::new)));
+        all.add(Entry.bench((sizes, log) -> ReplicationCpuBench.ratios(sizes.cpuTrafficBytes(), log), true,
+                ReplicationCpuBench.SPECS.toArray(Row.Spec[]::new)));
         return all;
     }
 
@@ -136,7 +143,7 @@ final class Suite {
                                  only that one (--list shows the ids)
                   --pulsar       also the measures on a Pulsar broker (starts one as a child process);
                                  naming a Pulsar measure in --only runs it too (by its id, or by a
-                                 family of Pulsar measures only: handover100, handover1000)
+                                 family of Pulsar measures only: handover100, handover1000, cpu)
                   --json PATH    where to write the JSON (default %s)
                   --quick        tiny sizes: a smoke test of the harness, not figures
                   --list         the measures, their ids and goals, then exit
