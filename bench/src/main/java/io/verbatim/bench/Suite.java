@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,6 +57,21 @@ final class Suite {
             return (quick ? 10 : 100) * BacklogBench.HEAP;
         }
 
+        /** Segments of the smaller handover measure. */
+        int handoverSmall() {
+            return quick ? 10 : 100;
+        }
+
+        /** Segments of the larger handover measure. */
+        int handoverLarge() {
+            return quick ? 100 : 1000;
+        }
+
+        /** The replication CPU measure's traffic per member count and round. */
+        long cpuTrafficBytes() {
+            return quick ? 8L << 20 : 64L << 20;
+        }
+
         /** P5's window per phase: long enough that the budget's burst and the last entry in flight are noise. */
         double budgetWindowSeconds() {
             return quick ? 0.25 : 4.0;
@@ -78,7 +94,7 @@ final class Suite {
         }
     }
 
-    /** Every measure of issue 15, in the issue's order. */
+    /** Every measure of issue 15, in the issue's order, then issue 25's (a cluster's broker members). */
     static List<Entry> catalog() {
         List<Entry> all = new ArrayList<>();
         all.add(Entry.bench((sizes, log) -> PipelineBench.ratios(sizes.pipelineEntries(), sizes.quick() ? 0.02 : 1.0,
@@ -105,6 +121,12 @@ final class Suite {
         all.add(Entry.bench((sizes, log) -> BacklogBench.ratios(sizes.backlogBytes(), log), false, BacklogBench.P8));
         all.add(Entry.bench((sizes, log) -> ExchangeBench.p9Bench(sizes.quick() ? 2000 : 100_000, log), false,
                 ExchangeBench.P9));
+        all.add(Entry.bench((sizes, log) -> HandoverBench.ratios(HandoverBench.SMALL, sizes.handoverSmall(), log),
+                true, HandoverBench.SMALL.toArray(Row.Spec[]::new)));
+        all.add(Entry.bench((sizes, log) -> HandoverBench.ratios(HandoverBench.LARGE, sizes.handoverLarge(), log),
+                true, HandoverBench.LARGE.toArray(Row.Spec[]::new)));
+        all.add(Entry.bench((sizes, log) -> ReplicationCpuBench.ratios(sizes.cpuTrafficBytes(), log), true,
+                ReplicationCpuBench.SPECS.toArray(Row.Spec[]::new)));
         return all;
     }
 
@@ -120,7 +142,8 @@ final class Suite {
                   --only IDS     only these measures, comma-separated: P4 selects every P4/..., P4/100ms
                                  only that one (--list shows the ids)
                   --pulsar       also the measures on a Pulsar broker (starts one as a child process);
-                                 naming a Pulsar measure in --only runs it too
+                                 naming a Pulsar measure in --only runs it too (by its id, or by a
+                                 family of Pulsar measures only: handover100, handover1000, cpu)
                   --json PATH    where to write the JSON (default %s)
                   --quick        tiny sizes: a smoke test of the harness, not figures
                   --list         the measures, their ids and goals, then exit
@@ -188,14 +211,34 @@ final class Suite {
             throw new IllegalArgumentException(option + " takes a whole number ≥ " + least + ", not " + value);
         }
 
-        /** Whether a row is asked for: in --only (exactly, or by the part before '/'), Pulsar ones only if asked. */
+        /**
+         * Whether a row is asked for: in --only (exactly, or by the part before '/'), Pulsar ones only if asked
+         * (--pulsar, or named: by their id, or by a family that has Pulsar measures only).
+         */
         boolean selects(Row.Spec spec, boolean onPulsar) {
-            String family = spec.id().contains("/") ? spec.id().substring(0, spec.id().indexOf('/')) : spec.id();
-            boolean named = only.stream().anyMatch(id -> id.equalsIgnoreCase(spec.id()));
+            String family = family(spec);
+            boolean named = only.stream().anyMatch(id -> id.equalsIgnoreCase(spec.id())
+                    || onPulsar && id.equalsIgnoreCase(family) && PULSAR_ONLY.get().contains(family));
             boolean byFamily = only.isEmpty() || only.stream().anyMatch(id -> id.equalsIgnoreCase(family));
             return named || byFamily && (!onPulsar || pulsar);
         }
     }
+
+    /** The part of a row's id before its first '/'. */
+    static String family(Row.Spec spec) {
+        return spec.id().contains("/") ? spec.id().substring(0, spec.id().indexOf('/')) : spec.id();
+    }
+
+    /** The families whose every measure runs on a Pulsar broker (naming one in --only runs it). */
+    private static final Supplier<Set<String>> PULSAR_ONLY = () -> {
+        Set<String> pulsar = new LinkedHashSet<>();
+        Set<String> other = new LinkedHashSet<>();
+        for (Entry e : catalog()) {
+            e.specs().forEach(s -> (e.pulsar() ? pulsar : other).add(family(s)));
+        }
+        pulsar.removeAll(other);
+        return pulsar;
+    };
 
     public static void main(String[] args) {
         Options options;

@@ -41,6 +41,24 @@ class SuiteTest {
     }
 
     @Test
+    void aFamilyOfPulsarMeasuresOnlyIsRunWhenNamed() {
+        Row.Spec kill = HandoverBench.SMALL.get(0);
+        assertThat(Suite.Options.parse("--only", "handover100").selects(kill, true)).isTrue();
+        assertThat(Suite.Options.parse("--only", "handover1000").selects(kill, true)).isFalse();
+        assertThat(Suite.Options.parse("--only", "cpu").selects(ReplicationCpuBench.THREE, true)).isTrue();
+        assertThat(Suite.Options.parse().selects(ReplicationCpuBench.THREE, true)).as("Pulsar needs --pulsar").isFalse();
+        assertThat(Suite.Options.parse("--pulsar").selects(kill, true)).isTrue();
+    }
+
+    @Test
+    void issue25sMeasuresHaveBenchmarks() {
+        List<String> measured = Suite.catalog().stream().filter(e -> e.factory() != null && e.pulsar())
+                .flatMap(e -> e.specs().stream()).map(Row.Spec::id).toList();
+        assertThat(measured).contains("handover100/kill-p50", "handover100/drain-max", "handover1000/kill-p99",
+                "cpu/2:1", "cpu/3:1", "cpu/pulsar-3:1");
+    }
+
+    @Test
     void everyMeasureOfTheIssueHasARow() {
         List<String> ids = Suite.catalog().stream().flatMap(e -> e.specs().stream()).map(Row.Spec::id).toList();
         for (String p : List.of("P1", "P2", "P3", "P4/10ms", "P4/100ms", "P4/250ms", "P5/budget", "P5/fairness",
