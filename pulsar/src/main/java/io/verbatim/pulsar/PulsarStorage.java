@@ -240,6 +240,17 @@ public final class PulsarStorage implements AutoCloseable {
         return cause(e) instanceof PulsarAdminException.NotFoundException;
     }
 
+    /** Whether {@code e}, or what caused it, says a topic does not exist (the admin API's or the client's answer). */
+    static boolean isGone(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof PulsarAdminException.NotFoundException
+                    || t instanceof PulsarClientException.TopicDoesNotExistException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * What a call asking {@code what} of the broker at {@code url} reports when it fails with {@code e}: an error
      * naming the URL that, when the broker refused the credentials (HTTP 401, the binary protocol's authentication
