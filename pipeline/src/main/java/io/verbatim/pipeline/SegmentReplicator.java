@@ -252,8 +252,10 @@ public final class SegmentReplicator {
         if (handOverAsked) {
             return Mono.empty();
         }
-        state.set(State.REPLICATING);
-        return Flux.defer(() -> attempt(cursor))
+        return Flux.defer(() -> {
+                    state.set(State.REPLICATING); // a pass again after a rewind too: what it sends is in flight
+                    return attempt(cursor);
+                })
                 // handing over, a failed pass is not tried again: the next owner sends what was not answered
                 .onErrorResume(e -> handOverAsked && Exceptions.unwrapMultiple(e).stream()
                         .allMatch(SegmentReplicator::isRetryable), e -> {

@@ -18,8 +18,8 @@ import reactor.core.scheduler.Scheduler;
 public final class Lease {
     private final long lengthMs;
     private final long marginMs;
-    private long untilMs = Long.MIN_VALUE;
-    private long minEpoch = Long.MAX_VALUE;
+    private volatile long untilMs = Long.MIN_VALUE;
+    private volatile long minEpoch = Long.MAX_VALUE;
 
     /** A lease of {@code length} with the default margin, a tenth of it and at least a second (less than half). */
     public Lease(Duration length) {

@@ -44,6 +44,8 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
     private volatile BiPredicate<String, Long> handingOver = (topic, segment) -> false;
     private OwnershipTable table = OwnershipTable.EMPTY;
     private volatile Set<SegmentKey> acting = Set.of();
+    /** What {@link #handsOver} answers yes for now (RELEASING by this member, its lease holding). */
+    private volatile Set<SegmentKey> handingOverNow = Set.of();
     private volatile List<OwnershipCommand.Release> releasable = List.of();
     private long version;
 
@@ -93,9 +95,13 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
 
     private void recompute() {
         long now = nowMs();
-        Set<SegmentKey> next = lease.mayAct(now, table.epoch()) ? Set.copyOf(table.ownedBy(member)) : Set.of();
-        boolean changed = !next.equals(acting);
+        boolean may = lease.mayAct(now, table.epoch());
+        Set<SegmentKey> next = may ? Set.copyOf(table.ownedBy(member)) : Set.of();
+        Set<SegmentKey> handing = may ? releasing() : Set.of();
+        // a change of either is told: a lapsed lease must stop a hand-over even when nothing else is acted on
+        boolean changed = !next.equals(acting) || !handing.equals(handingOverNow);
         acting = next;
+        handingOverNow = handing;
         boolean signalled = true;
         if (changed) {
             // the subscribers stop what they lost before this returns; one that could not be told may still act
@@ -110,13 +116,22 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
             offered.tryEmitNext(version);
         }
         Duration left = lease.remaining(now);
-        if (!next.isEmpty() && !left.isZero()) {
+        if ((!next.isEmpty() || !handing.isEmpty()) && !left.isZero()) {
             lapse.update(timer.schedule(this::lapseCheck, left.toMillis() + 1, TimeUnit.MILLISECONDS));
         }
     }
 
+    /** The segments a move asks this member to give up, as its replica shows them. */
+    private Set<SegmentKey> releasing() {
+        Set<SegmentKey> out = new TreeSet<>();
+        table.segments().values().stream()
+                .filter(o -> o.phase() == SegmentOwner.Phase.RELEASING && o.owner().equals(member))
+                .forEach(o -> out.add(o.segment()));
+        return out;
+    }
+
     private synchronized void lapseCheck() {
-        if (!acting.isEmpty() && !lease.holds(nowMs())) {
+        if ((!acting.isEmpty() || !handingOverNow.isEmpty()) && !lease.holds(nowMs())) {
             LOG.warn("{}: its lease lapsed (no answer from the controller leader); stopped acting on {} segment(s)",
                     member, acting.size());
         }
@@ -140,10 +155,8 @@ public final class LeasedOwnership implements SegmentOwnership, AutoCloseable {
 
     /** A segment a move asks this member to give up, while its lease holds. */
     @Override
-    public synchronized boolean handsOver(String topic, long segment) {
-        return table.of(new SegmentKey(topic, segment))
-                .filter(o -> o.phase() == SegmentOwner.Phase.RELEASING && o.owner().equals(member)).isPresent()
-                && lease.mayAct(nowMs(), table.epoch());
+    public boolean handsOver(String topic, long segment) {
+        return handingOverNow.contains(new SegmentKey(topic, segment)) && lease.holds(nowMs());
     }
 
     @Override

@@ -113,8 +113,11 @@ class LeasedOwnershipTest {
         assertThat(b1.releasable()).containsExactly(new OwnershipCommand.Release(seg(0), moved, "b1"));
         assertThat(offers).hasSize(1);
 
+        List<Boolean> handingWhenTold = new CopyOnWriteArrayList<>();
+        b1.changes().subscribe(v -> handingWhenTold.add(b1.handsOver(T, 0)));
         clock.advanceTimeBy(Duration.ofSeconds(10));
         assertThat(b1.handsOver(T, 0)).as("the lease lapsed: whatever it still does is stopped at once").isFalse();
+        assertThat(handingWhenTold).as("told, though it acted on nothing else").containsExactly(false);
         b1.close();
     }
 
