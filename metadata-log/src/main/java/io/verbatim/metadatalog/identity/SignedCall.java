@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -110,9 +111,14 @@ public final class SignedCall {
      * Thread-safe.
      */
     public static final class Verifier {
+        private static Supplier<Map<String, VerifyingKey>> constant(Map<String, VerifyingKey> callers) {
+            Map<String, VerifyingKey> copy = Map.copyOf(callers);
+            return () -> copy;
+        }
+
         private final String group;
         private final String self;
-        private final Map<String, VerifyingKey> callers;
+        private final Supplier<Map<String, VerifyingKey>> callers;
         private final long windowMillis;
         private final int maxRemembered;
         /** The signatures seen, with the time after which their calls are refused by time anyway. */
@@ -120,13 +126,22 @@ public final class SignedCall {
 
         public Verifier(String group, String self, Map<String, VerifyingKey> callers, Duration window,
                 int maxRemembered) {
+            this(group, self, constant(callers), window, maxRemembered);
+        }
+
+        /**
+         * As {@link #Verifier(String, String, Map, Duration, int)}, the callers read at each call: members added at
+         * run time (the admin registered their keys) may call from then on, members removed no longer.
+         */
+        public Verifier(String group, String self, Supplier<Map<String, VerifyingKey>> callers, Duration window,
+                int maxRemembered) {
             if (window.isNegative() || window.isZero() || maxRemembered < 1) {
                 throw new IllegalArgumentException("window is " + window + " and maxRemembered " + maxRemembered
                         + ": both must be positive");
             }
             this.group = group;
             this.self = self;
-            this.callers = Map.copyOf(callers);
+            this.callers = Objects.requireNonNull(callers, "callers");
             this.windowMillis = window.toMillis();
             this.maxRemembered = maxRemembered;
         }
@@ -145,9 +160,10 @@ public final class SignedCall {
                 return new Result.Refused(401, "the credential is not " + SCHEME
                         + " from=<member>,to=<member>,time=<ms>,nonce=<base64>,signature=<base64>");
             }
-            if (!callers.containsKey(c.from())) {
+            Map<String, VerifyingKey> known = callers.get();
+            if (!known.containsKey(c.from())) {
                 return new Result.Refused(403, "member '" + LogText.escape(c.from()) + "' may not make this call here "
-                        + "(expected one of " + new TreeSet<>(callers.keySet()) + ")");
+                        + "(expected one of " + new TreeSet<>(known.keySet()) + ")");
             }
             if (!c.to().equals(self)) {
                 return new Result.Refused(403, "the call is signed for member '" + LogText.escape(c.to()) + "', not "
@@ -174,7 +190,11 @@ public final class SignedCall {
             } catch (IllegalArgumentException e) {
                 return new Result.Refused(401, "the signature is not base64");
             }
-            VerifyingKey key = Objects.requireNonNull(callers.get(c.from()), "a caller the precheck knows");
+            VerifyingKey key = callers.get().get(c.from());
+            if (key == null) { // removed between the precheck and now
+                return new Result.Refused(403, "member '" + LogText.escape(c.from()) + "' may no longer make this call "
+                        + "here");
+            }
             if (!key.verifies(c.signed(group, method, path, body), signature)) {
                 return new Result.Refused(403, "the signature is not member " + c.from() + "'s over this request");
             }

@@ -102,6 +102,30 @@ final class OwnershipRegister {
         return Optional.empty();
     }
 
+    /**
+     * Why {@code next} cannot be registered: another member that is not removed has its verifying key (one secret
+     * would speak for two members), or it is registered, not removed, with another key (a registration does not
+     * take a member's identity over; remove it first).
+     */
+    private Optional<String> clash(RegisteredMember next) {
+        if (next.verifyingKey().isEmpty()) {
+            return Optional.empty();
+        }
+        for (RegisteredMember m : members.values()) {
+            if (m.state() == RegisteredMember.State.REMOVED) {
+                continue;
+            }
+            if (!m.id().equals(next.id()) && m.verifyingKey().equals(next.verifyingKey())) {
+                return Optional.of("member " + m.id() + " has the verifying key of " + next.id() + " already");
+            }
+            if (m.id().equals(next.id()) && !m.verifyingKey().isEmpty()
+                    && !m.verifyingKey().equals(next.verifyingKey())) {
+                return Optional.of("member " + next.id() + " is registered with another verifying key");
+            }
+        }
+        return Optional.empty();
+    }
+
     /** Registers or updates a member; one removed is expired first (it owns nothing after). */
     OwnershipOutcome member(long index, MemberChange change) {
         BrokerMember m = change.getMember();
@@ -110,6 +134,10 @@ final class OwnershipRegister {
             next = fromProto(m);
         } catch (IllegalArgumentException e) {
             return new OwnershipOutcome.Invalid("entry " + index + ": " + e.getMessage());
+        }
+        Optional<String> clash = clash(next);
+        if (clash.isPresent()) {
+            return new OwnershipOutcome.Invalid("entry " + index + ": " + clash.get());
         }
         if (next.state() == RegisteredMember.State.REMOVED && members.containsKey(next.id())) {
             expire(index, next.id());

@@ -11,6 +11,30 @@ import reactor.test.StepVerifier;
 class OwnershipLogTest {
     private static final String T = "persistent://public/default/t";
 
+    /** Issue 25: one secret never speaks for two members, and a registration does not take a member's id over. */
+    @Test
+    void aVerifyingKeyBelongsToOneMemberAndAMembersKeyIsNotReplacedWhileItIsRegistered() {
+        LayoutRegister register = new LayoutRegister();
+        OwnershipLog ownership = new OwnershipLog(new DirectLog(register), register, Schedulers.immediate());
+        RegisteredMember b4 = new RegisteredMember("b4", RegisteredMember.State.ACTIVE, "h:1", "http://h:2",
+                "http://h:3", "ed25519:KEY4");
+        ownership.register(b4).block();
+        ownership.register(b4.withState(RegisteredMember.State.DRAINING)).block(); // the same key: a state change
+        RegisteredMember b5 = new RegisteredMember("b5", RegisteredMember.State.ACTIVE, "h:4", "http://h:5",
+                "http://h:6", "ed25519:KEY4");
+        StepVerifier.create(ownership.register(b5)).expectErrorSatisfies(e -> assertThat(e)
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("member b4 has the verifying key"))
+                .verify();
+        StepVerifier.create(ownership.register(new RegisteredMember("b4", RegisteredMember.State.ACTIVE, "h:1",
+                "http://h:2", "http://h:3", "ed25519:OTHER"))).expectErrorSatisfies(e -> assertThat(e)
+                .hasMessageContaining("member b4 is registered with another verifying key")).verify();
+        assertThat(register.ownership().member("b5")).isEmpty();
+
+        ownership.register(b4.withState(RegisteredMember.State.REMOVED)).block();
+        ownership.register(b5).block(); // the key is free once b4 is removed
+        assertThat(register.ownership().member("b5")).contains(b5);
+    }
+
     @Test
     void commandsGoThroughTheLogAsOneEntryAndEachIsCheckedWhereItApplies() {
         LayoutRegister register = new LayoutRegister();
