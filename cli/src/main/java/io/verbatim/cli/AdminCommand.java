@@ -35,13 +35,16 @@ import picocli.CommandLine.Spec;
                 + "operator's mark, e.g. 8000 or c000-ffff) | dedup URL TOPIC (the deduplication marks of the "
                 + "embedded storage) | dedup-reset URL TOPIC SEGMENT PRODUCER (removes one) | delegations URL (who "
                 + "feeds each listener of the "
-                + "metadata log) | delegate URL LISTENER=FOLLOWER... (the whole new assignment; 'none' clears it).")
+                + "metadata log) | delegate URL LISTENER=FOLLOWER... (the whole new assignment; 'none' clears it) | "
+                + "members URL (the cluster's broker members) | add-member URL ID RAFT_ADDRESS ADMIN_URL INGEST_URL "
+                + "VERIFYING_KEY (a broker member the file does not name, its key from `verbatim key public`).")
 final class AdminCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
     @Parameters(index = "0", paramLabel = "OPERATION",
-            description = "split, rebucket, merge, coldmarks, unmark, dedup, dedup-reset, delegations or delegate")
+            description = "split, rebucket, merge, coldmarks, unmark, dedup, dedup-reset, delegations, delegate, "
+                    + "members or add-member")
     String operation;
 
     @Parameters(index = "1", paramLabel = "URL", description = "the node's admin URL")
@@ -72,6 +75,9 @@ final class AdminCommand implements Callable<Integer> {
         if (operation.equals("delegations") || operation.equals("delegate")) {
             return delegation();
         }
+        if (operation.equals("members") || operation.equals("add-member")) {
+            return members();
+        }
         if (args.isEmpty()) {
             throw new CommandLine.ParameterException(spec.commandLine(), operation + " needs a TOPIC after the URL");
         }
@@ -88,7 +94,7 @@ final class AdminCommand implements Callable<Integer> {
                     : null;
             default -> throw new CommandLine.ParameterException(spec.commandLine(), "operation '" + operation
                     + "' is not one of split, rebucket, merge, coldmarks, unmark, dedup, dedup-reset, delegations, "
-                    + "delegate");
+                    + "delegate, members, add-member");
         };
         if (query == null) {
             throw new CommandLine.ParameterException(spec.commandLine(), operation + " takes "
@@ -156,6 +162,32 @@ final class AdminCommand implements Callable<Integer> {
         }
         String body = new ObjectMapper().writeValueAsString(assignment);
         return answer(call.header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(body)));
+    }
+
+    /** The cluster's broker members: list them, or add one the file does not name. */
+    private int members() throws Exception {
+        List<String> fields = List.of("id", "raftAddress", "adminUrl", "ingestUrl", "verifyingKey");
+        boolean add = operation.equals("add-member");
+        if (add ? args.size() != fields.size() : !args.isEmpty()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), add
+                    ? "add-member takes ID RAFT_ADDRESS ADMIN_URL INGEST_URL VERIFYING_KEY after the URL, not " + args
+                    : "members takes nothing after the URL, not " + args);
+        }
+        Optional<String> bearer = bearer();
+        if (bearer.isEmpty()) {
+            return Verbatim.BAD_INPUT;
+        }
+        HttpRequest.Builder call = HttpRequest.newBuilder(URI.create(url.replaceAll("/+$", "")
+                + "/admin/v2/scalable/members")).header("Authorization", "Bearer " + bearer.get());
+        if (!add) {
+            return answer(call.GET());
+        }
+        Map<String, String> member = new LinkedHashMap<>();
+        for (int i = 0; i < fields.size(); i++) {
+            member.put(fields.get(i), args.get(i));
+        }
+        String body = new ObjectMapper().writeValueAsString(member);
+        return answer(call.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
     private Optional<String> bearer() {

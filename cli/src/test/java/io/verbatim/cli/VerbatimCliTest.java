@@ -316,6 +316,28 @@ class VerbatimCliTest {
         }
     }
 
+    /** Issue 25: the broker members, and a member added at run time, which a cluster of one process refuses. */
+    @Test
+    void adminListsTheBrokerMembersAndAClusterOfOneProcessRefusesToAddOne() {
+        try (EmbeddedRuntime runtime = EmbeddedRuntime.start(VerbatimConfig.parse("""
+                clusters: [{name: east, token: east-token}, {name: west, token: west-token}]
+                security: {adminToken: s}
+                """))) {
+            String east = runtime.cluster("east").adminUrl();
+            Run listed = run("admin", "members", east, "--token", "s");
+            assertThat(listed.code()).as(listed.err()).isZero();
+            assertThat(listed.out().trim()).isEqualTo("[]");
+            String key = io.verbatim.net.SigningKey.fromSecret("b4-secret").verifying().form();
+            Run added = run("admin", "add-member", east, "broker-4", "127.0.0.1:7104", "http://127.0.0.1:8104",
+                    "http://127.0.0.1:9104", key, "--token", "s");
+            assertThat(added.code()).isNotZero();
+            assertThat(added.err()).contains("409").contains("embedded storage").contains("one broker process");
+            assertThat(run("admin", "add-member", east, "broker-4", "--token", "s").err())
+                    .contains("add-member takes ID RAFT_ADDRESS ADMIN_URL INGEST_URL VERIFYING_KEY");
+            assertThat(run("admin", "members", east, "--token", "east-token").err()).contains("403");
+        }
+    }
+
     /** The node would take the last of the two; refused before anything is sent. */
     @Test
     void adminDelegateRefusesAListenerGivenTwice() {

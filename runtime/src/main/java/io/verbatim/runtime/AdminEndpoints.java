@@ -9,6 +9,7 @@ import io.verbatim.runtime.controller.AdminApi;
 import io.verbatim.runtime.controller.AdminOperations;
 import io.verbatim.runtime.controller.ControllerLink;
 import io.verbatim.runtime.controller.DelegationApi;
+import io.verbatim.runtime.controller.MembersApi;
 import io.verbatim.runtime.controller.LocalMetadataLog;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -33,14 +34,19 @@ final class AdminEndpoints {
      * delegation calls to the controller leader; an in-process group changes on its own leader.
      */
     static void register(HttpServerRoutes routes, ClusterNode node, AdminOperations operations, NetServer net,
-            Optional<ControllerLink> link, Optional<LocalMetadataLog> group, int maxBodyBytes, RateWindow rates,
-            Scheduler timer) {
+            Optional<ControllerLink> link, Optional<LocalMetadataLog> group, boolean onPulsar, int maxBodyBytes,
+            RateWindow rates, Scheduler timer) {
         (link.isPresent() ? new AdminApi(operations, net, link.get()::leader) : new AdminApi(operations, net))
                 .register(routes);
         if (link.isPresent()) {
             new DelegationApi(DelegationApi.Log.NONE, net, link.get()::leader).register(routes);
+            new MembersApi(MembersApi.Members.NONE, net, link.get()::leader).register(routes);
         } else {
             group.ifPresent(g -> new DelegationApi(g, net, () -> ControllerLeader.HERE).register(routes));
+            new MembersApi(MembersApi.Members.oneProcess(onPulsar ? "cluster " + node.name() + " runs as one process "
+                    + "(its controller in it): name controllers and brokerMembers in its file to run more broker "
+                    + "processes" : MembersApi.Members.embedded(node.name())), net, () -> ControllerLeader.HERE)
+                    .register(routes);
         }
         new TopicsApi(node, net, maxBodyBytes).register(routes);
         PrometheusMeterRegistry registry = node.registry();

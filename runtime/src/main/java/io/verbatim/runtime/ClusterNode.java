@@ -571,8 +571,8 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     private void adminRoutes(HttpServerRoutes routes) {
-        AdminEndpoints.register(routes, this, operations, net, link, group, config.exchange().maxBodyBytes(), rates,
-                timer);
+        AdminEndpoints.register(routes, this, operations, net, link, group, storage.pulsar().isPresent(),
+                config.exchange().maxBodyBytes(), rates, timer);
     }
 
     /**

@@ -11,12 +11,7 @@ import io.verbatim.config.ClusterConfig;
 import io.verbatim.config.ClusterUrls;
 import io.verbatim.config.ControllerReplica;
 import io.verbatim.config.OwnershipConfig;
-import io.verbatim.metadatalog.state.OwnershipCommand;
-import io.verbatim.metadatalog.state.OwnershipLog;
-import io.verbatim.metadatalog.state.OwnershipTable;
-import io.verbatim.metadatalog.state.SegmentKey;
-import java.util.SortedMap;
-import java.util.TreeMap;
+import io.verbatim.config.StorageConfig;
 import io.verbatim.config.TopicConfig;
 import io.verbatim.config.VerbatimConfig;
 import io.verbatim.exchange.Controller;
@@ -33,7 +28,12 @@ import io.verbatim.metadatalog.server.MemberStatus;
 import io.verbatim.metadatalog.server.RaftServer;
 import io.verbatim.metadatalog.state.LayoutRegister;
 import io.verbatim.metadatalog.state.LeaderLayoutStore;
+import io.verbatim.metadatalog.state.OwnershipCommand;
+import io.verbatim.metadatalog.state.OwnershipLog;
+import io.verbatim.metadatalog.state.OwnershipTable;
 import io.verbatim.metadatalog.state.RaftLayoutStore;
+import io.verbatim.metadatalog.state.RegisteredMember;
+import io.verbatim.metadatalog.state.SegmentKey;
 import io.verbatim.model.Layout;
 import io.verbatim.net.Bodies;
 import io.verbatim.net.NetClient;
@@ -58,6 +58,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -124,6 +126,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
     private final PolicyLoop policy;
     /** Checks the broker members' signed reports. */
     private final SignedCall.Verifier reports;
+    private final RegisteredMembers members;
     private @Nullable ExchangeServer admin;
     /** While this replica leads: the pushes, the policy, garbage collection. */
     private @Nullable Disposable leading;
@@ -153,8 +156,14 @@ public final class ControllerReplicaNode implements AutoCloseable {
         }
         this.server = member.server();
         this.member = member;
-        this.reports = new SignedCall.Verifier(cluster, replica.id(), reporters(config, self, replica.id()),
-                SignedCall.WINDOW, MAX_REPORTS_REMEMBERED);
+        this.members = new RegisteredMembers(self, NetworkedMember.keys(config, self, replica.id()),
+                member.transport().peers(), reporters(config, self, replica.id()));
+        this.reports = new SignedCall.Verifier(cluster, replica.id(), members::reporters, SignedCall.WINDOW,
+                MAX_REPORTS_REMEMBERED);
+        // the members added at run time, known to the transport and as reporters once their registration is applied
+        running.add(register.watchOwnership().subscribe(t -> members.applied(t, member.transport()),
+                e -> LOG.error("{}/{}: no longer following the broker members added at run time: {}", cluster,
+                        replica.id(), e.toString())));
         running.add(member.bindTo(registry));
         // the metadata log through this replica: linearizable reads while it leads, its own state otherwise
         this.layouts = new RaftLayoutStore(server, register);
@@ -404,6 +413,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
         new AdminApi(new ControllerOperations(self.name(), () -> config.topics().stream().map(TopicConfig::name).toList(),
                 this::layout, controller, policy), net, this::leader).register(routes);
         new DelegationApi(delegation(), net, this::leader).register(routes);
+        new MembersApi(brokerMembers(), net, this::leader).register(routes);
         routes.post(BrokerReport.PATH, this::report)
                 .get(ExchangeServer.STATUS_PATH, net.guard(Role.STATUS, "the status endpoint",
                         (request, response) -> StatusJson.send(response, status())))
@@ -521,6 +531,22 @@ public final class ControllerReplicaNode implements AutoCloseable {
     private static Mono<Void> text(HttpServerResponse response, int status, String message) {
         return response.status(status).header(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
                 .sendString(Mono.just(message + "\n"), StandardCharsets.UTF_8).then();
+    }
+
+    /** The cluster's broker members, added to here while this replica leads. */
+    private MembersApi.Members brokerMembers() {
+        return new MembersApi.Members() {
+            @Override
+            public List<MembersApi.Member> list() {
+                return members.list(register.ownership(), server.memberStatus().group());
+            }
+
+            @Override
+            public Mono<MembersApi.Member> add(RegisteredMember added) {
+                return members.add(added, server, new OwnershipLog(server, register, Schedulers.boundedElastic()),
+                        config.metadataLog(), config.storage().type() == StorageConfig.Type.PULSAR);
+            }
+        };
     }
 
     /** The listener delegation of the log, changed here while this replica leads. */
