@@ -64,6 +64,8 @@ public final class DeliveryChecks {
         private @Nullable String affinityFailure;
         private @Nullable String orderFailure;
         private long repeats;
+        /** The first repeats, for a failure's message: which message, to which consumer, from which segment. */
+        private final List<String> repeatSamples = new ArrayList<>();
 
         public ConsumerRecorder(String cluster) {
             this.cluster = cluster;
@@ -79,6 +81,10 @@ public final class DeliveryChecks {
                 s.set(counter);
                 if (repeat) {
                     repeats++;
+                    if (repeatSamples.size() < 10) {
+                        repeatSamples.add(id[0] + "/" + counter + " to consumer " + consumer + " from segment "
+                                + segmentId);
+                    }
                 }
                 String key = m.key().orElse(null);
                 if (key == null) {
@@ -104,6 +110,11 @@ public final class DeliveryChecks {
         /** Messages delivered more than once (each repeat counted). */
         public synchronized long repeats() {
             return repeats;
+        }
+
+        /** The first (at most 10) repeats: the message, the consumer and the segment it came from again. */
+        public synchronized List<String> repeatSamples() {
+            return List.copyOf(repeatSamples);
         }
 
         /** Affinity and order. */
