@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
@@ -174,17 +175,30 @@ public final class AdminApi {
         return body;
     }
 
-    private Mono<Void> handle(HttpServerRequest request, HttpServerResponse response, Operation op) {
-        if (net.check(request, Role.ADMIN, "layout operations") instanceof Verdict.Refused r) {
+    /**
+     * The answer to a call that is not for here: refused ({@code role} lacking, for {@code what}), redirected to the
+     * leader (307), or 503 with no {@code leaderName} known now; {@code null} when this process leads and answers it.
+     */
+    static @Nullable Mono<Void> notHere(HttpServerRequest request, HttpServerResponse response, NetServer net,
+            Role role, String what, ControllerLeader where, String leaderName) {
+        if (net.check(request, role, what) instanceof Verdict.Refused r) {
             return send(response, refusal(r.status(), r.reason()));
         }
-        ControllerLeader where = leader.get();
         if (where instanceof ControllerLeader.At at) {
             return response.status(HttpResponseStatus.TEMPORARY_REDIRECT)
                     .header(HttpHeaderNames.LOCATION, RequestTarget.location(at.baseUrl(), request.uri())).send();
         }
         if (where instanceof ControllerLeader.Unknown unknown) {
-            return send(response, refusal(503, "no controller leader now (" + unknown.why() + "); try again"));
+            return send(response, refusal(503, "no " + leaderName + " now (" + unknown.why() + "); try again"));
+        }
+        return null;
+    }
+
+    private Mono<Void> handle(HttpServerRequest request, HttpServerResponse response, Operation op) {
+        Mono<Void> elsewhere = notHere(request, response, net, Role.ADMIN, "layout operations", leader.get(),
+                "controller leader");
+        if (elsewhere != null) {
+            return elsewhere;
         }
         Map<String, String> params;
         try {

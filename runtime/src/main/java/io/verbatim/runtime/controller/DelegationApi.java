@@ -6,16 +6,12 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.verbatim.exchange.ControllerLeader;
 import io.verbatim.metadatalog.server.MemberStatus;
 import io.verbatim.net.Bodies;
 import io.verbatim.net.LogText;
 import io.verbatim.net.NetServer;
-import io.verbatim.net.RequestTarget;
 import io.verbatim.net.Role;
-import io.verbatim.net.Verdict;
 import io.verbatim.runtime.status.NodeStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -148,16 +144,10 @@ public final class DelegationApi {
 
     private Mono<Void> handle(HttpServerRequest request, HttpServerResponse response, Role role, String what,
             Supplier<Mono<Object>> op) {
-        if (net.check(request, role, what) instanceof Verdict.Refused r) {
-            return refuse(response, r.status(), r.reason());
-        }
-        ControllerLeader where = leader.get();
-        if (where instanceof ControllerLeader.At at) {
-            return response.status(HttpResponseStatus.TEMPORARY_REDIRECT)
-                    .header(HttpHeaderNames.LOCATION, RequestTarget.location(at.baseUrl(), request.uri())).send();
-        }
-        if (where instanceof ControllerLeader.Unknown unknown) {
-            return refuse(response, 503, "no metadata log leader now (" + unknown.why() + "); try again");
+        Mono<Void> elsewhere = AdminApi.notHere(request, response, net, role, what, leader.get(),
+                "metadata log leader");
+        if (elsewhere != null) {
+            return elsewhere;
         }
         return Mono.defer(op).flatMap(body -> send(response, 200, body))
                 .onErrorResume(Bodies.TooLarge.class, e -> Bodies.tooLarge(response, String.valueOf(e.getMessage())))

@@ -5,16 +5,12 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.verbatim.exchange.ControllerLeader;
 import io.verbatim.metadatalog.state.RegisteredMember;
 import io.verbatim.net.Bodies;
 import io.verbatim.net.LogText;
 import io.verbatim.net.NetServer;
-import io.verbatim.net.RequestTarget;
 import io.verbatim.net.Role;
-import io.verbatim.net.Verdict;
 import io.verbatim.net.VerifyingKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -227,16 +223,10 @@ public final class MembersApi {
 
     private Mono<Void> handle(HttpServerRequest request, HttpServerResponse response, Role role, String what,
             Supplier<Mono<AdminApi.Answer>> op) {
-        if (net.check(request, role, what) instanceof Verdict.Refused r) {
-            return refuse(response, r.status(), r.reason());
-        }
-        ControllerLeader where = leader.get();
-        if (where instanceof ControllerLeader.At at) {
-            return response.status(HttpResponseStatus.TEMPORARY_REDIRECT)
-                    .header(HttpHeaderNames.LOCATION, RequestTarget.location(at.baseUrl(), request.uri())).send();
-        }
-        if (where instanceof ControllerLeader.Unknown unknown) {
-            return refuse(response, 503, "no metadata log leader now (" + unknown.why() + "); try again");
+        Mono<Void> elsewhere = AdminApi.notHere(request, response, net, role, what, leader.get(),
+                "metadata log leader");
+        if (elsewhere != null) {
+            return elsewhere;
         }
         return Mono.defer(op).flatMap(answer -> AdminApi.send(response, answer))
                 .onErrorResume(Bodies.TooLarge.class, e -> Bodies.tooLarge(response, String.valueOf(e.getMessage())))
