@@ -143,7 +143,8 @@ public final class Brokers implements AutoCloseable {
      */
     public synchronized void ownedBy(SegmentOwnership value) {
         ownership = value;
-        value.handOvers((topic, segment) -> brokers.stream().anyMatch(b -> b.handingOver(topic, segment)),
+        value.handOvers((topic, segment) -> brokers.stream().anyMatch(b -> b.handingOver(topic, segment))
+                || subscriptions.getOrDefault(topic, List.of()).stream().anyMatch(s -> s.handingOver(segment)),
                 handedOver.asFlux());
         open.add(value.changes().subscribe(v -> brokers.forEach(Broker::reconsider),
                 e -> LOG.error("{}: no longer following ownership: {}", name, e.toString())));
@@ -250,9 +251,11 @@ public final class Brokers implements AutoCloseable {
                 throw new IllegalStateException("subscription '" + options.name() + "' of topic " + topic
                         + " is open already on cluster " + name + " (one per name: they would share a cursor)");
             }
-            s = new Subscription(storage.of(topic), load(topic), cpu, options);
+            s = new Subscription(storage.of(topic), load(topic), cpu, ownership, options);
             opened.add(s);
         }
+        open.add(s.handedOver().subscribe(id -> handedOver.emitNext(id,
+                Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1)))));
         SubscriptionMetricsBinder metrics = new SubscriptionMetricsBinder(s, Tags.of("topic", topic));
         metrics.bindTo(registry);
         s.onDispose(() -> {

@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -13,7 +14,8 @@ import reactor.core.publisher.FluxSink;
  * One consumer's receiver queue (Pulsar's {@code receiverQueueSize}): deliveries dispatched to the consumer
  * and not yet read, at most {@code capacity} of them. A dispatcher that finds it full leaves a wake-up and
  * stops; the wake-ups run as the reader's requests make room. One reader at a time: a reader that cancels
- * leaves what it did not take for the next one.
+ * leaves what it did not take for the next one. A reader either receives (each delivery it takes is told to
+ * the subscription as received, which acknowledges it) or leaves acknowledging to its caller.
  */
 final class ReceiverQueue {
     private final String owner;
@@ -21,13 +23,20 @@ final class ReceiverQueue {
     private final ArrayDeque<Delivery> queue = new ArrayDeque<>();
     private final List<Runnable> waiting = new ArrayList<>();
     private final AtomicInteger wip = new AtomicInteger();
+    private final Consumer<Delivery> received;
     private @Nullable FluxSink<Delivery> reader;
+    /** Whether what the reader takes counts as received ({@link #received}) as it takes it. */
+    private boolean readerReceives;
     private boolean closed;
 
-    /** @param owner who the queue belongs to, for messages ({@code consumer 2 of subscription 'billing'}) */
-    ReceiverQueue(String owner, int capacity) {
+    /**
+     * @param owner who the queue belongs to, for messages ({@code consumer 2 of subscription 'billing'})
+     * @param received told of each delivery a receiving reader took, after it took it
+     */
+    ReceiverQueue(String owner, int capacity, Consumer<Delivery> received) {
         this.owner = owner;
         this.capacity = capacity;
+        this.received = received;
     }
 
     /**
@@ -51,8 +60,13 @@ final class ReceiverQueue {
         return queue.size();
     }
 
-    /** What the consumer receives, in dispatch order, as it requests; one reader at a time. */
-    Flux<Delivery> flux() {
+    /**
+     * What the consumer receives, in dispatch order, as it requests; one reader at a time.
+     *
+     * @param receives whether each delivery counts as received once the reader took it; if not, its caller tells
+     *        the subscription
+     */
+    Flux<Delivery> flux(boolean receives) {
         return Flux.create(sink -> {
             synchronized (this) {
                 if (reader != null) {
@@ -60,6 +74,7 @@ final class ReceiverQueue {
                     return;
                 }
                 reader = sink;
+                readerReceives = receives;
             }
             sink.onDispose(() -> detach(sink));
             sink.onRequest(n -> drain());
@@ -71,6 +86,35 @@ final class ReceiverQueue {
         if (reader == sink) {
             reader = null;
         }
+    }
+
+    /** Puts {@code deliveries} back at the head of the queue, in their order: given out, never received. */
+    void requeue(List<Delivery> deliveries) {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            for (int i = deliveries.size() - 1; i >= 0; i--) {
+                queue.addFirst(deliveries.get(i));
+            }
+        }
+        drain();
+    }
+
+    /**
+     * Drops what waits of segment {@code segmentId} (given up by this process: its next owner delivers it) and
+     * wakes every dispatcher waiting for room.
+     */
+    void purge(long segmentId) {
+        List<Runnable> wake;
+        synchronized (this) {
+            if (!queue.removeIf(d -> d.segmentId() == segmentId)) {
+                return;
+            }
+            wake = new ArrayList<>(waiting);
+            waiting.clear();
+        }
+        wake.forEach(Runnable::run);
     }
 
     /** Completes the reader once it has taken what is queued; refuses every later offer. */
@@ -93,16 +137,21 @@ final class ReceiverQueue {
             FluxSink<Delivery> sink;
             while (true) {
                 Delivery d;
+                boolean receives;
                 synchronized (this) {
                     sink = reader;
                     if (sink == null || sink.isCancelled() || sink.requestedFromDownstream() <= 0 || queue.isEmpty()) {
                         break;
                     }
                     d = queue.poll();
+                    receives = readerReceives;
                     wake.addAll(waiting); // room made: every dispatcher waiting for it tries again
                     waiting.clear();
                 }
                 sink.next(d);
+                if (receives) {
+                    received.accept(d);
+                }
             }
             boolean complete;
             synchronized (this) {

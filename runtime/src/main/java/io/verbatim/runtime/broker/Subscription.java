@@ -18,13 +18,16 @@ import io.verbatim.runtime.storage.TopicStorage;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -50,13 +53,25 @@ import reactor.util.retry.RetryBackoffSpec;
  * <p><b>Flow control.</b> Each consumer has a receiver queue of at most {@link #receiverQueueSize()}
  * entries (Pulsar's {@code receiverQueueSize}: {@code subscriptions.receiverQueueSize} in the
  * configuration, {@link Builder#receiverQueueSize} for one subscription). A segment is read one entry at
- * a time: the entry goes into its consumer's queue, then the segment's cursor is acknowledged past it,
- * then the next entry is read. While the consumer that owns a segment's next entry has a full queue, that
- * segment stops there (its cursor is neither read nor acknowledged further; {@link #backlog()} counts what
- * waits) and it resumes as the consumer's requests make room. Other segments go on feeding their
- * consumers; the stalled segment's later entries wait behind it even when another consumer owns them,
- * and so do its children, until it is drained: that keeps each key in order. Memory held for consumers
- * is bounded by {@code k × receiverQueueSize} entries.
+ * a time: the entry goes into its consumer's queue, then the next entry is read. While the consumer that owns
+ * a segment's next entry has a full queue, that segment stops there and it resumes as the consumer's requests
+ * make room. Other segments go on feeding their consumers; the stalled segment's later entries wait behind it
+ * even when another consumer owns them, and so do its children, until it is drained: that keeps each key in
+ * order. Memory held for consumers is bounded by {@code k × receiverQueueSize} entries.
+ *
+ * <p><b>Acknowledging on receipt.</b> A segment's cursor is acknowledged once a consumer received the entry (and
+ * every entry of the segment before it: the cursor's mark-delete position is cumulative), not when it entered a
+ * queue: what waits in a queue is still the cursor's backlog ({@link #backlog()}), so a process that stops or
+ * crashes with entries in its queues, or gives their segment up, loses none of them: they are read again. A
+ * segment's children are read once it is drained, that is once every entry of it was received.
+ *
+ * <p><b>Following ownership.</b> With many broker processes in a cluster, each process's subscription of the same
+ * name reads the segments its process acts on ({@link SegmentOwnership}), so each segment's dispatch runs in one
+ * process and moves with the segment. A move hands over: the old owner reads no more and waits (at most {@link
+ * #HAND_OVER_LIMIT}) until its consumers received what it dispatched and the cursor is acknowledged, then the
+ * new owner reads on from the cursor. A segment lost at once (a lapsed lease) drops what its queues held; the
+ * new owner delivers it. What a consumer received and whose acknowledgement did not reach the cursor is
+ * delivered again: Pulsar's redelivery of what was not acknowledged.
  *
  * <p><b>Consuming.</b> {@link #consumer(int)} is what one consumer receives, in dispatch order, as it
  * requests. One reader at a time per consumer; a reader that cancels leaves what it had not received for
@@ -89,37 +104,65 @@ public final class Subscription implements Disposable {
     }
 
     private static final Logger LOG = Loggers.getLogger(Subscription.class);
+    /**
+     * How long a segment's hand-over waits for its consumers to receive what was dispatched to them before it
+     * gives the rest up (the next owner delivers it again, as Pulsar redelivers what was not acknowledged).
+     */
+    public static final Duration HAND_OVER_LIMIT = Duration.ofSeconds(5);
+    /** The longest wait between two tries to open or read a segment's cursor. */
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(2);
 
     private final TopicStorage storage;
+    private final String topic;
     private final String name;
     private final int receiverQueueSize;
     private final LoadTracker load;
     private final Scheduler dispatch;
+    private final SegmentOwnership ownership;
     private final List<ReceiverQueue> queues = new ArrayList<>();
+    /** Per consumer, what a reader that acknowledges ({@link #consumerWithAcknowledgements}) has not acknowledged. */
+    private final List<Map<Delivery, Boolean>> unacknowledged = new ArrayList<>();
     private final Sinks.Many<Delivery> all;
     private final Consumer<Delivery> onDispatch;
+    /** The segments this process reads for the subscription: those it acts on, and those it hands over. */
     private final Map<Long, SegmentReader> readers = new ConcurrentHashMap<>();
-    /** Each segment's cursor of this subscription, made once. */
+    /** Each segment's cursor of this subscription, made once for every segment of the layout. */
     private final Map<Long, Mono<ReplicationCursor>> cursors = new ConcurrentHashMap<>();
+    /** The making of each segment's cursor. */
+    private final Map<Long, Disposable> openings = new ConcurrentHashMap<>();
+    private final Sinks.Many<Long> handedOver = Sinks.many().multicast().directBestEffort();
     private final Disposable.Composite running = Disposables.composite();
+
+    /** A subscription acting on every segment of the topic (one process holds the cluster). */
+    public Subscription(TopicStorage storage, LoadTracker load, Scheduler dispatch, Builder options) {
+        this(storage, load, dispatch, SegmentOwnership.ALL, options);
+    }
 
     /**
      * @param dispatch where entries are opened and dispatched (not the thread that appended them, which may
      *        be a network event loop)
+     * @param ownership the segments this process dispatches: the others are read by the process that owns them
      * @param options the consumers, the receiver queue size, recording and the listener
      */
-    public Subscription(TopicStorage storage, LoadTracker load, Scheduler dispatch, Builder options) {
+    public Subscription(TopicStorage storage, LoadTracker load, Scheduler dispatch, SegmentOwnership ownership,
+            Builder options) {
         this.storage = storage;
+        this.topic = storage.topic();
         this.name = options.name;
         this.receiverQueueSize = options.config.receiverQueueSize();
         this.load = load;
         this.dispatch = dispatch;
+        this.ownership = ownership;
         this.onDispatch = options.onDispatch;
         for (int i = 0; i < options.consumers; i++) {
-            queues.add(new ReceiverQueue("consumer " + i + " of subscription '" + name + "'", receiverQueueSize));
+            queues.add(new ReceiverQueue("consumer " + i + " of subscription '" + name + "'", receiverQueueSize,
+                    this::received));
+            unacknowledged.add(Collections.synchronizedMap(new LinkedHashMap<>()));
         }
         this.all = options.recording ? Sinks.many().replay().all() : Sinks.many().multicast().directBestEffort();
-        running.add(storage.layouts().subscribe(this::readNewSegments));
+        running.add(storage.layouts().subscribe(this::reconsider));
+        running.add(ownership.changes().subscribe(v -> reconsider(storage.layout()),
+                e -> LOG.error("{}: subscription {} no longer follows ownership: {}", topic, name, e.toString())));
     }
 
     public String name() {
@@ -137,10 +180,45 @@ public final class Subscription implements Disposable {
 
     /**
      * What consumer {@code index} receives, in dispatch order, as it requests: first what waits in its queue.
-     * One reader at a time (a second one gets an error); after a reader cancels, the next one goes on.
+     * Each delivery is acknowledged as the reader takes it. One reader at a time (a second one gets an error);
+     * after a reader cancels, the next one goes on.
      */
     public Flux<Delivery> consumer(int index) {
-        return queue(index).flux();
+        return queue(index).flux(true);
+    }
+
+    /**
+     * What consumer {@code index} receives, as {@link #consumer} does, each delivery acknowledged only by
+     * {@link #acknowledge}: a reader across a network acknowledges what its client took. What the reader did not
+     * acknowledge when it ends is given again to the next reader (Pulsar's redelivery of unacknowledged
+     * messages), or, when this process gave its segment up meanwhile, by the segment's next owner.
+     */
+    public Flux<Delivery> consumerWithAcknowledgements(int index) {
+        ReceiverQueue queue = queue(index);
+        Map<Delivery, Boolean> given = unacknowledged.get(index);
+        return queue.flux(false).doOnNext(d -> given.put(d, Boolean.TRUE)).doFinally(signal -> {
+            List<Delivery> back;
+            synchronized (given) {
+                back = List.copyOf(given.keySet());
+                given.clear();
+            }
+            synchronized (this) {
+                back = back.stream().filter(d -> {
+                    SegmentReader r = readers.get(d.segmentId());
+                    return r != null && r.acks.awaits(d.position());
+                }).toList();
+            }
+            queue.requeue(back);
+        });
+    }
+
+    /** Consumer {@link Delivery#consumer}'s client took {@code d}: the cursor goes past it once all before it are. */
+    public void acknowledge(Delivery d) {
+        if (d.consumer() < 0 || d.consumer() >= unacknowledged.size()) {
+            return;
+        }
+        unacknowledged.get(d.consumer()).remove(d);
+        received(d);
     }
 
     /** Entries waiting in consumer {@code index}'s queue: dispatched, not yet received. */
@@ -148,7 +226,10 @@ public final class Subscription implements Disposable {
         return queue(index).depth();
     }
 
-    /** Entries this subscription's cursors have not handed to a consumer yet, over every segment held. */
+    /**
+     * Entries this subscription's cursors have not acknowledged yet (not read, or with a consumer that did not
+     * receive them yet), over every segment held.
+     */
     public long backlog() {
         long sum = 0;
         for (Segment s : storage.layout().segments().values()) {
@@ -165,6 +246,17 @@ public final class Subscription implements Disposable {
         return all.asFlux();
     }
 
+    /** Whether this process still hands segment {@code segment} over: what it dispatched is not all received. */
+    public boolean handingOver(long segment) {
+        SegmentReader r = readers.get(segment);
+        return r != null && r.handingOver;
+    }
+
+    /** Each segment whose hand-over ended (everything dispatched received, or {@link #HAND_OVER_LIMIT} passed). */
+    public Flux<Long> handedOver() {
+        return handedOver.asFlux();
+    }
+
     private ReceiverQueue queue(int index) {
         if (index < 0 || index >= queues.size()) {
             throw new IllegalArgumentException("subscription '" + name + "' has consumers 0.." + (queues.size() - 1)
@@ -173,67 +265,144 @@ public final class Subscription implements Disposable {
         return queues.get(index);
     }
 
-    private synchronized void readNewSegments(Layout layout) {
+    /**
+     * Reads the segments this process acts on, from their cursors; stops reading those it no longer acts on
+     * (handing over those a move asks for); drops those deleted. Every segment's cursor is made, read or not: a
+     * child's wait for its parent to drain counts a missing cursor as nothing to read.
+     */
+    private synchronized void reconsider(Layout layout) {
+        if (running.isDisposed()) {
+            return;
+        }
         // deleted (read to the end before they went): a reader still there is disposed, or one reading again would
         // ask for the deleted topic (on Pulsar that makes it anew)
-        readers.values().removeIf(r -> {
-            if (layout.segment(r.segment.id()).isPresent()) {
+        for (SegmentReader r : List.copyOf(readers.values())) {
+            if (layout.segment(r.segment.id()).isEmpty()) {
+                giveUp(r);
+            }
+        }
+        openings.entrySet().removeIf(e -> {
+            if (layout.segment(e.getKey()).isPresent()) {
                 return false;
             }
-            r.dispose();
-            r.opening.dispose();
-            running.remove(r);
-            running.remove(r.opening);
+            e.getValue().dispose();
+            running.remove(e.getValue());
+            cursors.remove(e.getKey());
             return true;
         });
-        cursors.keySet().removeIf(id -> layout.segment(id).isEmpty());
         for (Segment s : layout.segments().values()) {
-            if (readers.containsKey(s.id()) || running.isDisposed()) {
-                continue;
-            }
-            SourceSegmentLog log = storage.findLog(s.id()).orElse(null);
-            if (log == null) {
+            if (!cursors.containsKey(s.id()) && !openCursor(s)) {
                 continue; // deleted by garbage collection: drained by every cursor before it went
             }
-            // Made once, shared by the reader and by each child's wait: a child asks whether this segment is
-            // drained for the subscription only once its cursor exists (a gate may count a missing cursor as
-            // nothing to read).
-            // Tried again while the segment is in the layout: one deleted by garbage collection meanwhile (on Pulsar
-            // its topic is gone, and the broker makes none on demand) ends it, as nothing to read.
-            Mono<ReplicationCursor> cursor = log.cursor(name, StartAt.EARLIEST)
-                    .retryWhen(retrying("cannot open its cursor on", s).filter(e -> held(s.id())))
-                    .cache();
-            cursors.put(s.id(), cursor);
-            // made now, before its parents drain: from here on it holds what the subscription has not read (in
-            // memory at once, on Pulsar once the broker answers)
-            Disposable opening = cursor.subscribe(c -> { }, e -> {
-                if (held(s.id())) {
-                    LOG.error("{}: subscription {} cannot open its cursor on segment {}: {}", storage.topic(), name,
-                            s.descriptor(), e.toString());
+            boolean owns = ownership.owns(topic, s.id());
+            SegmentReader r = readers.get(s.id());
+            if (r != null) {
+                if (owns && !r.handingOver) {
+                    continue;
                 }
-            });
-            running.add(opening);
-            SegmentReader reader = new SegmentReader(s, opening);
-            readers.put(s.id(), reader);
-            running.add(reader);
-            // Parents first: a segment is read once every parent is sealed and read to its end.
-            // Every ancestor's cursor first, not only the parents': a gate asked about a parent looks at its
-            // ancestors too, and may count a cursor not made yet as nothing left to read.
-            Flux.fromIterable(ancestors(layout, s))
-                    .flatMap(a -> cursors.getOrDefault(a, Mono.empty())
-                            .onErrorResume(e -> !held(a), e -> Mono.empty())) // deleted: drained before it went
-                    .thenMany(Flux.fromIterable(s.parentIds()))
-                    .flatMap(p -> storage.drainGate().drained(p, name))
-                    .then(cursor)
-                    .flatMapMany(c -> {
-                        reader.cursor = c;
-                        // a read that fails (on Pulsar: the consumer cut off, the topic unloaded) is read again from
-                        // the durable position, not given up: what was handed over and not yet acknowledged may come
-                        // again (at least once, as a Pulsar consumer's redelivery)
-                        return Flux.defer(c::read).retryWhen(retrying("reads again", s).filter(e -> held(s.id())));
-                    })
-                    .subscribe(reader);
+                if (!owns && ownership.handsOver(topic, s.id())) {
+                    r.handOver();
+                    continue;
+                }
+                // lost (a lapsed lease, a move that did not hand over), or acted on again while handing over: what
+                // its consumers did not receive is delivered by the segment's owner, from the cursor
+                giveUp(r);
+            }
+            if (owns) {
+                read(layout, s);
+            }
         }
+    }
+
+    /** Makes segment {@code s}'s cursor; false when its log is gone (deleted by garbage collection). */
+    private boolean openCursor(Segment s) {
+        SourceSegmentLog log = storage.findLog(s.id()).orElse(null);
+        if (log == null) {
+            return false;
+        }
+        // Made once, shared by the reader and by each child's wait: a child asks whether this segment is drained for
+        // the subscription only once its cursor exists (a gate may count a missing cursor as nothing to read).
+        // Tried again while the segment is in the layout: one deleted by garbage collection meanwhile (on Pulsar its
+        // topic is gone, and the broker makes none on demand) ends it, as nothing to read.
+        Mono<ReplicationCursor> cursor = log.cursor(name, StartAt.EARLIEST)
+                .retryWhen(retrying("cannot open its cursor on", s).filter(e -> held(s.id())))
+                .cache();
+        cursors.put(s.id(), cursor);
+        // made now, before its parents drain: from here on it holds what the subscription has not read (in memory at
+        // once, on Pulsar once the broker answers)
+        Disposable opening = cursor.subscribe(c -> { }, e -> {
+            if (held(s.id())) {
+                LOG.error("{}: subscription {} cannot open its cursor on segment {}: {}", topic, name, s.descriptor(),
+                        e.toString());
+            }
+        });
+        openings.put(s.id(), opening);
+        running.add(opening);
+        return true;
+    }
+
+    /** Starts reading segment {@code s}, once every parent is drained for the subscription. */
+    private void read(Layout layout, Segment s) {
+        Mono<ReplicationCursor> cursor = Objects.requireNonNull(cursors.get(s.id()), "made before");
+        SegmentReader reader = new SegmentReader(s);
+        readers.put(s.id(), reader);
+        running.add(reader);
+        // Parents first: a segment is read once every parent is sealed and read to its end.
+        // Every ancestor's cursor first, not only the parents': a gate asked about a parent looks at its ancestors
+        // too, and may count a cursor not made yet as nothing left to read.
+        Flux.fromIterable(ancestors(layout, s))
+                .flatMap(a -> cursors.getOrDefault(a, Mono.empty())
+                        .onErrorResume(e -> !held(a), e -> Mono.empty())) // deleted: drained before it went
+                .thenMany(Flux.fromIterable(s.parentIds()))
+                .flatMap(p -> storage.drainGate().drained(p, name))
+                .then(cursor)
+                .flatMapMany(c -> {
+                    reader.cursor = c;
+                    // a read that fails (on Pulsar: the consumer cut off, the topic unloaded, the segment's former
+                    // owner still holding its subscription) is read again from the durable position, not given up:
+                    // what is still with the consumers is not dispatched again (SegmentAcks#fresh)
+                    return Flux.defer(c::read).retryWhen(retrying("reads again", s).filter(e -> held(s.id())));
+                })
+                .subscribe(reader);
+    }
+
+    /**
+     * Stops reading {@code r}'s segment and drops what its consumers did not receive: its next owner (or this
+     * process, reading it again) delivers that from the cursor. A hand-over ends here.
+     */
+    private synchronized void giveUp(SegmentReader r) {
+        if (!readers.remove(r.segment.id(), r)) {
+            return;
+        }
+        r.dispose();
+        r.limit.dispose();
+        running.remove(r);
+        queues.forEach(q -> q.purge(r.segment.id()));
+        if (r.handingOver) {
+            handedOver.tryEmitNext(r.segment.id());
+        }
+    }
+
+    /** A consumer took {@code d}: acknowledges its segment's cursor as far as every entry before it was taken too. */
+    private void received(Delivery d) {
+        SegmentReader r;
+        SourcePosition upTo;
+        synchronized (this) {
+            r = readers.get(d.segmentId());
+            if (r == null) {
+                return; // given up: its next owner delivers it again (not acknowledged)
+            }
+            upTo = r.acks.received(d.position()).orElse(null);
+            if (upTo == null) {
+                return;
+            }
+            r.acknowledging++;
+        }
+        // done at once in memory; on Pulsar acknowledgements are coalesced and sent behind
+        Objects.requireNonNull(r.cursor, "cursor").acknowledge(upTo)
+                .doFinally(signal -> r.acknowledged())
+                .subscribe(v -> { }, e -> LOG.warn("{}: subscription {} could not acknowledge {} on segment {}: {}",
+                        topic, name, upTo, r.segment.descriptor(), e.toString()));
     }
 
     /** Whether segment {@code id} is in the layout the storage holds (not deleted by garbage collection). */
@@ -241,11 +410,11 @@ public final class Subscription implements Disposable {
         return storage.layout().segment(id).isPresent();
     }
 
-    /** Backoff from 100 ms to 10 s on the dispatch scheduler, a WARN at each failure. */
+    /** Backoff from 100 ms to {@link #MAX_BACKOFF} on the dispatch scheduler, a WARN at each failure. */
     private RetryBackoffSpec retrying(String what, Segment s) {
         return Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100))
-                .maxBackoff(Duration.ofSeconds(10)).scheduler(dispatch)
-                .doBeforeRetry(r -> LOG.warn("{}: subscription {} {} segment {} (attempt {}): {}", storage.topic(), name,
+                .maxBackoff(MAX_BACKOFF).scheduler(dispatch)
+                .doBeforeRetry(r -> LOG.warn("{}: subscription {} {} segment {} (attempt {}): {}", topic, name,
                         what, s.descriptor(), r.totalRetries() + 1, String.valueOf(r.failure())));
     }
 
@@ -274,15 +443,17 @@ public final class Subscription implements Disposable {
     }
 
     /**
-     * Puts {@code d} into its consumer's queue and shows it to the watchers, in one step so that they see
-     * the queues' order; or, the queue being full, leaves {@code onRoom} with it and refuses.
+     * Puts {@code d}, read by {@code r}, into its consumer's queue and shows it to the watchers, in one step so that
+     * they see the queues' order; or, the queue being full, leaves {@code onRoom} with it and refuses. Also refuses
+     * (for good) once {@code r} stopped reading.
      */
-    private boolean handOver(Delivery d, Runnable onRoom) {
+    private boolean enqueue(SegmentReader r, Delivery d, Runnable onRoom) {
         ReceiverQueue queue = queues.get(d.consumer());
         synchronized (this) {
-            if (!queue.offer(d, onRoom)) {
+            if (readers.get(r.segment.id()) != r || r.stopped || !queue.offer(d, onRoom)) {
                 return false;
             }
+            r.acks.dispatched(d.position()); // before any reader can take it
             all.tryEmitNext(d);
             onDispatch.accept(d);
         }
@@ -322,6 +493,7 @@ public final class Subscription implements Disposable {
         synchronized (this) {
             all.tryEmitComplete();
         }
+        handedOver.tryEmitComplete();
     }
 
     @Override
@@ -330,21 +502,27 @@ public final class Subscription implements Disposable {
     }
 
     /**
-     * Reads one segment's cursor for this subscription, one entry at a time: the next entry is requested
-     * only once the last one is in its consumer's queue and acknowledged, so a full queue holds the cursor
-     * where it is. At most one step of a segment is pending on the dispatch scheduler at a time.
+     * Reads one segment's cursor for this subscription, one entry at a time: the next entry is requested once
+     * the last one is in its consumer's queue, so a full queue holds the cursor where it is. The cursor is
+     * acknowledged as the consumers receive ({@link SegmentAcks}). At most one step of a segment is pending on
+     * the dispatch scheduler at a time.
      */
     private final class SegmentReader extends BaseSubscriber<StoredEntry> {
         private final Segment segment;
-        /** The opening of its cursor, shared with its children's waits. */
-        private final Disposable opening;
+        /** Guarded by the subscription's lock. */
+        private final SegmentAcks acks = new SegmentAcks();
         /** Set before the first entry arrives. */
         private volatile @Nullable ReplicationCursor cursor;
+        /** Cancelled: a step already scheduled does nothing (a completed read still lets its last step finish). */
         private volatile boolean stopped;
+        /** Acknowledgements asked of the cursor and not yet answered; guarded by the subscription's lock. */
+        private int acknowledging;
+        /** A move asks this process to give the segment up: it reads no more, and ends once all is received. */
+        private volatile boolean handingOver;
+        private volatile Disposable limit = Disposables.disposed();
 
-        SegmentReader(Segment segment, Disposable opening) {
+        SegmentReader(Segment segment) {
             this.segment = segment;
-            this.opening = opening;
         }
 
         @Override
@@ -354,37 +532,72 @@ public final class Subscription implements Disposable {
 
         @Override
         protected void hookOnNext(StoredEntry stored) {
-            dispatch.schedule(() -> step(() -> handOver(open(segment, stored))));
+            dispatch.schedule(() -> step(() -> enqueue(open(segment, stored))));
         }
 
-        private void handOver(Opened o) {
+        private void enqueue(Opened o) {
             if (stopped) {
                 return;
             }
-            if (!Subscription.this.handOver(o.delivery(), () -> dispatch.schedule(() -> step(() -> handOver(o))))) {
-                return; // tried again once the consumer made room
+            boolean fresh;
+            synchronized (Subscription.this) {
+                fresh = acks.fresh(o.delivery().position());
             }
-            load.dispatched(segment.id(), o.delivery().messages().size(), o.bytes());
-            // done at once in memory; on Pulsar acknowledgements are coalesced and sent behind
-            Objects.requireNonNull(cursor, "cursor").acknowledge(o.delivery().position()).subscribe(v -> { },
-                    e -> LOG.warn("{}: subscription {} could not acknowledge {} on segment {}: {}", storage.topic(), name,
-                            o.delivery().position(), segment.descriptor(), e.toString()));
+            if (fresh) {
+                if (!Subscription.this.enqueue(this, o.delivery(), () -> dispatch.schedule(() -> step(() -> enqueue(o))))) {
+                    return; // tried again once the consumer made room (or stopped)
+                }
+                load.dispatched(segment.id(), o.delivery().messages().size(), o.bytes());
+            }
             request(1);
+        }
+
+        /** Reads no more; ends once every consumer received what it was given, or at {@link #HAND_OVER_LIMIT}. */
+        void handOver() {
+            synchronized (Subscription.this) {
+                if (handingOver) {
+                    return;
+                }
+                handingOver = true;
+            }
+            dispose(); // the read: what it had not dispatched is read by the next owner
+            limit = dispatch.schedule(() -> {
+                LOG.warn("{}: subscription {} handed segment {} over with entries its consumers had not received "
+                        + "within {} ms: the next owner delivers them again", topic, name, segment.descriptor(),
+                        HAND_OVER_LIMIT.toMillis());
+                giveUp(this);
+            }, HAND_OVER_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+            endIfHandedOver();
+        }
+
+        void acknowledged() {
+            synchronized (Subscription.this) {
+                acknowledging--;
+            }
+            endIfHandedOver();
+        }
+
+        private void endIfHandedOver() {
+            synchronized (Subscription.this) {
+                if (handingOver && acks.outstanding() == 0 && acknowledging == 0) {
+                    giveUp(this);
+                }
+            }
         }
 
         private void step(Runnable step) {
             try {
                 step.run();
             } catch (RuntimeException e) {
-                LOG.error("{}: subscription {} stopped reading segment {}: {}", storage.topic(), name,
-                        segment.descriptor(), e.toString());
+                LOG.error("{}: subscription {} stopped reading segment {}: {}", topic, name, segment.descriptor(),
+                        e.toString());
                 dispose();
             }
         }
 
         @Override
         protected void hookOnCancel() {
-            stopped = true; // a step already scheduled does nothing; completion alone lets the last one finish
+            stopped = true;
         }
 
         @Override
@@ -392,8 +605,8 @@ public final class Subscription implements Disposable {
             if (!held(segment.id())) {
                 return; // deleted by garbage collection under the read: every cursor had drained it
             }
-            LOG.error("{}: subscription {} stopped reading segment {}: {}", storage.topic(), name,
-                    segment.descriptor(), e.toString());
+            LOG.error("{}: subscription {} stopped reading segment {}: {}", topic, name, segment.descriptor(),
+                    e.toString());
         }
     }
 
