@@ -21,7 +21,7 @@ import reactor.util.Loggers;
 
 /**
  * What a cluster's admin port answers besides the exchange: the admin operations, the listener delegation, the
- * produce and image endpoints, the Prometheus scrape and the status page; and the metadata log's test hooks.
+ * produce, consume and image endpoints, the Prometheus scrape and the status page; and the metadata log's test hooks.
  */
 final class AdminEndpoints {
     private static final Logger LOG = Loggers.getLogger(AdminEndpoints.class);
@@ -49,6 +49,7 @@ final class AdminEndpoints {
                     .register(routes);
         }
         new TopicsApi(node, net, maxBodyBytes).register(routes);
+        new ConsumeApi(node, net, timer).register(routes);
         PrometheusMeterRegistry registry = node.registry();
         routes.get("/metrics", net.guard(Role.STATUS, "the metrics", (request, response) -> response
                 .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")

@@ -156,7 +156,7 @@ public final class ControllerReplicaNode implements AutoCloseable {
         }
         this.server = member.server();
         this.member = member;
-        this.members = new RegisteredMembers(self, NetworkedMember.keys(config, self, replica.id()),
+        this.members = new RegisteredMembers(self, net.scheme(), NetworkedMember.keys(config, self, replica.id()),
                 member.transport().peers(), reporters(config, self, replica.id()));
         this.reports = new SignedCall.Verifier(cluster, replica.id(), members::reporters, SignedCall.WINDOW,
                 MAX_REPORTS_REMEMBERED);

@@ -30,6 +30,8 @@ final class RegisteredMembers {
     private static final Logger LOG = Loggers.getLogger(RegisteredMembers.class);
     private final String cluster;
     private final ClusterConfig self;
+    /** How the file's members' URLs are reached ({@code http} or {@code https}). */
+    private final String scheme;
     private final MemberKeys configuredKeys;
     private final Map<String, String> configuredPeers;
     private final Map<String, VerifyingKey> configuredReporters;
@@ -42,9 +44,10 @@ final class RegisteredMembers {
      * @param configuredPeers its transport's peers as the file gives them
      * @param configuredReporters the file's broker members, by verifying key
      */
-    RegisteredMembers(ClusterConfig self, MemberKeys configuredKeys, Map<String, String> configuredPeers,
+    RegisteredMembers(ClusterConfig self, String scheme, MemberKeys configuredKeys, Map<String, String> configuredPeers,
             Map<String, VerifyingKey> configuredReporters) {
         this.cluster = self.name();
+        this.scheme = scheme;
         this.self = self;
         this.configuredKeys = configuredKeys;
         this.configuredPeers = Map.copyOf(configuredPeers);
@@ -208,7 +211,10 @@ final class RegisteredMembers {
         RegisteredMember m = held.orElse(RegisteredMember.configured(id, RegisteredMember.State.ACTIVE));
         String raft = configured ? self.brokerMember(id).orElseThrow().raftAddress() : m.raftAddress();
         String key = configured ? configuredKeys.keyOf(id).map(VerifyingKey::form).orElse("") : m.verifyingKey();
+        // the file's members' URLs from the file (the log keeps those of members added at run time)
+        String admin = configured ? self.brokerMember(id).orElseThrow().adminUrl(scheme) : m.adminUrl();
+        String ingest = configured ? self.brokerMember(id).orElseThrow().ingestUrls(scheme).get(0) : m.ingestUrl();
         return Optional.of(new MembersApi.Member(id, state, configured, group.listenerIds().contains(id), raft,
-                m.adminUrl(), m.ingestUrl(), key));
+                admin, ingest, key));
     }
 }
