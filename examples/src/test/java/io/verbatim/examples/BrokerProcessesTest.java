@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.verbatim.pulsar.broker.PulsarProcess;
+import io.verbatim.testkit.DeliveryChecks;
+import io.verbatim.testkit.NetworkConsumer;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -34,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * member, named in the file but not started so far, starts and takes a share; a second member is stopped with
  * SIGTERM, drains (its segments move) and exits 0. Then every message acknowledged on either cluster is on
  * both, once, in order per key (the fault suite's checks, on what Pulsar stores), and each segment was acted
- * on by one member at a time as the members' statuses showed it.
+ * on by one member at a time as the members' statuses showed it. East's own subscription, read over the network by
+ * two consumers connected to every member, receives every acknowledged message of both origins, each key in order.
  */
 class BrokerProcessesTest {
     private static final String TOPIC = "persistent://public/default/orders";
@@ -54,11 +58,15 @@ class BrokerProcessesTest {
     private PulsarProcess pulsar;
     private final ProduceLedger ledger = new ProduceLedger(List.of("east", "west"));
     private final List<String> overlaps = new CopyOnWriteArrayList<>();
+    private final List<NetworkConsumer> consumers = new CopyOnWriteArrayList<>();
+    private final DeliveryChecks.ConsumerRecorder onEast = new DeliveryChecks.ConsumerRecorder("east");
+    private final Set<String> consumed = ConcurrentHashMap.newKeySet();
     private String namespaceEast;
     private String namespaceWest;
 
     @AfterEach
     void stop() throws IOException {
+        consumers.forEach(NetworkConsumer::dispose);
         if (nodes != null) {
             nodes.close();
             Path logs = Path.of("target", "broker-processes-logs");
@@ -89,6 +97,18 @@ class BrokerProcessesTest {
         }
         List<String> live = new CopyOnWriteArrayList<>(MEMBERS.subList(0, 3).stream().map(m -> "east/" + m).toList());
         int total = awaitShared(live);
+        HttpResponse<String> listed = nodes.call("east/broker-1", "GET", "/admin/v2/scalable/members", null);
+        assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+        report("east's members: " + listed.body());
+        // east's own subscription, two consumers each connected to every member: each segment's entries come from
+        // the member acting on it, and follow it as it moves
+        for (int i = 0; i < 2; i++) {
+            consumers.add(NetworkConsumer.builder(live.stream().map(nodes::adminUrl).toList(), TOPIC, "readers").token(TOKEN)
+                    .consumer(i, 2).rediscoverEvery(Duration.ofMillis(500)).start(r -> {
+                        onEast.record(r.consumer(), r.segmentId(), r.messages());
+                        r.messages().forEach(m -> consumed.add(new String(m.payloadBytes(), StandardCharsets.UTF_8)));
+                    }));
+        }
 
         AtomicBoolean running = new AtomicBoolean(true);
         Thread east = traffic("east", live, running);
@@ -143,6 +163,24 @@ class BrokerProcessesTest {
                 + " with an unknown outcome (a produce call to the killed member)");
         assertThat(checked.violations()).as("violations").isEmpty();
         assertThat(checked.checked()).isPositive();
+
+        // every acknowledged message of both origins reached east's consumers, each key in order
+        List<String> expected = new ArrayList<>();
+        for (String origin : List.of("east", "west")) {
+            ledger.acknowledged(origin).stream().forEach(n -> expected.add(origin + "/" + n));
+        }
+        try {
+            await("east's consumers received every acknowledged message", () -> consumed.containsAll(expected));
+        } catch (AssertionError e) {
+            List<String> missing = expected.stream().filter(m -> !consumed.contains(m)).toList();
+            throw new AssertionError(e.getMessage() + ": " + missing.size() + " missing, first "
+                    + missing.subList(0, Math.min(10, missing.size())) + "; connected to "
+                    + consumers.stream().map(NetworkConsumer::connectedTo).toList(), e);
+        }
+        assertThat(onEast.checks()).allMatch(c -> c.passed());
+        report("east's network consumers received " + expected.size() + " acknowledged message(s) of both origins "
+                + "through the kill, the join and the drain; " + onEast.repeats() + " repeat(s) (Pulsar's redelivery of "
+                + "what was not acknowledged), first: " + onEast.repeatSamples());
         assertThat(overlaps).as("two members acting on one segment at once").isEmpty();
         for (String p : List.copyOf(live)) {
             assertThat(nodes.log(p).lines().filter(l -> l.contains(" ERROR ")).toList()).as(p + "'s errors").isEmpty();

@@ -79,6 +79,11 @@ final class NodeProcesses implements AutoCloseable {
         adminPorts.put(name, port);
     }
 
+    /** {@code name}'s admin URL. */
+    String adminUrl(String name) {
+        return "http://127.0.0.1:" + adminPorts.get(name);
+    }
+
     void start(String name) throws IOException {
         start(name, config);
     }
@@ -258,7 +263,7 @@ final class NodeProcesses implements AutoCloseable {
     }
 
     private HttpRequest.Builder request(String name, String method, String path, String body) {
-        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPorts.get(name) + path))
+        return HttpRequest.newBuilder(URI.create(adminUrl(name) + path))
                 .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + token)
                 .header("Content-Type", "application/json")
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));

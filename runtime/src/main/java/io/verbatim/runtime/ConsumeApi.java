@@ -72,6 +72,10 @@ final class ConsumeApi {
     static final Duration LINGER = Duration.ofSeconds(30);
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** Deliveries (a dispatch thread) and answers to bad frames (the connection's) go into one outbound. */
+    private static final Sinks.EmitFailureHandler SERIALIZED = Sinks.EmitFailureHandler.busyLooping(
+            Duration.ofSeconds(1));
+
     private final ClusterNode node;
     private final NetServer net;
     private final Scheduler timer;
@@ -231,7 +235,7 @@ final class ConsumeApi {
             protected void hookOnNext(Delivery d) {
                 String id = messageId(d);
                 unacknowledged.put(id, d);
-                frames.emitNext(frame(id, d), Sinks.EmitFailureHandler.FAIL_FAST);
+                frames.emitNext(frame(id, d), SERIALIZED);
             }
 
             @Override
@@ -263,7 +267,7 @@ final class ConsumeApi {
         Mono<Void> acks = in.receive().asString().concatMap(text -> {
             String error = acknowledge.apply(text);
             if (error != null) {
-                frames.tryEmitNext(error(error));
+                frames.emitNext(error(error), SERIALIZED);
             }
             return Mono.empty();
         }).then().onErrorResume(e -> Mono.empty());

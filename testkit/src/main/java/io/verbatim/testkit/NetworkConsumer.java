@@ -55,6 +55,8 @@ public final class NetworkConsumer implements Disposable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String CONSUME = "/admin/v2/scalable/consume";
     private static final String MEMBERS = "/admin/v2/scalable/members";
+    /** How long one process may take to list the members. */
+    private static final Duration ASK_TIMEOUT = Duration.ofSeconds(5);
 
     private final Builder options;
     private final Consumer<Received> handler;
@@ -68,9 +70,17 @@ public final class NetworkConsumer implements Disposable {
         this.handler = handler;
     }
 
-    /** A consumer of {@code subscription} on {@code topic}, the cluster found from {@code seedUrls}' members. */
+    /** A consumer of {@code subscription} on {@code topic}, the cluster's members listed by {@code seedUrl}. */
     public static Builder builder(String seedUrl, String topic, String subscription) {
-        return new Builder(List.of(seedUrl), topic, subscription);
+        return builder(List.of(seedUrl), topic, subscription);
+    }
+
+    /** A consumer of {@code subscription} on {@code topic}, the cluster's members listed by any of {@code seedUrls}. */
+    public static Builder builder(List<String> seedUrls, String topic, String subscription) {
+        if (seedUrls.isEmpty()) {
+            throw new IllegalArgumentException("a network consumer needs at least one seed URL");
+        }
+        return new Builder(seedUrls, topic, subscription);
     }
 
     /** Entries handled so far, over every connection. */
@@ -90,20 +100,25 @@ public final class NetworkConsumer implements Disposable {
 
     private void start() {
         running.add(Flux.interval(Duration.ZERO, options.rediscoverEvery)
+                .onBackpressureDrop() // a tick while the members are still being asked is skipped
                 .concatMap(t -> members().onErrorResume(e -> {
                     LOG.warn("consumer {} of {}: cannot list the cluster's members ({}); keeps its connections",
                             options.consumer, options.subscription, e.toString());
                     return Mono.empty();
                 }))
-                .subscribe(this::connectTo));
+                .subscribe(this::connectTo, e -> LOG.error("consumer {} of {}: no longer follows the members: {}",
+                        options.consumer, options.subscription, e.toString())));
     }
 
     /**
-     * The admin URLs of every member not removed, as the first seed that answers lists them; the seed itself when
-     * the cluster runs as one process (it lists none).
+     * The admin URLs of every member not removed, as the first to answer of the seeds and the members known so far
+     * lists them (the seed may be a member that went); the seed itself when the cluster runs as one process (it
+     * lists none).
      */
     private Mono<Set<String>> members() {
-        return Flux.fromIterable(options.seeds).concatMap(seed -> options.client.followRedirect(true)
+        Set<String> ask = new LinkedHashSet<>(options.seeds);
+        ask.addAll(connections.keySet());
+        return Flux.fromIterable(ask).concatMap(seed -> options.client.followRedirect(true)
                 .headers(h -> h.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + options.token))
                 .get().uri(seed + MEMBERS)
                 .responseSingle((response, body) -> body.asString().defaultIfEmpty("").map(text -> {
@@ -114,9 +129,14 @@ public final class NetworkConsumer implements Disposable {
                     Set<String> urls = adminUrls(text);
                     return urls.isEmpty() ? Set.of(seed) : urls; // a cluster of one process lists no members
                 }))
-                .onErrorResume(e -> Mono.empty()), 1)
+                .timeout(ASK_TIMEOUT)
+                .onErrorResume(e -> {
+                    LOG.debug("consumer {} of {}: {} did not list the members: {}", options.consumer,
+                            options.subscription, seed, e.toString());
+                    return Mono.empty();
+                }), 1)
                 .next()
-                .switchIfEmpty(Mono.error(new IllegalStateException("no seed of " + options.seeds + " listed members")));
+                .switchIfEmpty(Mono.error(new IllegalStateException("none of " + ask + " listed the members")));
     }
 
     private static Set<String> adminUrls(String text) {
@@ -149,7 +169,8 @@ public final class NetworkConsumer implements Disposable {
                     .repeat() // a connection that ended normally (the process stopped) is opened again too
                     .retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100)).maxBackoff(Duration.ofSeconds(2))
                             .doBeforeRetry(r -> reconnects.incrementAndGet()))
-                    .subscribe());
+                    .subscribe(v -> { }, e -> LOG.error("consumer {} of {}: no longer connects to {}: {}",
+                            options.consumer, options.subscription, u, e.toString())));
         }
     }
 

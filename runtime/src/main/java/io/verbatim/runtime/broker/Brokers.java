@@ -143,6 +143,9 @@ public final class Brokers implements AutoCloseable {
      */
     public synchronized void ownedBy(SegmentOwnership value) {
         ownership = value;
+        for (String topic : storage.topics()) {
+            storage.of(topic).actsOn(id -> value.owns(topic, id) || value.handsOver(topic, id));
+        }
         value.handOvers((topic, segment) -> brokers.stream().anyMatch(b -> b.handingOver(topic, segment))
                 || subscriptions.getOrDefault(topic, List.of()).stream().anyMatch(s -> s.handingOver(segment)),
                 handedOver.asFlux());

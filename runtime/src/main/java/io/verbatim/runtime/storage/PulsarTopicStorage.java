@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongPredicate;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -39,7 +40,8 @@ import reactor.util.retry.Retry;
  * <p><b>Backlog without blocking.</b> The SPI asks backlogs synchronously (status, metrics, "caught up"),
  * often on an event loop, and only the broker knows them. So every {@code backlogPoll} this storage asks
  * the broker for each segment's subscriptions at once, without blocking, and answers from the last
- * answer; a segment not yet answered for counts one entry of backlog (not caught up until known).
+ * answer; a segment not yet answered for counts one entry of backlog (not caught up until known). With many
+ * broker processes in a cluster, each asks only about the segments it acts on ({@link #actsOn}).
  *
  * <p><b>Garbage collection.</b> {@link #prunable} answers from the poll too ({@link PulsarGc}): a sealed root
  * segment goes once an answer asked after its topic was terminated says every subscription is drained (checked
@@ -73,6 +75,8 @@ public final class PulsarTopicStorage implements TopicStorage {
     private final Map<Long, PulsarGc.Opens> opens = new ConcurrentHashMap<>();
     private final Sinks.Empty<Void> closed = Sinks.empty();
     private final Disposable polling;
+    /** The segments this process acts on: the only ones polled (every one unless told). */
+    private volatile LongPredicate acting = id -> true;
     private Mono<Boolean> lastAdoption = Mono.just(false);
     /** The newest epoch given to {@link #adopt}: an older one still queued is skipped. */
     private volatile long newestQueued = -1;
@@ -129,14 +133,18 @@ public final class PulsarTopicStorage implements TopicStorage {
 
     private Mono<Void> poll() {
         Layout layout = segments.layout();
-        backlogs.keySet().removeIf(id -> layout.segment(id).isEmpty());
-        gcAnswers.keySet().removeIf(id -> layout.segment(id).map(s -> !s.isSealed() || !s.isRoot()).orElse(true));
+        LongPredicate scope = acting;
+        // one no longer acted on forgets its answer: acted on again, it counts as unknown until asked again
+        backlogs.keySet().removeIf(id -> layout.segment(id).isEmpty() || !scope.test(id));
+        gcAnswers.keySet().removeIf(id -> layout.segment(id).map(s -> !s.isSealed() || !s.isRoot()).orElse(true)
+                || !scope.test(id));
         opens.keySet().removeIf(id -> layout.segment(id).isEmpty());
         // a sealed segment every subscription drained stays so: asked again only every 20th poll (a subscription
         // opened later starts there with a backlog), so sealed segments do not add up to a load on the broker;
         // but a sealed root, which garbage collection may delete, at every poll when it runs: its answer must be fresh
         boolean all = polls++ % 20 == 0;
         return Flux.fromIterable(layout.segments().values())
+                .filter(s -> scope.test(s.id()))
                 .filter(s -> all || !s.isSealed() || collects && s.isRoot() || !drained(s.id()))
                 .flatMap(s -> ask(s).onErrorResume(e -> Mono.empty()), 4) // asked again at the next poll
                 .then();
@@ -218,8 +226,14 @@ public final class PulsarTopicStorage implements TopicStorage {
     }
 
     @Override
+    public void actsOn(LongPredicate value) {
+        acting = value;
+    }
+
+    /** 0 for a segment another broker process acts on: its owner counts it. */
+    @Override
     public long backlog(long segmentId, String cursorName) {
-        if (segments.layout().segment(segmentId).isEmpty()) {
+        if (segments.layout().segment(segmentId).isEmpty() || !acting.test(segmentId)) {
             return 0;
         }
         Map<String, Long> bySubscription = backlogs.get(segmentId);

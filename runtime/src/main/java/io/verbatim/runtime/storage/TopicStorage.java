@@ -9,6 +9,7 @@ import io.verbatim.pipeline.LocalSegments;
 import io.verbatim.pipeline.SourceSegmentLog;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.LongPredicate;
 import reactor.core.publisher.Mono;
 
 /**
@@ -53,6 +54,14 @@ public interface TopicStorage extends LocalSegments {
 
     /** The sealed segments nothing needs any more (backlog older than the message TTL does not pin). */
     List<Long> prunable(long messageTtlMs);
+
+    /**
+     * Tells the storage which segments this process acts on ({@code acting}, asked again at each use): with many
+     * broker processes in a cluster, each one asks its Pulsar only about the backlogs of those, and counts no
+     * backlog, and nothing prunable, for the others (their owner does). Every segment unless told.
+     */
+    default void actsOn(LongPredicate acting) {
+    }
 
     /** The in-memory logs behind this storage, when it is in memory (checks and images read them). */
     Optional<MemorySegments> memory();
