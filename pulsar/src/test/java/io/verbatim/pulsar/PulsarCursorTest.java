@@ -7,6 +7,7 @@ import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.ReplicationCursorContract;
 import io.verbatim.pipeline.SourceSegmentLog;
 import io.verbatim.pipeline.StartAt;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -20,7 +21,9 @@ import org.apache.pulsar.client.impl.RawConsumerEvents;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
+import reactor.util.retry.Retry;
 
 /** A durable subscription read raw passes the cursor contract, on a real broker. */
 class PulsarCursorTest extends ReplicationCursorContract {
@@ -79,6 +82,47 @@ class PulsarCursorTest extends ReplicationCursorContract {
                 .expectComplete()
                 .verify(Duration.ofSeconds(60));
         assertThat(read).hasSize(50).doesNotHaveDuplicates().isSorted(); // positions: a reload starts a new ledger
+    }
+
+    /**
+     * A former owner paused (here a process stopped with SIGSTOP) still holds the exclusive subscription as far as
+     * the broker knows: a new owner's subscribe makes the broker check that consumer's connection (a ping it must
+     * answer within 5 s, Pulsar's connection liveness check) and, unanswered, close it and take the new consumer.
+     * So the next owner reads within seconds, not after the broker's keep-alive (30 s and more); nothing of ours
+     * needs to unload the topic.
+     */
+    @Test
+    void aSubscriptionHeldByAPausedProcessIsTakenOverWithinSeconds() throws Exception {
+        SourceSegmentLog log = newLog();
+        append(log, 3);
+        String name = pulsar.storage.segmentTopic(topics.get(log), segment);
+        Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx64m",
+                "-cp", System.getProperty("java.class.path"), HoldingConsumer.class.getName(),
+                pulsar.storage.settings().serviceUrl(), name, SegmentTopics.subscription("held"))
+                .redirectErrorStream(true).start();
+        try {
+            var lines = new java.io.BufferedReader(new java.io.InputStreamReader(holder.getInputStream(),
+                    java.nio.charset.StandardCharsets.UTF_8));
+            String line;
+            do {
+                line = lines.readLine();
+            } while (line != null && !line.equals("holding"));
+            assertThat(line).as("the holder subscribed").isEqualTo("holding");
+            assertThat(new ProcessBuilder("kill", "-STOP", Long.toString(holder.pid())).start().waitFor()).isZero();
+
+            long start = System.nanoTime();
+            var cursor = log.cursor("held", StartAt.EARLIEST).block(Duration.ofSeconds(30));
+            var first = Flux.defer(cursor::read).retryWhen(Retry.fixedDelay(200, Duration.ofMillis(100))).next()
+                    .block(Duration.ofSeconds(20));
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertThat(first).as("read, after " + ms + " ms").isNotNull();
+            assertThat(first.position().entryId()).isZero();
+            System.out.println("a subscription held by a paused process: read after " + ms + " ms");
+            assertThat(ms).as("within the liveness check plus a few seconds, not the broker's keep-alive")
+                    .isLessThan(15_000);
+        } finally {
+            holder.destroyForcibly();
+        }
     }
 
     /**
