@@ -209,7 +209,8 @@ public final class ClusterNode implements AutoCloseable {
                 tls.map(Tls::clientContext), timer);
         registry.config().commonTags("cluster", name);
         this.pushes = new PeerPushes(name, controller, config.exchange(), timer, () -> stopping);
-        this.brokers = new Brokers(config, name, process, storage, net, client, registry, timer, cpu, () -> stopping);
+        this.brokers = new Brokers(config, name, process, storage, net, client, registry, timer, cpu, () -> stopping,
+                link.isPresent());
         this.policy = new PolicyLoop(name, config.autoScale(), controller, this::layout, brokers::loadOrNull,
                 brokers::consumers, registry, timer);
         this.operations = new ControllerOperations(name, this::topics, this::layout, controller, policy);

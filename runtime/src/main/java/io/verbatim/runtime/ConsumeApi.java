@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
@@ -70,11 +71,13 @@ final class ConsumeApi {
     static final int MAX_CONSUMERS = 10_000;
     /** How long a subscription stays open on this process with no connection: a consumer reconnecting finds it. */
     static final Duration LINGER = Duration.ofSeconds(30);
+    /** Bad frames one connection may send (each answered with an error) before it is closed. */
+    static final int MAX_REFUSED = 100;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Deliveries (a dispatch thread) and answers to bad frames (the connection's) go into one outbound. */
     private static final Sinks.EmitFailureHandler SERIALIZED = Sinks.EmitFailureHandler.busyLooping(
-            Duration.ofSeconds(1));
+            Duration.ofSeconds(5));
 
     private final ClusterNode node;
     private final NetServer net;
@@ -85,12 +88,22 @@ final class ConsumeApi {
     /** A subscription opened for connections, and the consumers connected to it. */
     private static final class Opened {
         final Subscription subscription;
-        final boolean[] connected;
+        /** Per consumer, the connection attached now (its token), or null. */
+        final @Nullable Object[] connected;
         Disposable closing = Disposables.disposed();
 
         Opened(Subscription subscription) {
             this.subscription = subscription;
-            this.connected = new boolean[subscription.consumers()];
+            this.connected = new Object[subscription.consumers()];
+        }
+
+        boolean idle() {
+            for (Object c : connected) {
+                if (c != null) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 
@@ -146,16 +159,25 @@ final class ConsumeApi {
                     + "broker process");
         }
         Opened o;
+        Object token = new Object();
         try {
-            o = attach(topic, name, of, consumer, queueSize);
+            o = attach(topic, name, of, consumer, queueSize, token);
         } catch (IllegalStateException e) {
             return NetServer.text(response, 409, String.valueOf(e.getMessage()));
         }
-        // The upgrade waits for the request's (empty) body to end, as the ingest endpoint's does.
-        return request.receive().then(Mono.defer(() -> response.sendWebsocket(
-                (in, out) -> session(o, consumer, in, out).doFinally(s -> detach(topic, name, o, consumer)),
-                WebsocketServerSpec.builder().maxFramePayloadLength(64 * 1024).build())))
-                .doOnError(e -> detach(topic, name, o, consumer));
+        // The upgrade waits for the request's (empty) body to end, as the ingest endpoint's does. Detached when the
+        // session ends, or, when it never started (a client gone before the upgrade, an error), when the exchange
+        // ends (which, once upgraded, is before the session's end).
+        AtomicBoolean started = new AtomicBoolean();
+        return request.receive().then(Mono.defer(() -> response.sendWebsocket((in, out) -> {
+            started.set(true);
+            return session(o, consumer, in, out).doFinally(s -> detach(topic, name, o, consumer, token));
+        }, WebsocketServerSpec.builder().maxFramePayloadLength(64 * 1024).build())))
+                .doFinally(s -> {
+                    if (!started.get()) {
+                        detach(topic, name, o, consumer, token);
+                    }
+                });
     }
 
     private static int integer(Map<String, String> params, String key, int absent, int min, int max, String what) {
@@ -175,7 +197,8 @@ final class ConsumeApi {
                 + what + ", an integer within [" + min + ", " + max + "])");
     }
 
-    private synchronized Opened attach(String topic, String name, int of, int consumer, int queueSize) {
+    private synchronized Opened attach(String topic, String name, int of, int consumer, int queueSize,
+            Object token) {
         String key = topic + "\n" + name;
         Opened o = opened.get(key);
         if (o == null || o.subscription.isDisposed()) {
@@ -187,33 +210,29 @@ final class ConsumeApi {
             throw new IllegalStateException("subscription '" + name + "' of " + topic + " is open on this process with "
                     + o.subscription.consumers() + " consumer(s), not " + of);
         }
-        if (o.connected[consumer]) {
+        if (o.connected[consumer] != null) {
             throw new IllegalStateException("consumer " + consumer + " of subscription '" + name + "' has a connection "
                     + "to this process already (one at a time)");
         }
-        o.connected[consumer] = true;
+        o.connected[consumer] = token;
         o.closing.dispose();
         return o;
     }
 
-    private synchronized void detach(String topic, String name, Opened o, int consumer) {
-        if (!o.connected[consumer]) {
+    private synchronized void detach(String topic, String name, Opened o, int consumer, Object token) {
+        if (o.connected[consumer] != token) {
             return;
         }
-        o.connected[consumer] = false;
-        for (boolean c : o.connected) {
-            if (c) {
-                return;
-            }
+        o.connected[consumer] = null;
+        if (!o.idle()) {
+            return;
         }
         o.closing = timer.schedule(() -> close(topic, name, o), LINGER.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private synchronized void close(String topic, String name, Opened o) {
-        for (boolean c : o.connected) {
-            if (c) {
-                return;
-            }
+        if (!o.idle()) {
+            return;
         }
         opened.remove(topic + "\n" + name, o);
         o.subscription.dispose(); // its cursors stay: what no consumer acknowledged is delivered again
@@ -234,13 +253,23 @@ final class ConsumeApi {
             @Override
             protected void hookOnNext(Delivery d) {
                 String id = messageId(d);
-                unacknowledged.put(id, d);
+                if (unacknowledged.putIfAbsent(id, d) != null) {
+                    // the same entry again (its segment read again from the cursor): the copy out is acknowledged
+                    // for both, so this one is not sent, and the window keeps its room
+                    request(1);
+                    return;
+                }
                 frames.emitNext(frame(id, d), SERIALIZED);
             }
 
             @Override
             protected void hookOnComplete() {
                 frames.tryEmitComplete(); // the subscription closed (the process stops)
+            }
+
+            @Override
+            protected void hookOnError(Throwable e) {
+                frames.tryEmitError(e); // the connection ends; the consumer connects again
             }
         };
         Function<String, @Nullable String> acknowledge = text -> {
@@ -264,9 +293,13 @@ final class ConsumeApi {
             return null;
         };
         s.consumerWithAcknowledgements(consumer).subscribe(reader);
+        int[] refused = {0};
         Mono<Void> acks = in.receive().asString().concatMap(text -> {
             String error = acknowledge.apply(text);
             if (error != null) {
+                if (++refused[0] > MAX_REFUSED) { // the answers would pile up unread: the connection ends
+                    return Mono.error(new IllegalArgumentException("more than " + MAX_REFUSED + " bad frames"));
+                }
                 frames.emitNext(error(error), SERIALIZED);
             }
             return Mono.empty();

@@ -40,6 +40,7 @@ import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
@@ -81,15 +82,40 @@ public final class Brokers implements AutoCloseable {
     private final Disposable.Composite open = Disposables.composite();
     /** Each segment id whose hand-over ended, from every link (links end theirs on several threads). */
     private final Sinks.Many<Long> handedOver = Sinks.many().multicast().directBestEffort();
-    /** What this process acts on of the cluster's segments (all of them unless the cluster has many processes). */
-    private SegmentOwnership ownership = SegmentOwnership.ALL;
+    /**
+     * What this process acts on of the cluster's segments: all of them unless the cluster has many processes; then
+     * nothing until {@link #ownedBy} (a subscription opened before, at the admin port, must not read them all).
+     */
+    private volatile SegmentOwnership ownership;
+    /** Each ownership given, the last one replayed: what {@link #acting} follows. */
+    private final Sinks.Many<SegmentOwnership> ownerships = Sinks.many().replay().latest();
+    /** What subscriptions and the storage follow: the ownership of now, whichever it is. */
+    private final SegmentOwnership acting = new SegmentOwnership() {
+        @Override
+        public boolean owns(String topic, long segment) {
+            return ownership.owns(topic, segment);
+        }
+
+        @Override
+        public boolean handsOver(String topic, long segment) {
+            return ownership.handsOver(topic, segment);
+        }
+
+        @Override
+        public Flux<Long> changes() {
+            return ownerships.asFlux().switchMap(o -> o.changes().startWith(0L));
+        }
+    };
 
     /**
      * @param process the broker process this is: its ports (one broker per ingest port)
      * @param stopping whether the node is stopping (its report then offers nothing more to prune)
+     * @param shared whether the cluster's segments are shared by many broker processes: then this one acts on none
+     *        until {@link #ownedBy}
      */
     public Brokers(VerbatimConfig config, String name, BrokerMember process, ClusterStorage storage, NetServer net,
-            NetClient client, MeterRegistry registry, Scheduler timer, Scheduler cpu, BooleanSupplier stopping) {
+            NetClient client, MeterRegistry registry, Scheduler timer, Scheduler cpu, BooleanSupplier stopping,
+            boolean shared) {
         this.name = name;
         this.config = config;
         this.self = config.cluster(name);
@@ -101,11 +127,14 @@ public final class Brokers implements AutoCloseable {
         this.timer = timer;
         this.cpu = cpu;
         this.stopping = stopping;
+        this.ownership = shared ? SegmentOwnership.NONE : SegmentOwnership.ALL;
+        ownerships.tryEmitNext(ownership);
     }
 
-    /** Counts {@code topic}'s load from now on (an open topic). */
+    /** Counts {@code topic}'s load from now on (an open topic); its storage asks only about what this process acts on. */
     public void track(String topic) {
         load.put(topic, new LoadTracker());
+        storage.of(topic).actsOn(id -> acting.owns(topic, id) || acting.handsOver(topic, id));
     }
 
     /**
@@ -143,9 +172,7 @@ public final class Brokers implements AutoCloseable {
      */
     public synchronized void ownedBy(SegmentOwnership value) {
         ownership = value;
-        for (String topic : storage.topics()) {
-            storage.of(topic).actsOn(id -> value.owns(topic, id) || value.handsOver(topic, id));
-        }
+        ownerships.tryEmitNext(value);
         value.handOvers((topic, segment) -> brokers.stream().anyMatch(b -> b.handingOver(topic, segment))
                 || subscriptions.getOrDefault(topic, List.of()).stream().anyMatch(s -> s.handingOver(segment)),
                 handedOver.asFlux());
@@ -254,18 +281,22 @@ public final class Brokers implements AutoCloseable {
                 throw new IllegalStateException("subscription '" + options.name() + "' of topic " + topic
                         + " is open already on cluster " + name + " (one per name: they would share a cursor)");
             }
-            s = new Subscription(storage.of(topic), load(topic), cpu, ownership, options);
+            s = new Subscription(storage.of(topic), load(topic), cpu, acting, options);
             opened.add(s);
         }
-        open.add(s.handedOver().subscribe(id -> handedOver.emitNext(id,
-                Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1)))));
+        Disposable ends = s.handedOver().subscribe(id -> handedOver.emitNext(id,
+                Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1))));
         SubscriptionMetricsBinder metrics = new SubscriptionMetricsBinder(s, Tags.of("topic", topic));
         metrics.bindTo(registry);
+        open.add(s);
+        open.add(ends);
         s.onDispose(() -> {
             metrics.unbindFrom(registry);
             opened.remove(s);
+            open.remove(s);
+            open.remove(ends);
+            ends.dispose();
         });
-        open.add(s);
         return s;
     }
 

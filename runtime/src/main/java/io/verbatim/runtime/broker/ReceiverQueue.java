@@ -5,7 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -14,8 +14,8 @@ import reactor.core.publisher.FluxSink;
  * One consumer's receiver queue (Pulsar's {@code receiverQueueSize}): deliveries dispatched to the consumer
  * and not yet read, at most {@code capacity} of them. A dispatcher that finds it full leaves a wake-up and
  * stops; the wake-ups run as the reader's requests make room. One reader at a time: a reader that cancels
- * leaves what it did not take for the next one. A reader either receives (each delivery it takes is told to
- * the subscription as received, which acknowledges it) or leaves acknowledging to its caller.
+ * leaves what it did not take for the next one, and a delivery handed to a reader that cancelled meanwhile
+ * (never passed on) goes back to the head of the queue.
  */
 final class ReceiverQueue {
     private final String owner;
@@ -23,20 +23,19 @@ final class ReceiverQueue {
     private final ArrayDeque<Delivery> queue = new ArrayDeque<>();
     private final List<Runnable> waiting = new ArrayList<>();
     private final AtomicInteger wip = new AtomicInteger();
-    private final Consumer<Delivery> received;
+    private final Predicate<Delivery> wanted;
     private @Nullable FluxSink<Delivery> reader;
-    /** Whether what the reader takes counts as received ({@link #received}) as it takes it. */
-    private boolean readerReceives;
     private boolean closed;
 
     /**
      * @param owner who the queue belongs to, for messages ({@code consumer 2 of subscription 'billing'})
-     * @param received told of each delivery a receiving reader took, after it took it
+     * @param wanted whether a delivery put back ({@link #requeue}) is still to be delivered from here (its
+     *        segment not given up meanwhile)
      */
-    ReceiverQueue(String owner, int capacity, Consumer<Delivery> received) {
+    ReceiverQueue(String owner, int capacity, Predicate<Delivery> wanted) {
         this.owner = owner;
         this.capacity = capacity;
-        this.received = received;
+        this.wanted = wanted;
     }
 
     /**
@@ -61,25 +60,23 @@ final class ReceiverQueue {
     }
 
     /**
-     * What the consumer receives, in dispatch order, as it requests; one reader at a time.
-     *
-     * @param receives whether each delivery counts as received once the reader took it; if not, its caller tells
-     *        the subscription
+     * What the consumer receives, in dispatch order, as it requests; one reader at a time. A delivery reaches the
+     * reader or comes back to the queue: one the reader's cancel discarded on its way is put back.
      */
-    Flux<Delivery> flux(boolean receives) {
-        return Flux.create(sink -> {
+    Flux<Delivery> flux() {
+        return Flux.<Delivery>create(sink -> {
             synchronized (this) {
                 if (reader != null) {
                     sink.error(new IllegalStateException(owner + " already has a reader (one at a time)"));
                     return;
                 }
                 reader = sink;
-                readerReceives = receives;
             }
             sink.onDispose(() -> detach(sink));
             sink.onRequest(n -> drain());
             drain();
-        });
+        }, FluxSink.OverflowStrategy.IGNORE) // no buffer: the drain hands over only what was requested
+                .doOnDiscard(Delivery.class, d -> requeue(List.of(d)));
     }
 
     private synchronized void detach(FluxSink<Delivery> sink) {
@@ -88,14 +85,18 @@ final class ReceiverQueue {
         }
     }
 
-    /** Puts {@code deliveries} back at the head of the queue, in their order: given out, never received. */
+    /**
+     * Puts {@code deliveries} back at the head of the queue, in their order: given out, never received. Those no
+     * longer {@code wanted} are left out.
+     */
     void requeue(List<Delivery> deliveries) {
+        List<Delivery> back = deliveries.stream().filter(wanted).toList();
         synchronized (this) {
-            if (closed) {
+            if (closed || back.isEmpty()) {
                 return;
             }
-            for (int i = deliveries.size() - 1; i >= 0; i--) {
-                queue.addFirst(deliveries.get(i));
+            for (int i = back.size() - 1; i >= 0; i--) {
+                queue.addFirst(back.get(i));
             }
         }
         drain();
@@ -137,21 +138,16 @@ final class ReceiverQueue {
             FluxSink<Delivery> sink;
             while (true) {
                 Delivery d;
-                boolean receives;
                 synchronized (this) {
                     sink = reader;
                     if (sink == null || sink.isCancelled() || sink.requestedFromDownstream() <= 0 || queue.isEmpty()) {
                         break;
                     }
                     d = queue.poll();
-                    receives = readerReceives;
                     wake.addAll(waiting); // room made: every dispatcher waiting for it tries again
                     waiting.clear();
                 }
-                sink.next(d);
-                if (receives) {
-                    received.accept(d);
-                }
+                sink.next(d); // a reader that cancelled meanwhile discards it: put back (flux())
             }
             boolean complete;
             synchronized (this) {

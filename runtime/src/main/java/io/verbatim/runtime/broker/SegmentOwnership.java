@@ -32,6 +32,19 @@ public interface SegmentOwnership {
     default void handOvers(BiPredicate<String, Long> busy, Flux<?> ended) {
     }
 
+    /** No segment: a broker process of a cluster of many before it knows its share. */
+    SegmentOwnership NONE = new SegmentOwnership() {
+        @Override
+        public boolean owns(String topic, long segment) {
+            return false;
+        }
+
+        @Override
+        public Flux<Long> changes() {
+            return Flux.never();
+        }
+    };
+
     /** Every segment, for ever: one process holds the cluster. */
     SegmentOwnership ALL = new SegmentOwnership() {
         @Override

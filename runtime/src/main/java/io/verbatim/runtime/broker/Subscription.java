@@ -20,6 +20,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -28,6 +29,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -120,8 +122,11 @@ public final class Subscription implements Disposable {
     private final Scheduler dispatch;
     private final SegmentOwnership ownership;
     private final List<ReceiverQueue> queues = new ArrayList<>();
-    /** Per consumer, what a reader that acknowledges ({@link #consumerWithAcknowledgements}) has not acknowledged. */
-    private final List<Map<Delivery, Boolean>> unacknowledged = new ArrayList<>();
+    /**
+     * Per consumer, what its reader that acknowledges ({@link #consumerWithAcknowledgements}) took and has not
+     * acknowledged; a map of its own per reader.
+     */
+    private final List<AtomicReference<Map<Delivery, Boolean>>> unacknowledged = new ArrayList<>();
     private final Sinks.Many<Delivery> all;
     private final Consumer<Delivery> onDispatch;
     /** The segments this process reads for the subscription: those it acts on, and those it hands over. */
@@ -131,6 +136,8 @@ public final class Subscription implements Disposable {
     /** The making of each segment's cursor. */
     private final Map<Long, Disposable> openings = new ConcurrentHashMap<>();
     private final Sinks.Many<Long> handedOver = Sinks.many().multicast().directBestEffort();
+    /** Segments whose hand-over ended, told once the subscription's lock is released ({@link #tellHandedOver}). */
+    private final List<Long> endedHandOvers = new ArrayList<>();
     private final Disposable.Composite running = Disposables.composite();
 
     /** A subscription acting on every segment of the topic (one process holds the cluster). */
@@ -156,13 +163,15 @@ public final class Subscription implements Disposable {
         this.onDispatch = options.onDispatch;
         for (int i = 0; i < options.consumers; i++) {
             queues.add(new ReceiverQueue("consumer " + i + " of subscription '" + name + "'", receiverQueueSize,
-                    this::received));
-            unacknowledged.add(Collections.synchronizedMap(new LinkedHashMap<>()));
+                    this::stillDispatched));
+            unacknowledged.add(new AtomicReference<>(Collections.emptyMap()));
         }
         this.all = options.recording ? Sinks.many().replay().all() : Sinks.many().multicast().directBestEffort();
-        running.add(storage.layouts().subscribe(this::reconsider));
+        // ownership first: a change between the first layout's reading and this subscribing would be missed
         running.add(ownership.changes().subscribe(v -> reconsider(storage.layout()),
                 e -> LOG.error("{}: subscription {} no longer follows ownership: {}", topic, name, e.toString())));
+        running.add(storage.layouts().subscribe(this::reconsider,
+                e -> LOG.error("{}: subscription {} no longer follows the layout: {}", topic, name, e.toString())));
     }
 
     public String name() {
@@ -184,7 +193,7 @@ public final class Subscription implements Disposable {
      * after a reader cancels, the next one goes on.
      */
     public Flux<Delivery> consumer(int index) {
-        return queue(index).flux(true);
+        return queue(index).flux().doOnNext(this::received);
     }
 
     /**
@@ -195,20 +204,20 @@ public final class Subscription implements Disposable {
      */
     public Flux<Delivery> consumerWithAcknowledgements(int index) {
         ReceiverQueue queue = queue(index);
-        Map<Delivery, Boolean> given = unacknowledged.get(index);
-        return queue.flux(false).doOnNext(d -> given.put(d, Boolean.TRUE)).doFinally(signal -> {
-            List<Delivery> back;
-            synchronized (given) {
-                back = List.copyOf(given.keySet());
-                given.clear();
-            }
-            synchronized (this) {
-                back = back.stream().filter(d -> {
-                    SegmentReader r = readers.get(d.segmentId());
-                    return r != null && r.acks.awaits(d.position());
-                }).toList();
-            }
-            queue.requeue(back);
+        return Flux.defer(() -> {
+            Map<Delivery, Boolean> given = Collections.synchronizedMap(new LinkedHashMap<>());
+            return queue.flux()
+                    .doOnSubscribe(s -> unacknowledged.get(index).set(given))
+                    .doOnNext(d -> given.put(d, Boolean.TRUE))
+                    .doFinally(signal -> {
+                        unacknowledged.get(index).compareAndSet(given, Collections.emptyMap());
+                        List<Delivery> back;
+                        synchronized (given) {
+                            back = List.copyOf(given.keySet());
+                            given.clear();
+                        }
+                        queue.requeue(back); // those of a segment given up meanwhile are left out (stillDispatched)
+                    });
         });
     }
 
@@ -217,8 +226,18 @@ public final class Subscription implements Disposable {
         if (d.consumer() < 0 || d.consumer() >= unacknowledged.size()) {
             return;
         }
-        unacknowledged.get(d.consumer()).remove(d);
+        Map<Delivery, Boolean> given = Objects.requireNonNull(unacknowledged.get(d.consumer()).get(), "set");
+        given.remove(d);
         received(d);
+    }
+
+    /**
+     * Whether {@code d} is still with this subscription to deliver: dispatched by the reader of its segment that
+     * reads now (not one given up since, whose entries the segment's owner delivers again) and not received.
+     */
+    private synchronized boolean stillDispatched(Delivery d) {
+        SegmentReader r = readers.get(d.segmentId());
+        return r != null && r.pending.contains(d);
     }
 
     /** Entries waiting in consumer {@code index}'s queue: dispatched, not yet received. */
@@ -270,7 +289,17 @@ public final class Subscription implements Disposable {
      * (handing over those a move asks for); drops those deleted. Every segment's cursor is made, read or not: a
      * child's wait for its parent to drain counts a missing cursor as nothing to read.
      */
-    private synchronized void reconsider(Layout layout) {
+    private void reconsider(Layout layout) {
+        try {
+            reconsiderNow(layout);
+        } catch (RuntimeException e) {
+            // kept following: the next layout or ownership change tries again
+            LOG.error("{}: subscription {} could not follow layout {}: {}", topic, name, layout.epoch(), e.toString());
+        }
+        tellHandedOver();
+    }
+
+    private synchronized void reconsiderNow(Layout layout) {
         if (running.isDisposed()) {
             return;
         }
@@ -379,7 +408,22 @@ public final class Subscription implements Disposable {
         running.remove(r);
         queues.forEach(q -> q.purge(r.segment.id()));
         if (r.handingOver) {
-            handedOver.tryEmitNext(r.segment.id());
+            endedHandOvers.add(r.segment.id()); // told outside the lock: the ownership it reaches takes its own
+        }
+    }
+
+    /** Tells the hand-overs that ended; called with no lock of this subscription held. */
+    private void tellHandedOver() {
+        List<Long> ended;
+        synchronized (this) {
+            if (endedHandOvers.isEmpty()) {
+                return;
+            }
+            ended = List.copyOf(endedHandOvers);
+            endedHandOvers.clear();
+        }
+        synchronized (handedOver) { // one emitter at a time
+            ended.forEach(handedOver::tryEmitNext);
         }
     }
 
@@ -392,6 +436,7 @@ public final class Subscription implements Disposable {
             if (r == null) {
                 return; // given up: its next owner delivers it again (not acknowledged)
             }
+            r.pending.remove(d);
             upTo = r.acks.received(d.position()).orElse(null);
             if (upTo == null) {
                 return;
@@ -454,6 +499,7 @@ public final class Subscription implements Disposable {
                 return false;
             }
             r.acks.dispatched(d.position()); // before any reader can take it
+            r.pending.add(d);
             all.tryEmitNext(d);
             onDispatch.accept(d);
         }
@@ -511,6 +557,8 @@ public final class Subscription implements Disposable {
         private final Segment segment;
         /** Guarded by the subscription's lock. */
         private final SegmentAcks acks = new SegmentAcks();
+        /** The deliveries it dispatched that no consumer received yet (by identity); the subscription's lock. */
+        private final Set<Delivery> pending = Collections.newSetFromMap(new IdentityHashMap<>());
         /** Set before the first entry arrives. */
         private volatile @Nullable ReplicationCursor cursor;
         /** Cancelled: a step already scheduled does nothing (a completed read still lets its last step finish). */
@@ -566,6 +614,7 @@ public final class Subscription implements Disposable {
                         + "within {} ms: the next owner delivers them again", topic, name, segment.descriptor(),
                         HAND_OVER_LIMIT.toMillis());
                 giveUp(this);
+                tellHandedOver();
             }, HAND_OVER_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
             endIfHandedOver();
         }
@@ -575,6 +624,7 @@ public final class Subscription implements Disposable {
                 acknowledging--;
             }
             endIfHandedOver();
+            tellHandedOver();
         }
 
         private void endIfHandedOver() {
@@ -589,9 +639,11 @@ public final class Subscription implements Disposable {
             try {
                 step.run();
             } catch (RuntimeException e) {
+                // given up: what it dispatched and was not received is read again once the segment is read again
                 LOG.error("{}: subscription {} stopped reading segment {}: {}", topic, name, segment.descriptor(),
                         e.toString());
-                dispose();
+                giveUp(this);
+                tellHandedOver();
             }
         }
 
