@@ -21,6 +21,16 @@ public interface ReplicationCursor {
     /** Moves the mark-delete position to {@code upTo} (cumulative); never backwards. */
     Mono<Void> acknowledge(SourcePosition upTo);
 
+    /**
+     * Acknowledges the one entry at {@code position}, past the mark-delete position (Pulsar's individual
+     * acknowledgement): a later read, in this process or another, does not give it again, though the entries
+     * before it stay unacknowledged. Best effort, nothing waited for: the cumulative {@link #acknowledge} is what
+     * counts; a cursor that keeps no such acknowledgements (the default), or has no read open to send one,
+     * does nothing.
+     */
+    default void acknowledgeOne(SourcePosition position) {
+    }
+
     /** Entries written after the mark-delete position. */
     long backlog();
 }

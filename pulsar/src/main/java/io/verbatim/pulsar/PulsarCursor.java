@@ -131,6 +131,28 @@ final class PulsarCursor implements ReplicationCursor {
         });
     }
 
+    /**
+     * Sends an individual acknowledgement over the open read's consumer (the broker keeps it with the subscription,
+     * as Pulsar keeps every consumer's); nothing without one, nothing waited for.
+     */
+    @Override
+    public void acknowledgeOne(SourcePosition position) {
+        if (!position.isWhole()) {
+            return;
+        }
+        VerbatimRawConsumer consumer;
+        synchronized (lock) {
+            consumer = reading;
+        }
+        if (consumer != null) {
+            consumer.acknowledgeOne(position.ledgerId(), position.entryId()).exceptionally(e -> {
+                LOG.debug("{} as {}: the acknowledgement of {} alone did not reach the broker: {}", topic, subscription,
+                        position, e.toString());
+                return null;
+            });
+        }
+    }
+
     /** The broker's count of entries after the subscription's mark-delete position (asks the broker: blocks). */
     @Override
     public long backlog() {

@@ -7,6 +7,7 @@ import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.ReplicationCursorContract;
 import io.verbatim.pipeline.SourceSegmentLog;
 import io.verbatim.pipeline.StartAt;
+import io.verbatim.pipeline.StoredEntry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Schema;
@@ -82,6 +84,43 @@ class PulsarCursorTest extends ReplicationCursorContract {
                 .expectComplete()
                 .verify(Duration.ofSeconds(60));
         assertThat(read).hasSize(50).doesNotHaveDuplicates().isSorted(); // positions: a reload starts a new ledger
+    }
+
+    /**
+     * Entries acknowledged one by one past the mark-delete position are kept by the broker: the next read of the
+     * subscription (here a new cursor, as the next owner of a segment makes) gives only the others.
+     */
+    @Test
+    void entriesAcknowledgedAloneAreNotReadAgainByTheNextReader() throws Exception {
+        SourceSegmentLog log = newLog();
+        append(log, 5);
+        String name = pulsar.storage.segmentTopic(topics.get(log), segment);
+        var cursor = log.cursor("alone", StartAt.EARLIEST).block(Duration.ofSeconds(30));
+        List<StoredEntry> first = new CopyOnWriteArrayList<>();
+        var reading = cursor.read().subscribe(first::add);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (first.size() < 5 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(first).hasSize(5);
+        cursor.acknowledgeOne(first.get(2).position());
+        cursor.acknowledgeOne(first.get(3).position());
+        cursor.acknowledge(first.get(0).position()).block(Duration.ofSeconds(30));
+        String subscription = SegmentTopics.subscription("alone");
+        while (System.nanoTime() < deadline) {
+            var stats = pulsar.storage.admin().topics().getInternalStats(name).cursors.get(subscription);
+            if (stats != null && stats.individuallyDeletedMessages != null
+                    && stats.individuallyDeletedMessages.contains(first.get(3).position().entryId() + "]")) {
+                break;
+            }
+            Thread.sleep(20);
+        }
+        reading.dispose();
+
+        var next = log.cursor("alone", StartAt.EARLIEST).block(Duration.ofSeconds(30));
+        List<Long> again = next.read().take(2).map(e -> e.position().entryId()).collectList()
+                .block(Duration.ofSeconds(30));
+        assertThat(again).containsExactly(first.get(1).position().entryId(), first.get(4).position().entryId());
     }
 
     /**

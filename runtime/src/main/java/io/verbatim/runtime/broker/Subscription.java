@@ -438,13 +438,19 @@ public final class Subscription implements Disposable {
             }
             r.pending.remove(d);
             upTo = r.acks.received(d.position()).orElse(null);
-            if (upTo == null) {
-                return;
+            if (upTo != null) {
+                r.acknowledging++;
             }
-            r.acknowledging++;
+        }
+        ReplicationCursor cursor = Objects.requireNonNull(r.cursor, "cursor");
+        if (upTo == null) {
+            // past an entry still with a consumer: acknowledged alone (on Pulsar the broker keeps it, so the
+            // segment's next owner does not give it again); the cursor's position waits for the one before
+            cursor.acknowledgeOne(d.position());
+            return;
         }
         // done at once in memory; on Pulsar acknowledgements are coalesced and sent behind
-        Objects.requireNonNull(r.cursor, "cursor").acknowledge(upTo)
+        cursor.acknowledge(upTo)
                 .doFinally(signal -> r.acknowledged())
                 .subscribe(v -> { }, e -> LOG.warn("{}: subscription {} could not acknowledge {} on segment {}: {}",
                         topic, name, upTo, r.segment.descriptor(), e.toString()));

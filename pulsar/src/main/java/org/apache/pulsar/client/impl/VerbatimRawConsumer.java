@@ -109,6 +109,11 @@ public final class VerbatimRawConsumer extends ConsumerImpl<byte[]> {
         }
     }
 
+    /** Acknowledges the one entry {@code ledgerId:entryId}; completes on the broker's receipt. */
+    public CompletableFuture<Void> acknowledgeOne(long ledgerId, long entryId) {
+        return acknowledgeAsync(new MessageIdImpl(ledgerId, entryId, getPartitionIndex()));
+    }
+
     /** Acknowledges everything up to and including {@code ledgerId:entryId}; completes on the broker's receipt. */
     public CompletableFuture<Void> acknowledgeUpTo(long ledgerId, long entryId) {
         return acknowledgeCumulativeAsync(new MessageIdImpl(ledgerId, entryId, getPartitionIndex()));
