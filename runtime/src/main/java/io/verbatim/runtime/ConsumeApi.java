@@ -171,7 +171,12 @@ final class ConsumeApi {
         AtomicBoolean started = new AtomicBoolean();
         return request.receive().then(Mono.defer(() -> response.sendWebsocket((in, out) -> {
             started.set(true);
-            return session(o, consumer, in, out).doFinally(s -> detach(topic, name, o, consumer, token));
+            // the reader disposed before the detach: a connection attaching next finds the consumer free
+            return Mono.defer(() -> session(o, consumer, in, out, () -> detach(topic, name, o, consumer, token)))
+                    .onErrorResume(e -> {
+                        detach(topic, name, o, consumer, token);
+                        return Mono.error(e);
+                    });
         }, WebsocketServerSpec.builder().maxFramePayloadLength(64 * 1024).build())))
                 .doFinally(s -> {
                     if (!started.get()) {
@@ -238,8 +243,11 @@ final class ConsumeApi {
         o.subscription.dispose(); // its cursors stay: what no consumer acknowledged is delivered again
     }
 
-    /** Sends consumer {@code consumer}'s deliveries, at most the receiver queue size unacknowledged at once. */
-    private Mono<Void> session(Opened o, int consumer, WebsocketInbound in, WebsocketOutbound out) {
+    /**
+     * Sends consumer {@code consumer}'s deliveries, at most the receiver queue size unacknowledged at once; runs
+     * {@code ended} once it ended and its reader is gone.
+     */
+    private Mono<Void> session(Opened o, int consumer, WebsocketInbound in, WebsocketOutbound out, Runnable ended) {
         Subscription s = o.subscription;
         in.withConnection(c -> c.onReadIdle(net.limits().idleTimeout().toMillis(), c::dispose));
         Sinks.Many<String> frames = Sinks.many().unicast().onBackpressureBuffer();
@@ -305,7 +313,10 @@ final class ConsumeApi {
             return Mono.empty();
         }).then().onErrorResume(e -> Mono.empty());
         return Mono.firstWithSignal(out.sendString(frames.asFlux()).then(), acks)
-                .doFinally(signal -> reader.dispose()); // what was not acknowledged goes to the next reader
+                .doFinally(signal -> {
+                    reader.dispose(); // what was not acknowledged goes to the next reader
+                    ended.run();
+                });
     }
 
     /** A delivery's id on its connection: segment, then position. */

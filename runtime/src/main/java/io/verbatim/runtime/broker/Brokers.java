@@ -41,6 +41,7 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.Logger;
@@ -103,7 +104,8 @@ public final class Brokers implements AutoCloseable {
 
         @Override
         public Flux<Long> changes() {
-            return ownerships.asFlux().switchMap(o -> o.changes().startWith(0L));
+            // the changes subscribed first, then one tick: a change during the first reconsidering is not missed
+            return ownerships.asFlux().switchMap(o -> Flux.merge(o.changes(), Mono.just(0L)));
         }
     };
 

@@ -189,7 +189,8 @@ public final class Subscription implements Disposable {
 
     /**
      * What consumer {@code index} receives, in dispatch order, as it requests: first what waits in its queue.
-     * Each delivery is acknowledged as the reader takes it. One reader at a time (a second one gets an error);
+     * Each delivery is acknowledged as the reader takes it (before the operators after it: one that prefetches and
+     * drops what it holds when cancelled, {@code publishOn} say, drops acknowledged deliveries). One reader at a time (a second one gets an error);
      * after a reader cancels, the next one goes on.
      */
     public Flux<Delivery> consumer(int index) {
@@ -206,13 +207,29 @@ public final class Subscription implements Disposable {
         ReceiverQueue queue = queue(index);
         return Flux.defer(() -> {
             Map<Delivery, Boolean> given = Collections.synchronizedMap(new LinkedHashMap<>());
+            boolean[] ended = {false}; // guarded by given's monitor
             return queue.flux()
-                    .doOnSubscribe(s -> unacknowledged.get(index).set(given))
-                    .doOnNext(d -> given.put(d, Boolean.TRUE))
+                    .doOnNext(d -> {
+                        boolean late;
+                        synchronized (given) {
+                            late = ended[0];
+                            if (!late) {
+                                if (given.isEmpty()) {
+                                    // set by a reader that was taken (a refused second reader never gets here)
+                                    unacknowledged.get(index).set(given);
+                                }
+                                given.put(d, Boolean.TRUE);
+                            }
+                        }
+                        if (late) { // handed over as the reader ended: it did not take it
+                            queue.requeue(List.of(d));
+                        }
+                    })
                     .doFinally(signal -> {
                         unacknowledged.get(index).compareAndSet(given, Collections.emptyMap());
                         List<Delivery> back;
                         synchronized (given) {
+                            ended[0] = true;
                             back = List.copyOf(given.keySet());
                             given.clear();
                         }
@@ -442,13 +459,16 @@ public final class Subscription implements Disposable {
                 r.acknowledging++;
             }
         }
-        ReplicationCursor cursor = Objects.requireNonNull(r.cursor, "cursor");
+        ReplicationCursor cursor = r.cursor;
         if (upTo == null) {
             // past an entry still with a consumer: acknowledged alone (on Pulsar the broker keeps it, so the
             // segment's next owner does not give it again); the cursor's position waits for the one before
-            cursor.acknowledgeOne(d.position());
+            if (cursor != null) {
+                cursor.acknowledgeOne(d.position());
+            }
             return;
         }
+        Objects.requireNonNull(cursor, "cursor"); // a position acknowledged was dispatched, so read, by this reader
         // done at once in memory; on Pulsar acknowledgements are coalesced and sent behind
         cursor.acknowledge(upTo)
                 .doFinally(signal -> r.acknowledged())
@@ -501,7 +521,7 @@ public final class Subscription implements Disposable {
     private boolean enqueue(SegmentReader r, Delivery d, Runnable onRoom) {
         ReceiverQueue queue = queues.get(d.consumer());
         synchronized (this) {
-            if (readers.get(r.segment.id()) != r || r.stopped || !queue.offer(d, onRoom)) {
+            if (readers.get(r.segment.id()) != r || r.stopped || r.handingOver || !queue.offer(d, onRoom)) {
                 return false;
             }
             r.acks.dispatched(d.position()); // before any reader can take it
@@ -614,7 +634,9 @@ public final class Subscription implements Disposable {
                 }
                 handingOver = true;
             }
-            dispose(); // the read: what it had not dispatched is read by the next owner
+            // nothing more is dispatched (enqueue refuses), but the read stays open until the hand-over ends: its
+            // consumer carries the individual acknowledgements of what the consumers receive meanwhile; what it had
+            // read and not dispatched is read by the next owner
             limit = dispatch.schedule(() -> {
                 LOG.warn("{}: subscription {} handed segment {} over with entries its consumers had not received "
                         + "within {} ms: the next owner delivers them again", topic, name, segment.descriptor(),
