@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.ReferenceCountUtil;
@@ -337,6 +338,17 @@ public final class NetServer {
     /** The client certificate's name on {@code connection}, if it offered a verified one. */
     public static Optional<String> certificateName(Connection connection) {
         return Certificates.clientName(connection);
+    }
+
+    /** Whether {@code request} asks for a WebSocket (an {@code Upgrade: websocket} header). */
+    public static boolean asksForWebSocket(HttpServerRequest request) {
+        return request.requestHeaders().containsValue(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET, true);
+    }
+
+    /** The answer to a plain request at a WebSocket endpoint: 426, naming the path and what it expects. */
+    public static Mono<Void> notWebSocket(HttpServerRequest request, HttpServerResponse response) {
+        response.header(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET);
+        return text(response, 426, request.path() + " is a WebSocket endpoint (expected Upgrade: websocket)");
     }
 
     /** A plain-text answer. */

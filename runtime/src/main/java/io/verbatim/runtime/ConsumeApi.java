@@ -3,8 +3,6 @@ package io.verbatim.runtime;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.verbatim.config.SubscriptionConfig;
 import io.verbatim.model.entry.Message;
 import io.verbatim.net.LogText;
@@ -149,10 +147,8 @@ final class ConsumeApi {
         } catch (IllegalArgumentException e) {
             return NetServer.text(response, 400, String.valueOf(e.getMessage()));
         }
-        if (!request.requestHeaders().containsValue(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET, true)) {
-            return response.header(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET).status(426)
-                    .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
-                    .sendString(Mono.just(PATH + " is a WebSocket endpoint (expected Upgrade: websocket)\n")).then();
+        if (!NetServer.asksForWebSocket(request)) {
+            return NetServer.notWebSocket(request, response);
         }
         if (node.stopping()) {
             return NetServer.text(response, 503, "cluster " + node.name() + " is stopping: consume from another "

@@ -5,8 +5,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
@@ -398,11 +396,8 @@ public final class IngestServer {
                         + " may use (expected " + prefix + "<source segment id>)");
             }
         }
-        if (!request.requestHeaders().containsValue(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET, true)) {
-            return response.header(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET).status(426)
-                    .header(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
-                    .sendString(Mono.just(request.path() + " is a WebSocket endpoint (expected Upgrade: websocket)\n"))
-                    .then();
+        if (!NetServer.asksForWebSocket(request)) {
+            return NetServer.notWebSocket(request, response);
         }
         // The upgrade waits for the request's (empty) body to end: Reactor Netty stops the request's read and
         // request timeouts there, and a WebSocket upgraded before it would be cut when they fire.
