@@ -1,5 +1,6 @@
 package io.verbatim.pipeline;
 
+import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import reactor.core.publisher.Flux;
 
@@ -17,6 +18,16 @@ public interface RemoteCluster {
      * destination refuses an entry whose predecessor in the session it has not taken.
      */
     ProducerSession open(long segmentId, String producerName);
+
+    /**
+     * {@link #open(long, String)} for the replicator of a source segment whose range is {@code source}: a remote
+     * whose deduplication is per segment (Pulsar's, per topic) can then tell which entries the segment's sealed
+     * ancestors took (where the source's entries went before the remote split or merged). Default: the same as
+     * without it.
+     */
+    default ProducerSession open(long segmentId, String producerName, HashRange source) {
+        return open(segmentId, producerName);
+    }
 
     /**
      * A signal each time the remote answers again after it could not be reached (a lost connection to it

@@ -269,7 +269,7 @@ public final class SegmentReplicator {
 
     /** One pass from the cursor: emits each unit once the cursor moved past it. */
     private Flux<Unit> attempt(ReplicationCursor cursor) {
-        Sessions sessions = new Sessions(remote, producerName);
+        Sessions sessions = new Sessions(remote, producerName, source.range());
         InFlight inFlight = new InFlight();
         InFlightBudget.Window window = inFlightBudget.window(config.maxInFlightBytes(), config.maxInFlight());
         SendWatch watch = new SendWatch(timer, config.sendTimeout());

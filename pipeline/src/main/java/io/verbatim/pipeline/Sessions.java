@@ -1,5 +1,6 @@
 package io.verbatim.pipeline;
 
+import io.verbatim.model.HashRange;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -7,15 +8,18 @@ import java.util.Map;
 final class Sessions {
     private final RemoteCluster remote;
     private final String producerName;
+    private final HashRange source;
     private final Map<Long, ProducerSession> open = new HashMap<>();
 
-    Sessions(RemoteCluster remote, String producerName) {
+    /** @param source the range of the source segment replicated */
+    Sessions(RemoteCluster remote, String producerName, HashRange source) {
         this.remote = remote;
         this.producerName = producerName;
+        this.source = source;
     }
 
     synchronized ProducerSession to(long segmentId) {
-        return open.computeIfAbsent(segmentId, id -> remote.open(id, producerName));
+        return open.computeIfAbsent(segmentId, id -> remote.open(id, producerName, source));
     }
 
     synchronized void closeAll() {

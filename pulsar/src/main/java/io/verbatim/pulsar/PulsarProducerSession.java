@@ -1,5 +1,8 @@
 package io.verbatim.pulsar;
 
+import io.verbatim.model.EntryFacts;
+import io.verbatim.model.HashRange;
+import io.verbatim.model.Segment;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.ProducerSession;
@@ -17,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongFunction;
 import org.apache.pulsar.client.api.CompressionType;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
@@ -56,12 +60,16 @@ final class PulsarProducerSession implements ProducerSession {
     private static final Duration SLOW_CREATION = Duration.ofSeconds(2);
     /** Where producers are closed: off Pulsar's I/O threads ({@link #closeProducer}). */
     private static final Scheduler CLOSER = Schedulers.boundedElastic();
-    /** The answer to a send of an entry a sealed segment stored already ({@link SealedSends}): a duplicate's. */
+    /** The answer to a send of an entry a sealed ancestor stored already ({@link SealedLineage}): a duplicate's. */
     private static final MessageId STORED_BEFORE_SEAL = new MessageIdImpl(-1, -1, -1);
     private final PulsarStorage storage;
     private final String topic;
     private final long segmentId;
     private final String producerName;
+    private final Ancestry ancestry;
+    /** What the segment's sealed ancestors stored of this producer's entries: read before the producer is made. */
+    private volatile SealedLineage lineage = SealedLineage.NONE;
+    private final AtomicInteger storedBeforeSeal = new AtomicInteger();
     /**
      * The producer once created. No lock of ours guards it or the sends: Pulsar completes sends on its I/O
      * threads while holding its producer's monitor, and what runs then (a failure breaking the session, the
@@ -83,19 +91,24 @@ final class PulsarProducerSession implements ProducerSession {
     private final AtomicInteger wip = new AtomicInteger();
     /** Positions of this session the broker or client refused: not stored. */
     private final Set<SourcePosition> refused = new ConcurrentSkipListSet<>();
-    /** The highest destination entry the broker acknowledged to this session: where a read of a seal starts after. */
-    private final AtomicReference<@Nullable SourcePosition> highestReceipt =
-            new AtomicReference<>();
     /** The highest position of this session the broker stored. */
     private final AtomicReference<@Nullable SourcePosition> persisted =
             new AtomicReference<>();
     private volatile boolean broken;
     private volatile boolean disposed;
 
-    PulsarProducerSession(PulsarStorage storage, String topic, long segmentId, String producerName) {
+    /**
+     * Where a session's segment sits: in the scalable {@code topic}, among the destination's {@code segments} (by id,
+     * for its sealed ancestors), written with entries of the source segment whose range is {@code source}.
+     */
+    record Ancestry(String topic, Segment segment, HashRange source, LongFunction<Optional<Segment>> segments) {
+    }
+
+    PulsarProducerSession(PulsarStorage storage, String topic, Ancestry ancestry, String producerName) {
         this.storage = storage;
         this.topic = topic;
-        this.segmentId = segmentId;
+        this.segmentId = ancestry.segment().id();
+        this.ancestry = ancestry;
         this.producerName = producerName;
     }
 
@@ -112,7 +125,7 @@ final class PulsarProducerSession implements ProducerSession {
                 breakSession(); // a failure like any other: nothing after it in this session may go
                 return Mono.error(new RemoteException(Kind.REJECTED, segmentId, String.valueOf(e.getMessage())));
             }
-            CompletableFuture<MessageId> sent = issue(message, position);
+            CompletableFuture<MessageId> sent = issue(entry, message, position);
             // the future's failure as a value: a send cancelled by the replicator (its session given up) and failed
             // by Pulsar later, as closing the producer fails what is pending, is then dropped quietly, not logged
             // by Reactor as an error nobody handled
@@ -143,8 +156,8 @@ final class PulsarProducerSession implements ProducerSession {
      * at a time by a counter, and a send queued from inside a completion (Pulsar's I/O thread, holding its
      * producer's monitor) is picked up by the drain already running.
      */
-    private CompletableFuture<MessageId> issue(MessageImpl<byte[]> message, SourcePosition position) {
-        Pending pending = new Pending(message, position, new CompletableFuture<>());
+    private CompletableFuture<MessageId> issue(Entry entry, MessageImpl<byte[]> message, SourcePosition position) {
+        Pending pending = new Pending(entry, message, position, new CompletableFuture<>());
         outgoing.add(pending);
         drain();
         return pending.result;
@@ -174,25 +187,16 @@ final class PulsarProducerSession implements ProducerSession {
                         continue;
                     }
                     CompletableFuture<MessageId> result = p.result;
-                    if (storage.sealedSends().storedBeforeSeal(producerName, p.position)) {
-                        result.complete(STORED_BEFORE_SEAL); // in a sealed segment: not sent again
+                    Entry entry = p.entry;
+                    if (lineage.covers(p.position, () -> span(entry, ancestry.source()))) {
+                        skipped(p.position);
+                        result.complete(STORED_BEFORE_SEAL); // in a sealed ancestor: not sent again
                         continue;
                     }
-                    SourcePosition position = p.position;
-                    String source = p.message.getReplicatedFrom();
                     sendOn(ready, p.message).whenComplete((id, e) -> {
                         if (e != null) {
-                            if (SealedSends.uncertain(e, position)) {
-                                // maybe stored nonetheless: the next session of this name, on a child, finds out
-                                storage.sealedSends().refused(producerName, new SealedSends.Refusal(topic, source,
-                                        position, Optional.ofNullable(highestReceipt.get())));
-                            }
                             result.completeExceptionally(e);
                         } else {
-                            if (id instanceof MessageIdImpl m && m.getLedgerId() >= 0 && m.getEntryId() >= 0) {
-                                highestReceipt.accumulateAndGet(SourcePosition.of(m.getLedgerId(), m.getEntryId()),
-                                        (a, b) -> a == null || b.compareTo(a) > 0 ? b : a);
-                            }
                             result.complete(id);
                         }
                     });
@@ -200,6 +204,23 @@ final class PulsarProducerSession implements ProducerSession {
             }
             missed = wip.addAndGet(-missed);
         } while (missed != 0);
+    }
+
+    /**
+     * Where an entry's messages route: the point of a single message's key (the fit places it by that key, whole or
+     * as the one message of a part), else anywhere in the source segment's range.
+     */
+    static HashRange span(Entry entry, HashRange source) {
+        EntryFacts facts = entry.facts();
+        return facts.outerKey().map(k -> HashRange.of(k.segmentHash(), k.segmentHash())).orElse(source);
+    }
+
+    /** Logs the first entry of the session found in a sealed ancestor, and counts them. */
+    private void skipped(SourcePosition position) {
+        if (storedBeforeSeal.getAndIncrement() == 0) {
+            LOG.info("{} as {}: {} is stored in a sealed segment before it ({} read); it and any other found there are"
+                    + " not sent again", topic, producerName, position, lineage.size());
+        }
     }
 
     private void create() {
@@ -214,12 +235,16 @@ final class PulsarProducerSession implements ProducerSession {
         ((ProducerBuilderImpl<byte[]>) builder).getConf().setNonPartitionedTopicExpected(true);
         // bounded by the client's operation timeout; no deadline of ours, which would leave a producer created
         // after it connected, holding the producer name
-        // first what a sealed segment refused of this name but may have stored: a send of it is not sent again
+        // first what the sealed ancestors stored of this name: not sent again
         long start = System.nanoTime();
         long[] resolved = {0};
+        Pending first = outgoing.peek();
         storage.closed(topic, producerName)
-                .thenCompose(v -> storage.sealedSends().resolve(producerName, topic).toFuture())
-                .thenCompose(v -> {
+                .thenCompose(v -> first == null ? CompletableFuture.completedFuture(SealedLineage.NONE)
+                        : storage.sealedTails().lineage(ancestry.topic(), ancestry.segment(), ancestry.segments(),
+                                producerName, first.message.getReplicatedFrom(), ancestry.source()).toFuture())
+                .thenCompose(read -> {
+                    lineage = read;
                     resolved[0] = System.nanoTime();
                     return builder.createAsync();
                 })
@@ -390,7 +415,8 @@ final class PulsarProducerSession implements ProducerSession {
         return disposed;
     }
 
-    private record Pending(MessageImpl<byte[]> message, SourcePosition position, CompletableFuture<MessageId> result) {
+    private record Pending(Entry entry, MessageImpl<byte[]> message, SourcePosition position,
+            CompletableFuture<MessageId> result) {
     }
 
     /** A send's end: its message id, or why it failed. */

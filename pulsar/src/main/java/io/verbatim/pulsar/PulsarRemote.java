@@ -1,5 +1,6 @@
 package io.verbatim.pulsar;
 
+import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.Segment;
 import io.verbatim.model.entry.Entry;
@@ -8,6 +9,7 @@ import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteCluster;
 import io.verbatim.pipeline.RemoteException;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -56,6 +58,16 @@ public final class PulsarRemote implements RemoteCluster, Disposable {
             return new Refusing(segmentId);
         }
         return storage.session(topic, segment, producerName);
+    }
+
+    /** A session that first reads what the segment's sealed ancestors (as the layouts seen show them) stored. */
+    @Override
+    public ProducerSession open(long segmentId, String producerName, HashRange source) {
+        Segment segment = known.get(segmentId);
+        if (segment == null) {
+            return new Refusing(segmentId);
+        }
+        return storage.session(topic, segment, producerName, source, id -> Optional.ofNullable(known.get(id)));
     }
 
     @Override

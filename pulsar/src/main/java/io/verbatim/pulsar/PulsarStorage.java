@@ -1,5 +1,6 @@
 package io.verbatim.pulsar;
 
+import io.verbatim.model.HashRange;
 import io.verbatim.model.Segment;
 import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.pipeline.ProducerSession;
@@ -18,6 +19,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongFunction;
 import javax.net.ssl.SSLHandshakeException;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminBuilder;
@@ -53,7 +55,7 @@ public final class PulsarStorage implements AutoCloseable {
     private volatile Sender sender = Sender.PULSAR;
     private volatile MessageSender messageSender = MessageSender.PULSAR;
     /** Replicator sends a sealed segment refused though it may have stored them. */
-    private final SealedSends sealedSends = new SealedSends(this);
+    private final SealedTails sealedTails = new SealedTails(this);
     /** Segment topic → this process's last termination of it ({@link #terminated}). */
     private final Map<String, CompletableFuture<Void>> terminations =
             new ConcurrentHashMap<>();
@@ -191,8 +193,8 @@ public final class PulsarStorage implements AutoCloseable {
         sender = value;
     }
 
-    SealedSends sealedSends() {
-        return sealedSends;
+    SealedTails sealedTails() {
+        return sealedTails;
     }
 
     MessageSender messageSender() {
@@ -509,9 +511,21 @@ public final class PulsarStorage implements AutoCloseable {
     /** The longest a new session waits for the last producer of its name to go. */
     static final Duration PRODUCER_GONE_WAIT = Duration.ofSeconds(5);
 
-    /** An ordered send session into the segment's topic as {@code producerName}. */
+    /** An ordered send session into the segment's topic as {@code producerName}, its sealed ancestors unknown. */
     public ProducerSession session(String topic, Segment segment, String producerName) {
-        return new PulsarProducerSession(this, segmentTopic(topic, segment), segment.id(), producerName);
+        return session(topic, segment, producerName, segment.range(), id -> Optional.empty());
+    }
+
+    /**
+     * An ordered send session into the segment's topic as {@code producerName}, the replicator of a source segment
+     * whose range is {@code source}. Before its first send it reads what the segment's sealed ancestors (found in
+     * {@code segments}, the destination's segments by id) stored of that producer: an entry stored there is answered
+     * as a duplicate and not sent again ({@link SealedLineage}).
+     */
+    public ProducerSession session(String topic, Segment segment, String producerName, HashRange source,
+            LongFunction<Optional<Segment>> segments) {
+        return new PulsarProducerSession(this, segmentTopic(topic, segment),
+                new PulsarProducerSession.Ancestry(topic, segment, source, segments), producerName);
     }
 
     /**

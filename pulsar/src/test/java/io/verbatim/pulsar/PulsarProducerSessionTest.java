@@ -86,7 +86,7 @@ class PulsarProducerSessionTest extends ProducerSessionContract {
     @Test
     void anEntryRefusedAsTerminatedThatTheSealedSegmentStoredIsNotStoredAgainOnItsChild() {
         Split split = splitWithASendStoredAndReportedRefused("pulsar.repl.east.sealed");
-        ProducerSession onChild = pulsar.storage.session(split.topic, split.child, "pulsar.repl.east.sealed");
+        ProducerSession onChild = split.onChild(pulsar.storage, "pulsar.repl.east.sealed");
         assertThat(send(onChild, 1)).as("stored in the sealed parent").isEqualTo(ProducerSession.Receipt.DUPLICATE);
         assertThat(send(onChild, 2)).isEqualTo(ProducerSession.Receipt.PERSISTED);
         onChild.dispose();
@@ -103,13 +103,67 @@ class PulsarProducerSessionTest extends ProducerSessionContract {
     void aSealedSegmentGoneBeforeItCouldBeReadDoesNotStopItsChildsSessions() {
         Split split = splitWithASendStoredAndReportedRefused("pulsar.repl.east.pruned");
         pulsar.storage.deleteSegment(split.topic, split.parent).block(Duration.ofSeconds(30));
-        ProducerSession onChild = pulsar.storage.session(split.topic, split.child, "pulsar.repl.east.pruned");
+        ProducerSession onChild = split.onChild(pulsar.storage, "pulsar.repl.east.pruned");
         assertThat(send(onChild, 1)).as("nothing known of it any more").isEqualTo(ProducerSession.Receipt.PERSISTED);
         onChild.dispose();
         assertThat(pulsar.stored(split.topic, split.child)).hasSize(1);
     }
 
-    private record Split(String topic, Segment parent, Segment child) {
+    /**
+     * A replicator killed with entries stored in a segment it had not seen answered, restarted in another process
+     * after the segment split: it sends them again from its cursor, to the child. The child's session reads what the
+     * sealed parent stored of its producer (the broker's dedup snapshot and what follows it) and answers those as
+     * duplicates; nothing of this process knew of them.
+     */
+    @Test
+    void entriesAKilledReplicatorLeftInASegmentThatSplitSinceAreNotStoredAgainOnItsChild() {
+        String name = "pulsar.repl.east.killed";
+        String topic = pulsar.newTopic("orders");
+        Layout initial = Layout.initial(1, 4, 0);
+        Segment parent = initial.activeSegments().get(0);
+        Layout split = initial.apply(Mutation.split(parent.id()), initial.epoch(), 0).layoutOrThrow();
+        Segment child = split.activeSegments().get(1);
+        pulsar.storage.createSegment(topic, parent).block(Duration.ofSeconds(30));
+        pulsar.storage.createSegment(topic, child).block(Duration.ofSeconds(30));
+        ProducerSession onParent = pulsar.storage.session(topic, parent, name);
+        for (int i = 0; i < 5; i++) {
+            assertThat(send(onParent, i)).isEqualTo(ProducerSession.Receipt.PERSISTED);
+        }
+        onParent.dispose();
+        pulsar.storage.seal(topic, parent).block(Duration.ofSeconds(30));
+        try (PulsarFixture restarted = new PulsarFixture(pulsar.namespace)) { // another process: nothing in memory
+            ProducerSession onChild = restarted.storage.session(topic, child, name, child.range(), split::segment);
+            for (int i = 2; i < 5; i++) {
+                assertThat(send(onChild, i)).as("entry %d, stored in the parent", i)
+                        .isEqualTo(ProducerSession.Receipt.DUPLICATE);
+            }
+            assertThat(send(onChild, 5)).isEqualTo(ProducerSession.Receipt.PERSISTED);
+            assertThat(send(onChild, 6)).isEqualTo(ProducerSession.Receipt.PERSISTED);
+            onChild.dispose();
+        }
+        assertThat(pulsar.stored(topic, child)).as("the child's: only the two never sent before").hasSize(2);
+        assertThat(pulsar.stored(topic, parent)).hasSize(5);
+    }
+
+    /**
+     * The same without the destination's segments: a session that does not know its segment's ancestors stores the
+     * entries again (what {@link #entriesAKilledReplicatorLeftInASegmentThatSplitSinceAreNotStoredAgainOnItsChild}
+     * guards against).
+     */
+    @Test
+    void aSessionThatDoesNotKnowItsSegmentsAncestorsStoresWhatTheyHeldAgain() {
+        Split split = splitWithASendStoredAndReportedRefused("pulsar.repl.east.blind");
+        ProducerSession blind = pulsar.storage.session(split.topic, split.child, "pulsar.repl.east.blind");
+        assertThat(send(blind, 1)).isEqualTo(ProducerSession.Receipt.PERSISTED);
+        blind.dispose();
+        assertThat(pulsar.stored(split.topic, split.child)).hasSize(1);
+    }
+
+    private record Split(String topic, Layout layout, Segment parent, Segment child) {
+        /** A session on the child that knows the layout (its parent). */
+        ProducerSession onChild(PulsarStorage storage, String producerName) {
+            return storage.session(topic, child, producerName, child.range(), layout::segment);
+        }
     }
 
     /** A segment and its child; entries 0 and 1 sent to the parent, both stored, 1 reported refused; then sealed. */
@@ -117,8 +171,8 @@ class PulsarProducerSessionTest extends ProducerSessionContract {
         String topic = pulsar.newTopic("orders");
         Layout initial = Layout.initial(1, 4, 0);
         Segment parent = initial.activeSegments().get(0);
-        Segment child = initial.apply(Mutation.split(parent.id()), initial.epoch(), 0).layoutOrThrow()
-                .activeSegments().get(0);
+        Layout split = initial.apply(Mutation.split(parent.id()), initial.epoch(), 0).layoutOrThrow();
+        Segment child = split.activeSegments().get(0);
         pulsar.storage.createSegment(topic, parent).block(Duration.ofSeconds(30));
         pulsar.storage.createSegment(topic, child).block(Duration.ofSeconds(30));
         AtomicInteger sends = new AtomicInteger();
@@ -137,7 +191,7 @@ class PulsarProducerSessionTest extends ProducerSessionContract {
             pulsar.storage.sender(PulsarStorage.Sender.PULSAR);
         }
         pulsar.storage.seal(topic, parent).block(Duration.ofSeconds(30));
-        return new Split(topic, parent, child);
+        return new Split(topic, split, parent, child);
     }
 
     private static ProducerSession.Receipt send(ProducerSession session, long entryId) {

@@ -1,5 +1,6 @@
 package io.verbatim.testkit;
 
+import io.verbatim.model.HashRange;
 import io.verbatim.model.Layout;
 import io.verbatim.model.entry.Entry;
 import io.verbatim.model.entry.SourcePosition;
@@ -43,7 +44,15 @@ public final class InterceptedRemote {
 
             @Override
             public ProducerSession open(long segmentId, String producerName) {
-                ProducerSession session = remote.open(segmentId, producerName);
+                return intercepted(remote.open(segmentId, producerName));
+            }
+
+            @Override
+            public ProducerSession open(long segmentId, String producerName, HashRange source) {
+                return intercepted(remote.open(segmentId, producerName, source));
+            }
+
+            private ProducerSession intercepted(ProducerSession session) {
                 return new ProducerSession() {
                     @Override
                     public Mono<Receipt> send(Entry entry, SourcePosition position) {
