@@ -9,6 +9,7 @@ import io.verbatim.pipeline.ProducerSession;
 import io.verbatim.pipeline.RemoteException.Kind;
 import io.verbatim.pipeline.RemoteException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
@@ -69,6 +70,8 @@ final class PulsarProducerSession implements ProducerSession {
     private final Ancestry ancestry;
     /** What the segment's sealed ancestors stored of this producer's entries: read before the producer is made. */
     private volatile SealedLineage lineage = SealedLineage.NONE;
+    /** The topics of the ancestors read for {@link #lineage}. */
+    private volatile List<String> ancestorTopics = List.of();
     private final AtomicInteger storedBeforeSeal = new AtomicInteger();
     /**
      * The producer once created. No lock of ours guards it or the sends: Pulsar completes sends on its I/O
@@ -188,7 +191,7 @@ final class PulsarProducerSession implements ProducerSession {
                     }
                     CompletableFuture<MessageId> result = p.result;
                     Entry entry = p.entry;
-                    if (lineage.covers(p.position, () -> span(entry, ancestry.source()))) {
+                    if (lineage.covers(p.position, () -> span(entry, ancestry.source())) && !refusedBefore(p.position)) {
                         skipped(p.position);
                         result.complete(STORED_BEFORE_SEAL); // in a sealed ancestor: not sent again
                         continue;
@@ -213,6 +216,19 @@ final class PulsarProducerSession implements ProducerSession {
     static HashRange span(Entry entry, HashRange source) {
         EntryFacts facts = entry.facts();
         return facts.outerKey().map(k -> HashRange.of(k.segmentHash(), k.segmentHash())).orElse(source);
+    }
+
+    /**
+     * Whether an ancestor refused {@code position} in this process and stored a later entry of this producer after it
+     * (Pulsar #26113): its highest position then says nothing of this entry, which goes to this segment.
+     */
+    private boolean refusedBefore(SourcePosition position) {
+        for (String t : ancestorTopics) {
+            if (storage.isShadowed(t, producerName, position)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Logs the first entry of the session found in a sealed ancestor, and counts them. */
@@ -244,6 +260,8 @@ final class PulsarProducerSession implements ProducerSession {
                         : storage.sealedTails().lineage(ancestry.topic(), ancestry.segment(), ancestry.segments(),
                                 producerName, first.message.getReplicatedFrom(), ancestry.source()).toFuture())
                 .thenCompose(read -> {
+                    ancestorTopics = read.readIds().stream().map(ancestry.segments()::apply).flatMap(Optional::stream)
+                            .map(s -> storage.segmentTopic(ancestry.topic(), s)).toList();
                     lineage = read;
                     resolved[0] = System.nanoTime();
                     return builder.createAsync();

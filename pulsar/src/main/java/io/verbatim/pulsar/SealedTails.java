@@ -5,6 +5,7 @@ import io.verbatim.model.Segment;
 import io.verbatim.model.entry.EntryFormatException;
 import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -52,6 +53,8 @@ final class SealedTails {
     /** The entries at a sealed topic's end always read, whatever its last dedup snapshot says. */
     static final int TAIL_ENTRIES = 1_000;
     static final String DEDUP_CURSOR = "pulsar.dedup";
+    /** How long a sealed topic may fail to be read before it is taken as unread. */
+    static final Duration UNREADABLE_AFTER = Duration.ofMinutes(2);
     private static final String LEDGER_SUFFIX = "_LID";
     private static final String ENTRY_SUFFIX = "_EID";
     private static final Logger LOG = LoggerFactory.getLogger(SealedTails.class);
@@ -61,7 +64,7 @@ final class SealedTails {
      *
      * @param highest per replicator producer name, the highest source position the last dedup snapshot holds
      * @param tail per source cluster, the whole entries stored after that snapshot
-     * @param gone the topic does not exist (deleted): nothing is known of what it stored
+     * @param gone the topic does not exist (deleted) or could not be read: nothing is known of what it stored
      */
     record Tail(Map<String, SourcePosition> highest, Map<String, Set<SourcePosition>> tail, boolean gone) {
         static final Tail GONE = new Tail(Map.of(), Map.of(), true);
@@ -75,6 +78,10 @@ final class SealedTails {
     }
 
     private final PulsarStorage storage;
+    /** Reads under way, by topic: a second session asking meanwhile shares the first one's. */
+    private final Map<String, Mono<Tail>> reading = new ConcurrentHashMap<>();
+    /** Since when reads of a topic have failed (nanoTime), while they do. */
+    private final Map<String, Long> failingSince = new ConcurrentHashMap<>();
     private final Map<String, Tail> read = Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Tail> eldest) {
@@ -118,15 +125,25 @@ final class SealedTails {
                         .map(t -> t.of(ancestor, producerName, sourceCluster)));
     }
 
-    /** What the sealed {@code segmentTopic} stored: kept once read of a terminated topic. */
+    /**
+     * What the sealed {@code segmentTopic} stored: kept once read of a terminated topic; one read at a time per topic,
+     * shared by every session asking meanwhile. A topic that cannot be read fails the asking session (it is tried
+     * again) until it has failed for {@link #UNREADABLE_AFTER}; from then on it is taken as unread, with a warning, so
+     * one broken ancestor does not hold replication up for good (an entry it holds may then be stored twice).
+     */
     Mono<Tail> tail(String segmentTopic) {
         Tail known = read.get(segmentTopic);
         if (known != null) {
             return Mono.just(known);
         }
+        return reading.computeIfAbsent(segmentTopic, t -> fetch(t).doFinally(s -> reading.remove(t)).cache());
+    }
+
+    private Mono<Tail> fetch(String segmentTopic) {
         return Mono.fromFuture(() -> storage.terminated(segmentTopic)
                         .thenCompose(v -> storage.admin().topics().getInternalStatsAsync(segmentTopic)))
                 .flatMap(stats -> readTail(segmentTopic, stats).doOnNext(t -> {
+                    failingSince.remove(segmentTopic);
                     if ("Terminated".equals(stats.state)) {
                         read.put(segmentTopic, t);
                     }
@@ -138,25 +155,35 @@ final class SealedTails {
                     read.put(segmentTopic, Tail.GONE);
                     return Mono.just(Tail.GONE);
                 })
-                .onErrorMap(e -> new PulsarStorageException("cannot read what the sealed segment " + segmentTopic
-                        + " stored of the replicated entries", PulsarStorage.cause(e)));
+                .onErrorResume(e -> {
+                    long since = failingSince.computeIfAbsent(segmentTopic, k -> System.nanoTime());
+                    if (System.nanoTime() - since < UNREADABLE_AFTER.toNanos()) {
+                        return Mono.error(new PulsarStorageException("cannot read what the sealed segment "
+                                + segmentTopic + " stored of the replicated entries", PulsarStorage.cause(e)));
+                    }
+                    LOG.warn("{}: what it stored could not be read for {} s ({}); taken as unknown: an entry a"
+                            + " replicator sent there and sends again to a segment after it may be stored twice",
+                            segmentTopic, UNREADABLE_AFTER.toSeconds(), PulsarStorage.cause(e).toString());
+                    return Mono.just(Tail.GONE);
+                });
     }
 
     private Mono<Tail> readTail(String segmentTopic, PersistentTopicInternalStats stats) {
         CursorStats dedup = stats.cursors == null ? null : stats.cursors.get(DEDUP_CURSOR);
         Map<String, SourcePosition> highest = dedup == null || dedup.properties == null ? Map.of()
                 : highest(dedup.properties);
-        Optional<SourcePosition> last = position(stats.lastConfirmedEntry);
+        List<LedgerInfo> ledgers = stats.ledgers == null ? List.of() : stats.ledgers;
+        Optional<SourcePosition> last = lastEntry(ledgers, stats.lastConfirmedEntry);
         if (last.isEmpty()) {
             return Mono.just(new Tail(Map.copyOf(highest), Map.of(), false)); // nothing stored
         }
-        SourcePosition fromEnd = tailStart(stats.ledgers == null ? List.of() : stats.ledgers, last.get(),
-                TAIL_ENTRIES);
+        SourcePosition fromEnd = tailStart(ledgers, last.get(), TAIL_ENTRIES);
         Optional<SourcePosition> snapshot = dedup == null ? Optional.empty() : position(dedup.markDeletePosition);
         // from the end's last entries, or just after the snapshot if that is earlier (no snapshot: from the first)
         boolean afterSnapshot = snapshot.isPresent() && snapshot.get().compareTo(fromEnd) < 0;
         MessageId start = afterSnapshot ? id(snapshot.get()) : dedup == null ? MessageId.earliest : id(fromEnd);
         Map<String, Set<SourcePosition>> tail = new ConcurrentHashMap<>();
+        EntryCount entries = new EntryCount();
         return Mono.usingWhen(
                         Mono.fromFuture(() -> {
                             var reader = storage.client().newReader(Schema.BYTES).topic(segmentTopic)
@@ -164,18 +191,39 @@ final class SealedTails {
                             return (afterSnapshot ? reader : reader.startMessageIdInclusive()).createAsync();
                         }),
                         reader -> SealedTail.toEnd(reader)
-                                .take(MAX_TAIL)
+                                // the reader hands out a batch's messages one by one: entries are counted
+                                .takeWhile(m -> entries.add(m.getMessageId()) <= MAX_TAIL)
                                 .doOnNext(m -> wholeEntry(m).ifPresent(p -> tail.computeIfAbsent(m.getReplicatedFrom(),
                                         k -> ConcurrentHashMap.newKeySet()).add(p)))
-                                .count()
-                                .doOnNext(n -> {
-                                    if (n >= MAX_TAIL) {
+                                .then(Mono.fromRunnable(() -> {
+                                    if (entries.count() > MAX_TAIL) {
                                         LOG.warn("{}: more than {} entries after its last dedup snapshot; read no"
                                                 + " further", segmentTopic, MAX_TAIL);
                                     }
-                                })
+                                }))
                                 .then(Mono.fromCallable(() -> new Tail(Map.copyOf(highest), copy(tail), false))),
                         (Reader<byte[]> reader) -> Mono.fromFuture(reader::closeAsync).onErrorResume(e -> Mono.empty()));
+    }
+
+    /** Distinct entries among messages read in order (a batch's messages share their entry's ledger and entry id). */
+    static final class EntryCount {
+        private long count;
+        private long ledger = -1;
+        private long entry = -1;
+
+        /** Counts the entry {@code id} is in if it is not the last one counted; the count so far. */
+        synchronized long add(MessageId id) {
+            if (id instanceof MessageIdImpl m && (m.getLedgerId() != ledger || m.getEntryId() != entry)) {
+                ledger = m.getLedgerId();
+                entry = m.getEntryId();
+                count++;
+            }
+            return count;
+        }
+
+        synchronized long count() {
+            return count;
+        }
     }
 
     private static Map<String, Set<SourcePosition>> copy(Map<String, Set<SourcePosition>> tail) {
@@ -207,6 +255,23 @@ final class SealedTails {
             start = SourcePosition.of(ledger.ledgerId, 0);
         }
         return start;
+    }
+
+    /**
+     * A topic's last entry: its last confirmed entry, or, when that names none ({@code L:-1}: a ledger opened after a
+     * reload and nothing written since), the last entry of the last ledger with entries.
+     */
+    static Optional<SourcePosition> lastEntry(List<LedgerInfo> ledgers, String lastConfirmed) {
+        Optional<SourcePosition> confirmed = position(lastConfirmed);
+        if (confirmed.isPresent()) {
+            return confirmed;
+        }
+        for (int i = ledgers.size() - 1; i >= 0; i--) {
+            if (ledgers.get(i).entries > 0) {
+                return Optional.of(SourcePosition.of(ledgers.get(i).ledgerId, ledgers.get(i).entries - 1));
+            }
+        }
+        return Optional.empty();
     }
 
     /** {@code ledger:entry} as a position, if it is one with an entry. */

@@ -15,6 +15,7 @@ import io.verbatim.pipeline.RemoteException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.PulsarClientException;
@@ -143,6 +144,53 @@ class PulsarProducerSessionTest extends ProducerSessionContract {
         }
         assertThat(pulsar.stored(topic, child)).as("the child's: only the two never sent before").hasSize(2);
         assertThat(pulsar.stored(topic, parent)).hasSize(5);
+    }
+
+    /**
+     * Pulsar #26113 in a parent: the broker refused entry 1 while entry 2, in flight behind it, was stored (the
+     * stand-in refuses 1 only once 2 is answered). The parent's highest position is then past an entry it does not
+     * hold: the child's session, in the process that saw the refusal, sends entry 1 and skips entry 2.
+     */
+    @Test
+    void anEntryTheParentRefusedBeforeStoringALaterOneIsStillSentToTheChild() throws Exception {
+        String name = "pulsar.repl.east.shadowed";
+        String topic = pulsar.newTopic("orders");
+        Layout initial = Layout.initial(1, 4, 0);
+        Segment parent = initial.activeSegments().get(0);
+        Layout split = initial.apply(Mutation.split(parent.id()), initial.epoch(), 0).layoutOrThrow();
+        Segment child = split.activeSegments().get(0);
+        pulsar.storage.createSegment(topic, parent).block(Duration.ofSeconds(30));
+        pulsar.storage.createSegment(topic, child).block(Duration.ofSeconds(30));
+        CompletableFuture<MessageId> refusedLater = new CompletableFuture<>();
+        AtomicInteger sends = new AtomicInteger();
+        pulsar.storage.sender((producer, message) -> {
+            int n = sends.incrementAndGet();
+            if (n == 2) {
+                return refusedLater; // entry 1: never handed to the broker, refused once entry 2 is answered
+            }
+            CompletableFuture<MessageId> sent = PulsarStorage.Sender.PULSAR.send(producer, message);
+            return n != 3 ? sent : sent.whenComplete((id, e) -> refusedLater.completeExceptionally(
+                    new PulsarClientException.NotAllowedException("refused (stand-in)")));
+        });
+        try {
+            ProducerSession onParent = pulsar.storage.session(topic, parent, name);
+            assertThat(send(onParent, 0)).isEqualTo(ProducerSession.Receipt.PERSISTED);
+            CompletableFuture<ProducerSession.Receipt> one = onParent.send(stamped(batch(1, 1, CompressionType.NONE),
+                    SourcePosition.of(1, 1)), SourcePosition.of(1, 1)).toFuture();
+            CompletableFuture<ProducerSession.Receipt> two = onParent.send(stamped(batch(2, 1, CompressionType.NONE),
+                    SourcePosition.of(1, 2)), SourcePosition.of(1, 2)).toFuture();
+            assertThat(two.get(30, TimeUnit.SECONDS)).isEqualTo(ProducerSession.Receipt.PERSISTED);
+            assertThatThrownBy(() -> one.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(RemoteException.class);
+            onParent.dispose();
+        } finally {
+            pulsar.storage.sender(PulsarStorage.Sender.PULSAR);
+        }
+        pulsar.storage.seal(topic, parent).block(Duration.ofSeconds(30));
+        ProducerSession onChild = pulsar.storage.session(topic, child, name, child.range(), split::segment);
+        assertThat(send(onChild, 1)).as("refused by the parent: not there").isEqualTo(ProducerSession.Receipt.PERSISTED);
+        assertThat(send(onChild, 2)).as("stored by the parent").isEqualTo(ProducerSession.Receipt.DUPLICATE);
+        onChild.dispose();
+        assertThat(pulsar.stored(topic, child)).hasSize(1);
     }
 
     /**

@@ -142,7 +142,7 @@ class SealedLineageTest {
     @Test
     void aReplicatorKilledWhileTheDestinationSplitsAndMergesLosesNothingAndStoresNoWholeEntryTwice() {
         long seed = Long.getLong("verbatim.seed", 495_006L);
-        int cases = 300 * Integer.getInteger("verbatim.scale", 1);
+        int cases = 1_000 * Integer.getInteger("verbatim.scale", 1);
         Random seeds = new Random(seed);
         int partRepeats = 0;
         for (int i = 0; i < cases; i++) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.verbatim.model.entry.SourcePosition;
 import java.util.List;
 import java.util.Map;
+import org.apache.pulsar.client.impl.BatchMessageIdImpl;
+import org.apache.pulsar.client.impl.MessageIdImpl;
 import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats.LedgerInfo;
 import org.junit.jupiter.api.Test;
 
@@ -42,5 +44,24 @@ class SealedTailsTest {
         assertThat(SealedTails.tailStart(List.of(ledger(3, 500), ledger(5, 0), ledger(6, 0)),
                 SourcePosition.of(3, 499), 10)).as("empty ledgers after the last entry").isEqualTo(SourcePosition.of(3,
                 490));
+    }
+
+    @Test
+    void aTopicWhoseLastConfirmedEntryNamesNoneEndsAtItsLastLedgerWithEntries() {
+        List<LedgerInfo> ledgers = List.of(ledger(3, 500), ledger(5, 20), ledger(9, 0));
+        assertThat(SealedTails.lastEntry(ledgers, "9:-1")).as("a ledger opened after a reload, nothing written")
+                .contains(SourcePosition.of(5, 19));
+        assertThat(SealedTails.lastEntry(ledgers, "9:4")).contains(SourcePosition.of(9, 4));
+        assertThat(SealedTails.lastEntry(List.of(ledger(3, 0)), "3:-1")).as("nothing stored").isEmpty();
+    }
+
+    @Test
+    void aBatchsMessagesCountAsOneEntry() {
+        SealedTails.EntryCount count = new SealedTails.EntryCount();
+        assertThat(count.add(new BatchMessageIdImpl(4, 0, -1, 0))).isEqualTo(1);
+        assertThat(count.add(new BatchMessageIdImpl(4, 0, -1, 1))).isEqualTo(1);
+        assertThat(count.add(new BatchMessageIdImpl(4, 0, -1, 199))).isEqualTo(1);
+        assertThat(count.add(new MessageIdImpl(4, 1, -1))).isEqualTo(2);
+        assertThat(count.add(new BatchMessageIdImpl(5, 0, -1, 0))).isEqualTo(3);
     }
 }
