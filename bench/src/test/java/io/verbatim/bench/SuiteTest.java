@@ -55,7 +55,7 @@ class SuiteTest {
         List<String> measured = Suite.catalog().stream().filter(e -> e.factory() != null && e.pulsar())
                 .flatMap(e -> e.specs().stream()).map(Row.Spec::id).toList();
         assertThat(measured).contains("handover100/kill-p50", "handover100/drain-max", "handover1000/kill-p99",
-                "cpu/2:1", "cpu/3:1", "cpu/pulsar-3:1");
+                "cpu/2:1", "cpu/3:1", "cpu/pulsar-3:1", "cpu/net-2:1", "cpu/net-3:1");
     }
 
     @Test
