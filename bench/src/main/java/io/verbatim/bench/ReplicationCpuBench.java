@@ -32,8 +32,10 @@ import java.util.Locale;
  * The rows are 2 ÷ 1 and 3 ÷ 1 of each; each round's note has the absolute figures, and each arm's idle CPU per
  * second measured for {@link #IDLE} just before its traffic. Two more rows take that idle CPU out of the JVM's
  * (its rate times the window): what replicating the bytes cost above running the members at all, which is what
- * spreading segments over members adds per byte (goal ≤ 1.05 for those; the whole process's rows keep each extra
- * member's fixed cost, which on machines of their own would not add up in one process).
+ * spreading segments over members adds per byte. They carry no goal: on two shared cores the idle rate measured
+ * before a window is as large as the work of the window and moves from one to the next, so the difference swings
+ * (per round 0.45 to 2.45 in the first run); the goal (≤ 1.05) stays on the whole process's rows, which keep each
+ * extra member's fixed cost (on machines of their own it would not add up in one process).
  */
 final class ReplicationCpuBench {
     static final int SEGMENTS = 12;
@@ -60,7 +62,7 @@ final class ReplicationCpuBench {
     private static Row.Spec net(String id, int members) {
         return new Row.Spec(id, "replication CPU above idle (the JVM's, less its idle rate over the window) per"
                 + " replicated byte, " + members + " broker members ÷ 1, same traffic", members + " members", "1 member",
-                "ns/B", Goal.atMost(1.05));
+                "ns/B", Goal.none());
     }
 
     /** How long each arm's idle CPU is measured before its traffic. */
