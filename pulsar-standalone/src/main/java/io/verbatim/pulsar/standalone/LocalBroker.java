@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.apache.bookkeeper.bookie.BookieImpl;
 import org.apache.bookkeeper.conf.ServerConfiguration;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.ServiceConfiguration;
@@ -37,6 +38,7 @@ import org.apache.pulsar.metadata.bookkeeper.BKCluster;
 public final class LocalBroker implements AutoCloseable {
     private static final String DEFAULT_NAMESPACE = "public/default";
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration REGISTER_TIMEOUT = Duration.ofSeconds(30);
 
     private final BKCluster bookie;
     private final PulsarService broker;
@@ -96,6 +98,7 @@ public final class LocalBroker implements AutoCloseable {
                 .build();
         PulsarService broker = null;
         try {
+            awaitRegistered(bookie);
             broker = new PulsarService(conf, new WorkerConfig(), Optional.empty(), LocalBroker::halt);
             broker.start();
             LocalBroker local = new LocalBroker(bookie, broker, conf);
@@ -212,6 +215,25 @@ public final class LocalBroker implements AutoCloseable {
     private static void halt(int code) {
         System.err.println("[verbatim] the broker asked to terminate with code " + code);
         Runtime.getRuntime().halt(code);
+    }
+
+    /**
+     * Waits until the bookie's registration is in the metadata store. A broker whose BookKeeper client asks for the
+     * bookie before it registered can keep it unresolvable for minutes: seen once on a restart after a kill, the
+     * broker's own health check could not read its schema ledger ("Cannot resolve bookieId", "Bookie handle is not
+     * available") and the broker never became ready.
+     */
+    private static void awaitRegistered(BKCluster bookie) throws Exception {
+        String id = BookieImpl.getBookieId(bookie.getBsConfs().get(0)).toString();
+        String path = "/ledgers/available/" + id;
+        long deadline = System.nanoTime() + REGISTER_TIMEOUT.toNanos();
+        while (!bookie.getStore().exists(path).get(REGISTER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the bookie " + id + " did not register (" + path + ") within "
+                        + REGISTER_TIMEOUT.toSeconds() + " s");
+            }
+            Thread.sleep(20);
+        }
     }
 
     private static void closeQuietly(PulsarService broker) {
