@@ -119,13 +119,10 @@ class PulsarProducerSessionTest extends ProducerSessionContract {
     @Test
     void entriesAKilledReplicatorLeftInASegmentThatSplitSinceAreNotStoredAgainOnItsChild() {
         String name = "pulsar.repl.east.killed";
-        String topic = pulsar.newTopic("orders");
-        Layout initial = Layout.initial(1, 4, 0);
-        Segment parent = initial.activeSegments().get(0);
-        Layout split = initial.apply(Mutation.split(parent.id()), initial.epoch(), 0).layoutOrThrow();
-        Segment child = split.activeSegments().get(1);
-        pulsar.storage.createSegment(topic, parent).block(Duration.ofSeconds(30));
-        pulsar.storage.createSegment(topic, child).block(Duration.ofSeconds(30));
+        Split split = newSplit(1);
+        String topic = split.topic;
+        Segment parent = split.parent;
+        Segment child = split.child;
         ProducerSession onParent = pulsar.storage.session(topic, parent, name);
         for (int i = 0; i < 5; i++) {
             assertThat(send(onParent, i)).isEqualTo(ProducerSession.Receipt.PERSISTED);
@@ -133,7 +130,7 @@ class PulsarProducerSessionTest extends ProducerSessionContract {
         onParent.dispose();
         pulsar.storage.seal(topic, parent).block(Duration.ofSeconds(30));
         try (PulsarFixture restarted = new PulsarFixture(pulsar.namespace)) { // another process: nothing in memory
-            ProducerSession onChild = restarted.storage.session(topic, child, name, child.range(), split::segment);
+            ProducerSession onChild = split.onChild(restarted.storage, name);
             for (int i = 2; i < 5; i++) {
                 assertThat(send(onChild, i)).as("entry %d, stored in the parent", i)
                         .isEqualTo(ProducerSession.Receipt.DUPLICATE);
@@ -154,13 +151,10 @@ class PulsarProducerSessionTest extends ProducerSessionContract {
     @Test
     void anEntryTheParentRefusedBeforeStoringALaterOneIsStillSentToTheChild() throws Exception {
         String name = "pulsar.repl.east.shadowed";
-        String topic = pulsar.newTopic("orders");
-        Layout initial = Layout.initial(1, 4, 0);
-        Segment parent = initial.activeSegments().get(0);
-        Layout split = initial.apply(Mutation.split(parent.id()), initial.epoch(), 0).layoutOrThrow();
-        Segment child = split.activeSegments().get(0);
-        pulsar.storage.createSegment(topic, parent).block(Duration.ofSeconds(30));
-        pulsar.storage.createSegment(topic, child).block(Duration.ofSeconds(30));
+        Split split = newSplit(0);
+        String topic = split.topic;
+        Segment parent = split.parent;
+        Segment child = split.child;
         CompletableFuture<MessageId> refusedLater = new CompletableFuture<>();
         AtomicInteger sends = new AtomicInteger();
         pulsar.storage.sender((producer, message) -> {
@@ -186,7 +180,7 @@ class PulsarProducerSessionTest extends ProducerSessionContract {
             pulsar.storage.sender(PulsarStorage.Sender.PULSAR);
         }
         pulsar.storage.seal(topic, parent).block(Duration.ofSeconds(30));
-        ProducerSession onChild = pulsar.storage.session(topic, child, name, child.range(), split::segment);
+        ProducerSession onChild = split.onChild(pulsar.storage, name);
         assertThat(send(onChild, 1)).as("refused by the parent: not there").isEqualTo(ProducerSession.Receipt.PERSISTED);
         assertThat(send(onChild, 2)).as("stored by the parent").isEqualTo(ProducerSession.Receipt.DUPLICATE);
         onChild.dispose();
@@ -216,13 +210,7 @@ class PulsarProducerSessionTest extends ProducerSessionContract {
 
     /** A segment and its child; entries 0 and 1 sent to the parent, both stored, 1 reported refused; then sealed. */
     private static Split splitWithASendStoredAndReportedRefused(String producerName) {
-        String topic = pulsar.newTopic("orders");
-        Layout initial = Layout.initial(1, 4, 0);
-        Segment parent = initial.activeSegments().get(0);
-        Layout split = initial.apply(Mutation.split(parent.id()), initial.epoch(), 0).layoutOrThrow();
-        Segment child = split.activeSegments().get(0);
-        pulsar.storage.createSegment(topic, parent).block(Duration.ofSeconds(30));
-        pulsar.storage.createSegment(topic, child).block(Duration.ofSeconds(30));
+        Split split = newSplit(0);
         AtomicInteger sends = new AtomicInteger();
         pulsar.storage.sender((producer, message) -> {
             CompletableFuture<MessageId> sent = PulsarStorage.Sender.PULSAR.send(producer, message);
@@ -230,7 +218,7 @@ class PulsarProducerSessionTest extends ProducerSessionContract {
                     new PulsarClientException.TopicTerminatedException("stored, then reported refused (stand-in)")));
         });
         try {
-            ProducerSession onParent = pulsar.storage.session(topic, parent, producerName);
+            ProducerSession onParent = pulsar.storage.session(split.topic, split.parent, producerName);
             assertThat(send(onParent, 0)).isEqualTo(ProducerSession.Receipt.PERSISTED);
             assertThatThrownBy(() -> send(onParent, 1)).isInstanceOf(RemoteException.class)
                     .satisfies(e -> assertThat(((RemoteException) e).kind()).isEqualTo(RemoteException.Kind.SEALED));
@@ -238,7 +226,19 @@ class PulsarProducerSessionTest extends ProducerSessionContract {
         } finally {
             pulsar.storage.sender(PulsarStorage.Sender.PULSAR);
         }
-        pulsar.storage.seal(topic, parent).block(Duration.ofSeconds(30));
+        pulsar.storage.seal(split.topic, split.parent).block(Duration.ofSeconds(30));
+        return split;
+    }
+
+    /** A new topic's only segment and its split's child {@code childIndex} (0 or 1), both created. */
+    private static Split newSplit(int childIndex) {
+        String topic = pulsar.newTopic("orders");
+        Layout initial = Layout.initial(1, 4, 0);
+        Segment parent = initial.activeSegments().get(0);
+        Layout split = initial.apply(Mutation.split(parent.id()), initial.epoch(), 0).layoutOrThrow();
+        Segment child = split.activeSegments().get(childIndex);
+        pulsar.storage.createSegment(topic, parent).block(Duration.ofSeconds(30));
+        pulsar.storage.createSegment(topic, child).block(Duration.ofSeconds(30));
         return new Split(topic, split, parent, child);
     }
 
