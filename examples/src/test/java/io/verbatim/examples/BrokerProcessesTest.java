@@ -133,10 +133,13 @@ class BrokerProcessesTest {
             String path = "/admin/v2/scalable/split?topic=" + NodeProcesses.enc(TOPIC) + "&segment=" + s;
             await("west splits segment " + s, () -> nodes.call("west", "POST", path, null).statusCode() == 200);
         }
-        awaitCovered(live, LEASE.plusSeconds(10));
+        long splitMs = (System.nanoTime() - killed) / 1_000_000;
+        // east's layout follows west's splits: twice the segments to place besides the victim's
+        awaitCovered(live, LEASE.plusSeconds(20));
         long withoutOwnerMs = (System.nanoTime() - killed) / 1_000_000;
-        report("SIGKILL " + victim + " acting on " + lost.size() + " segment(s): all owned again after "
-                + withoutOwnerMs + " ms (lease " + LEASE.toMillis() + " ms)");
+        report("SIGKILL " + victim + " acting on " + lost.size() + " segment(s), west split its six " + splitMs
+                + " ms after: every segment of east's layout owned again after " + withoutOwnerMs + " ms (lease "
+                + LEASE.toMillis() + " ms)");
 
         // a fourth member starts and takes a share
         nodes.start("east/broker-4");

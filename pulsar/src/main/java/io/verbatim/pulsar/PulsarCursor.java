@@ -376,6 +376,11 @@ final class PulsarCursor implements ReplicationCursor {
                             }
                             closed.complete(null);
                             kick(); // what waited for this read's consumer goes on its own
+                            if (cancelled) { // nobody to tell: an error now would be dropped, and logged as ERROR
+                                LOG.debug("{} as {}: the read was cancelled before its subscribe failed: {}", topic,
+                                        subscription, PulsarStorage.cause(error).toString());
+                                return;
+                            }
                             sink.error(new PulsarStorageException("cannot read " + topic + " as " + subscription,
                                     PulsarStorage.cause(error)));
                             return;
