@@ -214,8 +214,12 @@ final class PulsarProducerSession implements ProducerSession {
      * as the one message of a part), else anywhere in the source segment's range.
      */
     static HashRange span(Entry entry, HashRange source) {
-        EntryFacts facts = entry.facts();
-        return facts.outerKey().map(k -> HashRange.of(k.segmentHash(), k.segmentHash())).orElse(source);
+        try {
+            EntryFacts facts = entry.facts();
+            return facts.outerKey().map(k -> HashRange.of(k.segmentHash(), k.segmentHash())).orElse(source);
+        } catch (RuntimeException e) { // metadata the fit could not read either: the wider span only skips less
+            return source;
+        }
     }
 
     /**
