@@ -2,8 +2,10 @@ package io.verbatim.pulsar;
 
 import io.verbatim.model.Stamp;
 import io.verbatim.model.entry.Entry;
+import io.verbatim.model.entry.EntryFormatException;
 import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
+import java.util.Optional;
 import org.apache.pulsar.common.api.proto.KeyValue;
 import org.apache.pulsar.common.api.proto.MessageMetadata;
 
@@ -38,6 +40,23 @@ final class PulsarMetadata {
         }
         md.addProperty().setKey(ReplicationStamp.SOURCE_POSITION_PROPERTY).setValue(value);
         return md;
+    }
+
+    /**
+     * The source position {@link #of(Entry, SourcePosition)} set, decoded from its wire form: empty when the metadata
+     * has none or one that is not a position.
+     */
+    static Optional<SourcePosition> sourcePosition(MessageMetadata md) {
+        for (KeyValue kv : md.getPropertiesList()) {
+            if (kv.getKey().equals(ReplicationStamp.SOURCE_POSITION_PROPERTY)) {
+                try {
+                    return Optional.of(WirePositions.decode(SourcePosition.parse(kv.getValue())));
+                } catch (EntryFormatException | IllegalArgumentException e) {
+                    return Optional.empty(); // not one of ours
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     private static void stampProperty(Entry entry, MessageMetadata md) {

@@ -2,8 +2,6 @@ package io.verbatim.pulsar;
 
 import io.verbatim.model.HashRange;
 import io.verbatim.model.Segment;
-import io.verbatim.model.entry.EntryFormatException;
-import io.verbatim.model.entry.ReplicationStamp;
 import io.verbatim.model.entry.SourcePosition;
 import java.time.Duration;
 import java.util.Collections;
@@ -22,7 +20,6 @@ import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.impl.MessageIdImpl;
 import org.apache.pulsar.client.impl.MessageImpl;
-import org.apache.pulsar.common.api.proto.KeyValue;
 import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats.CursorStats;
 import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats.LedgerInfo;
 import org.apache.pulsar.common.policies.data.PersistentTopicInternalStats;
@@ -295,16 +292,6 @@ final class SealedTails {
         if (!(m instanceof MessageImpl<byte[]> impl) || m.getReplicatedFrom() == null) {
             return Optional.empty();
         }
-        for (KeyValue kv : impl.getMessageBuilder().getPropertiesList()) {
-            if (kv.getKey().equals(ReplicationStamp.SOURCE_POSITION_PROPERTY)) {
-                try {
-                    SourcePosition p = WirePositions.decode(SourcePosition.parse(kv.getValue()));
-                    return p.isWhole() ? Optional.of(p) : Optional.empty();
-                } catch (EntryFormatException | IllegalArgumentException e) {
-                    return Optional.empty(); // not one of ours
-                }
-            }
-        }
-        return Optional.empty();
+        return PulsarMetadata.sourcePosition(impl.getMessageBuilder()).filter(SourcePosition::isWhole);
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.verbatim.model.Stamp;
 import io.verbatim.model.entry.Entry;
+import io.verbatim.model.entry.SourcePosition;
 import io.verbatim.model.proto.MessageMetadata;
 import java.nio.ByteBuffer;
 import org.apache.pulsar.shade.io.netty.buffer.ByteBuf;
@@ -43,5 +44,18 @@ class PulsarMetadataTest {
         MessageMetadata md = MessageMetadata.newBuilder().setProducerName("app").setSequenceId(1).setPublishTime(1)
                 .build();
         assertThat(PulsarMetadata.of(Entry.of(md, ByteBuffer.allocate(0))).getPropertiesCount()).isZero();
+    }
+
+    @Test
+    void theSourcePositionReadsBackAsItWasSentWholeOrAsAPart() {
+        MessageMetadata md = MessageMetadata.newBuilder().setProducerName("app").setSequenceId(1).setPublishTime(1)
+                .setReplicatedFrom("east").build();
+        Entry entry = Entry.of(md, ByteBuffer.allocate(0));
+        SourcePosition whole = SourcePosition.of(7, 40);
+        SourcePosition part = SourcePosition.of(7, 41).withPart(2);
+        assertThat(PulsarMetadata.sourcePosition(PulsarMetadata.of(entry, WirePositions.encode(whole))))
+                .contains(whole);
+        assertThat(PulsarMetadata.sourcePosition(PulsarMetadata.of(entry, WirePositions.encode(part)))).contains(part);
+        assertThat(PulsarMetadata.sourcePosition(PulsarMetadata.of(entry))).as("none set").isEmpty();
     }
 }
